@@ -1,0 +1,122 @@
+# loom: build, test and demo entry points.  See README.md.
+#
+#   make demo    build what is needed, boot the VM, show the devices
+#   make test    host unit tests + the VM run + the VM harness's self-tests
+#   make deps    install/prepare dependencies (every target does it itself)
+#   make shell   an interactive shell in the test VM
+#   make checkpatch   the kernel's checkpatch --strict over kernel/ and uapi/
+#
+# Build products live outside the source tree: $(LOOM_CACHE) holds what is
+# shared between checkouts (QEMU, the kernel, Debian sources), $(BUILD) what
+# belongs to this checkout.
+
+LOOM_CACHE ?= $(HOME)/.cache/loom
+export LOOM_CACHE
+BUILD ?= $(LOOM_CACHE)/build/$(notdir $(CURDIR))-$(shell printf %s '$(CURDIR)' | sha256sum | cut -c1-8)
+
+# Evaluated lazily: only recipes use them, after `deps` has run.
+KV = $(shell tools/loom-deps --print-kv)
+KDIR = /lib/modules/$(KV)/build
+KERNEL_ROOT = $(shell tools/loom-deps --print-kernel-dir)
+KSRC = $(shell tools/loom-deps --print-ksrc-dir)
+
+CC ?= cc
+CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iuapi -I/usr/include/libdrm
+# Programs that run inside the VM are static: the initramfs has no libc.
+VM_CFLAGS = $(CFLAGS_COMMON) -static
+VM_LIBS := -ldrm
+HOST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+KMOD_SRCS := Kbuild $(shell find kernel uapi -name '*.[ch]' ! -path '*/tests/*')
+SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/*_test.c))
+VM_TOOLS := $(BUILD)/tools/loom-info
+HOST_TESTS := $(BUILD)/host/uapi_abi_test
+INITRAMFS := $(BUILD)/vm/base.cpio.gz
+HARNESS_KMOD := $(BUILD)/harness-kmod/loom_selftest_warn.ko
+
+.PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
+	harness-test demo shell checkpatch clean
+
+all: module selftests $(VM_TOOLS) $(HOST_TESTS)
+
+deps:
+	@tools/loom-deps
+
+# --- loom.ko ---------------------------------------------------------------
+# Kbuild writes objects beside the sources, so build from a copy kept in
+# $(BUILD); cp -p keeps timestamps so only edited files recompile.
+module: $(BUILD)/kmod/loom.ko
+
+$(BUILD)/kmod/loom.ko: $(KMOD_SRCS) | deps
+	@mkdir -p $(BUILD)/kmod
+	@cp -rp --parents $(KMOD_SRCS) $(BUILD)/kmod/
+	@echo "  KBUILD  loom.ko (W=1, $(KV))" >&2
+	@$(MAKE) -s -C $(KDIR) M=$(BUILD)/kmod W=1 modules > $(BUILD)/kmod/build.log 2>&1 || \
+		{ cat $(BUILD)/kmod/build.log; exit 1; }
+	@if grep -q 'warning:' $(BUILD)/kmod/build.log; then \
+		cat $(BUILD)/kmod/build.log; echo "loom.ko: W=1 warnings are errors"; \
+		rm -f $@; exit 1; fi
+
+$(HARNESS_KMOD): tools/vm/selftest/loom_selftest_warn.c | deps
+	@mkdir -p $(dir $@)
+	@cp -p tools/vm/selftest/loom_selftest_warn.c $(dir $@)
+	@echo 'obj-m := loom_selftest_warn.o' > $(dir $@)/Kbuild
+	@$(MAKE) -s -C $(KDIR) M=$(dir $@) modules > $(dir $@)/build.log 2>&1 || \
+		{ cat $(dir $@)/build.log; exit 1; }
+
+# --- QEMU with loom-cgra -----------------------------------------------------
+# tools/build-qemu keeps its own content-keyed cache; asking it is cheap.
+qemu: | deps
+	@mkdir -p $(BUILD)
+	@tools/build-qemu > $(BUILD)/qemu.path.tmp && mv $(BUILD)/qemu.path.tmp $(BUILD)/qemu.path
+
+# --- programs that run in the VM --------------------------------------------
+selftests: $(SELFTESTS)
+
+$(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(shell find uapi -name '*.h') | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(VM_CFLAGS) -isystem $(KSRC)/tools/testing/selftests -o $@ $< $(VM_LIBS)
+
+$(BUILD)/tools/%: tools/%.c $(shell find uapi -name '*.h') | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(VM_CFLAGS) -o $@ $< $(VM_LIBS)
+
+# --- the VM's base initramfs ------------------------------------------------
+initramfs: $(INITRAMFS)
+
+$(INITRAMFS): $(BUILD)/kmod/loom.ko tools/vm/init tools/vm/mkinitramfs | deps
+	@mkdir -p $(dir $@)
+	@echo "  INITRD  $@" >&2
+	@tools/vm/mkinitramfs $@ $(KERNEL_ROOT)/root $(KV) tools/vm/init $(BUILD)/kmod/loom.ko
+
+# What tools/loom-vm needs, built and printed as shell assignments.
+vm-env: qemu $(INITRAMFS)
+	@echo "LOOM_QEMU=$$(cat $(BUILD)/qemu.path)"
+	@echo "LOOM_VMLINUX=$(KERNEL_ROOT)/vmlinux"
+	@echo "LOOM_INITRAMFS=$(INITRAMFS)"
+
+# --- host unit tests ----------------------------------------------------------
+$(BUILD)/host/%: uapi/tests/%.c $(shell find uapi -name '*.h')
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(CFLAGS_COMMON) $(HOST_SAN) -o $@ $<
+
+# --- test and demo --------------------------------------------------------------
+test: all qemu $(INITRAMFS) $(HARNESS_KMOD)
+	@BUILD=$(BUILD) tools/run-tests
+
+demo: qemu $(INITRAMFS) $(VM_TOOLS)
+	@tools/loom-vm --devices 2 $(BUILD)/tools/loom-info
+
+shell: qemu $(INITRAMFS) selftests $(VM_TOOLS)
+	@tools/loom-vm --shell --devices 2 $(SELFTESTS) $(VM_TOOLS)
+
+checkpatch: | deps
+	@perl $(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
+		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
+		-f $(shell find kernel uapi -name '*.[ch]' ! -path '*/tests/*')
+
+clean:
+	rm -rf $(BUILD)

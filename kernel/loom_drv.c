@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: loom PCI driver and DRM render node
+ *
+ * Probe enables the loom-cgra function, maps BAR0, checks the device's
+ * identity and ABI major, and registers a render-only DRM device.  The ioctl
+ * table lives here; each ioctl's argument rules are in
+ * Documentation/uapi.rst and uapi/drm/loom_drm.h.
+ */
+
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+
+#include "drm/loom_drm.h"
+#include "loom_compat.h"
+#include "loom_drv.h"
+
+/*
+ * Driver versions (DRM major.minor):
+ * 0.1 - GET_PARAM: hardware ID, version, capabilities, uapi version, PCI ID
+ */
+#define LOOM_DRIVER_MAJOR	0
+#define LOOM_DRIVER_MINOR	1
+
+/* The device ABI major this driver speaks. */
+#define LOOM_SUPPORTED_HW_MAJOR	LOOM_VERSION_MAJOR(LOOM_VERSION_CURRENT)
+
+static int loom_ioctl_get_param(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct loom_device *ldev = to_loom_device(drm);
+	struct drm_loom_get_param *args = data;
+	int idx, ret = 0;
+
+	if (args->pad)
+		return -EINVAL;
+
+	/* Registers are gone once the device is unplugged. */
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	switch (args->param) {
+	case DRM_LOOM_PARAM_HW_ID:
+		args->value = loom_read(ldev, LOOM_REG_ID);
+		break;
+	case DRM_LOOM_PARAM_HW_VERSION:
+		args->value = loom_read(ldev, LOOM_REG_VERSION);
+		break;
+	case DRM_LOOM_PARAM_HW_CAPS:
+		args->value = loom_read(ldev, LOOM_REG_CAPS);
+		break;
+	case DRM_LOOM_PARAM_UAPI_VERSION:
+		args->value = DRM_LOOM_UAPI_VERSION;
+		break;
+	case DRM_LOOM_PARAM_PCI_ID:
+		args->value = (u32)ldev->pdev->vendor << 16 | ldev->pdev->device;
+		break;
+	default:
+		drm_dbg_driver(drm, "unknown GET_PARAM %u\n", args->param);
+		ret = -EINVAL;
+		break;
+	}
+
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static const struct drm_ioctl_desc loom_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(LOOM_GET_PARAM, loom_ioctl_get_param, DRM_RENDER_ALLOW),
+};
+
+DEFINE_DRM_GEM_FOPS(loom_drm_fops);
+
+static const struct drm_driver loom_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ,
+	.ioctls = loom_ioctls,
+	.num_ioctls = ARRAY_SIZE(loom_ioctls),
+	.fops = &loom_drm_fops,
+	.name = "loom",
+	.desc = "loom spatial-dataflow accelerator",
+	.date = "20261202",
+	.major = LOOM_DRIVER_MAJOR,
+	.minor = LOOM_DRIVER_MINOR,
+};
+
+static int loom_check_identity(struct loom_device *ldev)
+{
+	struct device *dev = &ldev->pdev->dev;
+	u32 id = loom_read(ldev, LOOM_REG_ID);
+
+	if (id != LOOM_ID_MAGIC) {
+		dev_err(dev, "unexpected ID register 0x%08x\n", id);
+		return -ENODEV;
+	}
+
+	ldev->hw_version = loom_read(ldev, LOOM_REG_VERSION);
+	if (LOOM_VERSION_MAJOR(ldev->hw_version) != LOOM_SUPPORTED_HW_MAJOR) {
+		dev_err(dev, "device ABI %u.%u, driver speaks %u.x\n",
+			LOOM_VERSION_MAJOR(ldev->hw_version),
+			LOOM_VERSION_MINOR(ldev->hw_version),
+			LOOM_SUPPORTED_HW_MAJOR);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct loom_device *ldev;
+	int ret;
+
+	ldev = devm_drm_dev_alloc(&pdev->dev, &loom_drm_driver,
+				  struct loom_device, drm);
+	if (IS_ERR(ldev))
+		return PTR_ERR(ldev);
+	ldev->pdev = pdev;
+	pci_set_drvdata(pdev, ldev);
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+
+	ret = pcim_iomap_regions(pdev, BIT(0), "loom");
+	if (ret)
+		return ret;
+	ldev->regs = pcim_iomap_table(pdev)[0];
+
+	ret = loom_check_identity(ldev);
+	if (ret)
+		return ret;
+
+	ret = drm_dev_register(&ldev->drm, 0);
+	if (ret)
+		return ret;
+
+	drm_info(&ldev->drm, "loom-cgra ABI %u.%u, caps 0x%08x\n",
+		 LOOM_VERSION_MAJOR(ldev->hw_version),
+		 LOOM_VERSION_MINOR(ldev->hw_version),
+		 loom_read(ldev, LOOM_REG_CAPS));
+	return 0;
+}
+
+static void loom_remove(struct pci_dev *pdev)
+{
+	struct loom_device *ldev = pci_get_drvdata(pdev);
+
+	/* Open files keep the drm_device; drm_dev_enter() fails from now on. */
+	drm_dev_unplug(&ldev->drm);
+}
+
+static const struct pci_device_id loom_pci_ids[] = {
+	{ PCI_DEVICE(LOOM_PCI_VENDOR_ID, LOOM_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, loom_pci_ids);
+
+static struct pci_driver loom_pci_driver = {
+	.name = "loom",
+	.id_table = loom_pci_ids,
+	.probe = loom_probe,
+	.remove = loom_remove,
+};
+module_pci_driver(loom_pci_driver);
+
+MODULE_DESCRIPTION("loom spatial-dataflow (CGRA) accelerator");
+MODULE_LICENSE("GPL");
