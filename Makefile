@@ -30,12 +30,15 @@ HOST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 KMOD_SRCS := Kbuild $(shell find kernel uapi -name '*.[ch]' ! -path '*/tests/*')
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/*_test.c))
 VM_TOOLS := $(BUILD)/tools/loom-info
-HOST_TESTS := $(BUILD)/host/uapi_abi_test
+ENGINE_SRCS := $(wildcard qemu-device/engine/*.c)
+ENGINE_HDRS := $(wildcard qemu-device/engine/*.h) $(shell find uapi -name '*.h')
+ENGINE_TESTS := $(patsubst qemu-device/engine/tests/%.c,$(BUILD)/host/engine/%,$(wildcard qemu-device/engine/tests/*_test.c))
+HOST_TESTS := $(BUILD)/host/uapi_abi_test $(ENGINE_TESTS)
 INITRAMFS := $(BUILD)/vm/base.cpio.gz
 HARNESS_KMOD := $(BUILD)/harness-kmod/loom_selftest_warn.ko
 
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
-	harness-test demo shell checkpatch clean
+	harness-test demo shell checkpatch bench clean
 
 all: module selftests $(VM_TOOLS) $(HOST_TESTS)
 
@@ -73,10 +76,12 @@ qemu: | deps
 # --- programs that run in the VM --------------------------------------------
 selftests: $(SELFTESTS)
 
-$(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(shell find uapi -name '*.h') | deps
+# The device test borrows the engine's hand-built configurations.
+$(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
-	@$(CC) $(VM_CFLAGS) -isystem $(KSRC)/tools/testing/selftests -o $@ $< $(VM_LIBS)
+	@$(CC) $(VM_CFLAGS) -isystem $(KSRC)/tools/testing/selftests \
+		-Iqemu-device/engine -Iqemu-device/engine/tests -o $@ $< $(VM_LIBS)
 
 $(BUILD)/tools/%: tools/%.c $(shell find uapi -name '*.h') | deps
 	@mkdir -p $(dir $@)
@@ -98,10 +103,38 @@ vm-env: qemu $(INITRAMFS)
 	@echo "LOOM_INITRAMFS=$(INITRAMFS)"
 
 # --- host unit tests ----------------------------------------------------------
+# Built with ASan and UBSan; tools/testing/check.h is their assertion kit.
+HOST_CFLAGS = $(CFLAGS_COMMON) $(HOST_SAN) -Itools/testing
+
 $(BUILD)/host/%: uapi/tests/%.c $(shell find uapi -name '*.h')
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
-	@$(CC) $(CFLAGS_COMMON) $(HOST_SAN) -o $@ $<
+	@$(CC) $(HOST_CFLAGS) -o $@ $<
+
+# The engine as a sanitized static library: each test links what it uses.
+$(BUILD)/host/engine/libengine.a: $(ENGINE_SRCS) $(ENGINE_HDRS)
+	@mkdir -p $(dir $@)/obj
+	@echo "  AR      $@" >&2
+	@for f in $(ENGINE_SRCS); do \
+		$(CC) $(HOST_CFLAGS) -Iqemu-device/engine -c -o $(dir $@)/obj/$$(basename $$f .c).o $$f || exit 1; \
+	done
+	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
+
+$(BUILD)/host/engine/%: qemu-device/engine/tests/%.c $(wildcard qemu-device/engine/tests/*.h) $(BUILD)/host/engine/libengine.a
+	@echo "  CC      $@" >&2
+	@$(CC) $(HOST_CFLAGS) -Iqemu-device/engine -o $@ $< $(BUILD)/host/engine/libengine.a
+
+host-test: $(HOST_TESTS)
+	@fail=0; for t in $(HOST_TESTS); do echo "--- $$(basename $$t)"; $$t || fail=1; done; exit $$fail
+
+# --- benchmarks (optimised, no sanitizers) ----------------------------------
+$(BUILD)/bench/fabric_bench: bench/fabric_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(CFLAGS_COMMON) -O3 -DNDEBUG -Iqemu-device/engine -Iqemu-device/engine/tests -o $@ $< $(ENGINE_SRCS)
+
+bench: $(BUILD)/bench/fabric_bench | deps
+	@bench/run-fabric $(BUILD)/bench/fabric_bench
 
 # --- test and demo --------------------------------------------------------------
 test: all qemu $(INITRAMFS) $(HARNESS_KMOD)

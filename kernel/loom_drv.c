@@ -22,9 +22,10 @@
 /*
  * Driver versions (DRM major.minor):
  * 0.1 - GET_PARAM: hardware ID, version, capabilities, uapi version, PCI ID
+ * 0.2 - GET_PARAM: cores, fabric width and height, hardware limits
  */
 #define LOOM_DRIVER_MAJOR	0
-#define LOOM_DRIVER_MINOR	1
+#define LOOM_DRIVER_MINOR	2
 
 /* The device ABI major this driver speaks. */
 #define LOOM_SUPPORTED_HW_MAJOR	LOOM_VERSION_MAJOR(LOOM_VERSION_CURRENT)
@@ -58,6 +59,18 @@ static int loom_ioctl_get_param(struct drm_device *drm, void *data,
 		break;
 	case DRM_LOOM_PARAM_PCI_ID:
 		args->value = (u32)ldev->pdev->vendor << 16 | ldev->pdev->device;
+		break;
+	case DRM_LOOM_PARAM_NUM_CORES:
+		args->value = ldev->num_cores;
+		break;
+	case DRM_LOOM_PARAM_FABRIC_WIDTH:
+		args->value = LOOM_FABRIC_WIDTH(ldev->fabric);
+		break;
+	case DRM_LOOM_PARAM_FABRIC_HEIGHT:
+		args->value = LOOM_FABRIC_HEIGHT(ldev->fabric);
+		break;
+	case DRM_LOOM_PARAM_HW_LIMITS:
+		args->value = ldev->limits;
 		break;
 	default:
 		drm_dbg_driver(drm, "unknown GET_PARAM %u\n", args->param);
@@ -105,6 +118,17 @@ static int loom_check_identity(struct loom_device *ldev)
 			LOOM_SUPPORTED_HW_MAJOR);
 		return -ENODEV;
 	}
+
+	ldev->hw_caps = loom_read(ldev, LOOM_REG_CAPS);
+	ldev->num_cores = loom_read(ldev, LOOM_REG_NUM_CORES);
+	ldev->fabric = loom_read(ldev, LOOM_REG_FABRIC);
+	ldev->limits = loom_read(ldev, LOOM_REG_LIMITS);
+	if (!ldev->num_cores || ldev->num_cores > LOOM_MAX_CORES ||
+	    !LOOM_FABRIC_WIDTH(ldev->fabric) || !LOOM_FABRIC_HEIGHT(ldev->fabric)) {
+		dev_err(dev, "implausible device: %u cores, fabric 0x%x\n",
+			ldev->num_cores, ldev->fabric);
+		return -ENODEV;
+	}
 	return 0;
 }
 
@@ -137,10 +161,11 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
-	drm_info(&ldev->drm, "loom-cgra ABI %u.%u, caps 0x%08x\n",
+	drm_info(&ldev->drm, "loom-cgra ABI %u.%u, %u cores of %ux%u tiles, caps 0x%08x\n",
 		 LOOM_VERSION_MAJOR(ldev->hw_version),
-		 LOOM_VERSION_MINOR(ldev->hw_version),
-		 loom_read(ldev, LOOM_REG_CAPS));
+		 LOOM_VERSION_MINOR(ldev->hw_version), ldev->num_cores,
+		 LOOM_FABRIC_WIDTH(ldev->fabric), LOOM_FABRIC_HEIGHT(ldev->fabric),
+		 ldev->hw_caps);
 	return 0;
 }
 

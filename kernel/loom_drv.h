@@ -17,12 +17,20 @@
  * @pdev: the PCI function
  * @regs: BAR0, mapped for the device's lifetime by pcim
  * @hw_version: LOOM_REG_VERSION read at probe
+ * @hw_caps: LOOM_REG_CAPS read at probe
+ * @num_cores: LOOM_REG_NUM_CORES read at probe
+ * @fabric: LOOM_REG_FABRIC read at probe
+ * @limits: LOOM_REG_LIMITS read at probe
  */
 struct loom_device {
 	struct drm_device drm;
 	struct pci_dev *pdev;
 	void __iomem *regs;
 	u32 hw_version;
+	u32 hw_caps;
+	u32 num_cores;
+	u32 fabric;
+	u32 limits;
 };
 
 static inline struct loom_device *to_loom_device(struct drm_device *drm)

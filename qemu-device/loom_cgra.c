@@ -1,12 +1,19 @@
 /*
  * loom-cgra: a PCIe spatial-dataflow (CGRA) accelerator.
  *
- * The register file and every constant come from uapi/loom_device.h, shared
- * with the driver; Documentation/device.rst is the programming model.  This
- * file is the QEMU glue only: PCIe endpoint, BAR0 and reset.
+ * The register file and every encoding come from uapi/loom_device.h, shared
+ * with the driver; Documentation/device.rst is the programming model.  What
+ * the device computes lives in engine/ (plain C, tested on the host); this
+ * file is the QEMU glue: PCIe endpoint, BAR0, MSI-X, one execution thread
+ * per core, DMA, reset and fault injection.
  *
  * Usage:
- *   -device loom-cgra
+ *   -device loom-cgra[,cores=N][,fabric=WxH]
+ *
+ * Properties:
+ *   cores   independent compute cores, each with its own fabric, hardware
+ *           queue, MSI-X vector and execution thread (1..8, default 2)
+ *   fabric  every core's fabric size, WxH tiles (each 1..16, default 4x4)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -14,32 +21,461 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
+#include "qemu/thread.h"
+#include "qemu/main-loop.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "qom/object.h"
 
 #include "loom_device.h"
+#include "engine/engine.h"
 
 #define TYPE_LOOM_CGRA "loom-cgra"
 OBJECT_DECLARE_SIMPLE_TYPE(LoomCgraState, LOOM_CGRA)
+
+#define LOOM_REGS_SIZE  LOOM_MSIX_TABLE_OFFSET
+#define LOOM_CORE_SIZE  0x100
+
+typedef struct LoomCore {
+    LoomCgraState *dev;
+    unsigned index;
+    QemuThread thread;
+    /*
+     * lock protects every field below.  The MMIO handlers take it with the
+     * BQL held; the core thread never takes the BQL while holding it (BQL,
+     * then lock).
+     */
+    QemuMutex lock;
+    QemuCond cond;
+    bool quit;
+    bool busy;
+    uint32_t generation;    /* bumped by reset: a running job's result is void */
+    uint64_t q_base;
+    uint32_t q_size;
+    uint32_t q_head;
+    uint32_t q_tail;
+    uint32_t ctrl;
+    uint32_t status;
+    uint64_t dump_addr;
+    uint32_t dump_size;
+    uint64_t completed;
+    int inject;             /* LOOM_CORE_FAULT_INJECT, for the next job */
+    /*
+     * The engine's state belongs to the core thread while a job runs;
+     * engine.stop and engine.progress are shared through relaxed atomics.
+     */
+    struct loom_core engine;
+    struct loom_bus bus;
+    void *dump;             /* LOOM_DUMP_MAX_SIZE bytes */
+} LoomCore;
 
 struct LoomCgraState {
     PCIDevice parent_obj;
 
     MemoryRegion bar0;
+    MemoryRegion regs;
+    uint32_t num_cores;
+    char *fabric_prop;
+    unsigned fabric_width;
+    unsigned fabric_height;
     uint32_t scratch;
+    uint32_t error_status;  /* under the BQL */
+    LoomCore cores[LOOM_MAX_CORES];
 };
+
+/* ---- interrupts and bus access ----------------------------------------- */
+
+/* Called with the BQL held. */
+static void loom_raise(LoomCgraState *s, unsigned vector)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    if (msix_enabled(pdev)) {
+        msix_notify(pdev, vector);
+    }
+}
+
+/* Called with the BQL held. */
+static void loom_device_error(LoomCgraState *s, uint32_t bits, unsigned core)
+{
+    s->error_status = (s->error_status & ~(0xffU << LOOM_ERROR_CORE_SHIFT)) |
+                      bits | core << LOOM_ERROR_CORE_SHIFT;
+    loom_raise(s, LOOM_MSIX_ERROR_VECTOR(s->num_cores));
+}
+
+static int loom_bus_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+    LoomCore *c = opaque;
+
+    return pci_dma_read(PCI_DEVICE(c->dev), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static int loom_bus_write(void *opaque, uint64_t addr, const void *buf,
+                          size_t len)
+{
+    LoomCore *c = opaque;
+
+    return pci_dma_write(PCI_DEVICE(c->dev), addr, buf, len) == MEMTX_OK ?
+           0 : -1;
+}
+
+/* ---- the core thread ------------------------------------------------------ */
+
+static bool loom_core_has_work(LoomCore *c)
+{
+    return (c->ctrl & LOOM_CTRL_ENABLE) && !(c->ctrl & LOOM_CTRL_STOP) &&
+           c->q_head != c->q_tail;
+}
+
+/*
+ * An injected hang: the job makes no progress until the driver stops the
+ * core or resets it.  Called and returns with c->lock held.
+ */
+static void loom_core_hang(LoomCore *c, uint32_t generation)
+{
+    while (!c->quit && c->generation == generation &&
+           !__atomic_load_n(&c->engine.stop, __ATOMIC_RELAXED)) {
+        qemu_cond_wait(&c->cond, &c->lock);
+    }
+}
+
+/* Writes the record and dump and advances the queue; c->lock held. */
+static unsigned loom_core_complete(LoomCore *c, const struct loom_hw_job *job,
+                                   const struct loom_hw_completion *done,
+                                   size_t dump_len)
+{
+    unsigned errors = 0;
+
+    if (dump_len && c->dump_addr) {
+        if (loom_bus_write(c, c->dump_addr, c->dump,
+                           MIN(dump_len, c->dump_size)) == 0) {
+            c->status |= LOOM_CORE_DUMP_VALID;
+        }
+    }
+    if (loom_bus_write(c, job->completion, done, sizeof(*done))) {
+        qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: cannot write "
+                      "the completion of job %" PRIu64 "\n", c->index,
+                      (uint64_t)job->seqno);
+        errors |= LOOM_ERROR_COMPLETION_DMA;
+    }
+    c->completed = job->seqno;
+    c->q_head = (c->q_head + 1) & (c->q_size - 1);
+    if (done->status == LOOM_STATUS_STOPPED) {
+        c->status |= LOOM_CORE_HALTED;
+    }
+    return errors;
+}
+
+static void loom_core_run_one(LoomCore *c)
+{
+    struct loom_hw_job job;
+    struct loom_hw_completion done;
+    uint32_t generation = c->generation;
+    uint64_t at = c->q_base + (uint64_t)c->q_head * sizeof(job);
+    size_t dump_len = 0;
+    unsigned errors;
+    int inject = c->inject;
+
+    c->inject = LOOM_INJECT_NONE;
+    c->engine.inject = inject == LOOM_INJECT_HANG ? LOOM_INJECT_NONE : inject;
+    c->busy = true;
+    c->status |= LOOM_CORE_BUSY;
+    c->status &= ~LOOM_CORE_DUMP_VALID;
+    qemu_mutex_unlock(&c->lock);
+
+    if (loom_bus_read(c, at, &job, sizeof(job))) {
+        qemu_mutex_lock(&c->lock);
+        c->busy = false;
+        c->status &= ~(LOOM_CORE_BUSY | LOOM_CORE_ENABLED);
+        c->ctrl &= ~LOOM_CTRL_ENABLE;
+        qemu_cond_broadcast(&c->cond);
+        qemu_mutex_unlock(&c->lock);
+        qemu_mutex_lock_iothread();
+        loom_device_error(c->dev, LOOM_ERROR_RING_DMA, c->index);
+        qemu_mutex_unlock_iothread();
+        qemu_mutex_lock(&c->lock);
+        return;
+    }
+
+    if (inject == LOOM_INJECT_HANG) {
+        qemu_mutex_lock(&c->lock);
+        loom_core_hang(c, generation);
+        qemu_mutex_unlock(&c->lock);
+        loom_core_stopped_job(&c->engine, &job, &done, c->dump,
+                              LOOM_DUMP_MAX_SIZE, &dump_len);
+    } else {
+        loom_core_run_job(&c->engine, &job, &done, c->dump,
+                          LOOM_DUMP_MAX_SIZE, &dump_len);
+    }
+
+    qemu_mutex_lock(&c->lock);
+    c->busy = false;
+    c->status &= ~LOOM_CORE_BUSY;
+    qemu_cond_broadcast(&c->cond);
+    if (c->generation != generation || c->quit) {
+        return;     /* reset while running: no completion */
+    }
+    errors = loom_core_complete(c, &job, &done, dump_len);
+    if (!(c->ctrl & LOOM_CTRL_STOP)) {
+        __atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
+    }
+    qemu_mutex_unlock(&c->lock);
+
+    qemu_mutex_lock_iothread();
+    if (errors) {
+        loom_device_error(c->dev, errors, c->index);
+    }
+    loom_raise(c->dev, LOOM_MSIX_CORE_VECTOR(c->index));
+    qemu_mutex_unlock_iothread();
+    qemu_mutex_lock(&c->lock);
+}
+
+static void *loom_core_thread(void *opaque)
+{
+    LoomCore *c = opaque;
+
+    qemu_mutex_lock(&c->lock);
+    while (!c->quit) {
+        if (!loom_core_has_work(c)) {
+            qemu_cond_wait(&c->cond, &c->lock);
+            continue;
+        }
+        loom_core_run_one(c);
+    }
+    qemu_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+/* ---- reset ---------------------------------------------------------------- */
+
+/* Aborts the running job and waits for it to let go; c->lock held. */
+static void loom_core_reset_locked(LoomCore *c)
+{
+    /*
+     * Empty and disable the queue first: the thread, woken by the stop,
+     * must find no work once it lets go of the aborted job.
+     */
+    c->generation++;
+    c->ctrl = 0;
+    c->q_head = c->q_tail = 0;
+    __atomic_store_n(&c->engine.stop, 1, __ATOMIC_RELAXED);
+    qemu_cond_broadcast(&c->cond);
+    while (c->busy) {
+        qemu_cond_wait(&c->cond, &c->lock);
+    }
+    __atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->engine.progress, 0, __ATOMIC_RELAXED);
+    c->inject = LOOM_INJECT_NONE;
+    c->status = 0;
+    c->completed = 0;
+}
+
+static void loom_core_reset(LoomCore *c)
+{
+    qemu_mutex_lock(&c->lock);
+    loom_core_reset_locked(c);
+    qemu_mutex_unlock(&c->lock);
+}
+
+static void loom_cgra_reset_all(LoomCgraState *s)
+{
+    for (unsigned i = 0; i < s->num_cores; i++) {
+        loom_core_reset(&s->cores[i]);
+    }
+    s->scratch = 0;
+    s->error_status = 0;
+}
+
+/* ---- MMIO ----------------------------------------------------------------- */
+
+static uint32_t loom_limits(void)
+{
+    return LOOM_MAX_RANK | LOOM_DEFAULT_FIFO_DEPTH << 8 |
+           LOOM_DEFAULT_MEM_PORTS << 16 | LOOM_DEFAULT_LOAD_LATENCY << 24;
+}
+
+static uint32_t loom_caps(void)
+{
+    return LOOM_CAP_SCRATCH | LOOM_CAP_QUEUES | LOOM_CAP_MMU | LOOM_CAP_MSIX |
+           LOOM_CAP_ITEMS | LOOM_CAP_FAULT_INJECT | LOOM_CAP_STATE_DUMP;
+}
+
+static uint64_t loom_core_read(LoomCore *c, hwaddr reg, bool *ok)
+{
+    uint64_t val = 0;
+
+    qemu_mutex_lock(&c->lock);
+    switch (reg) {
+    case LOOM_CORE_Q_BASE_LO:
+        val = (uint32_t)c->q_base;
+        break;
+    case LOOM_CORE_Q_BASE_HI:
+        val = c->q_base >> 32;
+        break;
+    case LOOM_CORE_Q_SIZE:
+        val = c->q_size;
+        break;
+    case LOOM_CORE_Q_HEAD:
+        val = c->q_head;
+        break;
+    case LOOM_CORE_Q_TAIL:
+        val = c->q_tail;
+        break;
+    case LOOM_CORE_CTRL:
+        val = c->ctrl;
+        break;
+    case LOOM_CORE_STATUS:
+        val = c->status;
+        break;
+    case LOOM_CORE_PROGRESS:
+        val = (uint32_t)__atomic_load_n(&c->engine.progress, __ATOMIC_RELAXED);
+        break;
+    case LOOM_CORE_COMPLETED:
+        val = (uint32_t)c->completed;
+        break;
+    case LOOM_CORE_FAULT_INJECT:
+        val = c->inject;
+        break;
+    case LOOM_CORE_DUMP_LO:
+        val = (uint32_t)c->dump_addr;
+        break;
+    case LOOM_CORE_DUMP_HI:
+        val = c->dump_addr >> 32;
+        break;
+    case LOOM_CORE_DUMP_SIZE:
+        val = c->dump_size;
+        break;
+    default:
+        *ok = false;
+        break;
+    }
+    qemu_mutex_unlock(&c->lock);
+    return val;
+}
+
+static bool loom_queue_valid(const LoomCore *c)
+{
+    return c->q_size >= 2 && c->q_size <= 4096 && is_power_of_2(c->q_size) &&
+           !(c->q_base & 63);
+}
+
+/* CTRL write; c->lock held.  Returns device error bits to raise. */
+static uint32_t loom_core_set_ctrl(LoomCore *c, uint32_t val)
+{
+    uint32_t errors = 0;
+
+    if ((val & LOOM_CTRL_ENABLE) && !(c->ctrl & LOOM_CTRL_ENABLE) &&
+        !loom_queue_valid(c)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: enabling a queue "
+                      "with base 0x%" PRIx64 " size %u\n", c->index, c->q_base,
+                      c->q_size);
+        val &= ~LOOM_CTRL_ENABLE;
+        errors |= LOOM_ERROR_BAD_QUEUE;
+    }
+    c->ctrl = val & (LOOM_CTRL_ENABLE | LOOM_CTRL_STOP);
+    if (c->ctrl & LOOM_CTRL_ENABLE) {
+        c->status |= LOOM_CORE_ENABLED;
+    } else {
+        c->status &= ~LOOM_CORE_ENABLED;
+    }
+    if (c->ctrl & LOOM_CTRL_STOP) {
+        __atomic_store_n(&c->engine.stop, 1, __ATOMIC_RELAXED);
+    } else {
+        c->status &= ~LOOM_CORE_HALTED;
+        if (!c->busy) {
+            __atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
+        }
+    }
+    qemu_cond_broadcast(&c->cond);
+    return errors;
+}
+
+static bool loom_core_write(LoomCore *c, hwaddr reg, uint32_t val)
+{
+    uint32_t errors = 0;
+    bool ok = true;
+
+    if (reg == LOOM_CORE_RESET) {
+        if (val == LOOM_RESET_MAGIC) {
+            loom_core_reset(c);
+        }
+        return true;
+    }
+
+    qemu_mutex_lock(&c->lock);
+    switch (reg) {
+    case LOOM_CORE_Q_BASE_LO:
+        c->q_base = deposit64(c->q_base, 0, 32, val);
+        break;
+    case LOOM_CORE_Q_BASE_HI:
+        c->q_base = deposit64(c->q_base, 32, 32, val);
+        break;
+    case LOOM_CORE_Q_SIZE:
+        c->q_size = val;
+        break;
+    case LOOM_CORE_Q_TAIL:
+        if (val >= c->q_size) {
+            qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: tail %u "
+                          "beyond queue size %u ignored\n", c->index, val,
+                          c->q_size);
+            break;
+        }
+        c->q_tail = val;
+        qemu_cond_broadcast(&c->cond);
+        break;
+    case LOOM_CORE_CTRL:
+        errors = loom_core_set_ctrl(c, val);
+        break;
+    case LOOM_CORE_FAULT_INJECT:
+        c->inject = val <= LOOM_INJECT_MMU_FAULT ? val : LOOM_INJECT_NONE;
+        break;
+    case LOOM_CORE_DUMP_LO:
+        c->dump_addr = deposit64(c->dump_addr, 0, 32, val);
+        break;
+    case LOOM_CORE_DUMP_HI:
+        c->dump_addr = deposit64(c->dump_addr, 32, 32, val);
+        break;
+    case LOOM_CORE_DUMP_SIZE:
+        c->dump_size = val;
+        break;
+    default:
+        ok = false;
+        break;
+    }
+    qemu_mutex_unlock(&c->lock);
+    if (errors) {
+        loom_device_error(c->dev, errors, c->index);
+    }
+    return ok;
+}
+
+/* The core whose register block holds @addr, or NULL. */
+static LoomCore *loom_core_at(LoomCgraState *s, hwaddr addr)
+{
+    unsigned i;
+
+    if (addr < LOOM_CORE_BASE(0)) {
+        return NULL;
+    }
+    i = (addr - LOOM_CORE_BASE(0)) / LOOM_CORE_SIZE;
+    return i < s->num_cores ? &s->cores[i] : NULL;
+}
 
 static uint64_t loom_cgra_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     LoomCgraState *s = opaque;
+    LoomCore *c;
+    bool ok = true;
+    uint64_t val;
 
-    if (size != 4) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "loom-cgra: %u-byte read at 0x%" HWADDR_PRIx
-                      " (registers are 32-bit)\n", size, addr);
+    if (size != 4 || (addr & 3)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: %u-byte read at 0x%"
+                      HWADDR_PRIx " (registers are aligned 32-bit)\n",
+                      size, addr);
         return ~0ULL;
     }
 
@@ -49,38 +485,61 @@ static uint64_t loom_cgra_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case LOOM_REG_VERSION:
         return LOOM_VERSION_CURRENT;
     case LOOM_REG_CAPS:
-        return LOOM_CAP_SCRATCH;
+        return loom_caps();
     case LOOM_REG_SCRATCH:
         return s->scratch;
-    default:
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "loom-cgra: read of unimplemented register 0x%"
-                      HWADDR_PRIx "\n", addr);
+    case LOOM_REG_NUM_CORES:
+        return s->num_cores;
+    case LOOM_REG_FABRIC:
+        return s->fabric_width | s->fabric_height << 8;
+    case LOOM_REG_LIMITS:
+        return loom_limits();
+    case LOOM_REG_ERROR_STATUS:
+        return s->error_status;
+    }
+
+    c = loom_core_at(s, addr);
+    val = c ? loom_core_read(c, addr & (LOOM_CORE_SIZE - 1), &ok) : 0;
+    if (!c || !ok) {
+        qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: read of unimplemented "
+                      "register 0x%" HWADDR_PRIx "\n", addr);
         return 0xffffffffU;
     }
+    return val;
 }
 
 static void loom_cgra_mmio_write(void *opaque, hwaddr addr, uint64_t val,
                                  unsigned size)
 {
     LoomCgraState *s = opaque;
+    LoomCore *c;
 
-    if (size != 4) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "loom-cgra: %u-byte write at 0x%" HWADDR_PRIx
-                      " ignored (registers are 32-bit)\n", size, addr);
+    if (size != 4 || (addr & 3)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: %u-byte write at 0x%"
+                      HWADDR_PRIx " ignored (registers are aligned 32-bit)\n",
+                      size, addr);
         return;
     }
 
     switch (addr) {
     case LOOM_REG_SCRATCH:
         s->scratch = val;
-        break;
-    default:
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "loom-cgra: write to read-only or unimplemented "
-                      "register 0x%" HWADDR_PRIx " ignored\n", addr);
-        break;
+        return;
+    case LOOM_REG_DEVICE_RESET:
+        if (val == LOOM_RESET_MAGIC) {
+            loom_cgra_reset_all(s);
+        }
+        return;
+    case LOOM_REG_ERROR_STATUS:
+        s->error_status &= ~val;
+        return;
+    }
+
+    c = loom_core_at(s, addr);
+    if (!c || !loom_core_write(c, addr & (LOOM_CORE_SIZE - 1), val)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: write to read-only or "
+                      "unimplemented register 0x%" HWADDR_PRIx " ignored\n",
+                      addr);
     }
 }
 
@@ -93,19 +552,107 @@ static const MemoryRegionOps loom_cgra_mmio_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 8 },
 };
 
-static void loom_cgra_reset(DeviceState *dev)
-{
-    LoomCgraState *s = LOOM_CGRA(dev);
+/* ---- realize / unrealize -------------------------------------------------- */
 
-    s->scratch = 0;
+static bool loom_parse_fabric(LoomCgraState *s, Error **errp)
+{
+    const char *prop = s->fabric_prop ? s->fabric_prop : "4x4";
+    unsigned w, h;
+    char tail;
+
+    if (sscanf(prop, "%ux%u%c", &w, &h, &tail) != 2 ||
+        w < 1 || h < 1 || w > LOOM_FABRIC_MAX_DIM || h > LOOM_FABRIC_MAX_DIM) {
+        error_setg(errp, "loom-cgra: fabric=%s: want WxH, each 1..%d",
+                   prop, LOOM_FABRIC_MAX_DIM);
+        return false;
+    }
+    s->fabric_width = w;
+    s->fabric_height = h;
+    return true;
+}
+
+static bool loom_core_init(LoomCgraState *s, unsigned i, Error **errp)
+{
+    LoomCore *c = &s->cores[i];
+    const struct loom_fabric_params params = {
+        .width = s->fabric_width,
+        .height = s->fabric_height,
+        .fifo_depth = LOOM_DEFAULT_FIFO_DEPTH,
+        .mem_ports = LOOM_DEFAULT_MEM_PORTS,
+        .load_latency = LOOM_DEFAULT_LOAD_LATENCY,
+    };
+    char name[32];
+
+    c->dev = s;
+    c->index = i;
+    c->bus = (struct loom_bus){
+        .opaque = c, .read = loom_bus_read, .write = loom_bus_write,
+    };
+    c->engine.index = i;
+    c->engine.bus = &c->bus;
+    c->engine.fabric = loom_fabric_create(&params);
+    if (!c->engine.fabric) {
+        error_setg(errp, "loom-cgra: cannot create a %ux%u fabric",
+                   params.width, params.height);
+        return false;
+    }
+    c->dump = g_malloc0(LOOM_DUMP_MAX_SIZE);
+    qemu_mutex_init(&c->lock);
+    qemu_cond_init(&c->cond);
+    snprintf(name, sizeof(name), "loom-core%u", i);
+    qemu_thread_create(&c->thread, name, loom_core_thread, c,
+                       QEMU_THREAD_JOINABLE);
+    return true;
+}
+
+static void loom_core_fini(LoomCore *c)
+{
+    if (!c->engine.fabric) {
+        return;
+    }
+    qemu_mutex_lock(&c->lock);
+    c->quit = true;
+    __atomic_store_n(&c->engine.stop, 1, __ATOMIC_RELAXED);
+    qemu_cond_broadcast(&c->cond);
+    qemu_mutex_unlock(&c->lock);
+    qemu_thread_join(&c->thread);
+    qemu_cond_destroy(&c->cond);
+    qemu_mutex_destroy(&c->lock);
+    loom_fabric_destroy(c->engine.fabric);
+    c->engine.fabric = NULL;
+    g_free(c->dump);
+}
+
+static void loom_cgra_exit(PCIDevice *pdev)
+{
+    LoomCgraState *s = LOOM_CGRA(pdev);
+
+    for (unsigned i = 0; i < LOOM_MAX_CORES; i++) {
+        loom_core_fini(&s->cores[i]);
+    }
+    msix_uninit(pdev, &s->bar0, &s->bar0);
+    pcie_cap_exit(pdev);
 }
 
 static void loom_cgra_realize(PCIDevice *pdev, Error **errp)
 {
     LoomCgraState *s = LOOM_CGRA(pdev);
+    unsigned vectors;
 
-    memory_region_init_io(&s->bar0, OBJECT(s), &loom_cgra_mmio_ops, s,
-                          "loom-cgra-regs", LOOM_BAR0_SIZE);
+    if (s->num_cores < 1 || s->num_cores > LOOM_MAX_CORES) {
+        error_setg(errp, "loom-cgra: cores=%u: want 1..%d", s->num_cores,
+                   LOOM_MAX_CORES);
+        return;
+    }
+    if (!loom_parse_fabric(s, errp)) {
+        return;
+    }
+    vectors = s->num_cores + 1;
+
+    memory_region_init(&s->bar0, OBJECT(s), "loom-cgra-bar0", LOOM_BAR0_SIZE);
+    memory_region_init_io(&s->regs, OBJECT(s), &loom_cgra_mmio_ops, s,
+                          "loom-cgra-regs", LOOM_REGS_SIZE);
+    memory_region_add_subregion(&s->bar0, 0, &s->regs);
     pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar0);
 
@@ -113,16 +660,36 @@ static void loom_cgra_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "loom-cgra: cannot add the PCIe capability");
         return;
     }
+    if (msix_init(pdev, vectors, &s->bar0, 0, LOOM_MSIX_TABLE_OFFSET,
+                  &s->bar0, 0, LOOM_MSIX_PBA_OFFSET, 0, errp)) {
+        loom_cgra_exit(pdev);
+        return;
+    }
+    for (unsigned i = 0; i < vectors; i++) {
+        msix_vector_use(pdev, i);
+    }
+    for (unsigned i = 0; i < s->num_cores; i++) {
+        if (!loom_core_init(s, i, errp)) {
+            loom_cgra_exit(pdev);
+            return;
+        }
+    }
 }
 
-static void loom_cgra_exit(PCIDevice *pdev)
+static void loom_cgra_reset(DeviceState *dev)
 {
-    pcie_cap_exit(pdev);
+    loom_cgra_reset_all(LOOM_CGRA(dev));
 }
 
 static const VMStateDescription loom_cgra_vmstate = {
     .name = TYPE_LOOM_CGRA,
     .unmigratable = 1,
+};
+
+static Property loom_cgra_props[] = {
+    DEFINE_PROP_UINT32("cores", LoomCgraState, num_cores, 2),
+    DEFINE_PROP_STRING("fabric", LoomCgraState, fabric_prop),
+    DEFINE_PROP_END_OF_LIST(),
 };
 
 static void loom_cgra_class_init(ObjectClass *klass, void *data)
@@ -139,6 +706,7 @@ static void loom_cgra_class_init(ObjectClass *klass, void *data)
     dc->desc = "loom spatial-dataflow (CGRA) accelerator";
     dc->reset = loom_cgra_reset;
     dc->vmsd = &loom_cgra_vmstate;
+    device_class_set_props(dc, loom_cgra_props);
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
 

@@ -20,117 +20,164 @@ TEST(one_render_node_per_device)
 	}
 }
 
+/* Every loom device of the VM, each test looping over all of them. */
 FIXTURE(loom) {
-	struct loom_node node;
-	int fd;
-	volatile uint32_t *bar;
+	struct loom_node node[LOOM_MAX_NODES];
+	int fd[LOOM_MAX_NODES];
+	volatile uint32_t *bar[LOOM_MAX_NODES];
+	int n;
 };
-
-FIXTURE_VARIANT(loom) {
-	int index;
-};
-
-FIXTURE_VARIANT_ADD(loom, device0) { .index = 0 };
-FIXTURE_VARIANT_ADD(loom, device1) { .index = 1 };
 
 FIXTURE_SETUP(loom)
 {
-	struct loom_node nodes[LOOM_MAX_NODES];
-	int n = loom_find_nodes(nodes, LOOM_MAX_NODES);
-
-	self->fd = -1;
-	self->bar = NULL;
-	if (variant->index >= n)
-		SKIP(return, "the VM has %d loom device(s)", n);
-	self->node = nodes[variant->index];
-	self->fd = open(self->node.path, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->fd);
-	self->bar = loom_map_bar0(&self->node);
-	ASSERT_NE(NULL, self->bar) TH_LOG("mmap of %s/resource0: %s",
-					   self->node.sysfs, strerror(errno));
+	self->n = loom_find_nodes(self->node, LOOM_MAX_NODES);
+	ASSERT_LE(1, self->n);
+	for (int i = 0; i < self->n; i++) {
+		self->fd[i] = open(self->node[i].path, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, self->fd[i]);
+		self->bar[i] = loom_map_bar0(&self->node[i]);
+		ASSERT_NE(NULL, self->bar[i]) TH_LOG("mmap of %s/resource0: %s",
+						      self->node[i].sysfs,
+						      strerror(errno));
+	}
 }
 
 FIXTURE_TEARDOWN(loom)
 {
-	if (self->bar)
-		munmap((void *)self->bar, LOOM_BAR0_SIZE);
-	if (self->fd >= 0)
-		close(self->fd);
+	for (int i = 0; i < self->n; i++) {
+		if (self->bar[i])
+			munmap((void *)self->bar[i], LOOM_BAR0_SIZE);
+		close(self->fd[i]);
+	}
 }
 
-TEST_F(loom, is_a_render_node)
+/*
+ * DEVICE_TEST(name) { ... } runs its body once per loom device, with fd,
+ * bar (BAR0 mapped through sysfs) and node in scope.
+ */
+#define DEVICE_TEST(name)						\
+	static void name##_one(struct __test_metadata *_metadata, int fd, \
+			       volatile uint32_t *bar,			\
+			       const struct loom_node *node);		\
+	TEST_F(loom, name)						\
+	{								\
+		for (int i = 0; i < self->n; i++)			\
+			name##_one(_metadata, self->fd[i], self->bar[i], \
+				   &self->node[i]);			\
+	}								\
+	static void name##_one(struct __test_metadata *_metadata,	\
+			       int fd __attribute__((unused)),		\
+			       volatile uint32_t *bar __attribute__((unused)), \
+			       const struct loom_node *node __attribute__((unused)))
+
+DEVICE_TEST(is_a_render_node)
 {
-	drmVersionPtr v = drmGetVersion(self->fd);
+	drmVersionPtr v = drmGetVersion(fd);
 
 	ASSERT_NE(NULL, v);
 	EXPECT_STREQ("loom", v->name);
 	drmFreeVersion(v);
-	EXPECT_EQ(DRM_NODE_RENDER, drmGetNodeTypeFromFd(self->fd));
+	EXPECT_EQ(DRM_NODE_RENDER, drmGetNodeTypeFromFd(fd));
 }
 
-TEST_F(loom, hw_id_matches_register)
+DEVICE_TEST(hw_id_matches_register)
 {
-	uint64_t id = test_get_param(self->fd, DRM_LOOM_PARAM_HW_ID);
+	uint64_t id = test_get_param(fd, DRM_LOOM_PARAM_HW_ID);
 
-	EXPECT_EQ(loom_reg(self->bar, LOOM_REG_ID), id);
+	EXPECT_EQ(loom_reg(bar, LOOM_REG_ID), id);
 	EXPECT_EQ(LOOM_ID_MAGIC, id);
 }
 
-TEST_F(loom, hw_version_matches_register)
+DEVICE_TEST(hw_version_matches_register)
 {
-	uint64_t version = test_get_param(self->fd, DRM_LOOM_PARAM_HW_VERSION);
+	uint64_t version = test_get_param(fd, DRM_LOOM_PARAM_HW_VERSION);
 
-	EXPECT_EQ(loom_reg(self->bar, LOOM_REG_VERSION), version);
+	EXPECT_EQ(loom_reg(bar, LOOM_REG_VERSION), version);
 	EXPECT_EQ(LOOM_VERSION_CURRENT, version);
 }
 
-TEST_F(loom, hw_caps_match_register)
+DEVICE_TEST(hw_caps_match_register)
 {
-	uint64_t caps = test_get_param(self->fd, DRM_LOOM_PARAM_HW_CAPS);
+	uint64_t caps = test_get_param(fd, DRM_LOOM_PARAM_HW_CAPS);
 
-	EXPECT_EQ(loom_reg(self->bar, LOOM_REG_CAPS), caps);
+	EXPECT_EQ(loom_reg(bar, LOOM_REG_CAPS), caps);
 	EXPECT_NE(0, caps & LOOM_CAP_SCRATCH);
+	EXPECT_NE(0, caps & LOOM_CAP_QUEUES);
+	EXPECT_NE(0, caps & LOOM_CAP_MMU);
+	EXPECT_NE(0, caps & LOOM_CAP_MSIX);
 }
 
-TEST_F(loom, uapi_version)
+DEVICE_TEST(geometry_matches_registers)
+{
+	uint32_t fabric = loom_reg(bar, LOOM_REG_FABRIC);
+
+	EXPECT_EQ(loom_reg(bar, LOOM_REG_NUM_CORES),
+		  test_get_param(fd, DRM_LOOM_PARAM_NUM_CORES));
+	EXPECT_EQ(LOOM_FABRIC_WIDTH(fabric),
+		  test_get_param(fd, DRM_LOOM_PARAM_FABRIC_WIDTH));
+	EXPECT_EQ(LOOM_FABRIC_HEIGHT(fabric),
+		  test_get_param(fd, DRM_LOOM_PARAM_FABRIC_HEIGHT));
+	EXPECT_EQ(loom_reg(bar, LOOM_REG_LIMITS),
+		  test_get_param(fd, DRM_LOOM_PARAM_HW_LIMITS));
+}
+
+/* The -device loom-cgra properties the VM was started with reach the guest. */
+DEVICE_TEST(properties_reach_the_guest)
+{
+	unsigned w = 0, h = 0;
+	uint64_t limits;
+
+	ASSERT_EQ(2, sscanf(loom_expected_prop("fabric", "4x4"), "%ux%u", &w, &h));
+	EXPECT_EQ(atoi(loom_expected_prop("cores", "2")),
+		  test_get_param(fd, DRM_LOOM_PARAM_NUM_CORES));
+	EXPECT_EQ(w, test_get_param(fd, DRM_LOOM_PARAM_FABRIC_WIDTH));
+	EXPECT_EQ(h, test_get_param(fd, DRM_LOOM_PARAM_FABRIC_HEIGHT));
+	limits = test_get_param(fd, DRM_LOOM_PARAM_HW_LIMITS);
+	EXPECT_EQ(LOOM_MAX_RANK, LOOM_LIMITS_MAX_RANK(limits));
+	EXPECT_LE(1, LOOM_LIMITS_FIFO_DEPTH(limits));
+	EXPECT_LE(1, LOOM_LIMITS_MEM_PORTS(limits));
+	EXPECT_LE(1, LOOM_LIMITS_LOAD_LATENCY(limits));
+}
+
+DEVICE_TEST(uapi_version)
 {
 	EXPECT_EQ(DRM_LOOM_UAPI_VERSION,
-		  test_get_param(self->fd, DRM_LOOM_PARAM_UAPI_VERSION));
+		  test_get_param(fd, DRM_LOOM_PARAM_UAPI_VERSION));
 }
 
-TEST_F(loom, pci_id_matches_config_space)
+DEVICE_TEST(pci_id_matches_config_space)
 {
-	uint64_t id = test_get_param(self->fd, DRM_LOOM_PARAM_PCI_ID);
+	uint64_t id = test_get_param(fd, DRM_LOOM_PARAM_PCI_ID);
 
-	EXPECT_EQ(loom_sysfs_hex(&self->node, "vendor"), id >> 16);
-	EXPECT_EQ(loom_sysfs_hex(&self->node, "device"), id & 0xffff);
+	EXPECT_EQ(loom_sysfs_hex(node, "vendor"), id >> 16);
+	EXPECT_EQ(loom_sysfs_hex(node, "device"), id & 0xffff);
 	EXPECT_EQ(LOOM_PCI_VENDOR_ID, id >> 16);
 	EXPECT_EQ(LOOM_PCI_DEVICE_ID, id & 0xffff);
-	EXPECT_EQ(LOOM_PCI_CLASS, loom_sysfs_hex(&self->node, "class") >> 8);
+	EXPECT_EQ(LOOM_PCI_CLASS, loom_sysfs_hex(node, "class") >> 8);
 }
 
-TEST_F(loom, unknown_param_is_einval)
+DEVICE_TEST(unknown_param_is_einval)
 {
-	test_err_get_param(EINVAL, self->fd, DRM_LOOM_PARAM_PCI_ID + 1, 0);
-	test_err_get_param(EINVAL, self->fd, 0x7fffffff, 0);
-	test_err_get_param(EINVAL, self->fd, 0xffffffff, 0);
+	test_err_get_param(EINVAL, fd, DRM_LOOM_PARAM_HW_LIMITS + 1, 0);
+	test_err_get_param(EINVAL, fd, 0x7fffffff, 0);
+	test_err_get_param(EINVAL, fd, 0xffffffff, 0);
 }
 
-TEST_F(loom, nonzero_pad_is_einval)
+DEVICE_TEST(nonzero_pad_is_einval)
 {
-	test_err_get_param(EINVAL, self->fd, DRM_LOOM_PARAM_HW_ID, 1);
-	test_err_get_param(EINVAL, self->fd, DRM_LOOM_PARAM_HW_ID, 0x80000000);
+	test_err_get_param(EINVAL, fd, DRM_LOOM_PARAM_HW_ID, 1);
+	test_err_get_param(EINVAL, fd, DRM_LOOM_PARAM_HW_ID, 0x80000000);
 }
 
-TEST_F(loom, bad_pointer_is_efault)
+DEVICE_TEST(bad_pointer_is_efault)
 {
-	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_LOOM_GET_PARAM, NULL));
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_LOOM_GET_PARAM, NULL));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_LOOM_GET_PARAM, (void *)8));
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_LOOM_GET_PARAM, (void *)8));
 	EXPECT_EQ(EFAULT, errno);
 }
 
-TEST_F(loom, unknown_ioctl_fails)
+DEVICE_TEST(unknown_ioctl_fails)
 {
 	struct drm_loom_get_param args = { 0 };
 	unsigned long next = DRM_IOWR(DRM_COMMAND_BASE + DRM_LOOM_GET_PARAM + 1,
@@ -138,20 +185,20 @@ TEST_F(loom, unknown_ioctl_fails)
 	unsigned long last = DRM_IOWR(DRM_COMMAND_END - 1,
 				      struct drm_loom_get_param);
 
-	EXPECT_EQ(-1, ioctl(self->fd, next, &args));
+	EXPECT_EQ(-1, ioctl(fd, next, &args));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, last, &args));
+	EXPECT_EQ(-1, ioctl(fd, last, &args));
 	EXPECT_EQ(EINVAL, errno);
 }
 
 /* A short struct cannot reach past its end: the kernel zero-extends it. */
-TEST_F(loom, short_struct_reads_as_zero_pad)
+DEVICE_TEST(short_struct_reads_as_zero_pad)
 {
 	struct { uint32_t param; } args = { DRM_LOOM_PARAM_HW_ID };
 	unsigned long cmd = DRM_IOWR(DRM_COMMAND_BASE + DRM_LOOM_GET_PARAM,
 				     args);
 
-	EXPECT_EQ(0, ioctl(self->fd, cmd, &args));
+	EXPECT_EQ(0, ioctl(fd, cmd, &args));
 }
 
 TEST_HARNESS_MAIN

@@ -68,20 +68,51 @@ static inline int loom_count_nodes(void)
 	return loom_find_nodes(nodes, LOOM_MAX_NODES);
 }
 
-/* Devices the VM was started with (loom_vm.devices=N), or -1 if unknown. */
-static inline int loom_expected_devices(void)
+/* The value of @key=... on the kernel command line, or NULL. */
+static inline const char *loom_cmdline(const char *key)
 {
-	char buf[1024] = "";
+	static char buf[2048];
 	FILE *f = fopen("/proc/cmdline", "r");
 	char *p;
 
 	if (!f)
-		return -1;
+		return NULL;
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = 0;
 	fclose(f);
-	p = strstr(buf, "loom_vm.devices=");
-	return p ? atoi(p + strlen("loom_vm.devices=")) : -1;
+	for (p = strtok(buf, " \n"); p; p = strtok(NULL, " \n"))
+		if (strncmp(p, key, strlen(key)) == 0 && p[strlen(key)] == '=')
+			return p + strlen(key) + 1;
+	return NULL;
+}
+
+/* Devices the VM was started with (loom_vm.devices=N), or -1 if unknown. */
+static inline int loom_expected_devices(void)
+{
+	const char *v = loom_cmdline("loom_vm.devices");
+
+	return v ? atoi(v) : -1;
+}
+
+/*
+ * A loom-cgra property the VM's devices were given (tools/loom-vm
+ * --device-opts ",cores=3" puts loom_vm.device_opts=,cores=3 on the
+ * command line), or @fallback: the device's default.
+ */
+static inline const char *loom_expected_prop(const char *prop, const char *fallback)
+{
+	static char val[64];
+	const char *opts = loom_cmdline("loom_vm.device_opts");
+	char key[32];
+	const char *p;
+
+	snprintf(key, sizeof(key), ",%s=", prop);
+	p = opts ? strstr(opts, key) : NULL;
+	if (!p)
+		return fallback;
+	snprintf(val, sizeof(val), "%s", p + strlen(key));
+	val[strcspn(val, ",")] = 0;
+	return val;
 }
 
 /*

@@ -28,7 +28,7 @@ extern "C" {
  * uapi version, answered by DRM_LOOM_PARAM_UAPI_VERSION.  It grows whenever
  * an ioctl or parameter is added; userspace compares it instead of probing.
  */
-#define DRM_LOOM_UAPI_VERSION	1
+#define DRM_LOOM_UAPI_VERSION	2
 
 #define DRM_LOOM_GET_PARAM	0x00
 
@@ -39,6 +39,12 @@ extern "C" {
  * @DRM_LOOM_PARAM_HW_CAPS: the device's LOOM_REG_CAPS bits
  * @DRM_LOOM_PARAM_UAPI_VERSION: DRM_LOOM_UAPI_VERSION of the running driver
  * @DRM_LOOM_PARAM_PCI_ID: PCI vendor ID << 16 | device ID
+ * @DRM_LOOM_PARAM_NUM_CORES: compute cores, each with one hardware queue
+ *	(uapi 2)
+ * @DRM_LOOM_PARAM_FABRIC_WIDTH: tiles per fabric row (uapi 2)
+ * @DRM_LOOM_PARAM_FABRIC_HEIGHT: fabric rows (uapi 2)
+ * @DRM_LOOM_PARAM_HW_LIMITS: the device's LOOM_REG_LIMITS (max rank, FIFO
+ *	depth, memory ports, load latency; uapi 2)
  */
 enum drm_loom_param {
 	DRM_LOOM_PARAM_HW_ID = 0,
@@ -46,6 +52,10 @@ enum drm_loom_param {
 	DRM_LOOM_PARAM_HW_CAPS = 2,
 	DRM_LOOM_PARAM_UAPI_VERSION = 3,
 	DRM_LOOM_PARAM_PCI_ID = 4,
+	DRM_LOOM_PARAM_NUM_CORES = 5,
+	DRM_LOOM_PARAM_FABRIC_WIDTH = 6,
+	DRM_LOOM_PARAM_FABRIC_HEIGHT = 7,
+	DRM_LOOM_PARAM_HW_LIMITS = 8,
 };
 
 /**

@@ -1,62 +1,122 @@
 // SPDX-License-Identifier: MIT
 /*
- * The uapi is an ABI: once released, a struct's layout, an ioctl's number and
- * a register's offset never change.  This test pins them, so an accidental
- * change fails here rather than in a user's program.  Adding is fine: extend
- * the lists below.
+ * The uapi is an ABI: once released, a struct's layout, an ioctl's number,
+ * a register's offset and an encoding never change.  This test pins them,
+ * so an accidental change fails here rather than in a user's program or a
+ * driver built against an older header.  Adding is fine: extend the lists.
  */
 #include <stddef.h>
-#include <stdio.h>
 
+#include "check.h"
 #include "drm/loom_drm.h"
 #include "loom_device.h"
 
-static int passed, failed;
-
-#define CHECK(expr) do {						\
-	if (expr) {							\
-		passed++;						\
-		printf("ok %d - %s\n", passed + failed, #expr);		\
-	} else {							\
-		failed++;						\
-		printf("not ok %d - %s (%s:%d)\n", passed + failed,	\
-		       #expr, __FILE__, __LINE__);			\
-	}								\
-} while (0)
-
-static void device_abi(void)
+TEST(pci_identity_and_global_registers)
 {
-	CHECK(LOOM_PCI_VENDOR_ID == 0x1234);
-	CHECK(LOOM_PCI_DEVICE_ID == 0x4c4d);
-	CHECK(LOOM_BAR0_SIZE == 0x10000);
-	CHECK(LOOM_REG_ID == 0x0000);
-	CHECK(LOOM_ID_MAGIC == 0x4c4f4f4d);
-	CHECK(LOOM_REG_VERSION == 0x0004);
-	CHECK(LOOM_REG_CAPS == 0x0008);
-	CHECK(LOOM_REG_SCRATCH == 0x000c);
-	CHECK(LOOM_VERSION_MAJOR(LOOM_VERSION(3, 7)) == 3);
-	CHECK(LOOM_VERSION_MINOR(LOOM_VERSION(3, 7)) == 7);
+	CHECK_EQ(0x1234, LOOM_PCI_VENDOR_ID);
+	CHECK_EQ(0x4c4d, LOOM_PCI_DEVICE_ID);
+	CHECK_EQ(0x10000, LOOM_BAR0_SIZE);
+	CHECK_EQ(0x0000, LOOM_REG_ID);
+	CHECK_EQ(0x4c4f4f4d, LOOM_ID_MAGIC);
+	CHECK_EQ(0x0004, LOOM_REG_VERSION);
+	CHECK_EQ(0x0008, LOOM_REG_CAPS);
+	CHECK_EQ(0x000c, LOOM_REG_SCRATCH);
+	CHECK_EQ(0x0010, LOOM_REG_NUM_CORES);
+	CHECK_EQ(0x0014, LOOM_REG_FABRIC);
+	CHECK_EQ(0x0018, LOOM_REG_LIMITS);
+	CHECK_EQ(0x001c, LOOM_REG_DEVICE_RESET);
+	CHECK_EQ(0x0020, LOOM_REG_ERROR_STATUS);
+	CHECK_EQ(3, LOOM_VERSION_MAJOR(LOOM_VERSION(3, 7)));
+	CHECK_EQ(7, LOOM_VERSION_MINOR(LOOM_VERSION(3, 7)));
+	CHECK_EQ(0x8000, LOOM_MSIX_TABLE_OFFSET);
+	CHECK_EQ(0xc000, LOOM_MSIX_PBA_OFFSET);
 }
 
-static void drm_abi(void)
+TEST(core_registers)
 {
-	CHECK(sizeof(struct drm_loom_get_param) == 16);
-	CHECK(offsetof(struct drm_loom_get_param, param) == 0);
-	CHECK(offsetof(struct drm_loom_get_param, pad) == 4);
-	CHECK(offsetof(struct drm_loom_get_param, value) == 8);
-	CHECK(DRM_IOCTL_LOOM_GET_PARAM == 0xc0106440);
-	CHECK(DRM_LOOM_PARAM_HW_ID == 0);
-	CHECK(DRM_LOOM_PARAM_HW_VERSION == 1);
-	CHECK(DRM_LOOM_PARAM_HW_CAPS == 2);
-	CHECK(DRM_LOOM_PARAM_UAPI_VERSION == 3);
-	CHECK(DRM_LOOM_PARAM_PCI_ID == 4);
-	CHECK(DRM_LOOM_UAPI_VERSION >= 1);
+	CHECK_EQ(0x1000, LOOM_CORE_BASE(0));
+	CHECK_EQ(0x1100, LOOM_CORE_BASE(1));
+	CHECK_EQ(0x00, LOOM_CORE_Q_BASE_LO);
+	CHECK_EQ(0x10, LOOM_CORE_Q_TAIL);
+	CHECK_EQ(0x14, LOOM_CORE_CTRL);
+	CHECK_EQ(0x18, LOOM_CORE_STATUS);
+	CHECK_EQ(0x1c, LOOM_CORE_PROGRESS);
+	CHECK_EQ(0x24, LOOM_CORE_RESET);
+	CHECK_EQ(0x28, LOOM_CORE_FAULT_INJECT);
+	CHECK_EQ(0x34, LOOM_CORE_DUMP_SIZE);
+	/* every core block fits below the MSI-X table */
+	CHECK(LOOM_CORE_BASE(LOOM_MAX_CORES) <= LOOM_MSIX_TABLE_OFFSET);
+}
+
+TEST(memory_structures)
+{
+	CHECK_EQ(64, sizeof(struct loom_hw_job));
+	CHECK_EQ(16, offsetof(struct loom_hw_job, pt_root));
+	CHECK_EQ(32, offsetof(struct loom_hw_job, completion));
+	CHECK_EQ(128, sizeof(struct loom_hw_completion));
+	CHECK_EQ(32, offsetof(struct loom_hw_completion, counters));
+	CHECK_EQ(64, sizeof(struct loom_hw_counters));
+	CHECK_EQ(32, sizeof(struct loom_tile_config));
+	CHECK_EQ(16, offsetof(struct loom_tile_config, imm));
+	CHECK_EQ(4, sizeof(struct loom_port_binding));
+	CHECK_EQ(16, sizeof(struct loom_fabric_config));
+	CHECK_EQ(16 + 2 * 32 + 3 * 4, LOOM_CONFIG_SIZE(2, 3));
+	CHECK_EQ(16, sizeof(struct loom_hw_dump_tile));
+	CHECK_EQ(112, sizeof(struct loom_hw_dump));
+	CHECK_EQ(8, sizeof(struct loom_item_result));
+	CHECK_EQ(8 + 8 * 5, LOOM_ITEM_RESULT_SIZE(5));
+}
+
+TEST(packets)
+{
+	CHECK_EQ(0x00040001, LOOM_PKT_HEADER(LOOM_PKT_LOAD_CONFIG, 4));
+	CHECK_EQ(16, sizeof(struct loom_pkt_load_config));
+	CHECK_EQ(8, sizeof(struct loom_pkt_set_operands));
+	CHECK_EQ(8, sizeof(struct loom_pkt_dispatch_dense));
+	CHECK_EQ(32, sizeof(struct loom_pkt_dispatch_items));
+	CHECK_EQ(16, sizeof(struct loom_pkt_write));
+	CHECK_EQ(6, LOOM_PKT_WRITE_COUNTERS);
+	CHECK_EQ(12, LOOM_STATUS_BAD_DESCRIPTOR);
+	CHECK_EQ(34, LOOM_OP_SINK);
+}
+
+TEST(mmu_format)
+{
+	CHECK_EQ(0x1ff, LOOM_PT_INDEX(0xff8000000000ULL, 0));
+	CHECK_EQ(1, LOOM_PT_INDEX(0x40000000ULL, 1));
+	CHECK_EQ(1, LOOM_PT_INDEX(0x200000ULL, 2));
+	CHECK_EQ(1, LOOM_PT_INDEX(0x1000ULL, 3));
+	CHECK_EQ(1, LOOM_PTE_VALID);
+	CHECK_EQ(2, LOOM_PTE_READ);
+	CHECK_EQ(4, LOOM_PTE_WRITE);
+}
+
+TEST(drm_interface)
+{
+	CHECK_EQ(16, sizeof(struct drm_loom_get_param));
+	CHECK_EQ(0, offsetof(struct drm_loom_get_param, param));
+	CHECK_EQ(4, offsetof(struct drm_loom_get_param, pad));
+	CHECK_EQ(8, offsetof(struct drm_loom_get_param, value));
+	CHECK_EQ(0xc0106440, DRM_IOCTL_LOOM_GET_PARAM);
+	CHECK_EQ(0, DRM_LOOM_PARAM_HW_ID);
+	CHECK_EQ(1, DRM_LOOM_PARAM_HW_VERSION);
+	CHECK_EQ(2, DRM_LOOM_PARAM_HW_CAPS);
+	CHECK_EQ(3, DRM_LOOM_PARAM_UAPI_VERSION);
+	CHECK_EQ(4, DRM_LOOM_PARAM_PCI_ID);
+	CHECK_EQ(5, DRM_LOOM_PARAM_NUM_CORES);
+	CHECK_EQ(6, DRM_LOOM_PARAM_FABRIC_WIDTH);
+	CHECK_EQ(7, DRM_LOOM_PARAM_FABRIC_HEIGHT);
+	CHECK_EQ(8, DRM_LOOM_PARAM_HW_LIMITS);
+	CHECK(DRM_LOOM_UAPI_VERSION >= 2);
 }
 
 int main(void)
 {
-	device_abi();
-	drm_abi();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	RUN(pci_identity_and_global_registers);
+	RUN(core_registers);
+	RUN(memory_structures);
+	RUN(packets);
+	RUN(mmu_format);
+	RUN(drm_interface);
+	return checks_done();
 }

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The command processor: runs one job from its descriptor to its
+ * completion record.  It fetches the command buffer through the job's
+ * address space, decodes packets in order, drives the fabric and, when a
+ * job ends badly, takes the state dump.  Every malformed input ends the job
+ * with a typed status; nothing here trusts a value read from memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* The largest configuration image a LOAD_CONFIG may name. */
+#define CP_MAX_CONFIG_SIZE \
+	LOOM_CONFIG_SIZE(LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM, LOOM_MAX_PORTS)
+
+struct cp_job {
+	struct loom_core *core;
+	const struct loom_hw_job *desc;
+	struct loom_hw_completion *done;
+	struct loom_mmu mmu;
+	bool inject_dma;	/* the next memory access fails */
+	const uint8_t *cmd;	/* the fetched command buffer */
+	uint32_t offset;	/* of the packet being executed */
+	uint32_t dwords;	/* its length */
+	/* one-entry TLBs for the fabric's loads and stores */
+	uint64_t tlb_va[2], tlb_bus[2];
+	bool tlb_valid[2];
+	/* the running item's children */
+	bool in_items;
+	uint64_t *children;
+	uint32_t child_count, child_capacity;
+	uint32_t item;
+};
+
+static void progress(struct cp_job *j)
+{
+	__atomic_fetch_add(&j->core->progress, 1, __ATOMIC_RELAXED);
+}
+
+static int job_fail(struct cp_job *j, int status, uint32_t detail)
+{
+	j->done->status = status;
+	j->done->detail = detail;
+	if (status == LOOM_STATUS_MMU_FAULT) {
+		j->done->fault_va = j->mmu.fault_va;
+		if (!detail)
+			j->done->detail = j->mmu.fault;
+	}
+	return status;
+}
+
+/* Job memory, honouring an injected DMA error on the first access. */
+static int job_read(struct cp_job *j, uint64_t va, void *buf, size_t len)
+{
+	if (j->inject_dma) {
+		j->inject_dma = false;
+		return LOOM_STATUS_DMA_ERROR;
+	}
+	return loom_mmu_read(&j->mmu, va, buf, len);
+}
+
+static int job_write(struct cp_job *j, uint64_t va, const void *buf, size_t len)
+{
+	if (j->inject_dma) {
+		j->inject_dma = false;
+		return LOOM_STATUS_DMA_ERROR;
+	}
+	return loom_mmu_write(&j->mmu, va, buf, len);
+}
+
+/* ---- the fabric's view of the job ---------------------------------------- */
+
+/*
+ * Bus address of @va for a fabric access of @size bytes, through a
+ * one-entry TLB per direction: streams of loads hit the same page.
+ */
+static int fabric_translate(struct cp_job *j, uint64_t va, unsigned size,
+			    bool write, uint64_t *addr)
+{
+	uint64_t page = va & ~(LOOM_PAGE_SIZE - 1);
+	int ret;
+
+	if ((va & (LOOM_PAGE_SIZE - 1)) + size > LOOM_PAGE_SIZE)
+		return -1;	/* spans pages: take the slow path */
+	if (j->tlb_valid[write] && j->tlb_va[write] == page) {
+		*addr = j->tlb_bus[write] | (va & (LOOM_PAGE_SIZE - 1));
+		return LOOM_STATUS_OK;
+	}
+	ret = loom_mmu_translate(&j->mmu, page, write, addr);
+	if (ret) {
+		j->mmu.fault_va = va;
+		return ret;
+	}
+	j->tlb_va[write] = page;
+	j->tlb_bus[write] = *addr;
+	j->tlb_valid[write] = true;
+	*addr |= va & (LOOM_PAGE_SIZE - 1);
+	return LOOM_STATUS_OK;
+}
+
+static int fabric_load(void *opaque, uint64_t va, unsigned size, uint64_t *value)
+{
+	struct cp_job *j = opaque;
+	const struct loom_bus *bus = j->core->bus;
+	uint64_t addr;
+	int ret;
+
+	*value = 0;
+	if (j->inject_dma)
+		return job_read(j, va, value, size);
+	ret = fabric_translate(j, va, size, false, &addr);
+	if (ret < 0)
+		return loom_mmu_read(&j->mmu, va, value, size);
+	if (ret)
+		return ret;
+	return bus->read(bus->opaque, addr, value, size) ? LOOM_STATUS_DMA_ERROR :
+							  LOOM_STATUS_OK;
+}
+
+static int fabric_store(void *opaque, uint64_t va, unsigned size, uint64_t value)
+{
+	struct cp_job *j = opaque;
+	const struct loom_bus *bus = j->core->bus;
+	uint64_t addr;
+	int ret;
+
+	if (j->inject_dma)
+		return job_write(j, va, &value, size);
+	ret = fabric_translate(j, va, size, true, &addr);
+	if (ret < 0)
+		return loom_mmu_write(&j->mmu, va, &value, size);
+	if (ret)
+		return ret;
+	return bus->write(bus->opaque, addr, &value, size) ? LOOM_STATUS_DMA_ERROR :
+							    LOOM_STATUS_OK;
+}
+
+static int fabric_spawn(void *opaque, uint64_t payload)
+{
+	struct cp_job *j = opaque;
+
+	if (!j->in_items)
+		return LOOM_STATUS_SPAWN_OUTSIDE_ITEMS;
+	if (j->child_count == j->child_capacity)
+		return LOOM_STATUS_CHILD_OVERFLOW;
+	j->children[j->child_count++] = payload;
+	return LOOM_STATUS_OK;
+}
+
+static int run_fabric(struct cp_job *j, const struct loom_dispatch *d)
+{
+	const struct loom_fabric_env env = {
+		.opaque = j,
+		.load = fabric_load,
+		.store = fabric_store,
+		.spawn = fabric_spawn,
+		.stop = &j->core->stop,
+		.progress = &j->core->progress,
+	};
+
+	if (!loom_fabric_configured(j->core->fabric))
+		return LOOM_STATUS_NO_CONFIG;
+	return loom_fabric_run(j->core->fabric, d, &env, &j->done->counters);
+}
+
+/* ---- packets ----------------------------------------------------------------- */
+
+static uint32_t pkt_u32(const struct cp_job *j, unsigned byte)
+{
+	uint32_t v;
+
+	memcpy(&v, j->cmd + j->offset + byte, sizeof(v));
+	return v;
+}
+
+static uint64_t pkt_u64(const struct cp_job *j, unsigned byte)
+{
+	uint64_t v;
+
+	memcpy(&v, j->cmd + j->offset + byte, sizeof(v));
+	return v;
+}
+
+static int pkt_load_config(struct cp_job *j)
+{
+	uint32_t size = pkt_u32(j, 4);
+	uint64_t va = pkt_u64(j, 8);
+	enum loom_config_error err;
+	void *image;
+	int ret;
+
+	if (j->dwords != sizeof(struct loom_pkt_load_config) / 4)
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
+	if (size > CP_MAX_CONFIG_SIZE || (va & 7))
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, 0);
+	image = malloc(size ? size : 1);
+	if (!image)
+		return job_fail(j, LOOM_STATUS_DMA_ERROR, 0);
+	ret = job_read(j, va, image, size);
+	if (ret) {
+		job_fail(j, ret, 0);
+	} else {
+		err = loom_fabric_configure(j->core->fabric, image, size);
+		if (err != LOOM_CONFIG_OK)
+			ret = job_fail(j, LOOM_STATUS_BAD_CONFIG, err);
+	}
+	free(image);
+	return ret;
+}
+
+static int pkt_set_operands(struct cp_job *j)
+{
+	uint32_t count = pkt_u32(j, 4);
+
+	if (count > LOOM_MAX_OPERANDS)
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, 0);
+	if (j->dwords != 2 + 2 * count)
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
+	for (uint32_t i = 0; i < count; i++)
+		j->core->operands[i] = pkt_u64(j, 8 + 8 * i);
+	j->core->num_operands = count;
+	return 0;
+}
+
+static int pkt_dispatch_dense(struct cp_job *j)
+{
+	uint32_t rank = pkt_u32(j, 4);
+	int64_t extents[LOOM_MAX_RANK];
+	struct loom_dispatch d = {
+		.operands = j->core->operands,
+		.num_operands = j->core->num_operands,
+		.rank = rank,
+		.extents = extents,
+	};
+	int ret;
+
+	if (rank > LOOM_MAX_RANK)
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, 0);
+	if (j->dwords != 2 + 2 * rank)
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
+	/* A negative extent is rejected before any instance exists. */
+	for (uint32_t i = 0; i < rank; i++) {
+		extents[i] = (int64_t)pkt_u64(j, 8 + 8 * i);
+		if (extents[i] < 0)
+			return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, i);
+	}
+	ret = run_fabric(j, &d);
+	return ret ? job_fail(j, ret, 0) : 0;
+}
+
+/* Runs item @i and writes its result record. */
+static int run_item(struct cp_job *j, uint64_t payload_va, uint64_t result_va,
+		    uint32_t i)
+{
+	uint64_t record = result_va + (uint64_t)i * LOOM_ITEM_RESULT_SIZE(j->child_capacity);
+	struct loom_dispatch d = {
+		.operands = j->core->operands,
+		.num_operands = j->core->num_operands,
+		.items = true,
+	};
+	uint32_t header[2];
+	int ret;
+
+	ret = job_read(j, payload_va + 8ULL * i, &d.payload, 8);
+	if (ret)
+		return ret;
+	j->child_count = 0;
+	j->item = i;
+	ret = run_fabric(j, &d);
+	if (ret)
+		return ret;
+	header[0] = j->child_count;
+	header[1] = 0;
+	ret = job_write(j, record, header, sizeof(header));
+	if (!ret && j->child_count)
+		ret = job_write(j, record + 8, j->children, 8ULL * j->child_count);
+	return ret;
+}
+
+static int pkt_dispatch_items(struct cp_job *j)
+{
+	uint32_t count = pkt_u32(j, 4);
+	uint64_t payload_va = pkt_u64(j, 8);
+	uint64_t result_va = pkt_u64(j, 16);
+	uint32_t capacity = pkt_u32(j, 24);
+	int ret = 0;
+
+	if (j->dwords != sizeof(struct loom_pkt_dispatch_items) / 4)
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
+	if (pkt_u32(j, 28) || capacity > LOOM_MAX_CHILD_CAPACITY ||
+	    (payload_va & 7) || (result_va & 7))
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, 0);
+	if (!loom_fabric_configured(j->core->fabric))
+		return job_fail(j, LOOM_STATUS_NO_CONFIG, 0);
+
+	j->children = malloc(8ULL * (capacity ? capacity : 1));
+	if (!j->children)
+		return job_fail(j, LOOM_STATUS_DMA_ERROR, 0);
+	j->child_capacity = capacity;
+	j->in_items = true;
+	for (uint32_t i = 0; i < count && !ret; i++)
+		ret = run_item(j, payload_va, result_va, i);
+	j->in_items = false;
+	free(j->children);
+	j->children = NULL;
+	if (ret == LOOM_STATUS_CHILD_OVERFLOW)
+		return job_fail(j, ret, j->item);
+	return ret ? job_fail(j, ret, 0) : 0;
+}
+
+static int pkt_write(struct cp_job *j, bool counters)
+{
+	uint64_t va = pkt_u64(j, 8);
+	const struct loom_hw_counters *c = &j->done->counters;
+	int ret;
+
+	if (j->dwords != sizeof(struct loom_pkt_write) / 4)
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
+	if (pkt_u32(j, 4) || (va & 7))
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, 0);
+	ret = counters ? job_write(j, va, c, sizeof(*c)) :
+			 job_write(j, va, &c->cycles, sizeof(c->cycles));
+	return ret ? job_fail(j, ret, 0) : 0;
+}
+
+static int run_packet(struct cp_job *j, uint32_t header)
+{
+	switch (LOOM_PKT_OPCODE(header)) {
+	case LOOM_PKT_NOP:
+		return 0;
+	case LOOM_PKT_LOAD_CONFIG:
+		return pkt_load_config(j);
+	case LOOM_PKT_SET_OPERANDS:
+		return pkt_set_operands(j);
+	case LOOM_PKT_DISPATCH_DENSE:
+		return pkt_dispatch_dense(j);
+	case LOOM_PKT_DISPATCH_ITEMS:
+		return pkt_dispatch_items(j);
+	case LOOM_PKT_WRITE_TIMESTAMP:
+		return pkt_write(j, false);
+	case LOOM_PKT_WRITE_COUNTERS:
+		return pkt_write(j, true);
+	default:
+		return job_fail(j, LOOM_STATUS_BAD_OPCODE, LOOM_PKT_OPCODE(header));
+	}
+}
+
+static int run_packets(struct cp_job *j)
+{
+	uint32_t size = j->desc->cmd_size;
+	int ret;
+
+	for (j->offset = 0; j->offset < size; j->offset += j->dwords * 4) {
+		uint32_t header = pkt_u32(j, 0);
+
+		if (__atomic_load_n(&j->core->stop, __ATOMIC_RELAXED))
+			return job_fail(j, LOOM_STATUS_STOPPED, 0);
+		progress(j);
+		j->done->packet_opcode = LOOM_PKT_OPCODE(header);
+		j->dwords = LOOM_PKT_DWORDS(header);
+		if (!j->dwords || j->dwords > (size - j->offset) / 4)
+			return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
+		if (LOOM_PKT_RESERVED(header))
+			return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, 0);
+		ret = run_packet(j, header);
+		if (ret)
+			return ret;
+	}
+	j->done->packet_opcode = 0;
+	return 0;
+}
+
+/* ---- jobs -------------------------------------------------------------------- */
+
+static bool descriptor_valid(const struct loom_hw_job *desc)
+{
+	for (unsigned i = 0; i < sizeof(desc->reserved) / sizeof(desc->reserved[0]); i++)
+		if (desc->reserved[i])
+			return false;
+	return desc->cmd_size <= LOOM_CMD_MAX_SIZE && !(desc->cmd_size & 3) &&
+	       !(desc->cmd_va & 7) && !(desc->flags & ~LOOM_JOB_FLAGS_MASK) &&
+	       !(desc->pt_root & (LOOM_PAGE_SIZE - 1));
+}
+
+static void take_dump(struct loom_core *core, const struct loom_hw_job *desc,
+		      const struct loom_hw_completion *done, void *buf,
+		      size_t size, size_t *len)
+{
+	unsigned tiles;
+	struct loom_hw_dump *dump;
+	size_t need;
+
+	*len = 0;
+	if (!buf)
+		return;
+	/* Build the full dump, then copy what fits: a short buffer truncates. */
+	dump = calloc(1, LOOM_DUMP_MAX_SIZE);
+	if (!dump)
+		return;
+	loom_fabric_dump(core->fabric, dump, (struct loom_hw_dump_tile *)(dump + 1));
+	tiles = dump->width * dump->height;
+	dump->magic = LOOM_DUMP_MAGIC;
+	dump->core = core->index;
+	dump->seqno = desc->seqno;
+	dump->status = done->status;
+	dump->packet_offset = done->packet_offset;
+	dump->packet_opcode = done->packet_opcode;
+	dump->progress = __atomic_load_n(&core->progress, __ATOMIC_RELAXED);
+	dump->counters = done->counters;
+	need = LOOM_DUMP_SIZE(tiles);
+	*len = need < size ? need : size;
+	memcpy(buf, dump, *len);
+	free(dump);
+}
+
+static void start_completion(const struct loom_hw_job *desc,
+			     struct loom_hw_completion *done)
+{
+	memset(done, 0, sizeof(*done));
+	done->seqno = desc->seqno;
+}
+
+static void run_job(struct cp_job *j)
+{
+	const struct loom_hw_job *desc = j->desc;
+	uint8_t *cmd;
+	int inject = j->core->inject;
+	int ret;
+
+	j->core->inject = LOOM_INJECT_NONE;
+	if (!descriptor_valid(desc)) {
+		job_fail(j, LOOM_STATUS_BAD_DESCRIPTOR, 0);
+		return;
+	}
+	if (inject == LOOM_INJECT_MMU_FAULT) {
+		j->mmu.fault_va = desc->cmd_va;
+		job_fail(j, LOOM_STATUS_MMU_FAULT, LOOM_MMU_FAULT_INJECTED);
+		return;
+	}
+	j->inject_dma = inject == LOOM_INJECT_DMA_ERROR;
+
+	cmd = malloc(desc->cmd_size ? desc->cmd_size : 1);
+	if (!cmd) {
+		job_fail(j, LOOM_STATUS_DMA_ERROR, 0);
+		return;
+	}
+	ret = job_read(j, desc->cmd_va, cmd, desc->cmd_size);
+	if (ret) {
+		job_fail(j, ret, 0);
+	} else {
+		j->cmd = cmd;
+		run_packets(j);
+	}
+	free(cmd);
+}
+
+void loom_core_run_job(struct loom_core *core, const struct loom_hw_job *job,
+		       struct loom_hw_completion *done, void *dump,
+		       size_t dump_size, size_t *dump_len)
+{
+	struct cp_job j = {
+		.core = core,
+		.desc = job,
+		.done = done,
+		.mmu = { .bus = core->bus, .pt_root = job->pt_root },
+	};
+
+	start_completion(job, done);
+	/*
+	 * Nothing carries over between jobs: a job that dispatches without
+	 * loading a configuration gets NO_CONFIG, never the previous job's
+	 * graph or operands.  (A failed configure leaves the fabric empty.)
+	 */
+	loom_fabric_configure(core->fabric, NULL, 0);
+	core->num_operands = 0;
+	run_job(&j);
+	done->packet_offset = done->status ? j.offset : job->cmd_size;
+	*dump_len = 0;
+	if (done->status != LOOM_STATUS_OK)
+		take_dump(core, job, done, dump, dump_size, dump_len);
+}
+
+void loom_core_stopped_job(struct loom_core *core,
+			   const struct loom_hw_job *job,
+			   struct loom_hw_completion *done, void *dump,
+			   size_t dump_size, size_t *dump_len)
+{
+	start_completion(job, done);
+	done->status = LOOM_STATUS_STOPPED;
+	take_dump(core, job, done, dump, dump_size, dump_len);
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The loom-cgra engine: everything the device does, in plain C with no QEMU
+ * headers, so that host unit tests, the compiler's tests and benchmarks run
+ * it directly.  The QEMU glue (../loom_cgra.c) supplies bus access, threads
+ * and interrupts.
+ *
+ * Parts, one file each:
+ *   mmu.c     the device MMU walker (uapi LOOM_PTE_* format)
+ *   alu.c     the PE operations' arithmetic (enum loom_op)
+ *   fabric.c  the cycle-level fabric simulator
+ *   cp.c      the command processor: one job's packets, start to end
+ *
+ * Every value and encoding comes from uapi/loom_device.h.
+ */
+#ifndef LOOM_ENGINE_H
+#define LOOM_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "loom_device.h"
+
+/* ---------------------------------------------------------------- bus --- */
+
+/**
+ * struct loom_bus - how the engine reaches host memory (bus addresses)
+ * @opaque: passed back to the callbacks
+ * @read: copy @len bytes at @addr into @buf; 0 or a negative value on
+ *	failure (the access then ends the job with LOOM_STATUS_DMA_ERROR)
+ * @write: copy @len bytes from @buf to @addr; 0 or negative
+ */
+struct loom_bus {
+	void *opaque;
+	int (*read)(void *opaque, uint64_t addr, void *buf, size_t len);
+	int (*write)(void *opaque, uint64_t addr, const void *buf, size_t len);
+};
+
+/* ---------------------------------------------------------------- mmu.c --- */
+
+/**
+ * struct loom_mmu - one job's address space
+ * @bus: where the page tables and pages are
+ * @pt_root: bus address of the level-0 table
+ * @fault_va: set by a failed access: the VA that faulted
+ * @fault: set by a failed access: enum loom_mmu_fault
+ */
+struct loom_mmu {
+	const struct loom_bus *bus;
+	uint64_t pt_root;
+	uint64_t fault_va;
+	enum loom_mmu_fault fault;
+};
+
+/*
+ * Translates @va for a read or a write.  Returns LOOM_STATUS_OK and the
+ * bus address, or LOOM_STATUS_MMU_FAULT with mmu->fault and mmu->fault_va
+ * set.  No side effects beyond those two fields.
+ */
+int loom_mmu_translate(struct loom_mmu *mmu, uint64_t va, bool write,
+		       uint64_t *bus_addr);
+
+/*
+ * Copies between device VAs and a buffer, page by page.  Returns
+ * LOOM_STATUS_OK, LOOM_STATUS_MMU_FAULT (mmu->fault_va is the first VA that
+ * failed) or LOOM_STATUS_DMA_ERROR.  A failed write may have written the
+ * pages before the faulting one.
+ */
+int loom_mmu_read(struct loom_mmu *mmu, uint64_t va, void *buf, size_t len);
+int loom_mmu_write(struct loom_mmu *mmu, uint64_t va, const void *buf,
+		   size_t len);
+
+/* ---------------------------------------------------------------- alu.c --- */
+
+/*
+ * The value an arithmetic, logic, compare or SELECT operation produces from
+ * its operands, for @type LOOM_TYPE_I64 or LOOM_TYPE_I32 (see enum loom_op
+ * for the rules: no traps, shifts modulo the width, i32 results
+ * sign-extended).  @op must be one of LOOM_OP_ADD .. LOOM_OP_SELECT.
+ */
+uint64_t loom_alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
+		  uint64_t c);
+
+/* Number of inputs (A, B, C) @op consumes, before IMM_B removes B. */
+unsigned loom_op_inputs(unsigned op);
+
+/* ------------------------------------------------------------- fabric.c --- */
+
+/* The model's parameters; LOOM_REG_LIMITS reports them to drivers. */
+#define LOOM_DEFAULT_FIFO_DEPTH		4
+#define LOOM_DEFAULT_MEM_PORTS		2
+#define LOOM_DEFAULT_LOAD_LATENCY	4
+
+struct loom_fabric_params {
+	unsigned width;		/* 1..LOOM_FABRIC_MAX_DIM */
+	unsigned height;	/* 1..LOOM_FABRIC_MAX_DIM */
+	unsigned fifo_depth;	/* PE input FIFO depth, >= 1 */
+	unsigned mem_ports;	/* LOAD/STORE firings per cycle, >= 1 */
+	unsigned load_latency;	/* cycles from LOAD firing to its result, >= 1 */
+};
+
+/**
+ * struct loom_fabric_env - what a dispatch needs from its job
+ * @opaque: passed back to the callbacks
+ * @load: read @size (4 or 8) bytes at device VA @va into *@value
+ *	(zero-extended); returns LOOM_STATUS_OK or the status that ends the
+ *	dispatch (MMU_FAULT, DMA_ERROR)
+ * @store: write the low @size bytes of @value at @va; same returns
+ * @spawn: a SPAWN PE fired with @payload; returns LOOM_STATUS_OK,
+ *	LOOM_STATUS_CHILD_OVERFLOW or LOOM_STATUS_SPAWN_OUTSIDE_ITEMS
+ * @stop: when non-NULL and *@stop is non-zero (read relaxed, every cycle)
+ *	the dispatch ends with LOOM_STATUS_STOPPED
+ * @progress: when non-NULL, incremented (relaxed atomic) for every cycle in
+ *	which a token moved or a PE fired
+ */
+struct loom_fabric_env {
+	void *opaque;
+	int (*load)(void *opaque, uint64_t va, unsigned size, uint64_t *value);
+	int (*store)(void *opaque, uint64_t va, unsigned size, uint64_t value);
+	int (*spawn)(void *opaque, uint64_t payload);
+	const int *stop;
+	uint64_t *progress;
+};
+
+/**
+ * struct loom_dispatch - one dense dispatch or one work item
+ * @operands: values of LOOM_PORT_OPERAND ports
+ * @num_operands: how many; a port whose index is not below it is
+ *	LOOM_STATUS_BAD_PACKET_FIELD
+ * @items: false: dense dispatch over @extents; true: one item, @payload
+ * @rank: dense rank, 0..LOOM_MAX_RANK; a LOOM_PORT_COORD port whose index
+ *	is not below it is LOOM_STATUS_BAD_PACKET_FIELD
+ * @extents: @rank extents, each >= 0 (the caller has rejected negatives)
+ * @payload: the item's payload (LOOM_PORT_PAYLOAD); a PAYLOAD port in a
+ *	dense dispatch, or a COORD port in an item, is BAD_PACKET_FIELD
+ */
+struct loom_dispatch {
+	const uint64_t *operands;
+	unsigned num_operands;
+	bool items;
+	unsigned rank;
+	const int64_t *extents;
+	uint64_t payload;
+};
+
+struct loom_fabric;
+
+/* NULL on allocation failure or invalid parameters. */
+struct loom_fabric *loom_fabric_create(const struct loom_fabric_params *p);
+void loom_fabric_destroy(struct loom_fabric *f);
+
+/*
+ * Validates a struct loom_fabric_config image of @size bytes and makes it
+ * the loaded configuration.  On error nothing is loaded (a later dispatch
+ * gets LOOM_STATUS_NO_CONFIG) and the enum loom_config_error says why.
+ */
+enum loom_config_error loom_fabric_configure(struct loom_fabric *f,
+					     const void *image, size_t size);
+bool loom_fabric_configured(const struct loom_fabric *f);
+
+/*
+ * Runs @d to completion: every instance (or the one item) injected and the
+ * fabric quiescent.  Returns an enum loom_hw_status: OK, STOPPED, DEADLOCK
+ * (nothing can move yet the dispatch is not finished), BAD_PACKET_FIELD
+ * (ports disagree with @d), NO_CONFIG, or what a callback returned.  Adds
+ * to @counters (cycles, firings, stalls, instances or items, mem_reads,
+ * mem_writes, spawns).  After an error the fabric state is left as it was
+ * for loom_fabric_dump(); the next run starts from empty buffers.
+ */
+int loom_fabric_run(struct loom_fabric *f, const struct loom_dispatch *d,
+		    const struct loom_fabric_env *env,
+		    struct loom_hw_counters *counters);
+
+/*
+ * Describes the fabric's current state: fills @dump's width, height,
+ * blocked and waiting fields and @tiles[width * height].
+ */
+void loom_fabric_dump(const struct loom_fabric *f, struct loom_hw_dump *dump,
+		      struct loom_hw_dump_tile *tiles);
+
+/* ----------------------------------------------------------------- cp.c --- */
+
+/**
+ * struct loom_core - one compute core's engine state
+ * @index: the core's number
+ * @fabric: its fabric
+ * @bus: host memory
+ * @inject: pending LOOM_INJECT_* for the next job (consumed by it)
+ * @stop: set (relaxed) to stop the running job
+ * @progress: LOOM_CORE_PROGRESS
+ * @operands: values from the last SET_OPERANDS of the running job
+ * @num_operands: how many
+ */
+struct loom_core {
+	unsigned index;
+	struct loom_fabric *fabric;
+	const struct loom_bus *bus;
+	int inject;
+	int stop;
+	uint64_t progress;
+	uint64_t operands[LOOM_MAX_OPERANDS];
+	unsigned num_operands;
+};
+
+/*
+ * Executes one job: decodes its command buffer through its address space
+ * and runs every packet.  Fills @done (the completion record to write) and,
+ * when the job ends with an error or is stopped and @dump is non-NULL,
+ * the state dump (@dump_size bytes available; *@dump_len the bytes used,
+ * 0 when no dump was taken).  LOOM_INJECT_HANG is not handled here: the
+ * caller waits for a stop or reset instead of running the job.
+ */
+void loom_core_run_job(struct loom_core *core, const struct loom_hw_job *job,
+		       struct loom_hw_completion *done, void *dump,
+		       size_t dump_size, size_t *dump_len);
+
+/* Fills @done and @dump for a job that was stopped before it ran. */
+void loom_core_stopped_job(struct loom_core *core,
+			   const struct loom_hw_job *job,
+			   struct loom_hw_completion *done, void *dump,
+			   size_t dump_size, size_t *dump_len);
+
+#endif /* LOOM_ENGINE_H */

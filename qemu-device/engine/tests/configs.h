@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * configs.h: hand-built fabric configurations shared by host tests and
+ * benchmarks.  Each builder writes an image into @buf and returns its size,
+ * or 0 when @size is too small or the fabric is smaller than 4 x 4 (the
+ * graphs use the north-west 4 x 4 tiles and ports on the N and W edges
+ * only, so any larger fabric works too).
+ */
+#ifndef LOOM_TEST_CONFIGS_H
+#define LOOM_TEST_CONFIGS_H
+
+#include "fabric_build.h"
+
+/*
+ * Vector add, c[i] = a[i] + b[i] over i64 elements, for a dense rank-1
+ * dispatch over i in [0, n).
+ *
+ * Ports: operand 0 = a_va (N edge, x = 1), operand 1 = b_va (N, x = 2),
+ * operand 2 = c_va (N, x = 3), coordinate 0 = i (W edge, y = 0).
+ *
+ *   (0,0) SHL imm 3: off = i << 3        -> E
+ *   (1,0) ADD a_va + off -> S; forwards off E
+ *   (2,0) ADD b_va + off -> S; forwards off E
+ *   (3,0) ADD c_va + off -> S
+ *   (1,1) LOAD a[i] -> S        (2,1) LOAD b[i] -> S    (3,1) passes S
+ *   (1,2) passes a[i] E         (2,2) ADD -> E          (3,2) STORE -> S
+ *   (3,3) SINK (the STOREs' done tokens)
+ */
+static inline size_t loom_test_config_vector_add(void *buf, size_t size,
+						 unsigned width,
+						 unsigned height)
+{
+	struct fb *b;
+	unsigned x;
+	size_t n;
+
+	if (width < 4 || height < 4 || width > LOOM_FABRIC_MAX_DIM ||
+	    height > LOOM_FABRIC_MAX_DIM)
+		return 0;
+	b = malloc(sizeof(*b));
+	if (!b)
+		return 0;
+	fb_init(b, width, height);
+	fb_port(b, LOOM_DIR_W, 0, LOOM_PORT_COORD, 0);
+	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
+	fb_port(b, LOOM_DIR_N, 2, LOOM_PORT_OPERAND, 1);
+	fb_port(b, LOOM_DIR_N, 3, LOOM_PORT_OPERAND, 2);
+
+	fb_pe(b, 0, 0, LOOM_OP_SHL, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 3);
+	fb_route(b, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 0, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	for (x = 1; x < 4; x++) {
+		fb_pe(b, x, 0, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
+		fb_route(b, x, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+		fb_route(b, x, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
+		fb_route(b, x, 0, LOOM_OUT_S, LOOM_SRC_PE);
+		if (x < 3)
+			fb_route(b, x, 0, LOOM_OUT_E, LOOM_SRC_W);
+	}
+	for (x = 1; x < 3; x++) {
+		fb_pe(b, x, 1, LOOM_OP_LOAD, LOOM_TYPE_I64, 0, 0);
+		fb_route(b, x, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+		fb_route(b, x, 1, LOOM_OUT_S, LOOM_SRC_PE);
+	}
+	fb_route(b, 3, 1, LOOM_OUT_S, LOOM_SRC_N);
+
+	fb_route(b, 1, 2, LOOM_OUT_E, LOOM_SRC_N);
+	fb_pe(b, 2, 2, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 2, 2, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 2, 2, LOOM_OUT_PE_B, LOOM_SRC_N);
+	fb_route(b, 2, 2, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_pe(b, 3, 2, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 3, 2, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 3, 2, LOOM_OUT_PE_B, LOOM_SRC_W);
+	fb_route(b, 3, 2, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 3, 3, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 3, 3, LOOM_OUT_PE_A, LOOM_SRC_N);
+
+	n = fb_image(b, buf, size);
+	free(b);
+	return n;
+}
+
+/*
+ * Tree-child spawner, for an items dispatch: the payload is a node index n;
+ * operand 0 = child_table_va, where node n's first child index is the i64
+ * at table + n * 16 and its child count the i64 at table + n * 16 + 8.
+ * Spawns first_child, first_child + 1, ... (count children) in order: one
+ * STREAM feeds one SPAWN PE, which fires in stream order.
+ *
+ * Ports: payload (N edge, x = 0), operand 0 (N edge, x = 1).
+ *
+ *   (0,0) SHL imm 4: n * 16 -> E
+ *   (1,0) ADD table + n * 16 = p -> S and E
+ *   (2,0) ADD p + imm 8 -> S
+ *   (1,1) LOAD first -> S       (2,1) LOAD count -> S
+ *   (1,2) passes first E        (2,2) STREAM(first, imm 1, count) -> S
+ *   (2,3) SPAWN -> E            (3,3) SINK
+ */
+static inline size_t loom_test_config_tree_spawner(void *buf, size_t size,
+						   unsigned width,
+						   unsigned height)
+{
+	struct fb *b;
+	unsigned x;
+	size_t n;
+
+	if (width < 4 || height < 4 || width > LOOM_FABRIC_MAX_DIM ||
+	    height > LOOM_FABRIC_MAX_DIM)
+		return 0;
+	b = malloc(sizeof(*b));
+	if (!b)
+		return 0;
+	fb_init(b, width, height);
+	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_PAYLOAD, 0);
+	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
+
+	fb_pe(b, 0, 0, LOOM_OP_SHL, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 4);
+	fb_route(b, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 0, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_pe(b, 1, 0, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 1, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
+	fb_route(b, 1, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_route(b, 1, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_pe(b, 2, 0, LOOM_OP_ADD, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 8);
+	fb_route(b, 2, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 2, 0, LOOM_OUT_S, LOOM_SRC_PE);
+
+	for (x = 1; x < 3; x++) {
+		fb_pe(b, x, 1, LOOM_OP_LOAD, LOOM_TYPE_I64, 0, 0);
+		fb_route(b, x, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+		fb_route(b, x, 1, LOOM_OUT_S, LOOM_SRC_PE);
+	}
+	fb_route(b, 1, 2, LOOM_OUT_E, LOOM_SRC_N);
+	fb_pe(b, 2, 2, LOOM_OP_STREAM, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 1);
+	fb_route(b, 2, 2, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 2, 2, LOOM_OUT_PE_C, LOOM_SRC_N);
+	fb_route(b, 2, 2, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 2, 3, LOOM_OP_SPAWN, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 2, 3, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 2, 3, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_pe(b, 3, 3, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 3, 3, LOOM_OUT_PE_A, LOOM_SRC_W);
+
+	n = fb_image(b, buf, size);
+	free(b);
+	return n;
+}
+
+#endif /* LOOM_TEST_CONFIGS_H */

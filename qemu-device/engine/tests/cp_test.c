@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The command processor, end to end on the host: descriptors and command
+ * buffers in (fake) bus memory, translated by the real MMU, running the real
+ * fabric.  Every typed error, fault injection, the state dump, and the two
+ * hand-built programs (vector add, tree-child spawner) checked against C.
+ */
+#include "check.h"
+#include "configs.h"
+#include "fake_bus.h"
+
+#define CMD_VA		0x10000ULL
+#define CONFIG_VA	0x20000ULL
+#define DATA_VA		0x100000ULL
+#define RO_VA		0x400000ULL
+#define CMD_MAX		4096
+
+static struct fake_bus bus;
+static struct loom_core core;
+static uint32_t cmd[CMD_MAX / 4];
+static unsigned cmd_len;	/* dwords */
+static uint8_t dump[LOOM_DUMP_MAX_SIZE];
+static size_t dump_len;
+
+static void setup(void)
+{
+	static const struct loom_fabric_params params = {
+		.width = 4, .height = 4,
+		.fifo_depth = LOOM_DEFAULT_FIFO_DEPTH,
+		.mem_ports = LOOM_DEFAULT_MEM_PORTS,
+		.load_latency = LOOM_DEFAULT_LOAD_LATENCY,
+	};
+
+	fake_bus_init(&bus, 16 << 20);
+	fake_bus_map(&bus, CMD_VA, CMD_MAX, LOOM_PTE_READ);
+	fake_bus_map(&bus, CONFIG_VA, 16384, LOOM_PTE_READ);
+	fake_bus_map(&bus, DATA_VA, 1 << 20, LOOM_PTE_READ | LOOM_PTE_WRITE);
+	fake_bus_map(&bus, RO_VA, LOOM_PAGE_SIZE, LOOM_PTE_READ);
+	memset(&core, 0, sizeof(core));
+	core.fabric = loom_fabric_create(&params);
+	core.bus = &bus.bus;
+	cmd_len = 0;
+}
+
+static void teardown(void)
+{
+	loom_fabric_destroy(core.fabric);
+	fake_bus_fini(&bus);
+}
+
+/* ---- command buffer building --------------------------------------------- */
+
+static void emit32(uint32_t v)
+{
+	cmd[cmd_len++] = v;
+}
+
+static void emit64(uint64_t v)
+{
+	emit32((uint32_t)v);
+	emit32((uint32_t)(v >> 32));
+}
+
+static void emit_load_config(uint64_t va, uint32_t size)
+{
+	emit32(LOOM_PKT_HEADER(LOOM_PKT_LOAD_CONFIG, 4));
+	emit32(size);
+	emit64(va);
+}
+
+static void emit_operands(unsigned n, const uint64_t *v)
+{
+	emit32(LOOM_PKT_HEADER(LOOM_PKT_SET_OPERANDS, 2 + 2 * n));
+	emit32(n);
+	for (unsigned i = 0; i < n; i++)
+		emit64(v[i]);
+}
+
+static void emit_dense(unsigned rank, const int64_t *extents)
+{
+	emit32(LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 2 + 2 * rank));
+	emit32(rank);
+	for (unsigned i = 0; i < rank; i++)
+		emit64((uint64_t)extents[i]);
+}
+
+static void emit_items(uint32_t count, uint64_t payload_va, uint64_t result_va,
+		       uint32_t capacity)
+{
+	emit32(LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_ITEMS, 8));
+	emit32(count);
+	emit64(payload_va);
+	emit64(result_va);
+	emit32(capacity);
+	emit32(0);
+}
+
+static void emit_write(unsigned op, uint64_t va)
+{
+	emit32(LOOM_PKT_HEADER(op, 4));
+	emit32(0);
+	emit64(va);
+}
+
+/* Writes a configuration image at CONFIG_VA; returns its size. */
+static uint32_t put_config(size_t (*build)(void *, size_t, unsigned, unsigned))
+{
+	static uint8_t image[16384];
+	size_t n = build(image, sizeof(image), 4, 4);
+
+	fake_bus_poke(&bus, CONFIG_VA, image, n);
+	return (uint32_t)n;
+}
+
+static struct loom_hw_job job_for_cmd(void)
+{
+	struct loom_hw_job job = {
+		.cmd_va = CMD_VA,
+		.cmd_size = cmd_len * 4,
+		.pt_root = bus.pt_root,
+		.seqno = 42,
+	};
+
+	fake_bus_poke(&bus, CMD_VA, cmd, cmd_len * 4);
+	return job;
+}
+
+static struct loom_hw_completion run_job(const struct loom_hw_job *job)
+{
+	struct loom_hw_completion done;
+
+	loom_core_run_job(&core, job, &done, dump, sizeof(dump), &dump_len);
+	return done;
+}
+
+static struct loom_hw_completion run(void)
+{
+	struct loom_hw_job job = job_for_cmd();
+
+	return run_job(&job);
+}
+
+static uint64_t peek64(uint64_t va)
+{
+	uint64_t v;
+
+	fake_bus_peek(&bus, va, &v, 8);
+	return v;
+}
+
+static void poke64(uint64_t va, uint64_t v)
+{
+	fake_bus_poke(&bus, va, &v, 8);
+}
+
+/* ---- vector add ------------------------------------------------------------ */
+
+static struct loom_hw_completion vector_add(int64_t n, uint64_t a, uint64_t b,
+					    uint64_t c)
+{
+	uint64_t ops[3] = { a, b, c };
+
+	cmd_len = 0;
+	emit_load_config(CONFIG_VA, put_config(loom_test_config_vector_add));
+	emit_operands(3, ops);
+	emit_dense(1, &n);
+	emit_write(LOOM_PKT_WRITE_COUNTERS, DATA_VA + 0xf0000);
+	return run();
+}
+
+TEST(vector_add_matches_c)
+{
+	const int64_t sizes[] = { 1, 7, 64, 1000 };
+	uint64_t a = DATA_VA, b = DATA_VA + 0x10000, c = DATA_VA + 0x20000;
+
+	setup();
+	for (unsigned s = 0; s < 4; s++) {
+		int64_t n = sizes[s];
+		struct loom_hw_completion done;
+		struct loom_hw_counters counters;
+
+		for (int64_t i = 0; i < n + 1; i++) {
+			poke64(a + 8 * i, (uint64_t)(i * 3 - 500));
+			poke64(b + 8 * i, (uint64_t)(1000000007LL * i));
+			poke64(c + 8 * i, 0xdeadbeef);
+		}
+		done = vector_add(n, a, b, c);
+		REQUIRE_EQ(LOOM_STATUS_OK, done.status);
+		CHECK_EQ(42, done.seqno);
+		CHECK_EQ(cmd_len * 4, done.packet_offset);
+		CHECK_EQ(n, done.counters.instances);
+		CHECK(done.counters.cycles >= (uint64_t)n);
+		CHECK_EQ(2 * n, done.counters.mem_reads);
+		CHECK_EQ(n, done.counters.mem_writes);
+		for (int64_t i = 0; i < n; i++)
+			CHECK_EQ((i * 3 - 500) + 1000000007LL * i, peek64(c + 8 * i));
+		CHECK_EQ(0xdeadbeef, peek64(c + 8 * n));	/* nothing past the end */
+		fake_bus_peek(&bus, DATA_VA + 0xf0000, &counters, sizeof(counters));
+		CHECK_EQ(done.counters.cycles, counters.cycles);
+		CHECK_EQ(0, dump_len);
+	}
+	teardown();
+}
+
+TEST(vector_add_empty_domain)
+{
+	struct loom_hw_completion done;
+
+	setup();
+	poke64(DATA_VA + 0x20000, 77);
+	done = vector_add(0, DATA_VA, DATA_VA + 0x10000, DATA_VA + 0x20000);
+	CHECK_EQ(LOOM_STATUS_OK, done.status);
+	CHECK_EQ(0, done.counters.instances);
+	CHECK_EQ(0, done.counters.mem_writes);
+	CHECK_EQ(77, peek64(DATA_VA + 0x20000));
+	teardown();
+}
+
+TEST(same_job_same_results_and_counters)
+{
+	struct loom_hw_completion first, second;
+
+	setup();
+	first = vector_add(100, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	second = vector_add(100, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	CHECK_EQ(LOOM_STATUS_OK, first.status);
+	CHECK(memcmp(&first, &second, sizeof(first)) == 0);
+	teardown();
+}
+
+/* ---- tree traversal over items ------------------------------------------------ */
+
+#define TREE_NODES	40
+
+/* A fixed irregular tree: node n has (n * 7 + 3) % 4 children, numbered BFS. */
+static void make_tree(int64_t first[TREE_NODES], int64_t count[TREE_NODES])
+{
+	int64_t next = 1;
+
+	for (int n = 0; n < TREE_NODES; n++) {
+		int64_t k = (n * 7 + 3) % 4;
+
+		if (next + k > TREE_NODES)
+			k = TREE_NODES - next;
+		first[n] = next;
+		count[n] = k;
+		next += k;
+	}
+}
+
+TEST(tree_spawner_bfs_matches_c)
+{
+	const uint64_t table = DATA_VA, payloads = DATA_VA + 0x1000;
+	const uint64_t results = DATA_VA + 0x2000;
+	const uint32_t cap = 4;
+	int64_t first[TREE_NODES], count[TREE_NODES];
+	uint64_t frontier[TREE_NODES], next[TREE_NODES];
+	unsigned nf = 1, visited = 0;
+	struct loom_hw_completion done;
+
+	setup();
+	make_tree(first, count);
+	for (int n = 0; n < TREE_NODES; n++) {
+		poke64(table + 16 * n, (uint64_t)first[n]);
+		poke64(table + 16 * n + 8, (uint64_t)count[n]);
+	}
+	frontier[0] = 0;
+	while (nf) {
+		unsigned nn = 0;
+
+		for (unsigned i = 0; i < nf; i++)
+			poke64(payloads + 8 * i, frontier[i]);
+		cmd_len = 0;
+		emit_load_config(CONFIG_VA, put_config(loom_test_config_tree_spawner));
+		emit_operands(1, &table);
+		emit_items(nf, payloads, results, cap);
+		done = run();
+		REQUIRE_EQ(LOOM_STATUS_OK, done.status);
+		CHECK_EQ(nf, done.counters.items);
+		for (unsigned i = 0; i < nf; i++) {
+			uint64_t rec = results + i * LOOM_ITEM_RESULT_SIZE(cap);
+			uint32_t got = (uint32_t)peek64(rec);
+			int64_t n = (int64_t)frontier[i];
+
+			CHECK_EQ(count[n], got);
+			for (uint32_t k = 0; k < got && k < cap; k++) {
+				CHECK_EQ(first[n] + k, peek64(rec + 8 + 8 * k));
+				next[nn++] = peek64(rec + 8 + 8 * k);
+			}
+		}
+		visited += nf;
+		memcpy(frontier, next, nn * sizeof(next[0]));
+		nf = nn;
+	}
+	CHECK_EQ(TREE_NODES, visited);
+	teardown();
+}
+
+TEST(child_overflow_names_the_item)
+{
+	const uint64_t table = DATA_VA, payloads = DATA_VA + 0x1000;
+	const uint64_t results = DATA_VA + 0x2000;
+	struct loom_hw_completion done;
+
+	setup();
+	/* node 0: 1 child; node 1: 3 children; capacity 2 */
+	poke64(table + 0, 10);
+	poke64(table + 8, 1);
+	poke64(table + 16, 20);
+	poke64(table + 24, 3);
+	poke64(payloads, 0);
+	poke64(payloads + 8, 1);
+	emit_load_config(CONFIG_VA, put_config(loom_test_config_tree_spawner));
+	emit_operands(1, &table);
+	emit_items(2, payloads, results, 2);
+	done = run();
+	CHECK_EQ(LOOM_STATUS_CHILD_OVERFLOW, done.status);
+	CHECK_EQ(1, done.detail);
+	CHECK_EQ(8 * 4, done.packet_offset);	/* after LOAD_CONFIG and SET_OPERANDS, 4 dwords each */
+	/* item 0's record was written before item 1 overflowed */
+	CHECK_EQ(1, (uint32_t)peek64(results));
+	CHECK_EQ(10, peek64(results + 8));
+	CHECK(dump_len > 0);
+	teardown();
+}
+
+/* ---- typed errors ------------------------------------------------------------- */
+
+static struct loom_hw_completion run_words(unsigned n, const uint32_t *words)
+{
+	cmd_len = 0;
+	for (unsigned i = 0; i < n; i++)
+		emit32(words[i]);
+	return run();
+}
+
+TEST(malformed_packets)
+{
+	struct loom_hw_completion d;
+
+	setup();
+	d = run_words(1, (uint32_t[]){ LOOM_PKT_HEADER(99, 1) });
+	CHECK_EQ(LOOM_STATUS_BAD_OPCODE, d.status);
+	CHECK_EQ(99, d.detail);
+	d = run_words(1, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_NOP, 0) });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_SIZE, d.status);
+	d = run_words(2, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_NOP, 1),
+				       LOOM_PKT_HEADER(LOOM_PKT_NOP, 3) });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_SIZE, d.status);
+	CHECK_EQ(4, d.packet_offset);
+	d = run_words(5, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_LOAD_CONFIG, 5), 0, 0, 0, 0 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_SIZE, d.status);
+	d = run_words(1, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_NOP, 1) | 0x100 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	d = run_words(2, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 2), 5 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	d = run_words(4, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 3), 1, 0, 0 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_SIZE, d.status);
+	d = run_words(2, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_SET_OPERANDS, 2), 17 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	d = run_words(3, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_SET_OPERANDS, 3), 1, 0 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_SIZE, d.status);
+	d = run_words(4, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_WRITE_TIMESTAMP, 4), 1,
+				       (uint32_t)DATA_VA, 0 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	d = run_words(4, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_WRITE_TIMESTAMP, 4), 0,
+				       (uint32_t)DATA_VA + 4, 0 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	d = run_words(4, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_LOAD_CONFIG, 4), 16,
+				       (uint32_t)CONFIG_VA + 4, 0 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	d = run_words(8, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_ITEMS, 8), 1,
+				       (uint32_t)DATA_VA, 0, (uint32_t)DATA_VA, 0, 1, 1 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	d = run_words(8, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_ITEMS, 8), 1,
+				       (uint32_t)DATA_VA, 0, (uint32_t)DATA_VA, 0,
+				       LOOM_MAX_CHILD_CAPACITY + 1, 0 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	teardown();
+}
+
+TEST(negative_extent_rejected_before_any_instance)
+{
+	int64_t ext[2] = { 4, -1 };
+	uint64_t ops[3] = { DATA_VA, DATA_VA, DATA_VA + 0x20000 };
+	struct loom_hw_completion d;
+
+	setup();
+	poke64(DATA_VA + 0x20000, 5);
+	emit_load_config(CONFIG_VA, put_config(loom_test_config_vector_add));
+	emit_operands(3, ops);
+	emit_dense(2, ext);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	CHECK_EQ(1, d.detail);
+	CHECK_EQ(0, d.counters.instances);
+	CHECK_EQ(5, peek64(DATA_VA + 0x20000));
+	teardown();
+}
+
+TEST(ports_disagree_with_dispatch)
+{
+	uint64_t ops[3] = { DATA_VA, DATA_VA, DATA_VA };
+	struct loom_hw_completion d;
+
+	setup();
+	/* vector add reads coordinate 0: a rank-0 dispatch has none */
+	emit_load_config(CONFIG_VA, put_config(loom_test_config_vector_add));
+	emit_operands(3, ops);
+	emit_dense(0, NULL);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	/* and operand 2 needs three operands */
+	cmd_len = 0;
+	emit_load_config(CONFIG_VA, put_config(loom_test_config_vector_add));
+	emit_operands(2, ops);
+	emit_dense(1, (int64_t[]){ 1 });
+	d = run();
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	teardown();
+}
+
+TEST(no_config_and_nothing_carries_over)
+{
+	struct loom_hw_completion d;
+
+	setup();
+	emit_dense(1, (int64_t[]){ 1 });
+	d = run();
+	CHECK_EQ(LOOM_STATUS_NO_CONFIG, d.status);
+	/* a configuration loaded by one job is gone in the next */
+	d = vector_add(1, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	CHECK_EQ(LOOM_STATUS_OK, d.status);
+	cmd_len = 0;
+	emit_dense(1, (int64_t[]){ 1 });
+	d = run();
+	CHECK_EQ(LOOM_STATUS_NO_CONFIG, d.status);
+	cmd_len = 0;
+	emit_items(1, DATA_VA, DATA_VA + 0x1000, 1);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_NO_CONFIG, d.status);
+	teardown();
+}
+
+TEST(bad_config_reports_why)
+{
+	uint32_t size;
+	uint32_t bad = 0x12345678;
+	struct loom_hw_completion d;
+
+	setup();
+	size = put_config(loom_test_config_vector_add);
+	fake_bus_poke(&bus, CONFIG_VA, &bad, 4);
+	emit_load_config(CONFIG_VA, size);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_BAD_CONFIG, d.status);
+	CHECK_EQ(LOOM_CONFIG_BAD_MAGIC, d.detail);
+	cmd_len = 0;
+	put_config(loom_test_config_vector_add);
+	emit_load_config(CONFIG_VA, size - 4);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_BAD_CONFIG, d.status);
+	CHECK_EQ(LOOM_CONFIG_BAD_SIZE, d.detail);
+	teardown();
+}
+
+TEST(mmu_faults_reach_the_completion)
+{
+	struct loom_hw_completion d;
+	struct loom_hw_job job;
+
+	setup();
+	/* command buffer unmapped */
+	emit32(LOOM_PKT_HEADER(LOOM_PKT_NOP, 1));
+	job = job_for_cmd();
+	job.cmd_va = 0x7000000;
+	d = run_job(&job);
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, d.status);
+	CHECK_EQ(LOOM_MMU_FAULT_NOT_MAPPED, d.detail);
+	CHECK_EQ(0x7000000, d.fault_va);
+	/* a PE store into a read-only page */
+	d = vector_add(3, DATA_VA, DATA_VA, RO_VA);
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, d.status);
+	CHECK_EQ(LOOM_MMU_FAULT_WRITE, d.detail);
+	CHECK_EQ(RO_VA, d.fault_va & ~0xfULL);
+	CHECK(dump_len > 0);
+	/* a counters write to an unmapped VA */
+	cmd_len = 0;
+	emit_write(LOOM_PKT_WRITE_COUNTERS, 0x9000000);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, d.status);
+	CHECK_EQ(0x9000000, d.fault_va);
+	teardown();
+}
+
+TEST(dma_error)
+{
+	struct loom_hw_completion d;
+
+	setup();
+	/* a mapping whose page is outside memory */
+	*fake_bus_leaf(&bus, 0x5000000) = 0x7000000000ULL | LOOM_PTE_VALID | LOOM_PTE_READ |
+					  LOOM_PTE_WRITE;
+	emit_write(LOOM_PKT_WRITE_TIMESTAMP, 0x5000000);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_DMA_ERROR, d.status);
+	teardown();
+}
+
+TEST(bad_descriptors)
+{
+	struct loom_hw_job job;
+
+	setup();
+	emit32(LOOM_PKT_HEADER(LOOM_PKT_NOP, 1));
+	job = job_for_cmd();
+	job.reserved[2] = 1;
+	CHECK_EQ(LOOM_STATUS_BAD_DESCRIPTOR, run_job(&job).status);
+	job = job_for_cmd();
+	job.cmd_size = 6;
+	CHECK_EQ(LOOM_STATUS_BAD_DESCRIPTOR, run_job(&job).status);
+	job = job_for_cmd();
+	job.cmd_size = LOOM_CMD_MAX_SIZE + 4;
+	CHECK_EQ(LOOM_STATUS_BAD_DESCRIPTOR, run_job(&job).status);
+	job = job_for_cmd();
+	job.pt_root += 8;
+	CHECK_EQ(LOOM_STATUS_BAD_DESCRIPTOR, run_job(&job).status);
+	job = job_for_cmd();
+	job.flags = 1;
+	CHECK_EQ(LOOM_STATUS_BAD_DESCRIPTOR, run_job(&job).status);
+	job = job_for_cmd();
+	CHECK_EQ(LOOM_STATUS_OK, run_job(&job).status);
+	/* an empty command buffer is a valid, empty job */
+	job.cmd_size = 0;
+	CHECK_EQ(LOOM_STATUS_OK, run_job(&job).status);
+	teardown();
+}
+
+TEST(spawn_outside_items)
+{
+	static uint8_t image[4096];
+	struct fb *b = malloc(sizeof(*b));
+	struct loom_hw_completion d;
+	size_t n;
+
+	setup();
+	fb_init(b, 4, 4);
+	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_CTRL, 0);
+	fb_pe(b, 0, 0, LOOM_OP_SPAWN, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 0, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 0, 1, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 0, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	n = fb_image(b, image, sizeof(image));
+	free(b);
+	fake_bus_poke(&bus, CONFIG_VA, image, n);
+	emit_load_config(CONFIG_VA, (uint32_t)n);
+	emit_dense(0, NULL);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_SPAWN_OUTSIDE_ITEMS, d.status);
+	teardown();
+}
+
+/* ---- injection, stop, dump ---------------------------------------------------- */
+
+TEST(injected_faults_are_consumed)
+{
+	struct loom_hw_completion d;
+
+	setup();
+	core.inject = LOOM_INJECT_MMU_FAULT;
+	d = vector_add(2, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, d.status);
+	CHECK_EQ(LOOM_MMU_FAULT_INJECTED, d.detail);
+	CHECK_EQ(CMD_VA, d.fault_va);
+	CHECK_EQ(LOOM_INJECT_NONE, core.inject);
+	core.inject = LOOM_INJECT_DMA_ERROR;
+	d = vector_add(2, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	CHECK_EQ(LOOM_STATUS_DMA_ERROR, d.status);
+	d = vector_add(2, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	CHECK_EQ(LOOM_STATUS_OK, d.status);
+	teardown();
+}
+
+TEST(stop_gives_status_and_dump)
+{
+	struct loom_hw_completion d;
+	struct loom_hw_dump *hdr = (struct loom_hw_dump *)dump;
+	struct loom_hw_job job;
+
+	setup();
+	core.stop = 1;
+	d = vector_add(1000, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	CHECK_EQ(LOOM_STATUS_STOPPED, d.status);
+	REQUIRE(dump_len == LOOM_DUMP_SIZE(16));
+	CHECK_EQ(LOOM_DUMP_MAGIC, hdr->magic);
+	CHECK_EQ(LOOM_STATUS_STOPPED, hdr->status);
+	CHECK_EQ(42, hdr->seqno);
+	CHECK_EQ(4, hdr->width);
+	CHECK_EQ(4, hdr->height);
+	core.stop = 0;
+	/* a job stopped before it ran (an injected hang) */
+	job = job_for_cmd();
+	loom_core_stopped_job(&core, &job, &d, dump, 64, &dump_len);
+	CHECK_EQ(LOOM_STATUS_STOPPED, d.status);
+	CHECK_EQ(64, dump_len);		/* truncated to the buffer */
+	CHECK_EQ(LOOM_DUMP_MAGIC, hdr->magic);
+	teardown();
+}
+
+TEST(deadlock_dump_explains)
+{
+	static uint8_t image[4096];
+	struct fb *b = malloc(sizeof(*b));
+	struct loom_hw_dump *hdr = (struct loom_hw_dump *)dump;
+	struct loom_hw_dump_tile *tiles = (struct loom_hw_dump_tile *)(hdr + 1);
+	struct loom_hw_completion d;
+	size_t n;
+
+	setup();
+	/* ADD at (0,0) gets A from the ctrl port; B is routed from its own
+	 * output, which never fills: the token on A waits forever. */
+	fb_init(b, 4, 4);
+	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_CTRL, 0);
+	fb_pe(b, 0, 0, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 0, 0, LOOM_OUT_PE_B, LOOM_SRC_PE);
+	n = fb_image(b, image, sizeof(image));
+	free(b);
+	fake_bus_poke(&bus, CONFIG_VA, image, n);
+	emit_load_config(CONFIG_VA, (uint32_t)n);
+	emit_dense(0, NULL);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_DEADLOCK, d.status);
+	REQUIRE(dump_len > sizeof(*hdr));
+	CHECK_EQ(LOOM_STATUS_DEADLOCK, hdr->status);
+	CHECK_EQ(1, hdr->waiting);
+	CHECK_EQ(1, tiles[0].fifo[0]);
+	CHECK_EQ(0, tiles[0].fifo[1]);
+	CHECK_EQ(LOOM_PKT_DISPATCH_DENSE, hdr->packet_opcode);
+	teardown();
+}
+
+TEST(timestamp_and_progress)
+{
+	uint64_t before;
+	struct loom_hw_completion d;
+
+	setup();
+	before = core.progress;
+	d = vector_add(10, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	CHECK_EQ(LOOM_STATUS_OK, d.status);
+	CHECK(core.progress > before + 10);
+	cmd_len = 0;
+	emit_write(LOOM_PKT_WRITE_TIMESTAMP, DATA_VA + 0x30000);
+	CHECK_EQ(LOOM_STATUS_OK, run().status);
+	CHECK_EQ(0, peek64(DATA_VA + 0x30000));
+	teardown();
+}
+
+int main(void)
+{
+	RUN(vector_add_matches_c);
+	RUN(vector_add_empty_domain);
+	RUN(same_job_same_results_and_counters);
+	RUN(tree_spawner_bfs_matches_c);
+	RUN(child_overflow_names_the_item);
+	RUN(malformed_packets);
+	RUN(negative_extent_rejected_before_any_instance);
+	RUN(ports_disagree_with_dispatch);
+	RUN(no_config_and_nothing_carries_over);
+	RUN(bad_config_reports_why);
+	RUN(mmu_faults_reach_the_completion);
+	RUN(dma_error);
+	RUN(bad_descriptors);
+	RUN(spawn_outside_items);
+	RUN(injected_faults_are_consumed);
+	RUN(stop_gives_status_and_dump);
+	RUN(deadlock_dump_explains);
+	RUN(timestamp_and_progress);
+	return checks_done();
+}

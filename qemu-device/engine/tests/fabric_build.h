@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fabric_build.h: helpers for host tests of the fabric model.
+ *
+ *  - struct fb builds a struct loom_fabric_config image in memory: set a
+ *    tile's operation, its routes, bind edge ports, then fb_image().
+ *  - struct fake_mem is a byte array addressed by device VA behind the
+ *    load/store/spawn callbacks of struct loom_fabric_env; it remembers how
+ *    often each byte was written and logs every access and spawn.
+ */
+#ifndef LOOM_FABRIC_BUILD_H
+#define LOOM_FABRIC_BUILD_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define FB_MAX_TILES	(LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM)
+
+struct fb {
+	struct loom_fabric_config hdr;
+	struct loom_tile_config tiles[FB_MAX_TILES];
+	struct loom_port_binding ports[LOOM_MAX_PORTS];
+};
+
+static inline void fb_init(struct fb *b, unsigned width, unsigned height)
+{
+	memset(b, 0, sizeof(*b));
+	b->hdr.magic = LOOM_CONFIG_MAGIC;
+	b->hdr.version = LOOM_CONFIG_VERSION;
+	b->hdr.width = width;
+	b->hdr.height = height;
+}
+
+static inline struct loom_tile_config *fb_tile(struct fb *b, unsigned x,
+					       unsigned y)
+{
+	return &b->tiles[y * b->hdr.width + x];
+}
+
+/* Sets the PE of tile (x, y): enum loom_op, LOOM_TYPE_*, LOOM_TILE_*, imm. */
+static inline void fb_pe(struct fb *b, unsigned x, unsigned y, unsigned op,
+			 unsigned type, unsigned flags, uint64_t imm)
+{
+	struct loom_tile_config *t = fb_tile(b, x, y);
+
+	t->op = op;
+	t->type = type;
+	t->flags = flags;
+	t->imm = imm;
+}
+
+/* Output @out (enum loom_route_out) of tile (x, y) takes from @src. */
+static inline void fb_route(struct fb *b, unsigned x, unsigned y, unsigned out,
+			    unsigned src)
+{
+	fb_tile(b, x, y)->route[out] = src;
+}
+
+/* Binds the edge link at (@side, @pos) to a port; returns its index. */
+static inline unsigned fb_port(struct fb *b, unsigned side, unsigned pos,
+			       unsigned kind, unsigned index)
+{
+	struct loom_port_binding *p = &b->ports[b->hdr.num_ports];
+
+	p->side = side;
+	p->pos = pos;
+	p->kind = kind;
+	p->index = index;
+	return b->hdr.num_ports++;
+}
+
+/* Size of the image fb_image() writes. */
+static inline size_t fb_size(const struct fb *b)
+{
+	return LOOM_CONFIG_SIZE((size_t)b->hdr.width * b->hdr.height,
+				b->hdr.num_ports);
+}
+
+/* Writes the image into @buf; returns its size, 0 if @size is too small. */
+static inline size_t fb_image(const struct fb *b, void *buf, size_t size)
+{
+	size_t ntiles = (size_t)b->hdr.width * b->hdr.height;
+	size_t tiles = ntiles * sizeof(struct loom_tile_config);
+	unsigned char *p = buf;
+
+	if (size < fb_size(b))
+		return 0;
+	memcpy(p, &b->hdr, sizeof(b->hdr));
+	memcpy(p + sizeof(b->hdr), b->tiles, tiles);
+	memcpy(p + sizeof(b->hdr) + tiles, b->ports,
+	       b->hdr.num_ports * sizeof(struct loom_port_binding));
+	return fb_size(b);
+}
+
+/* ------------------------------------------------------------ memory --- */
+
+#define FAKE_LOG	4096
+
+struct fake_access {
+	uint64_t va;
+	uint64_t progress;	/* *env->progress when it happened */
+	bool write;
+};
+
+struct fake_mem {
+	uint64_t base;		/* VA of bytes[0] */
+	size_t size;
+	uint8_t *bytes;
+	uint8_t *writes;	/* stores that touched each byte */
+	/* every load and store, in callback order */
+	struct fake_access log[FAKE_LOG];
+	unsigned nlog;
+	uint64_t progress;	/* env->progress points here */
+	int stop;		/* env->stop points here */
+	unsigned stop_after;	/* set stop at this many loads+stores (0: never) */
+	/* spawned payloads; CHILD_OVERFLOW beyond spawn_cap */
+	uint64_t spawned[FAKE_LOG];
+	unsigned nspawn, spawn_cap;
+};
+
+static inline void fake_mem_init(struct fake_mem *m, uint64_t base, size_t size)
+{
+	memset(m, 0, sizeof(*m));
+	m->base = base;
+	m->size = size;
+	m->bytes = calloc(size, 1);
+	m->writes = calloc(size, 1);
+	m->spawn_cap = FAKE_LOG;
+}
+
+static inline void fake_mem_free(struct fake_mem *m)
+{
+	free(m->bytes);
+	free(m->writes);
+}
+
+static inline bool fake_in_range(const struct fake_mem *m, uint64_t va,
+				 size_t len)
+{
+	return va >= m->base && va - m->base <= m->size &&
+	       len <= m->size - (va - m->base);
+}
+
+static inline uint8_t *fake_ptr(struct fake_mem *m, uint64_t va)
+{
+	return m->bytes + (va - m->base);
+}
+
+static inline uint64_t fake_get64(struct fake_mem *m, uint64_t va)
+{
+	uint64_t v;
+
+	memcpy(&v, fake_ptr(m, va), 8);
+	return v;
+}
+
+static inline void fake_put64(struct fake_mem *m, uint64_t va, uint64_t v)
+{
+	memcpy(fake_ptr(m, va), &v, 8);
+}
+
+static inline unsigned fake_writes(struct fake_mem *m, uint64_t va)
+{
+	return m->writes[va - m->base];
+}
+
+/* Bytes written at all, anywhere. */
+static inline size_t fake_bytes_written(const struct fake_mem *m)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < m->size; i++)
+		n += m->writes[i] != 0;
+	return n;
+}
+
+static inline void fake_log(struct fake_mem *m, uint64_t va, bool write)
+{
+	if (m->nlog < FAKE_LOG) {
+		m->log[m->nlog].va = va;
+		m->log[m->nlog].progress = m->progress;
+		m->log[m->nlog].write = write;
+		m->nlog++;
+	}
+	if (m->stop_after && m->nlog >= m->stop_after)
+		__atomic_store_n(&m->stop, 1, __ATOMIC_RELAXED);
+}
+
+static inline int fake_load(void *opaque, uint64_t va, unsigned size,
+			    uint64_t *value)
+{
+	struct fake_mem *m = opaque;
+
+	if (!fake_in_range(m, va, size))
+		return LOOM_STATUS_MMU_FAULT;
+	*value = 0;
+	memcpy(value, fake_ptr(m, va), size);	/* little-endian host */
+	fake_log(m, va, false);
+	return LOOM_STATUS_OK;
+}
+
+static inline int fake_store(void *opaque, uint64_t va, unsigned size,
+			     uint64_t value)
+{
+	struct fake_mem *m = opaque;
+	unsigned i;
+
+	if (!fake_in_range(m, va, size))
+		return LOOM_STATUS_MMU_FAULT;
+	memcpy(fake_ptr(m, va), &value, size);
+	for (i = 0; i < size; i++)
+		m->writes[va - m->base + i]++;
+	fake_log(m, va, true);
+	return LOOM_STATUS_OK;
+}
+
+static inline int fake_spawn(void *opaque, uint64_t payload)
+{
+	struct fake_mem *m = opaque;
+
+	if (m->nspawn >= m->spawn_cap)
+		return LOOM_STATUS_CHILD_OVERFLOW;
+	m->spawned[m->nspawn++] = payload;
+	return LOOM_STATUS_OK;
+}
+
+static inline struct loom_fabric_env fake_env(struct fake_mem *m)
+{
+	struct loom_fabric_env env = {
+		.opaque = m,
+		.load = fake_load,
+		.store = fake_store,
+		.spawn = fake_spawn,
+		.stop = &m->stop,
+		.progress = &m->progress,
+	};
+
+	return env;
+}
+
+#endif /* LOOM_FABRIC_BUILD_H */
