@@ -10,6 +10,7 @@
 #include "check.h"
 #include "drm/loom_drm.h"
 #include "loom_device.h"
+#include "loom_image.h"
 
 TEST(pci_identity_and_global_registers)
 {
@@ -110,6 +111,20 @@ TEST(drm_interface)
 	CHECK(DRM_LOOM_UAPI_VERSION >= 2);
 }
 
+TEST(program_image)
+{
+	CHECK_EQ(0x42434c4c, LOOM_IMAGE_MAGIC);
+	CHECK_EQ(32, sizeof(struct loom_image_info));
+	CHECK_EQ(64, sizeof(struct loom_image_thread));
+	CHECK_EQ(8, offsetof(struct loom_image_thread, arg_types));
+	CHECK_EQ(24, offsetof(struct loom_image_thread, config_offset));
+	CHECK_EQ(8, sizeof(struct loom_image_patch));
+	CHECK_EQ(1, LOOM_DOMAIN_DENSE);
+	CHECK_EQ(2, LOOM_DOMAIN_DYNAMIC_WORK);
+	CHECK_EQ(5, LOOM_ARG_MEMREF_I64);
+	CHECK_EQ(6, LOOM_PATCH_RESULT_VA);
+}
+
 int main(void)
 {
 	RUN(pci_identity_and_global_registers);
@@ -118,5 +133,6 @@ int main(void)
 	RUN(packets);
 	RUN(mmu_format);
 	RUN(drm_interface);
+	RUN(program_image);
 	return checks_done();
 }

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * loom program images (.lcb): what loomc writes and libloom loads.
+ *
+ * An image is an ELF64 little-endian file (ET_EXEC, EM_NONE, so readelf and
+ * objdump -h read it) whose content lives in named sections:
+ *
+ *   .loom.info       struct loom_image_info, exactly one
+ *   .loom.threads    struct loom_image_thread[info.num_threads]
+ *   .loom.configs    fabric configuration images (struct loom_fabric_config
+ *                    + tiles + ports), 8-byte aligned, referenced by threads
+ *   .loom.templates  command-buffer templates: packets (uapi/loom_device.h)
+ *                    that launch one thread, with holes the loader fills
+ *   .loom.patches    struct loom_image_patch[], the holes, per thread
+ *   .loom.host       the host program (loomc's host functions; format in
+ *                    Documentation/compiler.rst), optional
+ *   .loom.strtab     NUL-terminated names, referenced by offset
+ *   .shstrtab        section names
+ *
+ * Offsets and sizes inside the structs are relative to the start of the
+ * section they point into.  All fields are little-endian; reserved fields
+ * are zero.  Loaders reject an image whose version they do not know, whose
+ * sections are missing or overlap the file's end, or whose references point
+ * outside their sections.
+ */
+#ifndef LOOM_IMAGE_H
+#define LOOM_IMAGE_H
+
+#include <linux/types.h>
+
+#define LOOM_IMAGE_MAGIC	0x42434c4cU	/* "LLCB" */
+#define LOOM_IMAGE_VERSION	1
+
+#define LOOM_IMAGE_SECTION_INFO		".loom.info"
+#define LOOM_IMAGE_SECTION_THREADS	".loom.threads"
+#define LOOM_IMAGE_SECTION_CONFIGS	".loom.configs"
+#define LOOM_IMAGE_SECTION_TEMPLATES	".loom.templates"
+#define LOOM_IMAGE_SECTION_PATCHES	".loom.patches"
+#define LOOM_IMAGE_SECTION_HOST		".loom.host"
+#define LOOM_IMAGE_SECTION_STRTAB	".loom.strtab"
+
+/**
+ * struct loom_image_info - the image as a whole
+ * @magic: LOOM_IMAGE_MAGIC
+ * @version: LOOM_IMAGE_VERSION
+ * @num_threads: entries in .loom.threads
+ * @fabric_width: fabric the configurations were placed and routed for; a
+ *	device whose fabric differs cannot run them
+ * @fabric_height: likewise
+ * @reserved: must be zero
+ */
+struct loom_image_info {
+	__u32 magic;
+	__u32 version;
+	__u32 num_threads;
+	__u8 fabric_width;
+	__u8 fabric_height;
+	__u16 reserved0;
+	__u64 reserved[2];
+};
+
+/* A thread definition's closed domain kind (spec §2). */
+enum loom_domain_kind {
+	LOOM_DOMAIN_DENSE = 1,		/* #dataflow.thread_domain<dense> */
+	LOOM_DOMAIN_DYNAMIC_WORK = 2,	/* <dynamic_work, work_item_arg = N> */
+};
+
+/* Types of a thread's ordinary arguments, as the launch ABI sees them. */
+enum loom_arg_type {
+	LOOM_ARG_I32 = 1,
+	LOOM_ARG_I64 = 2,
+	LOOM_ARG_INDEX = 3,		/* 64-bit, signed */
+	LOOM_ARG_MEMREF_I32 = 4,	/* a device VA of i32 elements */
+	LOOM_ARG_MEMREF_I64 = 5,	/* a device VA of i64 elements */
+};
+
+#define LOOM_IMAGE_MAX_ARGS	16
+#define LOOM_IMAGE_NO_WORK_ARG	0xff
+
+/**
+ * struct loom_image_thread - one dataflow.thread definition (64 bytes)
+ * @name: offset of its name (without '@') in .loom.strtab
+ * @domain: enum loom_domain_kind
+ * @rank: coordinate rank K of a dense thread (0..LOOM_MAX_RANK); 0 for
+ *	dynamic work
+ * @num_args: ordinary arguments (the launch operands), at most
+ *	LOOM_IMAGE_MAX_ARGS
+ * @work_item_arg: index of the work-item payload argument of a
+ *	dynamic-work thread; LOOM_IMAGE_NO_WORK_ARG for dense
+ * @arg_types: enum loom_arg_type of each ordinary argument
+ * @config_offset: its fabric configuration in .loom.configs
+ * @config_size: its size
+ * @template_offset: its launch command template in .loom.templates
+ * @template_size: its size, a multiple of 4
+ * @patch_first: index of its first struct loom_image_patch
+ * @num_patches: how many
+ * @child_capacity: dynamic work: the most children one item may spawn
+ *	(the compiler's bound on the body's spawns); 0 for dense
+ * @reserved: must be zero
+ */
+struct loom_image_thread {
+	__u32 name;
+	__u8 domain;
+	__u8 rank;
+	__u8 num_args;
+	__u8 work_item_arg;
+	__u8 arg_types[LOOM_IMAGE_MAX_ARGS];
+	__u32 config_offset;
+	__u32 config_size;
+	__u32 template_offset;
+	__u32 template_size;
+	__u32 patch_first;
+	__u32 num_patches;
+	__u32 child_capacity;
+	__u32 reserved[3];
+};
+
+/* What a template hole receives; each is filled at launch by the loader. */
+enum loom_patch_kind {
+	LOOM_PATCH_CONFIG_VA = 1,	/* u64: device VA of the loaded config */
+	LOOM_PATCH_OPERAND = 2,		/* u64: launch operand @index */
+	LOOM_PATCH_EXTENT = 3,		/* u64: dense extent @index */
+	LOOM_PATCH_ITEM_COUNT = 4,	/* u32: items in this batch */
+	LOOM_PATCH_PAYLOAD_VA = 5,	/* u64: the batch's payload array */
+	LOOM_PATCH_RESULT_VA = 6,	/* u64: the batch's result records */
+};
+
+/**
+ * struct loom_image_patch - one hole in a thread's command template
+ * @offset: byte offset in the thread's template
+ * @kind: enum loom_patch_kind
+ * @index: operand or extent index, else zero
+ */
+struct loom_image_patch {
+	__u32 offset;
+	__u16 kind;
+	__u16 index;
+};
+
+#endif /* LOOM_IMAGE_H */
