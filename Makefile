@@ -33,7 +33,15 @@ VM_TOOLS := $(BUILD)/tools/loom-info
 ENGINE_SRCS := $(wildcard qemu-device/engine/*.c)
 ENGINE_HDRS := $(wildcard qemu-device/engine/*.h) $(shell find uapi -name '*.h')
 ENGINE_TESTS := $(patsubst qemu-device/engine/tests/%.c,$(BUILD)/host/engine/%,$(wildcard qemu-device/engine/tests/*_test.c))
-HOST_TESTS := $(BUILD)/host/uapi_abi_test $(ENGINE_TESTS)
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_HDRS := $(wildcard lib/*.h lib/include/loom/*.h) $(shell find uapi -name '*.h')
+LIB_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib/%,$(wildcard lib/tests/*_test.c))
+LIB_TSAN_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib-tsan/%,$(wildcard lib/tests/*_test.c))
+COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c))
+COMPILER_HDRS := $(wildcard compiler/*.h) $(ENGINE_HDRS)
+COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
+HOST_TESTS := $(BUILD)/host/uapi_abi_test $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
+	$(COMPILER_TESTS) $(if $(wildcard compiler/loomc.c),$(BUILD)/host/loomc)
 INITRAMFS := $(BUILD)/vm/base.cpio.gz
 HARNESS_KMOD := $(BUILD)/harness-kmod/loom_selftest_warn.ko
 
@@ -124,8 +132,61 @@ $(BUILD)/host/engine/%: qemu-device/engine/tests/%.c $(wildcard qemu-device/engi
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) -Iqemu-device/engine -o $@ $< $(BUILD)/host/engine/libengine.a
 
+# libloom's pure parts, under ASan+UBSan and, separately, TSan.
+LIB_CFLAGS = -Ilib -Ilib/include
+$(BUILD)/host/lib/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
+	@mkdir -p $(dir $@)/obj
+	@echo "  AR      $@" >&2
+	@rm -f $(dir $@)/obj/*.o
+	@for f in $(LIB_SRCS); do \
+		$(CC) $(HOST_CFLAGS) $(LIB_CFLAGS) -c -o $(dir $@)/obj/$$(basename $$f .c).o $$f || exit 1; \
+	done
+	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
+
+$(BUILD)/host/lib/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(BUILD)/host/lib/libloom.a
+	@echo "  CC      $@" >&2
+	@$(CC) $(HOST_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(BUILD)/host/lib/libloom.a -ldrm -luring -lpthread
+
+TSAN_CFLAGS = $(CFLAGS_COMMON) -fsanitize=thread -fno-omit-frame-pointer -Itools/testing $(LIB_CFLAGS)
+$(BUILD)/host/lib-tsan/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
+	@mkdir -p $(dir $@)/obj
+	@echo "  AR      $@ (TSan)" >&2
+	@rm -f $(dir $@)/obj/*.o
+	@for f in $(LIB_SRCS); do \
+		$(CC) $(TSAN_CFLAGS) -c -o $(dir $@)/obj/$$(basename $$f .c).o $$f || exit 1; \
+	done
+	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
+
+$(BUILD)/host/lib-tsan/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(BUILD)/host/lib-tsan/libloom.a
+	@echo "  CC      $@ (TSan)" >&2
+	@$(CC) $(TSAN_CFLAGS) -o $@ $< $(BUILD)/host/lib-tsan/libloom.a -ldrm -luring -lpthread
+
+# loomc: a sanitized build for the tests, an optimised one to use.
+COMPILER_CFLAGS = -Icompiler -Iqemu-device/engine
+$(BUILD)/host/compiler/libloomc.a: $(COMPILER_SRCS) $(COMPILER_HDRS) $(ENGINE_SRCS)
+	@mkdir -p $(dir $@)/obj
+	@echo "  AR      $@" >&2
+	@rm -f $(dir $@)/obj/*.o
+	@for f in $(COMPILER_SRCS) $(ENGINE_SRCS); do \
+		$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) -c -o $(dir $@)/obj/$$(basename $$f .c).o $$f || exit 1; \
+	done
+	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
+
+$(BUILD)/host/compiler/%: compiler/tests/%.c $(wildcard compiler/tests/*.h) $(BUILD)/host/compiler/libloomc.a
+	@echo "  CC      $@" >&2
+	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a
+
+$(BUILD)/host/loomc: compiler/loomc.c $(BUILD)/host/compiler/libloomc.a
+	@echo "  CC      $@" >&2
+	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a
+
+$(BUILD)/bin/loomc: compiler/loomc.c $(COMPILER_SRCS) $(COMPILER_HDRS) $(ENGINE_SRCS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(CFLAGS_COMMON) $(COMPILER_CFLAGS) -o $@ compiler/loomc.c $(COMPILER_SRCS) $(ENGINE_SRCS)
+
 host-test: $(HOST_TESTS)
-	@fail=0; for t in $(HOST_TESTS); do echo "--- $$(basename $$t)"; $$t || fail=1; done; exit $$fail
+	@fail=0; for t in $(filter %_test,$(HOST_TESTS)); do echo "--- $$(basename $$t)"; $$t || fail=1; done; exit $$fail
 
 # --- benchmarks (optimised, no sanitizers) ----------------------------------
 $(BUILD)/bench/fabric_bench: bench/fabric_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h)

@@ -3,17 +3,22 @@
  * DOC: loom PCI driver and DRM render node
  *
  * Probe enables the loom-cgra function, maps BAR0, checks the device's
- * identity and ABI major, and registers a render-only DRM device.  The ioctl
- * table lives here; each ioctl's argument rules are in
+ * identity and ABI major, brings up its cores and their schedulers, and
+ * registers a render-only DRM device.  The ioctl table, open/postclose and
+ * fdinfo live here; each ioctl's argument rules are in
  * Documentation/uapi.rst and uapi/drm/loom_drm.h.
  */
 
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
 
 #include "drm/loom_drm.h"
 #include "loom_compat.h"
@@ -23,9 +28,15 @@
  * Driver versions (DRM major.minor):
  * 0.1 - GET_PARAM: hardware ID, version, capabilities, uapi version, PCI ID
  * 0.2 - GET_PARAM: cores, fabric width and height, hardware limits
+ * 0.3 - BO_CREATE, BO_MMAP_OFFSET, BO_WAIT, SUBMIT, JOB_INFO, uring_cmd
+ *       SUBMIT, fdinfo; GET_PARAM: features, VA range
  */
 #define LOOM_DRIVER_MAJOR	0
-#define LOOM_DRIVER_MINOR	2
+#define LOOM_DRIVER_MINOR	3
+
+#define LOOM_FEATURES	(DRM_LOOM_FEATURE_SUBMIT | DRM_LOOM_FEATURE_URING_CMD | \
+			 DRM_LOOM_FEATURE_DEADLINE | DRM_LOOM_FEATURE_JOB_INFO | \
+			 DRM_LOOM_FEATURE_FDINFO)
 
 /* The device ABI major this driver speaks. */
 #define LOOM_SUPPORTED_HW_MAJOR	LOOM_VERSION_MAJOR(LOOM_VERSION_CURRENT)
@@ -72,6 +83,15 @@ static int loom_ioctl_get_param(struct drm_device *drm, void *data,
 	case DRM_LOOM_PARAM_HW_LIMITS:
 		args->value = ldev->limits;
 		break;
+	case DRM_LOOM_PARAM_FEATURES:
+		args->value = LOOM_FEATURES;
+		break;
+	case DRM_LOOM_PARAM_VA_START:
+		args->value = LOOM_VA_START;
+		break;
+	case DRM_LOOM_PARAM_VA_END:
+		args->value = LOOM_VA_END;
+		break;
 	default:
 		drm_dbg_driver(drm, "unknown GET_PARAM %u\n", args->param);
 		ret = -EINVAL;
@@ -82,14 +102,122 @@ static int loom_ioctl_get_param(struct drm_device *drm, void *data,
 	return ret;
 }
 
+/* ---- files ------------------------------------------------------------------ */
+
+struct loom_file *loom_file_get(struct loom_file *lf)
+{
+	kref_get(&lf->refcount);
+	return lf;
+}
+
+static void loom_file_release(struct kref *ref)
+{
+	struct loom_file *lf = container_of(ref, struct loom_file, refcount);
+
+	loom_vm_fini(&lf->vm);
+	loom_records_fini(lf);
+	kvfree(lf);
+}
+
+void loom_file_put(struct loom_file *lf)
+{
+	kref_put(&lf->refcount, loom_file_release);
+}
+
+static int loom_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct loom_device *ldev = to_loom_device(drm);
+	struct loom_file *lf;
+	unsigned int i;
+	int ret;
+
+	lf = kvzalloc(sizeof(*lf), GFP_KERNEL);
+	if (!lf)
+		return -ENOMEM;
+	kref_init(&lf->refcount);
+	lf->ldev = ldev;
+	spin_lock_init(&lf->records_lock);
+	lf->client_id = atomic64_inc_return(&ldev->next_client_id);
+	ret = loom_vm_init(&lf->vm, ldev);
+	if (ret)
+		goto err_free;
+	for (i = 0; i < ldev->num_cores; i++) {
+		struct drm_gpu_scheduler *sched = &ldev->cores[i].sched;
+
+		ret = drm_sched_entity_init(&lf->entity[i], DRM_SCHED_PRIORITY_NORMAL,
+					    &sched, 1, NULL);
+		if (ret)
+			goto err_entities;
+	}
+	file->driver_priv = lf;
+	return 0;
+
+err_entities:
+	while (i--)
+		drm_sched_entity_destroy(&lf->entity[i]);
+	loom_vm_fini(&lf->vm);
+err_free:
+	kvfree(lf);
+	return ret;
+}
+
+static void loom_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct loom_device *ldev = to_loom_device(drm);
+	struct loom_file *lf = file->driver_priv;
+	unsigned int i;
+
+	/* Waits for the file's queued jobs, or kills them past a timeout. */
+	for (i = 0; i < ldev->num_cores; i++)
+		drm_sched_entity_destroy(&lf->entity[i]);
+	/* BOs and jobs still alive keep the address space. */
+	loom_file_put(lf);
+}
+
+/* DRM fdinfo keys (Documentation/gpu/drm-usage-stats.rst), for nvtop & co. */
+static void loom_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	struct drm_file *file = f->private_data;
+	struct loom_device *ldev = to_loom_device(file->minor->dev);
+	struct loom_file *lf = file->driver_priv;
+	unsigned int i;
+
+	seq_printf(m, "drm-driver:\t%s\n", ldev->drm.driver->name);
+	seq_printf(m, "drm-pdev:\t%s\n", pci_name(ldev->pdev));
+	seq_printf(m, "drm-client-id:\t%llu\n", lf->client_id);
+	for (i = 0; i < ldev->num_cores; i++) {
+		seq_printf(m, "drm-engine-core%u:\t%lld ns\n", i,
+			   atomic64_read(&lf->busy_ns[i]));
+		seq_printf(m, "drm-cycles-core%u:\t%lld\n", i,
+			   atomic64_read(&lf->cycles[i]));
+	}
+	seq_printf(m, "drm-memory-system:\t%lld KiB\n",
+		   atomic64_read(&lf->bo_bytes) / 1024);
+}
+
 static const struct drm_ioctl_desc loom_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(LOOM_GET_PARAM, loom_ioctl_get_param, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(LOOM_BO_CREATE, loom_ioctl_bo_create, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(LOOM_BO_MMAP_OFFSET, loom_ioctl_bo_mmap_offset,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(LOOM_BO_WAIT, loom_ioctl_bo_wait, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(LOOM_SUBMIT, loom_ioctl_submit, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(LOOM_JOB_INFO, loom_ioctl_job_info, DRM_RENDER_ALLOW),
 };
 
-DEFINE_DRM_GEM_FOPS(loom_drm_fops);
+static const struct file_operations loom_drm_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.uring_cmd = loom_uring_cmd,
+	.show_fdinfo = loom_show_fdinfo,
+};
 
 static const struct drm_driver loom_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ,
+	.open = loom_open,
+	.postclose = loom_postclose,
+	.gem_create_object = loom_gem_create_object,
+	.debugfs_init = loom_debugfs_init,
 	.ioctls = loom_ioctls,
 	.num_ioctls = ARRAY_SIZE(loom_ioctls),
 	.fops = &loom_drm_fops,
@@ -157,9 +285,19 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
-	ret = drm_dev_register(&ldev->drm, 0);
+	ret = drmm_mutex_init(&ldev->drm, &ldev->sched_lock);
 	if (ret)
 		return ret;
+	ret = loom_hw_init(ldev);
+	if (ret)
+		return ret;
+	ret = loom_sched_init_all(ldev);
+	if (ret)
+		goto err_hw;
+
+	ret = drm_dev_register(&ldev->drm, 0);
+	if (ret)
+		goto err_sched;
 
 	drm_info(&ldev->drm, "loom-cgra ABI %u.%u, %u cores of %ux%u tiles, caps 0x%08x\n",
 		 LOOM_VERSION_MAJOR(ldev->hw_version),
@@ -167,6 +305,12 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 LOOM_FABRIC_WIDTH(ldev->fabric), LOOM_FABRIC_HEIGHT(ldev->fabric),
 		 ldev->hw_caps);
 	return 0;
+
+err_sched:
+	loom_sched_fini_all(ldev);
+err_hw:
+	loom_hw_fini(ldev);
+	return ret;
 }
 
 static void loom_remove(struct pci_dev *pdev)
@@ -175,6 +319,9 @@ static void loom_remove(struct pci_dev *pdev)
 
 	/* Open files keep the drm_device; drm_dev_enter() fails from now on. */
 	drm_dev_unplug(&ldev->drm);
+	loom_hw_cancel_all(ldev);
+	loom_sched_fini_all(ldev);
+	loom_hw_fini(ldev);
 }
 
 static const struct pci_device_id loom_pci_ids[] = {

@@ -1,15 +1,88 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * DOC: loom device state shared by the driver's files
+ * DOC: loom driver state shared by the driver's files
+ *
+ * loom_drv.c    PCI probe/remove, the DRM driver, ioctl table, GET_PARAM,
+ *               open/postclose, fdinfo
+ * loom_gem.c    buffer objects: create, mmap offset, wait, free
+ * loom_mmu.c    per-file device address spaces: page tables, VA allocator
+ * loom_hw.c     cores: queues, MSI-X interrupts, completions, stop/reset
+ * loom_job.c    SUBMIT, the drm_sched backend, hang recovery, JOB_INFO
+ * loom_uring.c  io_uring uring_cmd submission
+ * loom_debugfs.c debugfs
  */
 #ifndef LOOM_DRV_H
 #define LOOM_DRV_H
 
 #include <linux/io.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/spinlock.h>
 #include <drm/drm_device.h>
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_mm.h>
+#include <drm/gpu_scheduler.h>
 
+#include "drm/loom_drm.h"
 #include "loom_device.h"
+
+/* Ring entries per core; the scheduler keeps at most one less in flight. */
+#define LOOM_RING_SIZE		64
+/* Device VAs handed to BOs: [LOOM_VA_START, LOOM_VA_END). */
+#define LOOM_VA_START		0x100000ULL
+#define LOOM_VA_END		(1ULL << (LOOM_VA_BITS - 1))
+/* A file whose jobs hung this many times may submit no more. */
+#define LOOM_BAN_HANGS		3
+/* Jobs per file whose outcome JOB_INFO keeps. */
+#define LOOM_JOB_RECORDS	256
+
+struct loom_device;
+struct loom_file;
+struct loom_job;
+
+/**
+ * struct loom_core - one compute core and its hardware queue
+ * @ldev: the device
+ * @index: core number
+ * @sched: the drm_sched scheduler feeding this queue
+ * @lock: protects the ring state below; taken from the IRQ handler
+ * @ring: the descriptor ring (coherent DMA), @ring_dma its bus address
+ * @done: one completion record per ring slot, @done_dma its bus address
+ * @dump: the state dump buffer, @dump_dma its bus address
+ * @tail: next slot the driver fills
+ * @head: next slot whose completion the driver has not processed
+ * @inflight: the job in each slot, or NULL
+ * @fence_context: dma_fence context of this core's hardware fences
+ * @seqno: last hardware fence seqno handed out
+ * @hang_progress: LOOM_CORE_PROGRESS at the last hang check
+ * @irq: Linux IRQ number of this core's MSI-X vector
+ * @jobs_done: jobs completed (debugfs)
+ * @jobs_failed: jobs completed with an error (debugfs)
+ * @resets: hang recoveries (debugfs)
+ */
+struct loom_core {
+	struct loom_device *ldev;
+	unsigned int index;
+	struct drm_gpu_scheduler sched;
+	spinlock_t lock;	/* the ring state below; taken in hard IRQ */
+	struct loom_hw_job *ring;
+	dma_addr_t ring_dma;
+	struct loom_hw_completion *done;
+	dma_addr_t done_dma;
+	void *dump;
+	dma_addr_t dump_dma;
+	u32 tail;
+	u32 head;
+	struct loom_job *inflight[LOOM_RING_SIZE];
+	u64 fence_context;
+	u64 seqno;
+	u32 hang_progress;
+	int irq;
+	atomic64_t jobs_done;
+	atomic64_t jobs_failed;
+	atomic64_t resets;
+};
 
 /**
  * struct loom_device - one loom-cgra PCI function
@@ -21,6 +94,11 @@
  * @num_cores: LOOM_REG_NUM_CORES read at probe
  * @fabric: LOOM_REG_FABRIC read at probe
  * @limits: LOOM_REG_LIMITS read at probe
+ * @sched_lock: serialises drm_sched_job_arm() and push, so that jobs enter
+ *	each entity in the order their fences were numbered
+ * @cores: the cores
+ * @error_irq: Linux IRQ number of the device-error vector
+ * @next_client_id: drm-client-id values for fdinfo
  */
 struct loom_device {
 	struct drm_device drm;
@@ -31,11 +109,136 @@ struct loom_device {
 	u32 num_cores;
 	u32 fabric;
 	u32 limits;
+	struct mutex sched_lock;	/* job arm + push, in fence order */
+	struct loom_core cores[LOOM_MAX_CORES];
+	int error_irq;
+	atomic64_t next_client_id;
+};
+
+/**
+ * struct loom_vm - a device address space (one per open file)
+ * @ldev: the device
+ * @lock: protects the page tables and @mm
+ * @mm: the VA allocator
+ * @root: the level-0 table, @root_dma its bus address
+ * @tables: every table page (struct loom_pt_page), freed with the VM
+ */
+struct loom_vm {
+	struct loom_device *ldev;
+	struct mutex lock;	/* the page tables and @mm */
+	struct drm_mm mm;
+	u64 *root;
+	dma_addr_t root_dma;
+	struct list_head tables;
+};
+
+/**
+ * struct loom_job_record - what JOB_INFO reports for one job
+ * @job_id: the job, 0 for an empty slot
+ * @state: DRM_LOOM_JOB_*
+ * @error: its fence's error
+ * @hw: the device's completion record
+ * @dump: the state dump (kmalloc'ed), or NULL
+ * @dump_len: its size
+ */
+struct loom_job_record {
+	u64 job_id;
+	u32 state;
+	int error;
+	struct loom_hw_completion hw;
+	void *dump;
+	u32 dump_len;
+};
+
+/**
+ * struct loom_file - per open file state; refcounted because BOs and jobs
+ *	may outlive the file
+ * @refcount: held by the file, each BO and each job
+ * @ldev: the device
+ * @vm: the file's address space
+ * @entity: one scheduler entity per core
+ * @hangs: jobs of this file that hung; at LOOM_BAN_HANGS it is banned
+ * @client_id: drm-client-id for fdinfo
+ * @next_job_id: last job id handed out
+ * @records_lock: protects @records; taken from the IRQ handler
+ * @records: outcomes of the last LOOM_JOB_RECORDS jobs
+ * @busy_ns: per core, nanoseconds its jobs ran (fdinfo)
+ * @cycles: per core, fabric cycles its jobs used (fdinfo)
+ * @bo_bytes: bytes of BOs alive (fdinfo)
+ */
+struct loom_file {
+	struct kref refcount;
+	struct loom_device *ldev;
+	struct loom_vm vm;
+	struct drm_sched_entity entity[LOOM_MAX_CORES];
+	atomic_t hangs;
+	u64 client_id;
+	atomic64_t next_job_id;
+	spinlock_t records_lock;	/* @records; taken in hard IRQ */
+	struct loom_job_record records[LOOM_JOB_RECORDS];
+	atomic64_t busy_ns[LOOM_MAX_CORES];
+	atomic64_t cycles[LOOM_MAX_CORES];
+	atomic64_t bo_bytes;
+};
+
+/**
+ * struct loom_bo - a buffer object
+ * @base: the shmem GEM object
+ * @lf: the file whose address space maps it (a reference)
+ * @node: its VA range in that address space
+ * @flags: DRM_LOOM_BO_* flags
+ */
+struct loom_bo {
+	struct drm_gem_shmem_object base;
+	struct loom_file *lf;
+	struct drm_mm_node node;
+	u32 flags;
+};
+
+/**
+ * struct loom_job - one SUBMIT
+ * @base: the scheduler job
+ * @refcount: held by the submitter until it is done with the job, and by
+ *	the scheduler until free_job()
+ * @lf: the submitting file (a reference): address space, records, bans
+ * @core: the core it runs on
+ * @bos: the BOs it uses (references), the command BO among them
+ * @bo_write: whether it writes each
+ * @bo_count: entries in @bos
+ * @desc: its descriptor (command VA and size, page-table root)
+ * @job_id: the file's identifier of the job
+ * @deadline: nanoseconds without progress before it counts as hung
+ * @seen: the hang check has looked at it (it is the one running)
+ * @started: when the hang check first saw it running
+ * @last_progress: when its core's progress counter last moved
+ * @hw_fence: its hardware fence while on the ring (reference); protected
+ *	by core->lock
+ */
+struct loom_job {
+	struct drm_sched_job base;
+	struct kref refcount;
+	struct loom_file *lf;
+	struct loom_core *core;
+	struct drm_gem_object **bos;
+	bool *bo_write;
+	u32 bo_count;
+	struct loom_hw_job desc;
+	u64 job_id;
+	u64 deadline;
+	bool seen;
+	ktime_t started;
+	ktime_t last_progress;
+	struct dma_fence *hw_fence;
 };
 
 static inline struct loom_device *to_loom_device(struct drm_device *drm)
 {
 	return container_of(drm, struct loom_device, drm);
+}
+
+static inline struct loom_bo *to_loom_bo(struct drm_gem_object *obj)
+{
+	return container_of(to_drm_gem_shmem_obj(obj), struct loom_bo, base);
 }
 
 static inline u32 loom_read(struct loom_device *ldev, u32 reg)
@@ -47,5 +250,58 @@ static inline void loom_write(struct loom_device *ldev, u32 reg, u32 val)
 {
 	writel(val, ldev->regs + reg);
 }
+
+static inline u32 loom_core_read(struct loom_core *core, u32 reg)
+{
+	return loom_read(core->ldev, LOOM_CORE_BASE(core->index) + reg);
+}
+
+static inline void loom_core_write(struct loom_core *core, u32 reg, u32 val)
+{
+	loom_write(core->ldev, LOOM_CORE_BASE(core->index) + reg, val);
+}
+
+/* loom_drv.c */
+struct loom_file *loom_file_get(struct loom_file *lf);
+void loom_file_put(struct loom_file *lf);
+
+/* loom_mmu.c */
+int loom_vm_init(struct loom_vm *vm, struct loom_device *ldev);
+void loom_vm_fini(struct loom_vm *vm);
+int loom_vm_map_bo(struct loom_vm *vm, struct loom_bo *bo);
+void loom_vm_unmap_bo(struct loom_vm *vm, struct loom_bo *bo);
+
+/* loom_gem.c */
+struct drm_gem_object *loom_gem_create_object(struct drm_device *drm, size_t size);
+int loom_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file);
+int loom_ioctl_bo_mmap_offset(struct drm_device *drm, void *data,
+			      struct drm_file *file);
+int loom_ioctl_bo_wait(struct drm_device *drm, void *data, struct drm_file *file);
+
+/* loom_hw.c */
+int loom_hw_init(struct loom_device *ldev);
+void loom_hw_fini(struct loom_device *ldev);
+void loom_hw_cancel_all(struct loom_device *ldev);
+struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job,
+				    const struct loom_hw_job *desc);
+void loom_hw_stop_and_reset(struct loom_core *core);
+int loom_hw_status_errno(u32 status);
+
+/* loom_job.c */
+int loom_sched_init_all(struct loom_device *ldev);
+void loom_sched_fini_all(struct loom_device *ldev);
+int loom_submit(struct loom_device *ldev, struct drm_file *file,
+		struct drm_loom_submit *args, struct dma_fence **done);
+int loom_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file);
+int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *file);
+void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec,
+		      const void *dump, u32 dump_len);
+void loom_records_fini(struct loom_file *lf);
+
+/* loom_uring.c */
+int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
+
+/* loom_debugfs.c */
+void loom_debugfs_init(struct drm_minor *minor);
 
 #endif /* LOOM_DRV_H */

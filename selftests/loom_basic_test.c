@@ -158,7 +158,7 @@ DEVICE_TEST(pci_id_matches_config_space)
 
 DEVICE_TEST(unknown_param_is_einval)
 {
-	test_err_get_param(EINVAL, fd, DRM_LOOM_PARAM_HW_LIMITS + 1, 0);
+	test_err_get_param(EINVAL, fd, DRM_LOOM_PARAM_VA_END + 1, 0);
 	test_err_get_param(EINVAL, fd, 0x7fffffff, 0);
 	test_err_get_param(EINVAL, fd, 0xffffffff, 0);
 }

@@ -28,9 +28,14 @@ extern "C" {
  * uapi version, answered by DRM_LOOM_PARAM_UAPI_VERSION.  It grows whenever
  * an ioctl or parameter is added; userspace compares it instead of probing.
  */
-#define DRM_LOOM_UAPI_VERSION	2
+#define DRM_LOOM_UAPI_VERSION	3
 
 #define DRM_LOOM_GET_PARAM	0x00
+#define DRM_LOOM_BO_CREATE	0x01
+#define DRM_LOOM_BO_MMAP_OFFSET	0x02
+#define DRM_LOOM_BO_WAIT	0x03
+#define DRM_LOOM_SUBMIT		0x04
+#define DRM_LOOM_JOB_INFO	0x05
 
 /**
  * enum drm_loom_param - what DRM_IOCTL_LOOM_GET_PARAM can answer
@@ -45,6 +50,10 @@ extern "C" {
  * @DRM_LOOM_PARAM_FABRIC_HEIGHT: fabric rows (uapi 2)
  * @DRM_LOOM_PARAM_HW_LIMITS: the device's LOOM_REG_LIMITS (max rank, FIFO
  *	depth, memory ports, load latency; uapi 2)
+ * @DRM_LOOM_PARAM_FEATURES: DRM_LOOM_FEATURE_* bits the driver offers
+ *	(uapi 3); userspace turns off what is missing instead of failing
+ * @DRM_LOOM_PARAM_VA_START: lowest device VA a BO may get (uapi 3)
+ * @DRM_LOOM_PARAM_VA_END: end of the BO VA range, exclusive (uapi 3)
  */
 enum drm_loom_param {
 	DRM_LOOM_PARAM_HW_ID = 0,
@@ -56,7 +65,17 @@ enum drm_loom_param {
 	DRM_LOOM_PARAM_FABRIC_WIDTH = 6,
 	DRM_LOOM_PARAM_FABRIC_HEIGHT = 7,
 	DRM_LOOM_PARAM_HW_LIMITS = 8,
+	DRM_LOOM_PARAM_FEATURES = 9,
+	DRM_LOOM_PARAM_VA_START = 10,
+	DRM_LOOM_PARAM_VA_END = 11,
 };
+
+/* DRM_LOOM_PARAM_FEATURES bits. */
+#define DRM_LOOM_FEATURE_SUBMIT		(1ULL << 0)	/* BO_* and SUBMIT */
+#define DRM_LOOM_FEATURE_URING_CMD	(1ULL << 1)	/* DRM_LOOM_URING_CMD_SUBMIT */
+#define DRM_LOOM_FEATURE_DEADLINE	(1ULL << 2)	/* drm_loom_submit.deadline_ns */
+#define DRM_LOOM_FEATURE_JOB_INFO	(1ULL << 3)	/* JOB_INFO, fault records */
+#define DRM_LOOM_FEATURE_FDINFO		(1ULL << 4)	/* drm-* keys in fdinfo */
 
 /**
  * struct drm_loom_get_param - read one device or driver fact
@@ -70,8 +89,184 @@ struct drm_loom_get_param {
 	__u64 value;
 };
 
+/* drm_loom_bo_create.flags */
+#define DRM_LOOM_BO_DEVICE_READ_ONLY	(1U << 0)	/* jobs may not write it */
+#define DRM_LOOM_BO_FLAGS		DRM_LOOM_BO_DEVICE_READ_ONLY
+
+#define DRM_LOOM_BO_MAX_SIZE		(1ULL << 30)
+
+/**
+ * struct drm_loom_bo_create - a buffer object, mapped into this file's
+ *	device address space
+ * @size: in, bytes, 1..DRM_LOOM_BO_MAX_SIZE; rounded up to pages
+ * @flags: in, DRM_LOOM_BO_* flags
+ * @handle: out, the GEM handle
+ * @va: out, its device VA in this file's address space (page aligned);
+ *	only this file's jobs can reach it
+ */
+struct drm_loom_bo_create {
+	__u64 size;
+	__u32 flags;
+	__u32 handle;
+	__u64 va;
+};
+
+/**
+ * struct drm_loom_bo_mmap_offset - where to mmap() a BO on this fd
+ * @handle: in
+ * @pad: must be zero
+ * @offset: out, the offset to pass to mmap()
+ */
+struct drm_loom_bo_mmap_offset {
+	__u32 handle;
+	__u32 pad;
+	__u64 offset;
+};
+
+/**
+ * struct drm_loom_bo_wait - wait until the jobs using a BO are done
+ * @handle: in
+ * @flags: must be zero
+ * @timeout_ns: in, relative; 0 polls (EBUSY if busy), negative waits
+ *	forever
+ */
+struct drm_loom_bo_wait {
+	__u32 handle;
+	__u32 flags;
+	__s64 timeout_ns;
+};
+
+/* drm_loom_bo_ref.flags: how the job uses the BO (implicit fencing). */
+#define DRM_LOOM_BO_REF_READ	(1U << 0)
+#define DRM_LOOM_BO_REF_WRITE	(1U << 1)
+
+/**
+ * struct drm_loom_bo_ref - a BO a job uses
+ * @handle: the BO
+ * @flags: DRM_LOOM_BO_REF_* (at least one)
+ */
+struct drm_loom_bo_ref {
+	__u32 handle;
+	__u32 flags;
+};
+
+#define DRM_LOOM_MAX_BOS		4096
+#define DRM_LOOM_MAX_IN_SYNCOBJS	256
+#define DRM_LOOM_MAX_DEADLINE_NS	(600ULL * 1000000000ULL)
+
+/**
+ * struct drm_loom_submit - run a command buffer on one hardware queue
+ * @queue: core index, below DRM_LOOM_PARAM_NUM_CORES
+ * @flags: must be zero
+ * @cmd_handle: the BO holding the command buffer (also implicitly read)
+ * @cmd_offset: byte offset of the commands in it, a multiple of 8
+ * @cmd_size: bytes of commands, a multiple of 4, 4..LOOM_CMD_MAX_SIZE
+ * @bo_count: entries at @bos, at most DRM_LOOM_MAX_BOS
+ * @bos: user pointer to struct drm_loom_bo_ref[@bo_count]; the job waits
+ *	for earlier writers (and, when it writes, readers) of each, and holds
+ *	them until it is done
+ * @in_syncobjs: user pointer to __u32 syncobj handles[@in_syncobj_count];
+ *	the job starts after all their fences signal
+ * @in_syncobj_count: at most DRM_LOOM_MAX_IN_SYNCOBJS
+ * @out_syncobj: 0, or a syncobj that receives the job's done fence
+ * @deadline_ns: how long the job may make no progress before it is
+ *	declared hung; 0 for the driver's default, at most
+ *	DRM_LOOM_MAX_DEADLINE_NS.  A job whose device progress counter keeps
+ *	moving is long, not hung, and is given time up to 10 deadlines.
+ * @pad: must be zero
+ * @job_id: out, this file's identifier of the job (for JOB_INFO)
+ */
+struct drm_loom_submit {
+	__u32 queue;
+	__u32 flags;
+	__u32 cmd_handle;
+	__u32 cmd_offset;
+	__u32 cmd_size;
+	__u32 bo_count;
+	__u64 bos;
+	__u64 in_syncobjs;
+	__u32 in_syncobj_count;
+	__u32 out_syncobj;
+	__u64 deadline_ns;
+	__u64 pad;
+	__u64 job_id;
+};
+
+/**
+ * struct drm_loom_counters - what a job did on the device
+ * Same meaning as struct loom_hw_counters in uapi/loom_device.h.
+ */
+struct drm_loom_counters {
+	__u64 cycles;
+	__u64 firings;
+	__u64 stalls;
+	__u64 instances;
+	__u64 items;
+	__u64 spawns;
+	__u64 mem_reads;
+	__u64 mem_writes;
+};
+
+/* drm_loom_job_info.state */
+#define DRM_LOOM_JOB_PENDING	0	/* not done yet */
+#define DRM_LOOM_JOB_DONE	1	/* done; the fields below are valid */
+
+/**
+ * struct drm_loom_job_info - how one of this file's recent jobs ended: its
+ *	status, counters and, when it failed, the fault record
+ * @job_id: in, from drm_loom_submit.job_id; the last 256 jobs of the file
+ *	are kept (older ones: ENOENT)
+ * @dump_size: in, bytes available at @dump; out, bytes of the device's
+ *	state dump (struct loom_hw_dump) the job has, 0 if none
+ * @dump: in, user pointer for the dump, or 0
+ * @state: out, DRM_LOOM_JOB_*
+ * @error: out, 0 or the negative errno its fence completed with
+ * @hw_status: out, enum loom_hw_status of the device
+ * @detail: out, its detail (uapi/loom_device.h)
+ * @fault_va: out, the faulting device VA of an MMU fault
+ * @packet_offset: out, the packet being executed when it ended
+ * @packet_opcode: out, its opcode
+ * @pad: must be zero
+ * @counters: out
+ */
+struct drm_loom_job_info {
+	__u64 job_id;
+	__u32 dump_size;
+	__u32 state;
+	__u64 dump;
+	__s32 error;
+	__u32 hw_status;
+	__u32 detail;
+	__u32 packet_offset;
+	__u64 fault_va;
+	__u32 packet_opcode;
+	__u32 pad;
+	struct drm_loom_counters counters;
+};
+
 #define DRM_IOCTL_LOOM_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_LOOM_GET_PARAM, struct drm_loom_get_param)
+#define DRM_IOCTL_LOOM_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_LOOM_BO_CREATE, struct drm_loom_bo_create)
+#define DRM_IOCTL_LOOM_BO_MMAP_OFFSET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_LOOM_BO_MMAP_OFFSET, struct drm_loom_bo_mmap_offset)
+#define DRM_IOCTL_LOOM_BO_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_LOOM_BO_WAIT, struct drm_loom_bo_wait)
+#define DRM_IOCTL_LOOM_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_LOOM_SUBMIT, struct drm_loom_submit)
+#define DRM_IOCTL_LOOM_JOB_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_LOOM_JOB_INFO, struct drm_loom_job_info)
+
+/*
+ * io_uring: IORING_OP_URING_CMD on the render node with cmd_op
+ * DRM_LOOM_URING_CMD_SUBMIT and a struct drm_loom_submit in the SQE's
+ * command area (a ring set up with IORING_SETUP_SQE128).  The CQE arrives
+ * when the job is done: res 0, or the negative errno the job's fence
+ * completed with (or the submit's own error); user_data is the SQE's.
+ * job_id is not written back (read it with JOB_INFO if needed: the CQE's
+ * res is the job's outcome).
+ */
+#define DRM_LOOM_URING_CMD_SUBMIT	0x4c01
 
 #if defined(__cplusplus)
 }

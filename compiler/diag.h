@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * diag.h: source files, locations and GCC-style diagnostics.
+ *
+ * Every stage of loomc reports through one struct diag, which prints
+ *
+ *	file:line:col: error: message
+ *	<the source line>
+ *	<spaces>^~~~
+ *
+ * and optionally records each diagnostic (kind, location, text) so unit
+ * tests can inspect them.  Lines and columns are 1-based; a column counts
+ * bytes from the start of the line (a tab is one column; the caret line
+ * repeats the tabs so it still lines up).
+ */
+#ifndef LOOMC_DIAG_H
+#define LOOMC_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/**
+ * struct loom_source - one input file, read whole
+ * @name: as given on the command line ("<stdin>" for -)
+ * @text: its bytes (not NUL-terminated as far as the lexer cares; a NUL
+ *	byte is just an unexpected character)
+ * @len: number of bytes in @text
+ */
+struct loom_source {
+	const char *name;
+	char *text;
+	size_t len;
+};
+
+/*
+ * Reads @path ("-" is standard input) into @src.  Returns 0, or -1 with
+ * errno set.  loom_source_free() releases it.
+ */
+int loom_source_read(struct loom_source *src, const char *path);
+
+/* Wraps @len bytes of @text (copied) as a source named @name. */
+int loom_source_from_memory(struct loom_source *src, const char *name,
+			    const char *text, size_t len);
+
+void loom_source_free(struct loom_source *src);
+
+/**
+ * struct loom_loc - a position in the source
+ * @line: 1-based line; 0 means "no location" (no source line is printed)
+ * @col: 1-based byte column
+ * @offset: byte offset of the position in the file
+ * @len: length in bytes of the token there (the caret is underlined)
+ */
+struct loom_loc {
+	uint32_t line;
+	uint32_t col;
+	uint32_t offset;
+	uint32_t len;
+};
+
+enum diag_kind {
+	DIAG_ERROR,
+	DIAG_WARNING,
+	DIAG_NOTE,
+};
+
+/**
+ * struct diag_record - one recorded diagnostic
+ * @kind: error, warning or note
+ * @loc: where
+ * @msg: the message, without "file:line:col: error: "
+ */
+struct diag_record {
+	enum diag_kind kind;
+	struct loom_loc loc;
+	char *msg;
+};
+
+/**
+ * struct diag - where diagnostics go
+ * @src: the file the locations refer to
+ * @out: printed there when non-NULL
+ * @record: keep every diagnostic in @recs
+ * @recs: the recorded diagnostics, in order
+ * @num_recs: how many
+ * @cap_recs: allocated entries
+ * @errors: errors reported so far
+ * @warnings: warnings reported so far
+ * @notes: notes reported so far
+ */
+struct diag {
+	const struct loom_source *src;
+	FILE *out;
+	bool record;
+	struct diag_record *recs;
+	size_t num_recs;
+	size_t cap_recs;
+	unsigned errors;
+	unsigned warnings;
+	unsigned notes;
+};
+
+void diag_init(struct diag *d, const struct loom_source *src, FILE *out,
+	       bool record);
+void diag_free(struct diag *d);
+
+void diag_error(struct diag *d, struct loom_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_warning(struct diag *d, struct loom_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_note(struct diag *d, struct loom_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The name GCC prints for @kind: "error", "warning", "note". */
+const char *diag_kind_name(enum diag_kind kind);
+
+#endif /* LOOMC_DIAG_H */

@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ir.h: loomc's intermediate representation, as the parser builds it and
+ * the verifier checks it; later stages (lowering to a dataflow graph, place
+ * and route, emission) consume it.
+ *
+ * Shape:
+ *   struct ir_module   one "// -----" unit: a list of ir_func (threads and
+ *                      host functions, in source order) and the arena that
+ *                      owns every node of the unit
+ *   struct ir_func     a dataflow.thread or a func.func: name, domain
+ *                      attribute (threads), entry-block arguments
+ *                      (inputs ++ ctrl ++ ivs), attributes, one body region
+ *   struct ir_region   a single block: arguments and a list of ir_op
+ *   struct ir_op       opcode, operands (struct ir_use), the operand types
+ *                      the syntax states, results (struct ir_value),
+ *                      attributes, an optional region (scf.for) and
+ *                      per-opcode fields (constant, predicate, callee,
+ *                      launch operand segments, written types)
+ *   struct ir_value    an SSA value (op result or block argument) with its
+ *                      type and the location of its definition
+ *
+ * Every node carries the struct loom_loc of its source text.  Uses are
+ * parsed by name; the verifier resolves each struct ir_use to its
+ * struct ir_value (use->value), so a verified module is fully linked.
+ * Nothing is freed individually: ir_module_free() drops the arena.
+ */
+#ifndef LOOMC_IR_H
+#define LOOMC_IR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "diag.h"
+#include "loom_device.h"
+#include "loom_image.h"
+
+/* ------------------------------------------------------------- types --- */
+
+enum ir_type_kind {
+	IR_TYPE_I1,
+	IR_TYPE_I32,
+	IR_TYPE_I64,
+	IR_TYPE_INDEX,		/* 64-bit signed, as LOOM_ARG_INDEX */
+	IR_TYPE_NONE,		/* a control token carrying no value */
+	IR_TYPE_MEMREF,		/* rank-1 memref of i32 or i64 */
+	IR_TYPE_TOKEN,		/* !dataflow.thread_token */
+	IR_TYPE_CHANNEL,	/* !dataflow.channel<T> */
+};
+
+/* struct ir_type.dim of a memref<?xT> */
+#define IR_DYNAMIC	(-1)
+
+/**
+ * struct ir_type - a type; compare with ir_type_equal()
+ * @kind: enum ir_type_kind
+ * @dim: IR_TYPE_MEMREF: static size, or IR_DYNAMIC for '?'
+ * @elem: IR_TYPE_MEMREF: element type (i32 or i64); IR_TYPE_CHANNEL: the
+ *	carried type
+ */
+struct ir_type {
+	enum ir_type_kind kind;
+	int64_t dim;
+	const struct ir_type *elem;
+};
+
+extern const struct ir_type ir_i1, ir_i32, ir_i64, ir_index, ir_none,
+	ir_token;
+
+bool ir_type_equal(const struct ir_type *a, const struct ir_type *b);
+
+/* i1, i32, i64 or index: what arith operates on. */
+bool ir_type_is_integer(const struct ir_type *t);
+
+/* Bit width of an integer type (index is 64); 0 for others. */
+unsigned ir_type_width(const struct ir_type *t);
+
+/* Does @t mention a !dataflow.channel anywhere? */
+bool ir_type_has_channel(const struct ir_type *t);
+
+/*
+ * The launch ABI's encoding of @t (uapi enum loom_arg_type), or 0 when a
+ * thread argument of that type cannot be passed at launch.
+ */
+enum loom_arg_type ir_type_arg_type(const struct ir_type *t);
+
+/*
+ * @v truncated to @width bits and sign-extended back to 64: the canonical
+ * form of a constant of an integer type of that width.
+ */
+static inline int64_t ir_sext(uint64_t v, unsigned width)
+{
+	uint64_t sign;
+
+	if (width == 0 || width >= 64)
+		return (int64_t)v;
+	sign = 1ULL << (width - 1);
+	v &= (sign << 1) - 1;
+	return (int64_t)((v ^ sign) - sign);
+}
+
+/* Spells @t as the source does ("memref<?xi64>") into @buf; returns @buf. */
+const char *ir_type_str(const struct ir_type *t, char *buf, size_t size);
+
+/* Enough for any type the parser accepts (nesting is bounded). */
+#define IR_TYPE_STR_MAX	256
+
+/* -------------------------------------------------------- attributes --- */
+
+enum ir_attr_kind {
+	IR_ATTR_UNIT,		/* a key with no value: {foo} */
+	IR_ATTR_INT,		/* 42, -1, 42 : i64 */
+	IR_ATTR_STRING,		/* "text" (@str holds the contents, escapes kept) */
+	IR_ATTR_KEYWORD,	/* a bare identifier: dense, true */
+	IR_ATTR_SYMBOL,		/* @name */
+	IR_ATTR_TYPE,		/* a type */
+	IR_ATTR_DIALECT,	/* #dialect.name or #dialect.name<...> */
+	IR_ATTR_ARRAY,		/* [a, b, ...] */
+};
+
+/**
+ * struct ir_attr - an attribute, or a key = value entry of a dictionary
+ * @name: the key in a dictionary or a #dataflow.thread_domain parameter
+ *	list; NULL for a positional value
+ * @loc: location of the key (of the value when @name is NULL)
+ * @kind: enum ir_attr_kind
+ * @value_loc: location of the value
+ * @ival: IR_ATTR_INT: the value
+ * @str: IR_ATTR_STRING/KEYWORD/SYMBOL: the text without sigil or quotes;
+ *	IR_ATTR_DIALECT: the name with its '#'
+ * @body: IR_ATTR_DIALECT other than #dataflow.thread_domain: the text
+ *	between '<' and '>' as written, or NULL
+ * @type: IR_ATTR_TYPE: the type; IR_ATTR_INT: its ": type" or NULL
+ * @elems: IR_ATTR_ARRAY: the elements; #dataflow.thread_domain: its
+ *	parameters (the kind keyword, then key = value entries)
+ * @num_elems: number of @elems
+ */
+struct ir_attr {
+	const char *name;
+	struct loom_loc loc;
+	enum ir_attr_kind kind;
+	struct loom_loc value_loc;
+	int64_t ival;
+	const char *str;
+	const char *body;
+	const struct ir_type *type;
+	struct ir_attr *elems;
+	int num_elems;
+};
+
+/* --------------------------------------------------------- operations --- */
+
+/*
+ * Syntax classes: how the parser reads an operation and the printer writes
+ * it.  Documentation/compiler.rst gives each one's grammar.
+ */
+enum ir_syntax {
+	SYN_CONSTANT,		/* %r = arith.constant 4 : T */
+	SYN_INDEX_CONSTANT,	/* %r = index.constant 4 */
+	SYN_BINARY,		/* %r = arith.addi %a, %b : T */
+	SYN_INDEX_BINARY,	/* %r = index.add %a, %b */
+	SYN_CMPI,		/* %r = arith.cmpi slt, %a, %b : T */
+	SYN_INDEX_CMP,		/* %r = index.cmp slt(%a, %b) */
+	SYN_SELECT,		/* %r = arith.select %c, %a, %b : T */
+	SYN_CAST,		/* %r = arith.index_cast %x : T to U */
+	SYN_LOAD,		/* %v = memref.load %m[%i] : memref<?xT> */
+	SYN_STORE,		/* memref.store %v, %m[%i] : memref<?xT> */
+	SYN_ALLOC,		/* %m = memref.alloc(%n) : memref<?xT> */
+	SYN_FOR,		/* scf.for %i = %lb to %ub step %s ... { } */
+	SYN_SCF_YIELD,		/* scf.yield %x : T */
+	SYN_LAUNCH,		/* %t = dataflow.thread.launch @k(...) ... */
+	SYN_WAIT,		/* dataflow.thread.wait %t : !dataflow.thread_token */
+	SYN_SPAWN,		/* dataflow.work.spawn %p : T */
+	SYN_THREAD_YIELD,	/* dataflow.thread.yield [%f : none] */
+	SYN_RETURN,		/* return */
+	SYN_PRINT,		/* loom.print %v : T */
+	SYN_CHECK,		/* loom.check %a, %b : T */
+};
+
+/* What an arithmetic operation computes (constant folding, lowering). */
+enum ir_alu {
+	ALU_NONE,
+	ALU_ADD, ALU_SUB, ALU_MUL,
+	ALU_DIVS, ALU_DIVU, ALU_REMS, ALU_REMU,
+	ALU_AND, ALU_OR, ALU_XOR,
+	ALU_SHL, ALU_SHRS, ALU_SHRU,
+	ALU_MAXS, ALU_MINS, ALU_MAXU, ALU_MINU,
+	ALU_CMP,		/* with struct ir_op.pred */
+	ALU_SELECT,
+	ALU_CASTS,		/* sign-extend or truncate */
+	ALU_CASTU,		/* zero-extend or truncate */
+};
+
+/* struct ir_opinfo.flags */
+#define IR_HOST_ONLY	(1U << 0)	/* only in func.func bodies */
+#define IR_TERMINATOR	(1U << 1)	/* ends its block */
+#define IR_INDEX_DIALECT (1U << 2)	/* index.*: every type is index */
+
+/*   opcode            spelling                 syntax              alu        flags */
+#define IR_OPCODES(X)							\
+	X(ARITH_CONSTANT, "arith.constant", SYN_CONSTANT, ALU_NONE, 0)	\
+	X(ARITH_ADDI, "arith.addi", SYN_BINARY, ALU_ADD, 0)		\
+	X(ARITH_SUBI, "arith.subi", SYN_BINARY, ALU_SUB, 0)		\
+	X(ARITH_MULI, "arith.muli", SYN_BINARY, ALU_MUL, 0)		\
+	X(ARITH_DIVSI, "arith.divsi", SYN_BINARY, ALU_DIVS, 0)		\
+	X(ARITH_DIVUI, "arith.divui", SYN_BINARY, ALU_DIVU, 0)		\
+	X(ARITH_REMSI, "arith.remsi", SYN_BINARY, ALU_REMS, 0)		\
+	X(ARITH_REMUI, "arith.remui", SYN_BINARY, ALU_REMU, 0)		\
+	X(ARITH_ANDI, "arith.andi", SYN_BINARY, ALU_AND, 0)		\
+	X(ARITH_ORI, "arith.ori", SYN_BINARY, ALU_OR, 0)		\
+	X(ARITH_XORI, "arith.xori", SYN_BINARY, ALU_XOR, 0)		\
+	X(ARITH_SHLI, "arith.shli", SYN_BINARY, ALU_SHL, 0)		\
+	X(ARITH_SHRSI, "arith.shrsi", SYN_BINARY, ALU_SHRS, 0)		\
+	X(ARITH_SHRUI, "arith.shrui", SYN_BINARY, ALU_SHRU, 0)		\
+	X(ARITH_MAXSI, "arith.maxsi", SYN_BINARY, ALU_MAXS, 0)		\
+	X(ARITH_MINSI, "arith.minsi", SYN_BINARY, ALU_MINS, 0)		\
+	X(ARITH_MAXUI, "arith.maxui", SYN_BINARY, ALU_MAXU, 0)		\
+	X(ARITH_MINUI, "arith.minui", SYN_BINARY, ALU_MINU, 0)		\
+	X(ARITH_CMPI, "arith.cmpi", SYN_CMPI, ALU_CMP, 0)		\
+	X(ARITH_SELECT, "arith.select", SYN_SELECT, ALU_SELECT, 0)	\
+	X(ARITH_INDEX_CAST, "arith.index_cast", SYN_CAST, ALU_CASTS, 0) \
+	X(ARITH_INDEX_CASTUI, "arith.index_castui", SYN_CAST, ALU_CASTU, 0) \
+	X(ARITH_EXTSI, "arith.extsi", SYN_CAST, ALU_CASTS, 0)		\
+	X(ARITH_EXTUI, "arith.extui", SYN_CAST, ALU_CASTU, 0)		\
+	X(ARITH_TRUNCI, "arith.trunci", SYN_CAST, ALU_CASTS, 0)		\
+	X(INDEX_CONSTANT, "index.constant", SYN_INDEX_CONSTANT, ALU_NONE, IR_INDEX_DIALECT) \
+	X(INDEX_ADD, "index.add", SYN_INDEX_BINARY, ALU_ADD, IR_INDEX_DIALECT) \
+	X(INDEX_SUB, "index.sub", SYN_INDEX_BINARY, ALU_SUB, IR_INDEX_DIALECT) \
+	X(INDEX_MUL, "index.mul", SYN_INDEX_BINARY, ALU_MUL, IR_INDEX_DIALECT) \
+	X(INDEX_DIVS, "index.divs", SYN_INDEX_BINARY, ALU_DIVS, IR_INDEX_DIALECT) \
+	X(INDEX_DIVU, "index.divu", SYN_INDEX_BINARY, ALU_DIVU, IR_INDEX_DIALECT) \
+	X(INDEX_REMS, "index.rems", SYN_INDEX_BINARY, ALU_REMS, IR_INDEX_DIALECT) \
+	X(INDEX_REMU, "index.remu", SYN_INDEX_BINARY, ALU_REMU, IR_INDEX_DIALECT) \
+	X(INDEX_MAXS, "index.maxs", SYN_INDEX_BINARY, ALU_MAXS, IR_INDEX_DIALECT) \
+	X(INDEX_MINS, "index.mins", SYN_INDEX_BINARY, ALU_MINS, IR_INDEX_DIALECT) \
+	X(INDEX_MAXU, "index.maxu", SYN_INDEX_BINARY, ALU_MAXU, IR_INDEX_DIALECT) \
+	X(INDEX_MINU, "index.minu", SYN_INDEX_BINARY, ALU_MINU, IR_INDEX_DIALECT) \
+	X(INDEX_AND, "index.and", SYN_INDEX_BINARY, ALU_AND, IR_INDEX_DIALECT) \
+	X(INDEX_OR, "index.or", SYN_INDEX_BINARY, ALU_OR, IR_INDEX_DIALECT) \
+	X(INDEX_XOR, "index.xor", SYN_INDEX_BINARY, ALU_XOR, IR_INDEX_DIALECT) \
+	X(INDEX_SHL, "index.shl", SYN_INDEX_BINARY, ALU_SHL, IR_INDEX_DIALECT) \
+	X(INDEX_SHRS, "index.shrs", SYN_INDEX_BINARY, ALU_SHRS, IR_INDEX_DIALECT) \
+	X(INDEX_SHRU, "index.shru", SYN_INDEX_BINARY, ALU_SHRU, IR_INDEX_DIALECT) \
+	X(INDEX_CMP, "index.cmp", SYN_INDEX_CMP, ALU_CMP, IR_INDEX_DIALECT) \
+	X(INDEX_CASTS, "index.casts", SYN_CAST, ALU_CASTS, 0)		\
+	X(INDEX_CASTU, "index.castu", SYN_CAST, ALU_CASTU, 0)		\
+	X(MEMREF_LOAD, "memref.load", SYN_LOAD, ALU_NONE, 0)		\
+	X(MEMREF_STORE, "memref.store", SYN_STORE, ALU_NONE, 0)		\
+	X(MEMREF_ALLOC, "memref.alloc", SYN_ALLOC, ALU_NONE, IR_HOST_ONLY) \
+	X(SCF_FOR, "scf.for", SYN_FOR, ALU_NONE, 0)			\
+	X(SCF_YIELD, "scf.yield", SYN_SCF_YIELD, ALU_NONE, IR_TERMINATOR) \
+	X(THREAD_LAUNCH, "dataflow.thread.launch", SYN_LAUNCH, ALU_NONE, IR_HOST_ONLY) \
+	X(THREAD_WAIT, "dataflow.thread.wait", SYN_WAIT, ALU_NONE, IR_HOST_ONLY) \
+	X(WORK_SPAWN, "dataflow.work.spawn", SYN_SPAWN, ALU_NONE, 0)	\
+	X(THREAD_YIELD, "dataflow.thread.yield", SYN_THREAD_YIELD, ALU_NONE, IR_TERMINATOR) \
+	X(RETURN, "return", SYN_RETURN, ALU_NONE, IR_HOST_ONLY | IR_TERMINATOR) \
+	X(LOOM_PRINT, "loom.print", SYN_PRINT, ALU_NONE, IR_HOST_ONLY)	\
+	X(LOOM_CHECK, "loom.check", SYN_CHECK, ALU_NONE, IR_HOST_ONLY)
+
+enum ir_opcode {
+#define IR_OPCODE_ENUM(code, name, syntax, alu, flags) IR_OP_##code,
+	IR_OPCODES(IR_OPCODE_ENUM)
+#undef IR_OPCODE_ENUM
+	IR_OP_COUNT
+};
+
+/**
+ * struct ir_opinfo - static facts about an opcode
+ * @name: its spelling
+ * @syntax: enum ir_syntax
+ * @alu: enum ir_alu
+ * @flags: IR_HOST_ONLY, IR_TERMINATOR, IR_INDEX_DIALECT
+ */
+struct ir_opinfo {
+	const char *name;
+	enum ir_syntax syntax;
+	enum ir_alu alu;
+	unsigned flags;
+};
+
+extern const struct ir_opinfo ir_opinfo[IR_OP_COUNT];
+
+/*
+ * The opcode spelled by the @len bytes at @name ("func.return" is an alias
+ * of "return"); returns IR_OP_COUNT when there is none.
+ */
+enum ir_opcode ir_op_lookup(const char *name, size_t len);
+
+/* arith.cmpi / index.cmp predicates, in MLIR's order. */
+enum ir_pred {
+	IR_PRED_EQ, IR_PRED_NE,
+	IR_PRED_SLT, IR_PRED_SLE, IR_PRED_SGT, IR_PRED_SGE,
+	IR_PRED_ULT, IR_PRED_ULE, IR_PRED_UGT, IR_PRED_UGE,
+	IR_PRED_COUNT
+};
+
+extern const char *const ir_pred_name[IR_PRED_COUNT];
+
+struct ir_op;
+struct ir_region;
+struct ir_func;
+
+/**
+ * struct ir_value - an SSA value
+ * @name: its name without '%'
+ * @loc: where it is defined (the %name token)
+ * @type: its type
+ * @def: the operation it is a result of; NULL for a block argument
+ * @region: for a block argument, the region whose block it belongs to
+ * @index: result number, or block argument number
+ * @is_const: set by the verifier: a host-function value whose value constant
+ *	folding knows
+ * @const_val: that value, sign-extended from the type's width (i1 true is
+ *	-1)
+ */
+struct ir_value {
+	const char *name;
+	struct loom_loc loc;
+	const struct ir_type *type;
+	struct ir_op *def;
+	struct ir_region *region;
+	int index;
+	bool is_const;
+	int64_t const_val;
+};
+
+/**
+ * struct ir_use - an operand: a value referenced by name
+ * @name: the name without '%'
+ * @loc: the %name token
+ * @value: what it refers to; set by the verifier (NULL when undefined)
+ */
+struct ir_use {
+	const char *name;
+	struct loom_loc loc;
+	struct ir_value *value;
+};
+
+/**
+ * struct ir_region - a region of exactly one block
+ * @args: the block's arguments
+ * @num_args: how many
+ * @first: first operation
+ * @last: last operation
+ * @num_ops: how many
+ * @begin: the '{'
+ * @end: the '}'
+ * @parent_op: the operation owning it (scf.for), or NULL for a body
+ * @parent_func: the thread or function it is (or is nested) in
+ */
+struct ir_region {
+	struct ir_value *args;
+	int num_args;
+	struct ir_op *first;
+	struct ir_op *last;
+	int num_ops;
+	struct loom_loc begin;
+	struct loom_loc end;
+	struct ir_op *parent_op;
+	struct ir_func *parent_func;
+};
+
+/**
+ * struct ir_op - one operation
+ * @code: enum ir_opcode
+ * @loc: its name token
+ * @operands: every operand, in syntax order (segments below)
+ * @operand_types: per operand, the type the syntax states for it (the ": T"
+ *	of arith.addi for both operands, a launch signature's types, ...), or
+ *	NULL where the syntax states none (launch wait()/grid() operands)
+ * @num_operands: how many
+ * @results: its results
+ * @num_results: how many
+ * @attrs: its attribute dictionary
+ * @num_attrs: how many entries
+ * @body: SYN_FOR: the loop body (args: the induction variable, then one
+ *	per iter_arg)
+ * @type: the main written type: the ": T" of constants, arith, print,
+ *	check, spawn; the memref type of load/store/alloc; the induction
+ *	variable type of scf.for; the source type of a cast
+ * @to_type: SYN_CAST: the result type
+ * @lit_neg: SYN_CONSTANT/SYN_INDEX_CONSTANT: the literal had a '-'
+ * @lit_mag: its magnitude as written (true is 1)
+ * @imm: the constant, sign-extended from the type's width
+ * @pred: SYN_CMPI/SYN_INDEX_CMP: the predicate
+ * @callee: SYN_LAUNCH: the thread's name without '@'
+ * @callee_loc: the @name token
+ * @num_args: SYN_LAUNCH: operands [0, num_args) are the thread's inputs
+ * @num_waits: then this many wait() tokens
+ * @num_extents: then this many grid() extents
+ * @has_wait: a wait() clause is present (possibly empty)
+ * @has_grid: a grid() clause is present (possibly empty)
+ * @num_iter_args: SYN_FOR: operands [3, 3 + num_iter_args) are the inits
+ *	after lb, ub, step
+ * @region: the region this operation is in
+ * @next: the next operation in @region
+ */
+struct ir_op {
+	enum ir_opcode code;
+	struct loom_loc loc;
+	struct ir_use *operands;
+	const struct ir_type **operand_types;
+	int num_operands;
+	struct ir_value *results;
+	int num_results;
+	struct ir_attr *attrs;
+	int num_attrs;
+	struct ir_region *body;
+	const struct ir_type *type;
+	const struct ir_type *to_type;
+	bool lit_neg;
+	uint64_t lit_mag;
+	int64_t imm;
+	enum ir_pred pred;
+	const char *callee;
+	struct loom_loc callee_loc;
+	int num_args;
+	int num_waits;
+	int num_extents;
+	bool has_wait;
+	bool has_grid;
+	int num_iter_args;
+	struct ir_region *region;
+	struct ir_op *next;
+};
+
+/* Launch operand segments. */
+static inline struct ir_use *ir_launch_waits(struct ir_op *op)
+{
+	return op->operands + op->num_args;
+}
+
+static inline struct ir_use *ir_launch_extents(struct ir_op *op)
+{
+	return op->operands + op->num_args + op->num_waits;
+}
+
+/* ---------------------------------------------------------- functions --- */
+
+/**
+ * struct ir_func - a dataflow.thread or a func.func
+ * @is_thread: a dataflow.thread (else a host function)
+ * @kw_loc: the 'dataflow.thread' / 'func.func' token
+ * @name: its symbol without '@'
+ * @name_loc: the @name token
+ * @visibility: "private", "public" or "nested" as written, or NULL
+ * @domain: threads: the attribute inside domain(...)
+ * @dom_kind: set by the verifier from @domain: LOOM_DOMAIN_DENSE or
+ *	LOOM_DOMAIN_DYNAMIC_WORK, 0 when @domain is invalid
+ * @work_item_arg: set by the verifier: the work-item input of a
+ *	dynamic-work thread, else -1
+ * @num_inputs: the ordinary arguments: body.args[0, num_inputs)
+ * @num_ctrl: then the ctrl(...) arguments (exactly one when valid)
+ * @num_ivs: then the iv(...) coordinates; their count is the rank K
+ * @has_ctrl: a ctrl(...) clause is present
+ * @has_iv: an iv(...) clause is present
+ * @iv_before_ctrl: iv(...) was written before ctrl(...)
+ * @ctrl_loc: the 'ctrl' keyword
+ * @iv_loc: the 'iv' keyword
+ * @attrs: the "attributes {...}" dictionary
+ * @num_attrs: its entries
+ * @body: the body; body.args are the entry block arguments
+ * @next: the next function of the module
+ */
+struct ir_func {
+	bool is_thread;
+	struct loom_loc kw_loc;
+	const char *name;
+	struct loom_loc name_loc;
+	const char *visibility;
+	struct ir_attr *domain;
+	enum loom_domain_kind dom_kind;
+	int work_item_arg;
+	int num_inputs;
+	int num_ctrl;
+	int num_ivs;
+	bool has_ctrl;
+	bool has_iv;
+	bool iv_before_ctrl;
+	struct loom_loc ctrl_loc;
+	struct loom_loc iv_loc;
+	struct ir_attr *attrs;
+	int num_attrs;
+	struct ir_region body;
+	struct ir_func *next;
+};
+
+static inline struct ir_value *ir_func_ctrl(struct ir_func *f)
+{
+	return f->num_ctrl ? &f->body.args[f->num_inputs] : NULL;
+}
+
+static inline struct ir_value *ir_func_ivs(struct ir_func *f)
+{
+	return &f->body.args[f->num_inputs + f->num_ctrl];
+}
+
+/* ------------------------------------------------------------ modules --- */
+
+struct ir_arena;
+
+/**
+ * struct ir_module - one unit of a source file
+ * @funcs: its threads and host functions, in source order
+ * @num_funcs: how many
+ * @arena: owns the module and every node in it
+ */
+struct ir_module {
+	struct ir_func *funcs;
+	int num_funcs;
+	struct ir_arena *arena;
+};
+
+/* A new empty module, or NULL when out of memory. */
+struct ir_module *ir_module_new(void);
+void ir_module_free(struct ir_module *m);
+
+/* Zeroed memory owned by @m's arena, or NULL when out of memory. */
+void *ir_alloc(struct ir_module *m, size_t size);
+
+/* A NUL-terminated copy of @len bytes at @s in @m's arena. */
+char *ir_strndup(struct ir_module *m, const char *s, size_t len);
+
+/* Looks a thread or function up by name (without '@'). */
+struct ir_func *ir_module_find(struct ir_module *m, const char *name);
+
+/*
+ * Prints @m in the source syntax (one canonical spelling: printing what the
+ * parser read, then parsing and printing that, gives the same text).
+ */
+void ir_print_module(FILE *out, const struct ir_module *m);
+
+#endif /* LOOMC_IR_H */

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: debugfs
+ *
+ * /sys/kernel/debug/dri/N/queues: per core, the device's queue registers,
+ * the driver's view of the ring, jobs in flight, completed, failed and
+ * recovered from hangs.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <drm/drm_debugfs.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+
+#include "loom_drv.h"
+
+static void loom_debugfs_core(struct seq_file *m, struct loom_core *core)
+{
+	unsigned long flags;
+	u32 head, tail, inflight = 0, i;
+
+	spin_lock_irqsave(&core->lock, flags);
+	head = core->head;
+	tail = core->tail;
+	for (i = 0; i < LOOM_RING_SIZE; i++)
+		inflight += !!core->inflight[i];
+	spin_unlock_irqrestore(&core->lock, flags);
+
+	seq_printf(m, "core %u: head %u tail %u in-flight %u\n", core->index,
+		   head, tail, inflight);
+	seq_printf(m, "  device: head %u tail %u status 0x%x progress %u completed %u\n",
+		   loom_core_read(core, LOOM_CORE_Q_HEAD),
+		   loom_core_read(core, LOOM_CORE_Q_TAIL),
+		   loom_core_read(core, LOOM_CORE_STATUS),
+		   loom_core_read(core, LOOM_CORE_PROGRESS),
+		   loom_core_read(core, LOOM_CORE_COMPLETED));
+	seq_printf(m, "  jobs: done %lld failed %lld resets %lld\n",
+		   atomic64_read(&core->jobs_done), atomic64_read(&core->jobs_failed),
+		   atomic64_read(&core->resets));
+}
+
+static int loom_debugfs_queues(struct seq_file *m, void *data)
+{
+	struct drm_info_node *node = m->private;
+	struct loom_device *ldev = to_loom_device(node->minor->dev);
+	unsigned int i;
+	int idx;
+
+	if (!drm_dev_enter(&ldev->drm, &idx))
+		return -ENODEV;
+	for (i = 0; i < ldev->num_cores; i++)
+		loom_debugfs_core(m, &ldev->cores[i]);
+	drm_dev_exit(idx);
+	return 0;
+}
+
+static const struct drm_info_list loom_debugfs_list[] = {
+	{ "queues", loom_debugfs_queues, 0 },
+};
+
+void loom_debugfs_init(struct drm_minor *minor)
+{
+	drm_debugfs_create_files(loom_debugfs_list, ARRAY_SIZE(loom_debugfs_list),
+				 minor->debugfs_root, minor);
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: buffer objects
+ *
+ * BOs are shmem GEM objects.  Each belongs to the address space of the file
+ * that created it and is mapped there, pinned, for its whole life: a job
+ * never faults on a BO it was given, and its VA never changes.  Userspace
+ * maps BOs with mmap() at the offset BO_MMAP_OFFSET returns; x86 is DMA
+ * coherent, so mappings are cached.
+ */
+
+#include <linux/dma-resv.h>
+#include <linux/slab.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+
+#include "loom_drv.h"
+
+static void loom_gem_free(struct drm_gem_object *obj)
+{
+	struct loom_bo *bo = to_loom_bo(obj);
+	struct loom_file *lf = bo->lf;
+
+	if (lf) {
+		loom_vm_unmap_bo(&lf->vm, bo);
+		atomic64_sub(obj->size, &lf->bo_bytes);
+	}
+	drm_gem_shmem_free(&bo->base);
+	if (lf)
+		loom_file_put(lf);
+}
+
+static const struct drm_gem_object_funcs loom_gem_funcs = {
+	.free = loom_gem_free,
+	.print_info = drm_gem_shmem_object_print_info,
+	.pin = drm_gem_shmem_object_pin,
+	.unpin = drm_gem_shmem_object_unpin,
+	.get_sg_table = drm_gem_shmem_object_get_sg_table,
+	.vmap = drm_gem_shmem_object_vmap,
+	.vunmap = drm_gem_shmem_object_vunmap,
+	.mmap = drm_gem_shmem_object_mmap,
+	.vm_ops = &drm_gem_shmem_vm_ops,
+};
+
+struct drm_gem_object *loom_gem_create_object(struct drm_device *drm, size_t size)
+{
+	struct loom_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->base.base.funcs = &loom_gem_funcs;
+	return &bo->base.base;
+}
+
+int loom_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct loom_file *lf = file->driver_priv;
+	struct drm_loom_bo_create *args = data;
+	struct drm_gem_shmem_object *shmem;
+	struct loom_bo *bo;
+	int ret;
+
+	if (args->flags & ~DRM_LOOM_BO_FLAGS)
+		return -EINVAL;
+	if (!args->size || args->size > DRM_LOOM_BO_MAX_SIZE)
+		return -EINVAL;
+
+	shmem = drm_gem_shmem_create(drm, PAGE_ALIGN(args->size));
+	if (IS_ERR(shmem))
+		return PTR_ERR(shmem);
+	bo = container_of(shmem, struct loom_bo, base);
+	bo->flags = args->flags;
+
+	ret = loom_vm_map_bo(&lf->vm, bo);
+	if (ret)
+		goto err_put;
+	/* The BO's mapping lives in lf->vm: keep it until the BO goes. */
+	bo->lf = loom_file_get(lf);
+	atomic64_add(shmem->base.size, &lf->bo_bytes);
+
+	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
+	if (ret)
+		goto err_put;
+	args->va = bo->node.start;
+	/* The handle holds the object now. */
+	drm_gem_object_put(&shmem->base);
+	return 0;
+
+err_put:
+	drm_gem_object_put(&shmem->base);
+	return ret;
+}
+
+int loom_ioctl_bo_mmap_offset(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct drm_loom_bo_mmap_offset *args = data;
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (args->pad)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	ret = drm_gem_create_mmap_offset(obj);
+	if (!ret)
+		args->offset = drm_vma_node_offset_addr(&obj->vma_node);
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+int loom_ioctl_bo_wait(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct drm_loom_bo_wait *args = data;
+	struct drm_gem_object *obj;
+	long ret;
+
+	if (args->flags)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+
+	/* DMA_RESV_USAGE_READ covers every job, reading or writing. */
+	if (args->timeout_ns == 0) {
+		ret = dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_READ) ? 0 : -EBUSY;
+	} else {
+		long timeout = args->timeout_ns < 0 ? MAX_SCHEDULE_TIMEOUT :
+			       (long)nsecs_to_jiffies64(args->timeout_ns) + 1;
+
+		ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_READ, true,
+					    timeout);
+		if (ret == 0)
+			ret = -ETIMEDOUT;
+		else if (ret > 0)
+			ret = 0;
+	}
+	drm_gem_object_put(obj);
+	return ret;
+}

@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: jobs, the scheduler and hang recovery
+ *
+ * SUBMIT turns a command buffer and its BOs into a drm_sched job on the
+ * submitting file's entity for the chosen core: in-syncobj fences and the
+ * BOs' implicit fences become dependencies, the job's done fence goes to
+ * the BOs' reservations and the out-syncobj.  The scheduler's run_job puts
+ * it on the core's ring.
+ *
+ * Hangs are told from long jobs by the core's progress counter: every
+ * hang-check period the scheduler's timeout handler samples it, and only a
+ * job that made no progress for its deadline (or ran ten deadlines) is
+ * stopped.  Recovery stops the core (the job completes with
+ * LOOM_STATUS_STOPPED and a state dump, which also goes to devcoredump),
+ * resets it, fails the guilty job with -ETIMEDOUT and resubmits the
+ * innocent ones.  A file whose jobs hung LOOM_BAN_HANGS times is refused
+ * further submissions with -ECANCELED.
+ */
+
+#include <linux/devcoredump.h>
+#include <linux/dma-resv.h>
+#include <linux/slab.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_print.h>
+#include <drm/drm_syncobj.h>
+
+#include "loom_compat.h"
+#include "loom_drv.h"
+
+#define LOOM_HANG_CHECK_MS		100
+#define LOOM_DEFAULT_DEADLINE_NS	(2ULL * NSEC_PER_SEC)
+
+static struct loom_job *to_loom_job(struct drm_sched_job *sched_job)
+{
+	return container_of(sched_job, struct loom_job, base);
+}
+
+static void loom_job_release(struct kref *ref)
+{
+	struct loom_job *job = container_of(ref, struct loom_job, refcount);
+	u32 i;
+
+	for (i = 0; i < job->bo_count; i++)
+		drm_gem_object_put(job->bos[i]);
+	kvfree(job->bos);
+	kvfree(job->bo_write);
+	loom_file_put(job->lf);
+	kfree(job);
+}
+
+static void loom_job_put(struct loom_job *job)
+{
+	kref_put(&job->refcount, loom_job_release);
+}
+
+/* ---- outcome records (JOB_INFO) ------------------------------------------- */
+
+static struct loom_job_record *loom_record(struct loom_file *lf, u64 job_id)
+{
+	return &lf->records[job_id % LOOM_JOB_RECORDS];
+}
+
+static void loom_record_start(struct loom_file *lf, u64 job_id)
+{
+	struct loom_job_record *rec = loom_record(lf, job_id);
+	unsigned long flags;
+	void *old;
+
+	spin_lock_irqsave(&lf->records_lock, flags);
+	old = rec->dump;
+	memset(rec, 0, sizeof(*rec));
+	rec->job_id = job_id;
+	rec->state = DRM_LOOM_JOB_PENDING;
+	spin_unlock_irqrestore(&lf->records_lock, flags);
+	kfree(old);
+}
+
+/* Records an outcome unless one was recorded already. */
+static void loom_record_done(struct loom_file *lf, u64 job_id, int error,
+			     const struct loom_hw_completion *hw,
+			     const void *dump, u32 dump_len)
+{
+	struct loom_job_record *rec = loom_record(lf, job_id);
+	void *copy = dump ? kmemdup(dump, dump_len, GFP_ATOMIC) : NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&lf->records_lock, flags);
+	if (rec->job_id == job_id && rec->state == DRM_LOOM_JOB_PENDING) {
+		rec->state = DRM_LOOM_JOB_DONE;
+		rec->error = error;
+		if (hw)
+			rec->hw = *hw;
+		rec->dump = copy;
+		rec->dump_len = copy ? dump_len : 0;
+		copy = NULL;
+	}
+	spin_unlock_irqrestore(&lf->records_lock, flags);
+	kfree(copy);
+}
+
+void loom_records_fini(struct loom_file *lf)
+{
+	unsigned int i;
+
+	for (i = 0; i < LOOM_JOB_RECORDS; i++)
+		kfree(lf->records[i].dump);
+}
+
+/*
+ * The device is done with @job (@rec is its completion record), or, with
+ * @rec NULL, the job was dropped from the ring by a reset and will be
+ * resubmitted.  Called with core->lock held, from the IRQ handler or
+ * recovery.
+ */
+void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec,
+		      const void *dump, u32 dump_len)
+{
+	struct dma_fence *fence = job->hw_fence;
+	int error = -ECANCELED;
+
+	if (rec) {
+		error = loom_hw_status_errno(rec->status);
+		loom_record_done(job->lf, job->job_id, error, rec, dump, dump_len);
+		atomic64_add(rec->counters.cycles, &job->lf->cycles[job->core->index]);
+		if (job->seen)
+			atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), job->started)),
+				     &job->lf->busy_ns[job->core->index]);
+	}
+	job->hw_fence = NULL;
+	if (!fence)
+		return;
+	if (error)
+		dma_fence_set_error(fence, error);
+	dma_fence_signal_locked(fence);
+	dma_fence_put(fence);
+}
+
+/* ---- the scheduler backend -------------------------------------------------- */
+
+static struct dma_fence *loom_run_job(struct drm_sched_job *sched_job)
+{
+	struct loom_job *job = to_loom_job(sched_job);
+	struct loom_device *ldev = job->core->ldev;
+	struct dma_fence *fence;
+	int idx;
+
+	/* Failed already: the guilty job of a hang, or its entity was killed. */
+	if (unlikely(sched_job->s_fence->finished.error))
+		return NULL;
+	if (!drm_dev_enter(&ldev->drm, &idx)) {
+		dma_fence_set_error(&sched_job->s_fence->finished, -ENODEV);
+		return NULL;
+	}
+	job->seen = false;
+	fence = loom_hw_queue_job(job->core, job, &job->desc);
+	drm_dev_exit(idx);
+	return fence;
+}
+
+static void loom_recover(struct loom_core *core, struct loom_job *bad)
+{
+	struct loom_device *ldev = core->ldev;
+	struct loom_job_record *rec;
+	unsigned long flags;
+	void *dump = NULL;
+	u32 dump_len = 0;
+
+	drm_sched_stop(&core->sched, &bad->base);
+	loom_hw_stop_and_reset(core);
+	/* It may have finished just as it was declared hung. */
+	if (!dma_fence_is_signaled(&bad->base.s_fence->finished))
+		dma_fence_set_error(&bad->base.s_fence->finished, -ETIMEDOUT);
+	loom_record_done(bad->lf, bad->job_id, -ETIMEDOUT, NULL, NULL, 0);
+
+	/* The state dump of the hung job, for whoever debugs the hang. */
+	spin_lock_irqsave(&bad->lf->records_lock, flags);
+	rec = loom_record(bad->lf, bad->job_id);
+	if (rec->job_id == bad->job_id && rec->dump) {
+		dump = kmemdup(rec->dump, rec->dump_len, GFP_ATOMIC);
+		dump_len = rec->dump_len;
+	}
+	spin_unlock_irqrestore(&bad->lf->records_lock, flags);
+	if (dump)
+		dev_coredumpv(&ldev->pdev->dev, dump, dump_len, GFP_KERNEL);
+
+	if (atomic_inc_return(&bad->lf->hangs) == LOOM_BAN_HANGS)
+		drm_dbg_driver(&ldev->drm, "client %llu banned after %d hangs\n",
+			       bad->lf->client_id, LOOM_BAN_HANGS);
+	drm_sched_resubmit_jobs(&core->sched);
+	drm_sched_start(&core->sched, true);
+}
+
+/* Puts a job the timeout handler took off the pending list back on it. */
+static enum drm_gpu_sched_stat loom_not_hung(struct drm_sched_job *sched_job)
+{
+	struct drm_gpu_scheduler *sched = sched_job->sched;
+
+	spin_lock(&sched->job_list_lock);
+	list_add(&sched_job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static enum drm_gpu_sched_stat loom_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct loom_job *job = to_loom_job(sched_job);
+	struct loom_core *core = job->core;
+	ktime_t now = ktime_get();
+	unsigned long flags;
+	bool done;
+	u32 progress;
+	int idx;
+
+	spin_lock_irqsave(&core->lock, flags);
+	done = !job->hw_fence;
+	spin_unlock_irqrestore(&core->lock, flags);
+	if (done || !drm_dev_enter(&core->ldev->drm, &idx))
+		return loom_not_hung(sched_job);
+
+	progress = loom_core_read(core, LOOM_CORE_PROGRESS);
+	drm_dev_exit(idx);
+	if (!job->seen) {
+		job->seen = true;
+		job->started = now;
+		job->last_progress = now;
+	} else if (progress != core->hang_progress) {
+		job->last_progress = now;
+	}
+	core->hang_progress = progress;
+
+	if (ktime_to_ns(ktime_sub(now, job->last_progress)) < job->deadline &&
+	    ktime_to_ns(ktime_sub(now, job->started)) < 10 * job->deadline)
+		return loom_not_hung(sched_job);
+
+	drm_dbg_driver(&core->ldev->drm, "core %u: job %llu hung\n", core->index,
+		       job->job_id);
+	loom_recover(core, job);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void loom_free_job(struct drm_sched_job *sched_job)
+{
+	struct loom_job *job = to_loom_job(sched_job);
+
+	/* Jobs that never reached the device record their fence's error. */
+	loom_record_done(job->lf, job->job_id, sched_job->s_fence->finished.error,
+			 NULL, NULL, 0);
+	drm_sched_job_cleanup(sched_job);
+	loom_job_put(job);
+}
+
+static const struct drm_sched_backend_ops loom_sched_ops = {
+	.run_job = loom_run_job,
+	.timedout_job = loom_timedout_job,
+	.free_job = loom_free_job,
+};
+
+int loom_sched_init_all(struct loom_device *ldev)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ldev->num_cores; i++) {
+		struct loom_sched_params params = {
+			.ops = &loom_sched_ops,
+			.credit_limit = LOOM_RING_SIZE - 1,
+			.timeout = msecs_to_jiffies(LOOM_HANG_CHECK_MS),
+			.name = "loom",
+			.dev = &ldev->pdev->dev,
+		};
+
+		ret = loom_sched_init(&ldev->cores[i].sched, &params);
+		if (ret) {
+			while (i--)
+				drm_sched_fini(&ldev->cores[i].sched);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void loom_sched_fini_all(struct loom_device *ldev)
+{
+	unsigned int i;
+
+	for (i = 0; i < ldev->num_cores; i++)
+		drm_sched_fini(&ldev->cores[i].sched);
+}
+
+/* ---- SUBMIT ---------------------------------------------------------------- */
+
+/* Index of @obj in the job's BO list, or -1. */
+static int loom_job_find_bo(struct loom_job *job, struct drm_gem_object *obj)
+{
+	u32 i;
+
+	for (i = 0; i < job->bo_count; i++)
+		if (job->bos[i] == obj)
+			return i;
+	return -1;
+}
+
+/* Adds a looked-up BO (consuming the reference); duplicates are EINVAL. */
+static int loom_job_add_bo(struct loom_job *job, struct drm_gem_object *obj,
+			   bool write)
+{
+	if (loom_job_find_bo(job, obj) >= 0 ||
+	    to_loom_bo(obj)->lf != job->lf) {
+		drm_gem_object_put(obj);
+		return -EINVAL;
+	}
+	job->bos[job->bo_count] = obj;
+	job->bo_write[job->bo_count++] = write;
+	return 0;
+}
+
+static int loom_job_lookup_bos(struct loom_job *job, struct drm_file *file,
+			       const struct drm_loom_submit *args)
+{
+	struct drm_loom_bo_ref *refs;
+	struct drm_gem_object *obj;
+	u32 i, n = args->bo_count + 1;
+	int ret = 0;
+
+	job->bos = kvcalloc(n, sizeof(*job->bos), GFP_KERNEL);
+	job->bo_write = kvcalloc(n, sizeof(*job->bo_write), GFP_KERNEL);
+	refs = kvmalloc_array(args->bo_count ?: 1, sizeof(*refs), GFP_KERNEL);
+	if (!job->bos || !job->bo_write || !refs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (copy_from_user(refs, u64_to_user_ptr(args->bos),
+			   args->bo_count * sizeof(*refs))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	for (i = 0; i < args->bo_count && !ret; i++) {
+		u32 flags = refs[i].flags;
+
+		if (!flags || (flags & ~(DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE))) {
+			ret = -EINVAL;
+			break;
+		}
+		obj = drm_gem_object_lookup(file, refs[i].handle);
+		if (!obj) {
+			ret = -ENOENT;
+			break;
+		}
+		ret = loom_job_add_bo(job, obj, flags & DRM_LOOM_BO_REF_WRITE);
+	}
+out:
+	kvfree(refs);
+	return ret;
+}
+
+/* The command BO is read by the job: in the list already, or added. */
+static int loom_job_set_cmd(struct loom_job *job, struct drm_file *file,
+			    const struct drm_loom_submit *args)
+{
+	struct drm_gem_object *obj = drm_gem_object_lookup(file, args->cmd_handle);
+	int idx;
+
+	if (!obj)
+		return -ENOENT;
+	if ((u64)args->cmd_offset + args->cmd_size > obj->size ||
+	    to_loom_bo(obj)->lf != job->lf) {
+		drm_gem_object_put(obj);
+		return -EINVAL;
+	}
+	job->desc.cmd_va = to_loom_bo(obj)->node.start + args->cmd_offset;
+	job->desc.cmd_size = args->cmd_size;
+	job->desc.pt_root = job->lf->vm.root_dma;
+	idx = loom_job_find_bo(job, obj);
+	if (idx >= 0) {
+		drm_gem_object_put(obj);
+		return 0;
+	}
+	return loom_job_add_bo(job, obj, false);
+}
+
+static int loom_job_add_syncobj_deps(struct loom_job *job, struct drm_file *file,
+				     const struct drm_loom_submit *args)
+{
+	u32 *handles;
+	u32 i;
+	int ret = 0;
+
+	if (!args->in_syncobj_count)
+		return 0;
+	handles = kvmalloc_array(args->in_syncobj_count, sizeof(*handles), GFP_KERNEL);
+	if (!handles)
+		return -ENOMEM;
+	if (copy_from_user(handles, u64_to_user_ptr(args->in_syncobjs),
+			   args->in_syncobj_count * sizeof(*handles)))
+		ret = -EFAULT;
+	for (i = 0; i < args->in_syncobj_count && !ret; i++) {
+		struct dma_fence *fence;
+
+		/* ENOENT: no such syncobj; EINVAL: it has no fence */
+		ret = drm_syncobj_find_fence(file, handles[i], 0, 0, &fence);
+		if (!ret)
+			ret = drm_sched_job_add_dependency(&job->base, fence);
+	}
+	kvfree(handles);
+	return ret;
+}
+
+static int loom_submit_check(struct loom_device *ldev, struct loom_file *lf,
+			     const struct drm_loom_submit *args)
+{
+	if (args->flags || args->pad)
+		return -EINVAL;
+	if (args->queue >= ldev->num_cores)
+		return -EINVAL;
+	if (!args->cmd_size || args->cmd_size > LOOM_CMD_MAX_SIZE ||
+	    args->cmd_size % 4 || args->cmd_offset % 8)
+		return -EINVAL;
+	if (args->bo_count > DRM_LOOM_MAX_BOS ||
+	    args->in_syncobj_count > DRM_LOOM_MAX_IN_SYNCOBJS ||
+	    args->deadline_ns > DRM_LOOM_MAX_DEADLINE_NS)
+		return -EINVAL;
+	if (atomic_read(&lf->hangs) >= LOOM_BAN_HANGS)
+		return -ECANCELED;
+	return 0;
+}
+
+/*
+ * Locks the BOs, waits on their fences, then queues and publishes the job.
+ * *@done receives a reference to its done fence.
+ */
+static int loom_job_push(struct loom_device *ldev, struct loom_job *job,
+			 struct drm_syncobj *out, struct dma_fence **done)
+{
+	struct ww_acquire_ctx ctx;
+	u32 i;
+	int ret;
+
+	ret = drm_gem_lock_reservations(job->bos, job->bo_count, &ctx);
+	if (ret)
+		return ret;
+	for (i = 0; i < job->bo_count && !ret; i++) {
+		ret = dma_resv_reserve_fences(job->bos[i]->resv, 1);
+		if (!ret)
+			ret = drm_sched_job_add_implicit_dependencies(&job->base,
+								      job->bos[i],
+								      job->bo_write[i]);
+	}
+	if (ret) {
+		drm_gem_unlock_reservations(job->bos, job->bo_count, &ctx);
+		return ret;
+	}
+
+	mutex_lock(&ldev->sched_lock);
+	drm_sched_job_arm(&job->base);
+	/* Taken before the push: the job may be done and cleaned up at once. */
+	*done = dma_fence_get(&job->base.s_fence->finished);
+	loom_record_start(job->lf, job->job_id);
+	/* The scheduler's reference, dropped in free_job(). */
+	kref_get(&job->refcount);
+	drm_sched_entity_push_job(&job->base);
+	mutex_unlock(&ldev->sched_lock);
+
+	for (i = 0; i < job->bo_count; i++)
+		dma_resv_add_fence(job->bos[i]->resv, *done, job->bo_write[i] ?
+				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+	drm_gem_unlock_reservations(job->bos, job->bo_count, &ctx);
+	if (out)
+		drm_syncobj_replace_fence(out, *done);
+	return 0;
+}
+
+/*
+ * The SUBMIT ioctl's work, shared with uring_cmd.  On success *@done (if
+ * non-NULL) receives a reference to the job's done fence.
+ */
+int loom_submit(struct loom_device *ldev, struct drm_file *file,
+		struct drm_loom_submit *args, struct dma_fence **done)
+{
+	struct loom_file *lf = file->driver_priv;
+	struct drm_syncobj *out = NULL;
+	struct dma_fence *fence = NULL;
+	struct loom_job *job;
+	int ret;
+
+	ret = loom_submit_check(ldev, lf, args);
+	if (ret)
+		return ret;
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	kref_init(&job->refcount);
+	job->lf = loom_file_get(lf);
+	job->core = &ldev->cores[args->queue];
+	job->deadline = args->deadline_ns ?: LOOM_DEFAULT_DEADLINE_NS;
+	job->job_id = atomic64_inc_return(&lf->next_job_id);
+
+	ret = loom_job_lookup_bos(job, file, args);
+	if (!ret)
+		ret = loom_job_set_cmd(job, file, args);
+	if (ret)
+		goto err_put;
+	if (args->out_syncobj) {
+		out = drm_syncobj_find(file, args->out_syncobj);
+		if (!out) {
+			ret = -ENOENT;
+			goto err_put;
+		}
+	}
+	ret = drm_sched_job_init(&job->base, &lf->entity[args->queue], NULL);
+	if (ret)
+		goto err_syncobj;
+	ret = loom_job_add_syncobj_deps(job, file, args);
+	if (!ret)
+		ret = loom_job_push(ldev, job, out, &fence);
+	if (ret) {
+		drm_sched_job_cleanup(&job->base);
+		goto err_syncobj;
+	}
+	args->job_id = job->job_id;
+	if (done)
+		*done = fence;
+	else
+		dma_fence_put(fence);
+
+err_syncobj:
+	if (out)
+		drm_syncobj_put(out);
+err_put:
+	loom_job_put(job);
+	return ret;
+}
+
+int loom_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	return loom_submit(to_loom_device(drm), file, data, NULL);
+}
+
+/* ---- JOB_INFO -------------------------------------------------------------- */
+
+int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct loom_file *lf = file->driver_priv;
+	struct drm_loom_job_info *args = data;
+	struct loom_job_record *rec;
+	const struct loom_hw_completion *hw;
+	unsigned long flags;
+	void *dump = NULL;
+	u32 dump_len = 0;
+	int ret = 0;
+
+	if (args->pad || !args->job_id)
+		return -EINVAL;
+	spin_lock_irqsave(&lf->records_lock, flags);
+	rec = loom_record(lf, args->job_id);
+	if (rec->job_id != args->job_id) {
+		ret = -ENOENT;
+	} else {
+		hw = &rec->hw;
+		args->state = rec->state;
+		args->error = rec->error;
+		args->hw_status = hw->status;
+		args->detail = hw->detail;
+		args->fault_va = hw->fault_va;
+		args->packet_offset = hw->packet_offset;
+		args->packet_opcode = hw->packet_opcode;
+		memcpy(&args->counters, &hw->counters, sizeof(args->counters));
+		if (rec->dump && args->dump && args->dump_size)
+			dump = kmemdup(rec->dump, min(args->dump_size, rec->dump_len),
+				       GFP_ATOMIC);
+		dump_len = rec->dump_len;
+	}
+	spin_unlock_irqrestore(&lf->records_lock, flags);
+	if (ret)
+		return ret;
+	if (dump && copy_to_user(u64_to_user_ptr(args->dump), dump,
+				 min(args->dump_size, dump_len)))
+		ret = -EFAULT;
+	kfree(dump);
+	args->dump_size = dump_len;
+	return ret;
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: device address spaces
+ *
+ * Each open file owns one address space: four levels of LOOM_PTE_* tables
+ * (uapi/loom_device.h) in coherent DMA memory, and a drm_mm allocator of
+ * device VAs.  A BO is mapped when it is created and unmapped when it is
+ * freed; table pages live until the address space goes.  Jobs name the
+ * level-0 table of their file, so another file's BOs are simply not there.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "loom_drv.h"
+
+struct loom_pt_page {
+	struct list_head link;
+	u64 *cpu;
+	dma_addr_t dma;
+};
+
+static struct device *loom_vm_dev(struct loom_vm *vm)
+{
+	return &vm->ldev->pdev->dev;
+}
+
+static struct loom_pt_page *loom_pt_alloc(struct loom_vm *vm)
+{
+	struct loom_pt_page *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+
+	if (!pt)
+		return NULL;
+	pt->cpu = dma_alloc_coherent(loom_vm_dev(vm), LOOM_PAGE_SIZE, &pt->dma,
+				     GFP_KERNEL);
+	if (!pt->cpu) {
+		kfree(pt);
+		return NULL;
+	}
+	list_add(&pt->link, &vm->tables);
+	return pt;
+}
+
+int loom_vm_init(struct loom_vm *vm, struct loom_device *ldev)
+{
+	struct loom_pt_page *root;
+
+	vm->ldev = ldev;
+	mutex_init(&vm->lock);
+	INIT_LIST_HEAD(&vm->tables);
+	root = loom_pt_alloc(vm);
+	if (!root)
+		return -ENOMEM;
+	vm->root = root->cpu;
+	vm->root_dma = root->dma;
+	drm_mm_init(&vm->mm, LOOM_VA_START, LOOM_VA_END - LOOM_VA_START);
+	return 0;
+}
+
+void loom_vm_fini(struct loom_vm *vm)
+{
+	struct loom_pt_page *pt, *tmp;
+
+	drm_mm_takedown(&vm->mm);
+	list_for_each_entry_safe(pt, tmp, &vm->tables, link) {
+		dma_free_coherent(loom_vm_dev(vm), LOOM_PAGE_SIZE, pt->cpu, pt->dma);
+		kfree(pt);
+	}
+	mutex_destroy(&vm->lock);
+}
+
+/* CPU pointer of the table at bus address @dma; vm->lock held. */
+static u64 *loom_pt_lookup(struct loom_vm *vm, dma_addr_t dma)
+{
+	struct loom_pt_page *pt;
+
+	list_for_each_entry(pt, &vm->tables, link)
+		if (pt->dma == dma)
+			return pt->cpu;
+	return NULL;
+}
+
+/*
+ * The level-3 entry for @va, creating missing tables when @create;
+ * vm->lock held.  NULL when a table cannot be allocated (or is missing and
+ * @create is false).
+ */
+static u64 *loom_pte(struct loom_vm *vm, u64 va, bool create)
+{
+	u64 *table = vm->root;
+	unsigned int level;
+
+	for (level = 0; level < LOOM_PT_LEVELS - 1; level++) {
+		u64 *entry = &table[LOOM_PT_INDEX(va, level)];
+		struct loom_pt_page *pt;
+
+		if (!(*entry & LOOM_PTE_VALID)) {
+			if (!create)
+				return NULL;
+			pt = loom_pt_alloc(vm);
+			if (!pt)
+				return NULL;
+			/* The device reads tables by DMA: publish it whole. */
+			WRITE_ONCE(*entry, pt->dma | LOOM_PTE_VALID);
+			table = pt->cpu;
+			continue;
+		}
+		table = loom_pt_lookup(vm, *entry & LOOM_PTE_ADDR_MASK);
+		if (WARN_ON(!table))
+			return NULL;
+	}
+	return &table[LOOM_PT_INDEX(va, LOOM_PT_LEVELS - 1)];
+}
+
+static void loom_vm_clear(struct loom_vm *vm, u64 va, u64 size)
+{
+	u64 off;
+
+	for (off = 0; off < size; off += LOOM_PAGE_SIZE) {
+		u64 *pte = loom_pte(vm, va + off, false);
+
+		if (pte)
+			WRITE_ONCE(*pte, 0);
+	}
+}
+
+static int loom_vm_write_ptes(struct loom_vm *vm, struct loom_bo *bo,
+			      struct sg_table *sgt)
+{
+	u64 perms = LOOM_PTE_VALID | LOOM_PTE_READ;
+	u64 va = bo->node.start;
+	struct sg_dma_page_iter iter;
+
+	if (!(bo->flags & DRM_LOOM_BO_DEVICE_READ_ONLY))
+		perms |= LOOM_PTE_WRITE;
+
+	/* PAGE_SIZE is 4 KiB on x86-64, the device's page size too. */
+	for_each_sgtable_dma_page(sgt, &iter, 0) {
+		u64 *pte = loom_pte(vm, va, true);
+
+		if (!pte)
+			return -ENOMEM;
+		WRITE_ONCE(*pte, sg_page_iter_dma_address(&iter) | perms);
+		va += LOOM_PAGE_SIZE;
+	}
+	return 0;
+}
+
+int loom_vm_map_bo(struct loom_vm *vm, struct loom_bo *bo)
+{
+	size_t size = bo->base.base.size;
+	struct sg_table *sgt;
+	int ret;
+
+	BUILD_BUG_ON(PAGE_SIZE != LOOM_PAGE_SIZE);
+	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+
+	mutex_lock(&vm->lock);
+	ret = drm_mm_insert_node_generic(&vm->mm, &bo->node, size,
+					 LOOM_PAGE_SIZE, 0, 0);
+	if (!ret) {
+		ret = loom_vm_write_ptes(vm, bo, sgt);
+		if (ret) {
+			loom_vm_clear(vm, bo->node.start, size);
+			drm_mm_remove_node(&bo->node);
+		}
+	}
+	mutex_unlock(&vm->lock);
+	return ret;
+}
+
+void loom_vm_unmap_bo(struct loom_vm *vm, struct loom_bo *bo)
+{
+	if (!drm_mm_node_allocated(&bo->node))
+		return;
+	mutex_lock(&vm->lock);
+	loom_vm_clear(vm, bo->node.start, bo->node.size);
+	drm_mm_remove_node(&bo->node);
+	mutex_unlock(&vm->lock);
+}

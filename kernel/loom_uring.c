@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: io_uring submission
+ *
+ * IORING_OP_URING_CMD with DRM_LOOM_URING_CMD_SUBMIT carries a struct
+ * drm_loom_submit in a 128-byte SQE.  The job is submitted as by the ioctl,
+ * and the command completes when the job's done fence signals: the fence
+ * callback (which may run in hard-IRQ context) only queues task work, and
+ * the task work posts the CQE with the fence's error.  Every accepted
+ * command completes exactly once, because every done fence signals —
+ * timeouts, resets and device removal included.
+ *
+ * uring_cmd does not pass through drm_ioctl(): the checks drm_ioctl()
+ * would make (device present, a loom file) are made here.
+ */
+
+#include <linux/io_uring.h>
+#include <linux/slab.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+
+#include "loom_drv.h"
+
+struct loom_uring_cmd {
+	struct io_uring_cmd *ioucmd;
+	struct dma_fence_cb cb;
+	int result;
+};
+
+/* The per-command state hangs off the command's pdu. */
+static struct loom_uring_cmd **loom_pdu(struct io_uring_cmd *ioucmd)
+{
+	BUILD_BUG_ON(sizeof(struct loom_uring_cmd *) > sizeof(ioucmd->pdu));
+	return (struct loom_uring_cmd **)ioucmd->pdu;
+}
+
+static void loom_uring_task_done(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
+{
+	struct loom_uring_cmd *cmd = *loom_pdu(ioucmd);
+	int result = cmd->result;
+
+	kfree(cmd);
+	/* Last: it may drop the final reference to the file and device. */
+	io_uring_cmd_done(ioucmd, result, 0, issue_flags);
+}
+
+static void loom_uring_fence_done(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct loom_uring_cmd *cmd = container_of(cb, struct loom_uring_cmd, cb);
+
+	cmd->result = fence->error;
+	io_uring_cmd_complete_in_task(cmd->ioucmd, loom_uring_task_done);
+}
+
+int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
+{
+	struct drm_file *file = ioucmd->file->private_data;
+	struct loom_device *ldev = to_loom_device(file->minor->dev);
+	struct drm_loom_submit args;
+	struct loom_uring_cmd *cmd;
+	struct dma_fence *done;
+	int idx, ret;
+
+	if (ioucmd->cmd_op != DRM_LOOM_URING_CMD_SUBMIT)
+		return -EINVAL;
+	if (!(issue_flags & IO_URING_F_SQE128))
+		return -EINVAL;
+	/* The SQE is shared with userspace: read it once. */
+	memcpy(&args, ioucmd->cmd, sizeof(args));
+
+	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
+	if (!cmd)
+		return -ENOMEM;
+	if (!drm_dev_enter(&ldev->drm, &idx)) {
+		kfree(cmd);
+		return -ENODEV;
+	}
+	ret = loom_submit(ldev, file, &args, &done);
+	drm_dev_exit(idx);
+	if (ret) {
+		kfree(cmd);
+		return ret;
+	}
+
+	cmd->ioucmd = ioucmd;
+	*loom_pdu(ioucmd) = cmd;
+	ret = dma_fence_add_callback(done, &cmd->cb, loom_uring_fence_done);
+	if (ret == -ENOENT) {
+		/* Done already: complete inline with the job's outcome. */
+		ret = done->error;
+		kfree(cmd);
+		dma_fence_put(done);
+		return ret;
+	}
+	dma_fence_put(done);
+	return -EIOCBQUEUED;
+}
