@@ -24,7 +24,7 @@ CC ?= cc
 CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iuapi -I/usr/include/libdrm
 # Programs that run inside the VM are static: the initramfs has no libc.
 VM_CFLAGS = $(CFLAGS_COMMON) -static
-VM_LIBS := -ldrm
+VM_LIBS := -ldrm -luring
 HOST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 KMOD_SRCS := Kbuild $(shell find kernel uapi -name '*.[ch]' ! -path '*/tests/*')

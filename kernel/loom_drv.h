@@ -32,8 +32,6 @@
 /* Device VAs handed to BOs: [LOOM_VA_START, LOOM_VA_END). */
 #define LOOM_VA_START		0x100000ULL
 #define LOOM_VA_END		(1ULL << (LOOM_VA_BITS - 1))
-/* A file whose jobs hung this many times may submit no more. */
-#define LOOM_BAN_HANGS		3
 /* Jobs per file whose outcome JOB_INFO keeps. */
 #define LOOM_JOB_RECORDS	256
 
@@ -157,7 +155,7 @@ struct loom_job_record {
  * @ldev: the device
  * @vm: the file's address space
  * @entity: one scheduler entity per core
- * @hangs: jobs of this file that hung; at LOOM_BAN_HANGS it is banned
+ * @hangs: jobs of this file that hung; at DRM_LOOM_MAX_HANGS it is banned
  * @client_id: drm-client-id for fdinfo
  * @next_job_id: last job id handed out
  * @records_lock: protects @records; taken from the IRQ handler
@@ -296,6 +294,7 @@ int loom_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *file);
 void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec,
 		      const void *dump, u32 dump_len);
+void loom_job_hw_drop(struct loom_job *job, int error, bool final);
 void loom_records_fini(struct loom_file *lf);
 
 /* loom_uring.c */

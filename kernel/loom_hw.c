@@ -197,8 +197,8 @@ int loom_hw_init(struct loom_device *ldev)
 }
 
 /*
- * The device is going away: stop every core and complete every job on a
- * ring with -ECANCELED, then let the schedulers retire them.
+ * The device is going away: stop every core and fail every job on a ring
+ * with -ENODEV, then let the schedulers retire them.
  */
 void loom_hw_cancel_all(struct loom_device *ldev)
 {
@@ -216,7 +216,7 @@ void loom_hw_cancel_all(struct loom_device *ldev)
 
 			core->inflight[slot] = NULL;
 			if (job)
-				loom_job_hw_done(job, NULL, NULL, 0);
+				loom_job_hw_drop(job, -ENODEV, true);
 		}
 		spin_unlock_irqrestore(&core->lock, flags);
 		/* free_job() runs in the scheduler thread: let it drain. */
@@ -285,7 +285,7 @@ void loom_hw_stop_and_reset(struct loom_core *core)
 
 		core->inflight[i] = NULL;
 		if (job)
-			loom_job_hw_done(job, NULL, NULL, 0);
+			loom_job_hw_drop(job, -ECANCELED, false);
 	}
 	loom_core_start(core);
 	spin_unlock_irqrestore(&core->lock, flags);

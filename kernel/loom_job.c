@@ -14,13 +14,14 @@
  * stopped.  Recovery stops the core (the job completes with
  * LOOM_STATUS_STOPPED and a state dump, which also goes to devcoredump),
  * resets it, fails the guilty job with -ETIMEDOUT and resubmits the
- * innocent ones.  A file whose jobs hung LOOM_BAN_HANGS times is refused
+ * innocent ones.  A file whose jobs hung DRM_LOOM_MAX_HANGS times is refused
  * further submissions with -ECANCELED.
  */
 
 #include <linux/devcoredump.h>
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -109,26 +110,10 @@ void loom_records_fini(struct loom_file *lf)
 		kfree(lf->records[i].dump);
 }
 
-/*
- * The device is done with @job (@rec is its completion record), or, with
- * @rec NULL, the job was dropped from the ring by a reset and will be
- * resubmitted.  Called with core->lock held, from the IRQ handler or
- * recovery.
- */
-void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec,
-		      const void *dump, u32 dump_len)
+static void loom_job_signal_hw(struct loom_job *job, int error)
 {
 	struct dma_fence *fence = job->hw_fence;
-	int error = -ECANCELED;
 
-	if (rec) {
-		error = loom_hw_status_errno(rec->status);
-		loom_record_done(job->lf, job->job_id, error, rec, dump, dump_len);
-		atomic64_add(rec->counters.cycles, &job->lf->cycles[job->core->index]);
-		if (job->seen)
-			atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), job->started)),
-				     &job->lf->busy_ns[job->core->index]);
-	}
 	job->hw_fence = NULL;
 	if (!fence)
 		return;
@@ -136,6 +121,43 @@ void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec
 		dma_fence_set_error(fence, error);
 	dma_fence_signal_locked(fence);
 	dma_fence_put(fence);
+}
+
+/*
+ * The device is done with @job; @rec is its completion record.  Called
+ * with core->lock held, from the IRQ handler or recovery.
+ */
+void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec,
+		      const void *dump, u32 dump_len)
+{
+	int error = loom_hw_status_errno(rec->status);
+
+	loom_record_done(job->lf, job->job_id, error, rec, dump, dump_len);
+	atomic64_add(rec->counters.cycles, &job->lf->cycles[job->core->index]);
+	if (job->seen)
+		atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), job->started)),
+			     &job->lf->busy_ns[job->core->index]);
+	/*
+	 * The 6.1 scheduler does not pass the hardware fence's error on to
+	 * the done fence: set it there too, before the signal completes it.
+	 */
+	if (error)
+		dma_fence_set_error(&job->base.s_fence->finished, error);
+	loom_job_signal_hw(job, error);
+}
+
+/*
+ * The device dropped @job without running it to the end: a reset (the
+ * scheduler will resubmit it, @final false) or the device going away
+ * (@final true: the job fails with @error).  core->lock held.
+ */
+void loom_job_hw_drop(struct loom_job *job, int error, bool final)
+{
+	if (final) {
+		loom_record_done(job->lf, job->job_id, error, NULL, NULL, 0);
+		dma_fence_set_error(&job->base.s_fence->finished, error);
+	}
+	loom_job_signal_hw(job, -ECANCELED);
 }
 
 /* ---- the scheduler backend -------------------------------------------------- */
@@ -175,20 +197,26 @@ static void loom_recover(struct loom_core *core, struct loom_job *bad)
 		dma_fence_set_error(&bad->base.s_fence->finished, -ETIMEDOUT);
 	loom_record_done(bad->lf, bad->job_id, -ETIMEDOUT, NULL, NULL, 0);
 
-	/* The state dump of the hung job, for whoever debugs the hang. */
+	/*
+	 * The state dump of the hung job, for whoever debugs the hang.
+	 * dev_coredumpv() takes ownership and vfree()s it.
+	 */
+	dump = vmalloc(LOOM_DUMP_MAX_SIZE);
 	spin_lock_irqsave(&bad->lf->records_lock, flags);
 	rec = loom_record(bad->lf, bad->job_id);
-	if (rec->job_id == bad->job_id && rec->dump) {
-		dump = kmemdup(rec->dump, rec->dump_len, GFP_ATOMIC);
-		dump_len = rec->dump_len;
+	if (dump && rec->job_id == bad->job_id && rec->dump) {
+		dump_len = min_t(u32, rec->dump_len, LOOM_DUMP_MAX_SIZE);
+		memcpy(dump, rec->dump, dump_len);
 	}
 	spin_unlock_irqrestore(&bad->lf->records_lock, flags);
-	if (dump)
+	if (dump_len)
 		dev_coredumpv(&ldev->pdev->dev, dump, dump_len, GFP_KERNEL);
+	else
+		vfree(dump);
 
-	if (atomic_inc_return(&bad->lf->hangs) == LOOM_BAN_HANGS)
+	if (atomic_inc_return(&bad->lf->hangs) == DRM_LOOM_MAX_HANGS)
 		drm_dbg_driver(&ldev->drm, "client %llu banned after %d hangs\n",
-			       bad->lf->client_id, LOOM_BAN_HANGS);
+			       bad->lf->client_id, DRM_LOOM_MAX_HANGS);
 	drm_sched_resubmit_jobs(&core->sched);
 	drm_sched_start(&core->sched, true);
 }
@@ -422,7 +450,7 @@ static int loom_submit_check(struct loom_device *ldev, struct loom_file *lf,
 	    args->in_syncobj_count > DRM_LOOM_MAX_IN_SYNCOBJS ||
 	    args->deadline_ns > DRM_LOOM_MAX_DEADLINE_NS)
 		return -EINVAL;
-	if (atomic_read(&lf->hangs) >= LOOM_BAN_HANGS)
+	if (atomic_read(&lf->hangs) >= DRM_LOOM_MAX_HANGS)
 		return -ECANCELED;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #define LOOM_SELFTEST_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -182,3 +184,141 @@ static inline int _test_get_param(int fd, uint32_t param, uint32_t pad,
 })
 
 #endif /* LOOM_SELFTEST_H */
+
+/* ---- buffers, jobs and syncobjs -------------------------------------------- */
+
+#include <xf86drm.h>
+
+struct loom_test_bo {
+	uint32_t handle;
+	uint64_t va;
+	uint64_t size;
+	void *map;
+};
+
+static inline int _test_bo_create(int fd, uint64_t size, uint32_t flags,
+				  struct loom_test_bo *bo)
+{
+	struct drm_loom_bo_create args = { .size = size, .flags = flags };
+
+	if (ioctl(fd, DRM_IOCTL_LOOM_BO_CREATE, &args))
+		return -errno;
+	bo->handle = args.handle;
+	bo->va = args.va;
+	bo->size = size;
+	bo->map = NULL;
+	return 0;
+}
+
+/* Creates and maps a BO; NULL map on failure. */
+static inline struct loom_test_bo loom_bo(int fd, uint64_t size)
+{
+	struct loom_test_bo bo = { 0 };
+	struct drm_loom_bo_mmap_offset off = { 0 };
+	void *p;
+
+	if (_test_bo_create(fd, size, 0, &bo))
+		return bo;
+	off.handle = bo.handle;
+	if (ioctl(fd, DRM_IOCTL_LOOM_BO_MMAP_OFFSET, &off))
+		return bo;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off.offset);
+	bo.map = p == MAP_FAILED ? NULL : p;
+	return bo;
+}
+
+/* A command buffer being written into a BO. */
+struct loom_cmd {
+	uint32_t *words;
+	uint32_t len;		/* dwords */
+};
+
+static inline void cmd_emit32(struct loom_cmd *c, uint32_t v)
+{
+	c->words[c->len++] = v;
+}
+
+static inline void cmd_emit64(struct loom_cmd *c, uint64_t v)
+{
+	cmd_emit32(c, (uint32_t)v);
+	cmd_emit32(c, (uint32_t)(v >> 32));
+}
+
+static inline void cmd_load_config(struct loom_cmd *c, uint64_t va, uint32_t size)
+{
+	cmd_emit32(c, LOOM_PKT_HEADER(LOOM_PKT_LOAD_CONFIG, 4));
+	cmd_emit32(c, size);
+	cmd_emit64(c, va);
+}
+
+static inline void cmd_operands(struct loom_cmd *c, unsigned n, const uint64_t *v)
+{
+	cmd_emit32(c, LOOM_PKT_HEADER(LOOM_PKT_SET_OPERANDS, 2 + 2 * n));
+	cmd_emit32(c, n);
+	for (unsigned i = 0; i < n; i++)
+		cmd_emit64(c, v[i]);
+}
+
+static inline void cmd_dense(struct loom_cmd *c, unsigned rank, const int64_t *ext)
+{
+	cmd_emit32(c, LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 2 + 2 * rank));
+	cmd_emit32(c, rank);
+	for (unsigned i = 0; i < rank; i++)
+		cmd_emit64(c, (uint64_t)ext[i]);
+}
+
+static inline int _test_submit(int fd, struct drm_loom_submit *s)
+{
+	return ioctl(fd, DRM_IOCTL_LOOM_SUBMIT, s) ? -errno : 0;
+}
+
+static inline int _test_job_info(int fd, uint64_t job_id, struct drm_loom_job_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->job_id = job_id;
+	return ioctl(fd, DRM_IOCTL_LOOM_JOB_INFO, info) ? -errno : 0;
+}
+
+/* Waits for a syncobj with a timeout; 0 or -errno. */
+static inline int loom_syncobj_wait(int fd, uint32_t syncobj, int64_t timeout_ms)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return drmSyncobjWait(fd, &syncobj, 1,
+			      now.tv_sec * 1000000000LL + now.tv_nsec + timeout_ms * 1000000LL,
+			      DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+}
+
+/*
+ * The 80-byte command area of a 128-byte SQE.  liburing declares it as a
+ * zero-length array; going through a function keeps the compiler from
+ * sizing it at zero.  (Needs <liburing.h> before this header.)
+ */
+#ifdef LIB_URING_H
+static __attribute__((noinline, unused)) void
+sqe_set_submit(struct io_uring_sqe *sqe, const struct drm_loom_submit *s)
+{
+	memcpy((char *)sqe + offsetof(struct io_uring_sqe, cmd), s, sizeof(*s));
+}
+#endif
+
+/* Core @core's register @reg of the device behind @node, through sysfs. */
+static inline void loom_poke_core(const struct loom_node *node, unsigned core,
+				  uint32_t reg, uint32_t val)
+{
+	char path[96];
+	volatile uint32_t *bar;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/resource0", node->sysfs);
+	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	bar = mmap(NULL, LOOM_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (bar == MAP_FAILED)
+		return;
+	bar[(LOOM_CORE_BASE(core) + reg) / 4] = val;
+	munmap((void *)bar, LOOM_BAR0_SIZE);
+}

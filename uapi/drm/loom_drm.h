@@ -151,6 +151,8 @@ struct drm_loom_bo_ref {
 };
 
 #define DRM_LOOM_MAX_BOS		4096
+/* A file whose jobs hung this many times: SUBMIT fails with ECANCELED. */
+#define DRM_LOOM_MAX_HANGS		3
 #define DRM_LOOM_MAX_IN_SYNCOBJS	256
 #define DRM_LOOM_MAX_DEADLINE_NS	(600ULL * 1000000000ULL)
 

@@ -108,7 +108,22 @@ TEST(drm_interface)
 	CHECK_EQ(6, DRM_LOOM_PARAM_FABRIC_WIDTH);
 	CHECK_EQ(7, DRM_LOOM_PARAM_FABRIC_HEIGHT);
 	CHECK_EQ(8, DRM_LOOM_PARAM_HW_LIMITS);
-	CHECK(DRM_LOOM_UAPI_VERSION >= 2);
+	CHECK_EQ(9, DRM_LOOM_PARAM_FEATURES);
+	CHECK_EQ(11, DRM_LOOM_PARAM_VA_END);
+	CHECK(DRM_LOOM_UAPI_VERSION >= 3);
+	CHECK_EQ(24, sizeof(struct drm_loom_bo_create));
+	CHECK_EQ(16, sizeof(struct drm_loom_bo_mmap_offset));
+	CHECK_EQ(16, sizeof(struct drm_loom_bo_wait));
+	CHECK_EQ(8, sizeof(struct drm_loom_bo_ref));
+	CHECK_EQ(72, sizeof(struct drm_loom_submit));
+	CHECK_EQ(64, offsetof(struct drm_loom_submit, job_id));
+	CHECK_EQ(64, sizeof(struct drm_loom_counters));
+	CHECK_EQ(120, sizeof(struct drm_loom_job_info));
+	CHECK_EQ(0xc0186441, DRM_IOCTL_LOOM_BO_CREATE);
+	CHECK_EQ(0xc0486444, DRM_IOCTL_LOOM_SUBMIT);
+	CHECK_EQ(0x4c01, DRM_LOOM_URING_CMD_SUBMIT);
+	/* the submit fits the 80-byte command area of a 128-byte SQE */
+	CHECK(sizeof(struct drm_loom_submit) <= 80);
 }
 
 TEST(program_image)

@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * loom.ko's buffers and jobs: every ioctl's success path and bad-input
+ * matrix, a vector add through mmap -> job -> mmap, 1000 dependent jobs by
+ * ioctl and by io_uring, isolation between files, and recovery from an
+ * injected hang, DMA error and MMU fault.
+ */
+#include <liburing.h>
+
+#include "kselftest_harness.h"
+#include "loom_selftest.h"
+#include "configs.h"	/* the engine's hand-built configurations */
+
+#define CMD_BO_SIZE	(256 * 1024)
+
+#define CMD_SLOT	128		/* bytes per command buffer in the cmd BO */
+#define N		64
+
+/*
+ * A job that appends to an ordered log: it loads *counter, stores the old
+ * value at its own log slot and stores old + 1 back.  Run in dependency
+ * order, job i logs i; any reordering shows.  Operands: 0 = counter VA,
+ * 1 = this job's log slot VA.  Rank 0.
+ */
+static size_t counter_config(void *buf, size_t size)
+{
+	struct fb *b = malloc(sizeof(*b));
+	size_t n;
+
+	if (!b)
+		return 0;
+	fb_init(b, 4, 4);
+	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
+	fb_port(b, LOOM_DIR_N, 2, LOOM_PORT_OPERAND, 1);
+	fb_port(b, LOOM_DIR_W, 2, LOOM_PORT_OPERAND, 0);
+	/* (1,0) LOAD counter -> S and E */
+	fb_pe(b, 1, 0, LOOM_OP_LOAD, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 1, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_route(b, 1, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	/* (2,0) STORE log <- old; done -> (2,1) SINK */
+	fb_pe(b, 2, 0, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 2, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 2, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
+	fb_route(b, 2, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 2, 1, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 2, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	/* (1,1) ADD 1 -> S */
+	fb_pe(b, 1, 1, LOOM_OP_ADD, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 1);
+	fb_route(b, 1, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 1, 1, LOOM_OUT_S, LOOM_SRC_PE);
+	/* (0,2) forwards the counter VA east; (1,2) STORE counter <- old + 1 */
+	fb_route(b, 0, 2, LOOM_OUT_E, LOOM_SRC_W);
+	fb_pe(b, 1, 2, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 2, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 1, 2, LOOM_OUT_PE_B, LOOM_SRC_N);
+	fb_route(b, 1, 2, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 1, 3, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 3, LOOM_OUT_PE_A, LOOM_SRC_N);
+	n = fb_image(b, buf, size);
+	free(b);
+	return n;
+}
+
+FIXTURE(job) {
+	struct loom_node node;
+	int fd;
+	struct loom_test_bo cmd, cfg, data;
+	uint32_t vadd_size, counter_size;	/* config images in cfg */
+	uint64_t vadd_va, counter_va;
+};
+
+FIXTURE_SETUP(job)
+{
+	ASSERT_LE(1, loom_find_nodes(&self->node, 1));
+	self->fd = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	self->cmd = loom_bo(self->fd, CMD_BO_SIZE);
+	self->cfg = loom_bo(self->fd, 8192);
+	self->data = loom_bo(self->fd, 1 << 20);
+	ASSERT_NE(NULL, self->cmd.map);
+	ASSERT_NE(NULL, self->cfg.map);
+	ASSERT_NE(NULL, self->data.map);
+	self->vadd_size = loom_test_config_vector_add(self->cfg.map, 4096, 4, 4);
+	self->counter_size = counter_config((char *)self->cfg.map + 4096, 4096);
+	ASSERT_NE(0, self->vadd_size);
+	ASSERT_NE(0, self->counter_size);
+	self->vadd_va = self->cfg.va;
+	self->counter_va = self->cfg.va + 4096;
+}
+
+FIXTURE_TEARDOWN(job)
+{
+	close(self->fd);
+}
+
+/* Writes a command buffer into slot @slot of the cmd BO; returns its size. */
+static uint32_t put_cmd(struct loom_test_bo *cmd_bo, unsigned slot,
+			const struct loom_cmd *c)
+{
+	memcpy((char *)cmd_bo->map + slot * CMD_SLOT, c->words, c->len * 4);
+	return c->len * 4;
+}
+
+static struct drm_loom_submit submit_args(FIXTURE_DATA(job) *self, unsigned slot,
+					  uint32_t size, struct drm_loom_bo_ref *refs,
+					  unsigned nrefs)
+{
+	return (struct drm_loom_submit){
+		.cmd_handle = self->cmd.handle,
+		.cmd_offset = slot * CMD_SLOT,
+		.cmd_size = size,
+		.bo_count = nrefs,
+		.bos = (uintptr_t)refs,
+	};
+}
+
+/* A vector-add job over N elements of data (a, b, c at 0, 8K, 16K). */
+static uint32_t vadd_cmd(FIXTURE_DATA(job) *self, unsigned slot, int64_t n)
+{
+	uint32_t words[32];
+	struct loom_cmd c = { words, 0 };
+	uint64_t ops[3] = { self->data.va, self->data.va + 8192, self->data.va + 16384 };
+
+	cmd_load_config(&c, self->vadd_va, self->vadd_size);
+	cmd_operands(&c, 3, ops);
+	cmd_dense(&c, 1, &n);
+	return put_cmd(&self->cmd, slot, &c);
+}
+
+/* A counter-log job writing log slot @i. */
+static uint32_t counter_cmd(FIXTURE_DATA(job) *self, unsigned slot, unsigned i)
+{
+	uint32_t words[32];
+	struct loom_cmd c = { words, 0 };
+	uint64_t ops[2] = { self->data.va, self->data.va + 8 + 8 * i };
+
+	cmd_load_config(&c, self->counter_va, self->counter_size);
+	cmd_operands(&c, 2, ops);
+	cmd_dense(&c, 0, NULL);
+	return put_cmd(&self->cmd, slot, &c);
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+TEST_F(job, bo_create_and_its_errors)
+{
+	struct loom_test_bo bo;
+	struct drm_loom_bo_create c;
+	uint64_t start = 0, end = 0;
+
+	ASSERT_EQ(0, _test_get_param(self->fd, DRM_LOOM_PARAM_VA_START, 0, &start));
+	ASSERT_EQ(0, _test_get_param(self->fd, DRM_LOOM_PARAM_VA_END, 0, &end));
+	ASSERT_EQ(0, _test_bo_create(self->fd, 1, 0, &bo));
+	EXPECT_NE(0, bo.handle);
+	EXPECT_EQ(0, bo.va % 4096);
+	EXPECT_LE(start, bo.va);
+	EXPECT_GT(end, bo.va);
+	EXPECT_NE(self->data.va, bo.va);
+	EXPECT_EQ(0, _test_bo_create(self->fd, 5 * 4096 + 1, DRM_LOOM_BO_DEVICE_READ_ONLY, &bo));
+	EXPECT_EQ(-EINVAL, _test_bo_create(self->fd, 0, 0, &bo));
+	EXPECT_EQ(-EINVAL, _test_bo_create(self->fd, DRM_LOOM_BO_MAX_SIZE + 1, 0, &bo));
+	EXPECT_EQ(-EINVAL, _test_bo_create(self->fd, ~0ULL, 0, &bo));
+	EXPECT_EQ(-EINVAL, _test_bo_create(self->fd, 4096, 0x80, &bo));
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_LOOM_BO_CREATE, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	c = (struct drm_loom_bo_create){ .size = 4096 };
+	EXPECT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_BO_CREATE, &c));
+}
+
+TEST_F(job, mmap_offset_and_wait_errors)
+{
+	struct drm_loom_bo_mmap_offset off = { .handle = self->data.handle };
+	struct drm_loom_bo_wait w = { .handle = self->data.handle };
+
+	EXPECT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_BO_MMAP_OFFSET, &off));
+	EXPECT_NE(0, off.offset);
+	off.pad = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_LOOM_BO_MMAP_OFFSET, &off));
+	EXPECT_EQ(EINVAL, errno);
+	off = (struct drm_loom_bo_mmap_offset){ .handle = 0xdead };
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_LOOM_BO_MMAP_OFFSET, &off));
+	EXPECT_EQ(ENOENT, errno);
+
+	EXPECT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_BO_WAIT, &w));
+	w.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_LOOM_BO_WAIT, &w));
+	EXPECT_EQ(EINVAL, errno);
+	w = (struct drm_loom_bo_wait){ .handle = 0xdead };
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_LOOM_BO_WAIT, &w));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+/* ---- SUBMIT's bad-input matrix -------------------------------------------------- */
+
+TEST_F(job, submit_rejects_bad_input)
+{
+	uint32_t size = vadd_cmd(self, 0, 1);
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct drm_loom_submit s;
+	uint32_t syncobj, unsignalled;
+	uint64_t cores = 0;
+
+	ASSERT_EQ(0, _test_get_param(self->fd, DRM_LOOM_PARAM_NUM_CORES, 0, &cores));
+#define BAD(err, field, value) do {				\
+	s = submit_args(self, 0, size, refs, 2);			\
+	s.field = value;						\
+	EXPECT_EQ(-(err), _test_submit(self->fd, &s)) TH_LOG(#field " = " #value); \
+} while (0)
+	BAD(EINVAL, flags, 1);
+	BAD(EINVAL, pad, 1);
+	BAD(EINVAL, queue, cores);
+	BAD(EINVAL, queue, ~0U);
+	BAD(ENOENT, cmd_handle, 0xdead);
+	BAD(EINVAL, cmd_size, 0);
+	BAD(EINVAL, cmd_size, 6);
+	BAD(EINVAL, cmd_size, LOOM_CMD_MAX_SIZE + 4);
+	BAD(EINVAL, cmd_offset, 4);
+	BAD(EINVAL, cmd_offset, CMD_BO_SIZE);		/* past the BO */
+	BAD(EINVAL, cmd_offset, 0xfffffff8);		/* offset + size overflows */
+	BAD(EINVAL, bo_count, DRM_LOOM_MAX_BOS + 1);
+	BAD(EINVAL, bo_count, ~0U);
+	BAD(EFAULT, bos, 0);
+	BAD(EFAULT, bos, 8);
+	BAD(EINVAL, in_syncobj_count, DRM_LOOM_MAX_IN_SYNCOBJS + 1);
+	BAD(EFAULT, in_syncobj_count, 1);		/* in_syncobjs is NULL */
+	BAD(ENOENT, out_syncobj, 0xdead);
+	BAD(EINVAL, deadline_ns, DRM_LOOM_MAX_DEADLINE_NS + 1);
+#undef BAD
+	refs[1].flags = 0;
+	s = submit_args(self, 0, size, refs, 2);
+	EXPECT_EQ(-EINVAL, _test_submit(self->fd, &s));
+	refs[1].flags = 4;
+	EXPECT_EQ(-EINVAL, _test_submit(self->fd, &s));
+	refs[1] = refs[0];				/* a BO twice */
+	EXPECT_EQ(-EINVAL, _test_submit(self->fd, &s));
+	refs[1] = (struct drm_loom_bo_ref){ 0xdead, DRM_LOOM_BO_REF_READ };
+	EXPECT_EQ(-ENOENT, _test_submit(self->fd, &s));
+	refs[1] = (struct drm_loom_bo_ref){ self->cfg.handle, DRM_LOOM_BO_REF_READ };
+
+	/* in-syncobjs: unknown handle, and one with no fence */
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &unsignalled));
+	s = submit_args(self, 0, size, refs, 2);
+	syncobj = 0xdead;
+	s.in_syncobjs = (uintptr_t)&syncobj;
+	s.in_syncobj_count = 1;
+	EXPECT_EQ(-ENOENT, _test_submit(self->fd, &s));
+	s.in_syncobjs = (uintptr_t)&unsignalled;
+	EXPECT_EQ(-EINVAL, _test_submit(self->fd, &s));
+
+	/* and nothing was lost: a good submit still works */
+	s = submit_args(self, 0, size, refs, 2);
+	s.out_syncobj = unsignalled;
+	EXPECT_EQ(0, _test_submit(self->fd, &s));
+	EXPECT_EQ(0, loom_syncobj_wait(self->fd, unsignalled, 5000));
+}
+
+/* ---- doing work --------------------------------------------------------------- */
+
+TEST_F(job, vector_add_mmap_job_mmap)
+{
+	int64_t *a = self->data.map, *b = a + 1024, *c = a + 2048;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct drm_loom_job_info info;
+	struct drm_loom_submit s;
+	struct drm_loom_bo_wait w = { .handle = self->data.handle, .timeout_ns = 5000000000LL };
+
+	for (int i = 0; i < N + 1; i++) {
+		a[i] = 3 * i;
+		b[i] = 1000 - i * i;
+		c[i] = -1;
+	}
+	s = submit_args(self, 0, vadd_cmd(self, 0, N), refs, 2);
+	ASSERT_EQ(0, _test_submit(self->fd, &s));
+	EXPECT_NE(0, s.job_id);
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_BO_WAIT, &w));
+	for (int i = 0; i < N; i++) {
+		ASSERT_EQ(3 * i + 1000 - i * i, c[i]) TH_LOG("c[%d]", i);
+	}
+	EXPECT_EQ(-1, c[N]);
+
+	ASSERT_EQ(0, _test_job_info(self->fd, s.job_id, &info));
+	EXPECT_EQ(DRM_LOOM_JOB_DONE, info.state);
+	EXPECT_EQ(0, info.error);
+	EXPECT_EQ(LOOM_STATUS_OK, info.hw_status);
+	EXPECT_EQ(N, info.counters.instances);
+	EXPECT_LE(N, info.counters.cycles);
+	EXPECT_EQ(2 * N, info.counters.mem_reads);
+	EXPECT_EQ(0, info.dump_size);
+	EXPECT_EQ(-ENOENT, _test_job_info(self->fd, s.job_id + 1000, &info));
+	EXPECT_EQ(-EINVAL, _test_job_info(self->fd, 0, &info));
+}
+
+TEST_F(job, thousand_jobs_in_dependency_order)
+{
+	int64_t *log = self->data.map;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	uint32_t sync[2];
+	uint64_t cores = 1;
+
+	_test_get_param(self->fd, DRM_LOOM_PARAM_NUM_CORES, 0, &cores);
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync[0]));
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync[1]));
+	memset(log, 0xff, 8 * 1001);
+	log[0] = 0;
+	/*
+	 * Job i waits for job i - 1 through a syncobj and alternates cores;
+	 * the BO list is read-only so implicit fencing cannot order them.
+	 */
+	refs[0].flags = DRM_LOOM_BO_REF_READ;
+	for (unsigned i = 0; i < 1000; i++) {
+		struct drm_loom_submit s = submit_args(self, i, counter_cmd(self, i, i),
+						       refs, 2);
+
+		s.queue = i % cores;
+		s.out_syncobj = sync[i % 2];
+		if (i) {
+			s.in_syncobjs = (uintptr_t)&sync[(i - 1) % 2];
+			s.in_syncobj_count = 1;
+		}
+		ASSERT_EQ(0, _test_submit(self->fd, &s)) TH_LOG("job %u", i);
+	}
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync[999 % 2], 60000));
+	EXPECT_EQ(1000, log[0]);
+	for (unsigned i = 0; i < 1000; i++) {
+		ASSERT_EQ(i, log[1 + i]) TH_LOG("job %u logged %lld", i, (long long)log[1 + i]);
+	}
+}
+
+TEST_F(job, thousand_jobs_through_io_uring)
+{
+	int64_t *log = self->data.map;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	static unsigned char seen[1000];
+	struct io_uring ring;
+	uint32_t sync[2];
+	unsigned submitted = 0, completed = 0;
+
+	ASSERT_EQ(0, io_uring_queue_init(64, &ring, IORING_SETUP_SQE128));
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync[0]));
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync[1]));
+	memset(log, 0xff, 8 * 1001);
+	log[0] = 0;
+	memset(seen, 0, sizeof(seen));
+	/* the command BO holds 1000 distinct command buffers */
+	for (unsigned i = 0; i < 1000; i++)
+		counter_cmd(self, i, i);
+
+	while (completed < 1000) {
+		struct io_uring_cqe *cqe;
+
+		/* Keep up to 32 in flight; each waits for the previous one. */
+		while (submitted < 1000 && submitted - completed < 32) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+			struct drm_loom_submit s = submit_args(self, submitted, 0, refs, 2);
+
+			ASSERT_NE(NULL, sqe);
+			s.cmd_size = counter_cmd(self, submitted, submitted);
+			s.out_syncobj = sync[submitted % 2];
+			if (submitted) {
+				s.in_syncobjs = (uintptr_t)&sync[(submitted - 1) % 2];
+				s.in_syncobj_count = 1;
+			}
+			io_uring_prep_rw(IORING_OP_URING_CMD, sqe, self->fd, NULL, 0, 0);
+			sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+			sqe_set_submit(sqe, &s);
+			sqe->user_data = 0x10000 + submitted;
+			submitted++;
+			/* syncobjs are resolved at submit: one SQE per enter */
+			ASSERT_EQ(1, io_uring_submit(&ring));
+		}
+		ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+		ASSERT_LE(0x10000, cqe->user_data);
+		ASSERT_GT(0x10000 + 1000, cqe->user_data);
+		EXPECT_EQ(0, cqe->res) TH_LOG("job %llu", (unsigned long long)cqe->user_data - 0x10000);
+		EXPECT_EQ(0, seen[cqe->user_data - 0x10000]++);
+		io_uring_cqe_seen(&ring, cqe);
+		completed++;
+	}
+	for (unsigned i = 0; i < 1000; i++) {
+		ASSERT_EQ(1, seen[i]);
+		ASSERT_EQ(i, log[1 + i]);
+	}
+	io_uring_queue_exit(&ring);
+}
+
+TEST_F(job, uring_cmd_errors)
+{
+	struct io_uring ring, small;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct drm_loom_submit s = submit_args(self, 0, vadd_cmd(self, 0, 1), NULL, 0);
+
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
+	s.queue = 99;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, self->fd, NULL, 0, 0);
+	sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+	sqe_set_submit(sqe, &s);
+	sqe->user_data = 7;
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+	EXPECT_EQ(7, cqe->user_data);
+	EXPECT_EQ(-EINVAL, cqe->res);
+	io_uring_cqe_seen(&ring, cqe);
+
+	/* a job that faults: the CQE carries the job's error */
+	{
+		uint32_t words[8];
+		struct loom_cmd c = { words, 0 };
+
+		cmd_load_config(&c, 0x7000000000ULL, self->vadd_size);
+		s = submit_args(self, 1, put_cmd(&self->cmd, 1, &c), NULL, 0);
+	}
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, self->fd, NULL, 0, 0);
+	sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+	sqe_set_submit(sqe, &s);
+	sqe->user_data = 10;
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+	EXPECT_EQ(10, cqe->user_data);
+	EXPECT_EQ(-EFAULT, cqe->res);
+	io_uring_cqe_seen(&ring, cqe);
+
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, self->fd, NULL, 0, 0);
+	sqe->cmd_op = 0x1234;			/* unknown command */
+	sqe->user_data = 8;
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+	EXPECT_EQ(-EINVAL, cqe->res);
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_queue_exit(&ring);
+
+	/* a 64-byte SQE cannot carry the submit */
+	ASSERT_EQ(0, io_uring_queue_init(8, &small, 0));
+	sqe = io_uring_get_sqe(&small);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, self->fd, NULL, 0, 0);
+	sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+	sqe->user_data = 9;
+	ASSERT_EQ(1, io_uring_submit(&small));
+	ASSERT_EQ(0, io_uring_wait_cqe(&small, &cqe));
+	EXPECT_EQ(-EINVAL, cqe->res);
+	io_uring_cqe_seen(&small, cqe);
+	io_uring_queue_exit(&small);
+}
+
+/* ---- isolation and recovery ------------------------------------------------------- */
+
+TEST_F(job, another_files_va_faults_and_is_untouched)
+{
+	int other = open(self->node.path, O_RDWR | O_CLOEXEC);
+	struct loom_test_bo theirs;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	uint32_t words[32];
+	struct loom_cmd c = { words, 0 };
+	struct drm_loom_job_info info;
+	struct drm_loom_submit s;
+	uint32_t sync;
+	int64_t n = 4;
+
+	ASSERT_LE(0, other);
+	/* Put their BO above every VA this file has mapped. */
+	ASSERT_EQ(0, _test_bo_create(other, 64 << 20, 0, &theirs));
+	theirs = loom_bo(other, 1 << 20);
+	ASSERT_NE(NULL, theirs.map);
+	memset(theirs.map, 0x5a, 1 << 20);
+	/* our vector add, writing c at the other file's BO VA */
+	cmd_load_config(&c, self->vadd_va, self->vadd_size);
+	cmd_operands(&c, 3, (uint64_t[]){ self->data.va, self->data.va, theirs.va });
+	cmd_dense(&c, 1, &n);
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	s = submit_args(self, 0, put_cmd(&self->cmd, 0, &c), refs, 2);
+	s.out_syncobj = sync;
+	ASSERT_EQ(0, _test_submit(self->fd, &s));
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 5000));
+	ASSERT_EQ(0, _test_job_info(self->fd, s.job_id, &info));
+	EXPECT_EQ(-EFAULT, info.error);
+	EXPECT_EQ(LOOM_STATUS_MMU_FAULT, info.hw_status);
+	/* their BO may share our VA numerically but is not in our tables */
+	for (int i = 0; i < (1 << 20); i++) {
+		ASSERT_EQ(0x5a, ((unsigned char *)theirs.map)[i]);
+	}
+	close(other);
+}
+
+/* Submits a vector add with @deadline_ns; returns its JOB_INFO. */
+static struct drm_loom_job_info run_vadd(FIXTURE_DATA(job) *self,
+					 struct __test_metadata *_metadata,
+					 unsigned queue, uint64_t deadline_ns)
+{
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct drm_loom_job_info info = { 0 };
+	struct drm_loom_submit s = submit_args(self, queue, vadd_cmd(self, queue, 8), refs, 2);
+	uint32_t sync;
+
+	EXPECT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	s.queue = queue;
+	s.deadline_ns = deadline_ns;
+	s.out_syncobj = sync;
+	EXPECT_EQ(0, _test_submit(self->fd, &s));
+	EXPECT_EQ(0, loom_syncobj_wait(self->fd, sync, 10000));
+	EXPECT_EQ(0, _test_job_info(self->fd, s.job_id, &info));
+	drmSyncobjDestroy(self->fd, sync);
+	return info;
+}
+
+TEST_F(job, injected_faults_are_reported_and_the_core_recovers)
+{
+	struct drm_loom_job_info info;
+
+	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+	info = run_vadd(self, _metadata, 0, 200 * 1000 * 1000);
+	EXPECT_EQ(-ETIMEDOUT, info.error);
+	EXPECT_EQ(LOOM_STATUS_STOPPED, info.hw_status);
+	EXPECT_EQ(LOOM_DUMP_SIZE(16), info.dump_size);
+	info = run_vadd(self, _metadata, 0, 0);
+	EXPECT_EQ(0, info.error) TH_LOG("the job after a hang");
+
+	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_DMA_ERROR);
+	info = run_vadd(self, _metadata, 0, 0);
+	EXPECT_EQ(-EIO, info.error);
+	EXPECT_EQ(LOOM_STATUS_DMA_ERROR, info.hw_status);
+
+	loom_poke_core(&self->node, 1, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_MMU_FAULT);
+	info = run_vadd(self, _metadata, 1, 0);
+	EXPECT_EQ(-EFAULT, info.error);
+	EXPECT_EQ(LOOM_STATUS_MMU_FAULT, info.hw_status);
+	EXPECT_EQ(LOOM_MMU_FAULT_INJECTED, info.detail);
+	EXPECT_NE(0, info.fault_va);
+
+	info = run_vadd(self, _metadata, 1, 0);
+	EXPECT_EQ(0, info.error);
+}
+
+TEST_F(job, hang_dump_reaches_job_info)
+{
+	static unsigned char dump[LOOM_DUMP_MAX_SIZE];
+	struct loom_hw_dump *hdr = (struct loom_hw_dump *)dump;
+	struct drm_loom_bo_ref refs[1] = {
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct drm_loom_job_info info = { 0 };
+	struct drm_loom_submit s = submit_args(self, 0, vadd_cmd(self, 0, 8), refs, 1);
+	uint32_t sync;
+
+	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	s.deadline_ns = 200 * 1000 * 1000;
+	s.out_syncobj = sync;
+	ASSERT_EQ(0, _test_submit(self->fd, &s));
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 10000));
+	info.job_id = s.job_id;
+	info.dump = (uintptr_t)dump;
+	info.dump_size = sizeof(dump);
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_JOB_INFO, &info));
+	EXPECT_EQ(-ETIMEDOUT, info.error);
+	ASSERT_EQ(LOOM_DUMP_SIZE(16), info.dump_size);
+	EXPECT_EQ(LOOM_DUMP_MAGIC, hdr->magic);
+	EXPECT_EQ(LOOM_STATUS_STOPPED, hdr->status);
+	EXPECT_EQ(4, hdr->width);
+}
+
+TEST_F(job, a_file_that_keeps_hanging_is_banned)
+{
+	struct drm_loom_bo_ref refs[1] = { { self->cfg.handle, DRM_LOOM_BO_REF_READ } };
+	struct drm_loom_submit s;
+	struct drm_loom_job_info info;
+	int other;
+
+	for (int i = 0; i < DRM_LOOM_MAX_HANGS; i++) {
+		loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+		info = run_vadd(self, _metadata, 0, 100 * 1000 * 1000);
+		EXPECT_EQ(-ETIMEDOUT, info.error);
+	}
+	s = submit_args(self, 0, vadd_cmd(self, 0, 1), refs, 1);
+	EXPECT_EQ(-ECANCELED, _test_submit(self->fd, &s));
+	/* another file is not punished */
+	other = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, other);
+	self->fd = other;
+	self->cmd = loom_bo(other, CMD_BO_SIZE);
+	self->cfg = loom_bo(other, 8192);
+	self->data = loom_bo(other, 1 << 20);
+	ASSERT_NE(NULL, self->data.map);
+	self->vadd_size = loom_test_config_vector_add(self->cfg.map, 4096, 4, 4);
+	self->vadd_va = self->cfg.va;
+	info = run_vadd(self, _metadata, 0, 0);
+	EXPECT_EQ(0, info.error);
+}
+
+/* A hang on one device leaves the other device's jobs alone. */
+TEST(the_other_device_is_unaffected)
+{
+	struct loom_node nodes[2];
+	struct {
+		int fd;
+		struct loom_test_bo cmd, cfg, data;
+		uint32_t sync;
+	} d[2];
+	struct drm_loom_bo_ref refs[2];
+	struct drm_loom_submit s;
+	uint32_t words[32];
+	int64_t n = 16;
+
+	if (loom_find_nodes(nodes, 2) < 2)
+		SKIP(return, "needs two loom devices");
+	for (int i = 0; i < 2; i++) {
+		struct loom_cmd c = { words, 0 };
+
+		d[i].fd = open(nodes[i].path, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, d[i].fd);
+		d[i].cmd = loom_bo(d[i].fd, 4096);
+		d[i].cfg = loom_bo(d[i].fd, 4096);
+		d[i].data = loom_bo(d[i].fd, 65536);
+		ASSERT_NE(NULL, d[i].data.map);
+		cmd_load_config(&c, d[i].cfg.va,
+				loom_test_config_vector_add(d[i].cfg.map, 4096, 4, 4));
+		cmd_operands(&c, 3, (uint64_t[]){ d[i].data.va, d[i].data.va,
+						   d[i].data.va + 32768 });
+		cmd_dense(&c, 1, &n);
+		memcpy(d[i].cmd.map, words, c.len * 4);
+		refs[0] = (struct drm_loom_bo_ref){ d[i].data.handle, DRM_LOOM_BO_REF_WRITE };
+		refs[1] = (struct drm_loom_bo_ref){ d[i].cfg.handle, DRM_LOOM_BO_REF_READ };
+		ASSERT_EQ(0, drmSyncobjCreate(d[i].fd, 0, &d[i].sync));
+		s = (struct drm_loom_submit){
+			.cmd_handle = d[i].cmd.handle, .cmd_size = c.len * 4,
+			.bo_count = 2, .bos = (uintptr_t)refs,
+			.out_syncobj = d[i].sync, .deadline_ns = 2000000000ULL,
+		};
+		if (i == 0)
+			loom_poke_core(&nodes[0], 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+		ASSERT_EQ(0, _test_submit(d[i].fd, &s));
+	}
+	/* device 1 finishes while device 0 is still hung (2 s deadline) */
+	EXPECT_EQ(0, loom_syncobj_wait(d[1].fd, d[1].sync, 1000));
+	EXPECT_EQ(-ETIME, loom_syncobj_wait(d[0].fd, d[0].sync, 0));
+	EXPECT_EQ(0, loom_syncobj_wait(d[0].fd, d[0].sync, 10000));
+	for (int i = 0; i < 2; i++)
+		close(d[i].fd);
+}
+
+TEST(fdinfo_keys)
+{
+	struct loom_node node;
+	char path[64], buf[4096];
+	struct loom_test_bo bo;
+	ssize_t n;
+	int fd, f;
+
+	ASSERT_LE(1, loom_find_nodes(&node, 1));
+	fd = open(node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	bo = loom_bo(fd, 3 << 20);
+	ASSERT_NE(NULL, bo.map);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY);
+	ASSERT_LE(0, f);
+	n = read(f, buf, sizeof(buf) - 1);
+	ASSERT_LT(0, n);
+	buf[n] = 0;
+	close(f);
+	EXPECT_NE(NULL, strstr(buf, "drm-driver:\tloom"));
+	EXPECT_NE(NULL, strstr(buf, "drm-client-id:\t"));
+	EXPECT_NE(NULL, strstr(buf, "drm-engine-core0:\t"));
+	EXPECT_NE(NULL, strstr(buf, "drm-memory-system:\t3072 KiB"));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
