@@ -686,4 +686,24 @@ TEST(fdinfo_keys)
 	close(fd);
 }
 
+TEST(debugfs_queues)
+{
+	struct loom_node node;
+	char path[160], buf[4096];
+	ssize_t n;
+	int f;
+
+	ASSERT_LE(1, loom_find_nodes(&node, 1));
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%s/queues",
+		 node.path + strlen("/dev/dri/renderD"));
+	f = open(path, O_RDONLY);
+	ASSERT_LE(0, f) TH_LOG("%s: %s", path, strerror(errno));
+	n = read(f, buf, sizeof(buf) - 1);
+	ASSERT_LT(0, n);
+	buf[n] = 0;
+	close(f);
+	EXPECT_NE(NULL, strstr(buf, "core 0: head"));
+	EXPECT_NE(NULL, strstr(buf, "jobs: done"));
+}
+
 TEST_HARNESS_MAIN

@@ -30,6 +30,7 @@ static int get_param(int fd, uint32_t param, uint64_t *value)
 static int show(const char *path)
 {
 	uint64_t id = 0, version = 0, caps = 0, uapi = 0, pci = 0;
+	uint64_t cores = 0, width = 0, height = 0;
 	drmVersionPtr v;
 	drmDevicePtr dev = NULL;
 	char bus[32] = "?";
@@ -49,6 +50,9 @@ static int show(const char *path)
 	ret = ret ?: get_param(fd, DRM_LOOM_PARAM_HW_CAPS, &caps);
 	ret = ret ?: get_param(fd, DRM_LOOM_PARAM_UAPI_VERSION, &uapi);
 	ret = ret ?: get_param(fd, DRM_LOOM_PARAM_PCI_ID, &pci);
+	ret = ret ?: get_param(fd, DRM_LOOM_PARAM_NUM_CORES, &cores);
+	ret = ret ?: get_param(fd, DRM_LOOM_PARAM_FABRIC_WIDTH, &width);
+	ret = ret ?: get_param(fd, DRM_LOOM_PARAM_FABRIC_HEIGHT, &height);
 	if (drmGetDevice2(fd, 0, &dev) == 0 && dev->bustype == DRM_BUS_PCI)
 		snprintf(bus, sizeof(bus), "%04x:%02x:%02x.%u",
 			 dev->businfo.pci->domain, dev->businfo.pci->bus,
@@ -66,8 +70,10 @@ static int show(const char *path)
 		printf("  abi      %llu.%llu\n",
 		       (unsigned long long)LOOM_VERSION_MAJOR(version),
 		       (unsigned long long)LOOM_VERSION_MINOR(version));
-		printf("  caps     0x%08llx%s\n", (unsigned long long)caps,
-		       caps & LOOM_CAP_SCRATCH ? " scratch" : "");
+		printf("  cores    %llu, each a %llux%llu fabric\n",
+		       (unsigned long long)cores, (unsigned long long)width,
+		       (unsigned long long)height);
+		printf("  caps     0x%08llx\n", (unsigned long long)caps);
 	}
 	drmFreeVersion(v);
 	close(fd);
