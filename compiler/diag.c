@@ -18,6 +18,7 @@ static int read_stream(struct loom_source *src, FILE *f)
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap);
 
+	errno = 0;
 	while (buf) {
 		size_t n = fread(buf + len, 1, cap - len, f);
 
@@ -41,8 +42,10 @@ static int read_stream(struct loom_source *src, FILE *f)
 		return -1;
 	}
 	if (ferror(f)) {
+		int err = errno ? errno : EIO;
+
 		free(buf);
-		errno = EIO;
+		errno = err;
 		return -1;
 	}
 	src->text = buf;
@@ -153,14 +156,14 @@ static void print_source_line(struct diag *d, struct loom_loc loc)
 	while (start > 0 && text[start - 1] != '\n')
 		start--;
 	for (i = start; i < end && text[i] != '\n'; i++) {
-		unsigned char c = text[i];
+		unsigned char c = (unsigned char)text[i];
 
 		fputc(c == '\t' || c >= 0x80 || (c >= 0x20 && c != 0x7f) ?
 		      c : '?', d->out);
 	}
 	fputc('\n', d->out);
 	for (i = start; i < loc.offset; i++) {
-		unsigned char c = text[i];
+		unsigned char c = (unsigned char)text[i];
 
 		if (c == '\t')
 			fputc('\t', d->out);

@@ -309,8 +309,7 @@ struct ir_func;
  * @def: the operation it is a result of; NULL for a block argument
  * @region: for a block argument, the region whose block it belongs to
  * @index: result number, or block argument number
- * @is_const: set by the verifier: a host-function value whose value constant
- *	folding knows
+ * @is_const: set by the verifier: constant folding knows the value
  * @const_val: that value, sign-extended from the type's width (i1 true is
  *	-1)
  */
@@ -391,6 +390,8 @@ struct ir_region {
  * @num_extents: then this many grid() extents
  * @has_wait: a wait() clause is present (possibly empty)
  * @has_grid: a grid() clause is present (possibly empty)
+ * @wait_loc: the 'wait' keyword
+ * @grid_loc: the 'grid' keyword
  * @num_iter_args: SYN_FOR: operands [3, 3 + num_iter_args) are the inits
  *	after lb, ub, step
  * @region: the region this operation is in
@@ -420,6 +421,8 @@ struct ir_op {
 	int num_extents;
 	bool has_wait;
 	bool has_grid;
+	struct loom_loc wait_loc;
+	struct loom_loc grid_loc;
 	int num_iter_args;
 	struct ir_region *region;
 	struct ir_op *next;

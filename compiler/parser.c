@@ -315,13 +315,16 @@ static const struct ir_type *type(struct parser *p)
 	return ty;
 }
 
-/* type_list = type ("," type)* ; appends to @v */
+/*
+ * type_list = type ("," type)* ; appends to @v.  A ',' followed by a value
+ * is not part of it ("%a : none, %b : none").
+ */
 static void type_list(struct parser *p, struct vec *v)
 {
 	do {
 		*(const struct ir_type **)vec_push(p, v, sizeof(void *)) =
 			type(p);
-	} while (consume(p, ","));
+	} while (at(p, ",") && p->tok[1].kind != TK_VALUE && consume(p, ","));
 }
 
 /* result_types = "(" (type ("," type)*)? ")" | type */
@@ -922,27 +925,41 @@ static bool at_op_results(struct parser *p)
 }
 
 /*
- * trailing_operands = (operand_list attr_dict? ":" type_list | attr_dict?)
- * for scf.yield, dataflow.thread.wait, dataflow.thread.yield and return.
+ * trailing_operands = operand_list attr_dict? ":" type_list
+ *                   | VALUE ":" type ("," VALUE ":" type)* attr_dict?
+ *                   | attr_dict?
+ * for scf.yield, dataflow.thread.wait, dataflow.thread.yield and return;
+ * the second form ("%a : none, %b : none") is read as the first.
  */
 static void trailing_operands(struct parser *p, struct ir_op *op)
 {
 	struct vec v = { 0 }, types = { 0 };
-	const struct token *colon;
+	const struct token *colon = p->tok;
 
 	if (p->tok->kind == TK_VALUE && !at_op_results(p))
 		operand_list(p, &v);
-	set_operands(p, op, &v);
 	opt_attr_dict(p, op);
-	set_results(p, op, 0, NULL);
-	if (!v.num)
-		return;
-	colon = expect(p, ":");
-	type_list(p, &types);
+	if (v.num) {
+		colon = expect(p, ":");
+		type_list(p, &types);
+		while (types.num == v.num && at(p, ",") &&
+		       p->tok[1].kind == TK_VALUE) {
+			advance(p);
+			operand(p, &v);
+			expect(p, ":");
+			type_list(p, &types);
+		}
+		if (!op->num_attrs)
+			opt_attr_dict(p, op);
+	}
 	if (types.num != v.num)
 		fail_at(p, colon->loc, "%d operands but %d types", v.num,
 			types.num);
-	memcpy(op->operand_types, types.data, (size_t)v.num * sizeof(void *));
+	set_operands(p, op, &v);
+	set_results(p, op, 0, NULL);
+	if (v.num)
+		memcpy(op->operand_types, types.data,
+		       (size_t)v.num * sizeof(void *));
 }
 
 /* wait = operand_list attr_dict? ":" type_list */
@@ -964,6 +981,10 @@ static void launch_clause(struct parser *p, struct ir_op *op,
 		fail_at(p, p->tok->loc, "duplicate '%s' clause",
 			grid ? "grid" : "wait");
 	*seen = true;
+	if (grid)
+		op->grid_loc = p->tok->loc;
+	else
+		op->wait_loc = p->tok->loc;
 	advance(p);
 	paren_operands(p, grid ? extents : waits);
 }
@@ -1011,8 +1032,9 @@ static void launch(struct parser *p, struct ir_op *op)
 		expect(p, ")");
 	}
 	if (types.num != args.num)
-		fail_at(p, sig->loc, "launch passes %d operands but its signature lists %d types",
-			args.num, types.num);
+		fail_at(p, sig->loc, "launch passes %d operand%s but its signature lists %d type%s",
+			args.num, args.num == 1 ? "" : "s", types.num,
+			types.num == 1 ? "" : "s");
 	if (types.num)
 		memcpy(op->operand_types, types.data,
 		       (size_t)types.num * sizeof(void *));

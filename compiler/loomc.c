@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * loomc: the loom offline compiler driver.
+ *
+ *   loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]
+ *         [--help] file.loom
+ *
+ * Today only the front end exists: --verify-only lexes, parses and
+ * verifies every "// -----" unit of the file and prints GCC-style
+ * diagnostics.  Lowering, place and route and emission are not implemented
+ * yet; asking for them says so and exits 2.
+ *
+ * Exit status: 0 valid, 1 diagnostics (or an unreadable file), 2 bad usage
+ * or a mode that is not implemented yet.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verifier.h"
+
+#define LOOM_STR_(x)	#x
+#define LOOM_STR(x)	LOOM_STR_(x)
+
+/**
+ * struct options - the command line
+ * @verify_only: --verify-only
+ * @output: -o
+ * @emit: --emit=
+ * @fabric: --fabric
+ * @input: the source file
+ */
+struct options {
+	bool verify_only;
+	const char *output;
+	const char *emit;
+	const char *fabric;
+	const char *input;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]\n"
+		"             [--help] file.loom\n"
+		"\n"
+		"  --verify-only     parse and verify every '// -----' unit, print diagnostics\n"
+		"  -o out            output file (not implemented yet)\n"
+		"  --emit=KIND       graph, asm or image (not implemented yet)\n"
+		"  --fabric WxH      target fabric size (not implemented yet)\n"
+		"  --help            this text\n"
+		"\n"
+		"A file of '-' reads standard input.  Exit status: 0 valid, 1 errors,\n"
+		"2 bad usage or a mode that is not implemented yet.\n"
+		"See Documentation/compiler.rst.\n");
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "loomc: error: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'loomc --help'.\n");
+	return 2;
+}
+
+/* WxH with both in 1..LOOM_FABRIC_MAX_DIM */
+static bool valid_fabric(const char *s)
+{
+	unsigned w, h;
+	char end;
+
+	return sscanf(s, "%ux%u%c", &w, &h, &end) == 2 && w >= 1 &&
+	       h >= 1 && w <= LOOM_FABRIC_MAX_DIM && h <= LOOM_FABRIC_MAX_DIM;
+}
+
+/* Takes the value of an option: "--opt=value" or "--opt value". */
+static const char *option_value(int argc, char **argv, int *i,
+				const char *opt)
+{
+	size_t n = strlen(opt);
+
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] == '\0' && *i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+/* --emit=KIND */
+static int set_emit(struct options *o, const char *v)
+{
+	if (!v)
+		return bad_usage("%s", "missing value after '--emit'");
+	if (strcmp(v, "graph") && strcmp(v, "asm") && strcmp(v, "image"))
+		return bad_usage("--emit takes graph, asm or image, not '%s'", v);
+	o->emit = v;
+	return -1;
+}
+
+/* --fabric WxH */
+static int set_fabric(struct options *o, const char *v)
+{
+	if (!v)
+		return bad_usage("%s", "missing value after '--fabric'");
+	if (!valid_fabric(v))
+		return bad_usage("--fabric takes WxH with W and H in 1.."
+				 LOOM_STR(LOOM_FABRIC_MAX_DIM) ", not '%s'", v);
+	o->fabric = v;
+	return -1;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_option(int argc, char **argv, int *i, struct options *o)
+{
+	const char *a = argv[*i];
+
+	if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(a, "--verify-only") == 0) {
+		o->verify_only = true;
+		return -1;
+	}
+	if (strncmp(a, "-o", 2) == 0) {
+		o->output = a[2] ? a + 2 : *i + 1 < argc ? argv[++*i] : NULL;
+		return o->output ? -1 : bad_usage("%s", "missing file after '-o'");
+	}
+	if (strncmp(a, "--emit", 6) == 0 && (a[6] == '=' || !a[6]))
+		return set_emit(o, option_value(argc, argv, i, "--emit"));
+	if (strncmp(a, "--fabric", 8) == 0 && (a[8] == '=' || !a[8]))
+		return set_fabric(o, option_value(argc, argv, i, "--fabric"));
+	return bad_usage("unknown option '%s'", a);
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	for (int i = 1; i < argc; i++) {
+		int ret;
+
+		if (argv[i][0] != '-' || strcmp(argv[i], "-") == 0) {
+			if (o->input)
+				return bad_usage("more than one input file ('%s')",
+						 argv[i]);
+			o->input = argv[i];
+			continue;
+		}
+		ret = parse_option(argc, argv, &i, o);
+		if (ret >= 0)
+			return ret;
+	}
+	if (!o->input)
+		return bad_usage("%s", "no input file");
+	return -1;
+}
+
+static int verify_file(const char *path)
+{
+	struct loom_source src;
+	struct diag d;
+	unsigned errors;
+
+	if (loom_source_read(&src, path)) {
+		fprintf(stderr, "loomc: error: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	diag_init(&d, &src, stderr, false);
+	errors = verify_source(&d, NULL, NULL);
+	if (errors)
+		fprintf(stderr, "%u error%s generated.\n", errors,
+			errors == 1 ? "" : "s");
+	diag_free(&d);
+	loom_source_free(&src);
+	return errors ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	int ret = parse_args(argc, argv, &o);
+
+	if (ret >= 0)
+		return ret;
+	if (!o.verify_only) {
+		fprintf(stderr,
+			"loomc: error: compiling to %s (lowering, place and route, emission) is not implemented yet; only --verify-only works\n",
+			o.emit ? o.emit : "an image");
+		return 2;
+	}
+	return verify_file(o.input);
+}

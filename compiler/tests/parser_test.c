@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * parser_test: the IR each construct parses to (operands, written types,
+ * results, segments, regions, attributes, locations), printing and
+ * re-parsing to the same text, located syntax errors, and robustness:
+ * every prefix of a program, and nesting beyond the limit, fail cleanly.
+ */
+#include "front.h"
+
+static const char vadd[] =
+	"dataflow.thread private @vadd domain(#dataflow.thread_domain<dense>)"
+	"(%a: memref<?xi64>, %b: memref<?xi64>, %c: memref<16xi32>) "
+	"ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %x = memref.load %a[%i] : memref<?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(thread_signature)
+{
+	struct front f;
+	struct ir_func *t;
+	struct ir_value *args;
+
+	REQUIRE(front_parse(&f, vadd));
+	REQUIRE_EQ(1, f.m->num_funcs);
+	t = f.m->funcs;
+	CHECK(t->is_thread);
+	CHECK(strcmp(t->name, "vadd") == 0);
+	CHECK(strcmp(t->visibility, "private") == 0);
+	CHECK_EQ(1, t->name_loc.line);
+	CHECK_EQ(25, t->name_loc.col);
+	CHECK_EQ(IR_ATTR_DIALECT, t->domain->kind);
+	CHECK(strcmp(t->domain->str, "#dataflow.thread_domain") == 0);
+	REQUIRE_EQ(1, t->domain->num_elems);
+	CHECK_EQ(IR_ATTR_KEYWORD, t->domain->elems[0].kind);
+	CHECK(strcmp(t->domain->elems[0].str, "dense") == 0);
+	CHECK_EQ(3, t->num_inputs);
+	CHECK_EQ(1, t->num_ctrl);
+	CHECK_EQ(2, t->num_ivs);
+	CHECK(t->has_ctrl && t->has_iv && !t->iv_before_ctrl);
+	REQUIRE_EQ(6, t->body.num_args);
+	args = t->body.args;
+	CHECK(strcmp(args[0].name, "a") == 0);
+	CHECK_EQ(IR_TYPE_MEMREF, args[0].type->kind);
+	CHECK_EQ(IR_DYNAMIC, args[0].type->dim);
+	CHECK_EQ(IR_TYPE_I64, args[0].type->elem->kind);
+	CHECK_EQ(16, args[2].type->dim);
+	CHECK_EQ(IR_TYPE_I32, args[2].type->elem->kind);
+	CHECK(ir_func_ctrl(t) == &args[3]);
+	CHECK_EQ(IR_TYPE_NONE, args[3].type->kind);
+	CHECK(ir_func_ivs(t) == &args[4]);
+	CHECK(strcmp(args[5].name, "j") == 0);
+	CHECK_EQ(IR_TYPE_INDEX, args[5].type->kind);
+	for (int i = 0; i < 6; i++) {
+		CHECK(args[i].region == &t->body);
+		CHECK_EQ(i, args[i].index);
+		CHECK(!args[i].def);
+	}
+	CHECK(t->body.parent_func == t);
+	CHECK_EQ(2, t->body.num_ops);
+	CHECK_EQ(4, t->body.end.line);
+	front_close(&f);
+}
+
+TEST(dynamic_work_thread_and_host_function)
+{
+	struct front f;
+	struct ir_func *t, *h;
+	struct ir_attr *wia;
+
+	REQUIRE(front_parse(&f,
+		"dataflow.thread @bfs domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 1>)"
+		"(%tree: memref<?xi64>, %node: i64) ctrl(%c: none) {\n"
+		"  dataflow.work.spawn %node : i64\n"
+		"  dataflow.thread.yield\n"
+		"}\n"
+		"func.func @main(%n: index) attributes {note = \"host\"} {\n"
+		"  return\n"
+		"}\n"));
+	t = f.m->funcs;
+	h = t->next;
+	CHECK(!t->visibility);
+	REQUIRE_EQ(2, t->domain->num_elems);
+	wia = &t->domain->elems[1];
+	CHECK(strcmp(wia->name, "work_item_arg") == 0);
+	CHECK_EQ(IR_ATTR_INT, wia->kind);
+	CHECK_EQ(1, wia->ival);
+	CHECK(!t->has_iv);
+	CHECK_EQ(0, t->num_ivs);
+	CHECK_EQ(-1, t->work_item_arg);	/* set by the verifier */
+	REQUIRE(h);
+	CHECK(!h->is_thread);
+	CHECK(strcmp(h->name, "main") == 0);
+	CHECK_EQ(1, h->num_inputs);
+	REQUIRE_EQ(1, h->num_attrs);
+	CHECK(strcmp(h->attrs[0].name, "note") == 0);
+	CHECK(strcmp(h->attrs[0].str, "host") == 0);
+	CHECK(!h->next);
+	CHECK(ir_module_find(f.m, "main") == h);
+	CHECK(ir_module_find(f.m, "nope") == NULL);
+	front_close(&f);
+}
+
+/* Parses "func.func @f(args) { body return }" and returns its first op. */
+static struct ir_op *host_op(struct front *f, const char *args,
+			     const char *body)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), "func.func @f(%s) {\n%s\n  return\n}\n",
+		 args, body);
+	if (!front_parse(f, text))
+		return NULL;
+	return f->m->funcs->body.first;
+}
+
+static bool use_is(const struct ir_op *op, int i, const char *name,
+		   const struct ir_type *t)
+{
+	return i < op->num_operands &&
+	       strcmp(op->operands[i].name, name) == 0 &&
+	       ((!t && !op->operand_types[i]) ||
+		(t && op->operand_types[i] &&
+		 ir_type_equal(op->operand_types[i], t)));
+}
+
+TEST(arith_operations)
+{
+	struct front f;
+	struct ir_op *op;
+
+	REQUIRE((op = host_op(&f, "", "  %c = arith.constant -5 : i32")));
+	CHECK_EQ(IR_OP_ARITH_CONSTANT, op->code);
+	CHECK(op->lit_neg);
+	CHECK_EQ(5, op->lit_mag);
+	CHECK_EQ(-5, op->imm);
+	CHECK_EQ(0, op->num_operands);
+	REQUIRE_EQ(1, op->num_results);
+	CHECK(strcmp(op->results[0].name, "c") == 0);
+	CHECK(op->results[0].def == op);
+	CHECK_EQ(IR_TYPE_I32, op->results[0].type->kind);
+	CHECK_EQ(2, op->loc.line);
+	CHECK_EQ(8, op->loc.col);
+	front_close(&f);
+
+	REQUIRE((op = host_op(&f, "", "  %c = arith.constant 0xffffffff : i32")));
+	CHECK_EQ(-1, op->imm);
+	front_close(&f);
+
+	REQUIRE((op = host_op(&f, "", "  %t = arith.constant true")));
+	CHECK_EQ(IR_TYPE_I1, op->type->kind);
+	CHECK_EQ(-1, op->imm);
+	front_close(&f);
+
+	REQUIRE((op = host_op(&f, "%a: i64, %b: i64", "  %s = arith.addi %a, %b : i64")));
+	CHECK_EQ(IR_OP_ARITH_ADDI, op->code);
+	CHECK(use_is(op, 0, "a", &ir_i64));
+	CHECK(use_is(op, 1, "b", &ir_i64));
+	CHECK_EQ(2, op->operands[1].loc.line);
+	CHECK_EQ(23, op->operands[1].loc.col);
+	CHECK(!op->operands[0].value);	/* resolved by the verifier */
+	front_close(&f);
+
+	REQUIRE((op = host_op(&f, "%a: index, %b: index", "  %p = arith.cmpi uge, %a, %b : index")));
+	CHECK_EQ(IR_PRED_UGE, op->pred);
+	CHECK(use_is(op, 1, "b", &ir_index));
+	CHECK_EQ(IR_TYPE_I1, op->results[0].type->kind);
+	front_close(&f);
+
+	REQUIRE((op = host_op(&f, "%p: i1, %a: i32, %b: i32", "  %r = arith.select %p, %a, %b : i32")));
+	CHECK(use_is(op, 0, "p", &ir_i1));
+	CHECK(use_is(op, 2, "b", &ir_i32));
+	CHECK_EQ(IR_TYPE_I32, op->results[0].type->kind);
+	front_close(&f);
+
+	REQUIRE((op = host_op(&f, "%x: i64", "  %i = arith.index_cast %x : i64 to index")));
+	CHECK(use_is(op, 0, "x", &ir_i64));
+	CHECK_EQ(IR_TYPE_I64, op->type->kind);
+	CHECK_EQ(IR_TYPE_INDEX, op->to_type->kind);
+	CHECK_EQ(IR_TYPE_INDEX, op->results[0].type->kind);
+	front_close(&f);
+}
+
+TEST(index_dialect)
+{
+	struct front f;
+	struct ir_op *op;
+
+	REQUIRE((op = host_op(&f, "%a: index", "  %c = index.constant -7\n"
+			      "  %s = index.shru %a, %c\n"
+			      "  %p = index.cmp sle(%s, %a)\n"
+			      "  %w = index.casts %s : index to i32")));
+	CHECK_EQ(IR_OP_INDEX_CONSTANT, op->code);
+	CHECK_EQ(-7, op->imm);
+	CHECK_EQ(IR_TYPE_INDEX, op->results[0].type->kind);
+	op = op->next;
+	CHECK_EQ(IR_OP_INDEX_SHRU, op->code);
+	CHECK_EQ(ALU_SHRU, ir_opinfo[op->code].alu);
+	CHECK(use_is(op, 1, "c", &ir_index));
+	op = op->next;
+	CHECK_EQ(IR_OP_INDEX_CMP, op->code);
+	CHECK_EQ(IR_PRED_SLE, op->pred);
+	CHECK(use_is(op, 0, "s", &ir_index));
+	CHECK_EQ(IR_TYPE_I1, op->results[0].type->kind);
+	op = op->next;
+	CHECK_EQ(IR_OP_INDEX_CASTS, op->code);
+	CHECK_EQ(IR_TYPE_I32, op->results[0].type->kind);
+	front_close(&f);
+}
+
+TEST(memref_operations)
+{
+	struct front f;
+	struct ir_op *op;
+	struct ir_type m64 = { .kind = IR_TYPE_MEMREF, .dim = IR_DYNAMIC,
+			       .elem = &ir_i64 };
+
+	REQUIRE((op = host_op(&f, "%n: index, %i: index",
+			      "  %m = memref.alloc(%n) : memref<?xi64>\n"
+			      "  %v = memref.load %m[%i] : memref<?xi64>\n"
+			      "  memref.store %v, %m[%i] : memref<?xi64>\n"
+			      "  %s = memref.alloc() : memref<4xi32>")));
+	CHECK_EQ(IR_OP_MEMREF_ALLOC, op->code);
+	CHECK(use_is(op, 0, "n", &ir_index));
+	CHECK(ir_type_equal(op->results[0].type, &m64));
+	op = op->next;
+	CHECK(use_is(op, 0, "m", &m64));
+	CHECK(use_is(op, 1, "i", &ir_index));
+	CHECK_EQ(IR_TYPE_I64, op->results[0].type->kind);
+	op = op->next;
+	CHECK_EQ(IR_OP_MEMREF_STORE, op->code);
+	CHECK_EQ(0, op->num_results);
+	CHECK(use_is(op, 0, "v", &ir_i64));
+	CHECK(use_is(op, 1, "m", &m64));
+	CHECK(use_is(op, 2, "i", &ir_index));
+	op = op->next;
+	CHECK_EQ(0, op->num_operands);
+	CHECK_EQ(4, op->type->dim);
+	front_close(&f);
+}
+
+TEST(scf_for)
+{
+	struct front f;
+	struct ir_op *op, *y;
+	struct ir_region *b;
+
+	REQUIRE((op = host_op(&f, "%lb: i64, %ub: i64, %s: i64, %z: i64, %w: i32",
+			      "  %r, %q = scf.for %i = %lb to %ub step %s "
+			      "iter_args(%acc = %z, %acc2 = %w) -> (i64, i32) : i64 {\n"
+			      "    scf.yield %acc, %acc2 : i64, i32\n"
+			      "  } {note}")));
+	CHECK_EQ(IR_OP_SCF_FOR, op->code);
+	CHECK_EQ(IR_TYPE_I64, op->type->kind);
+	REQUIRE_EQ(5, op->num_operands);
+	CHECK_EQ(2, op->num_iter_args);
+	CHECK(use_is(op, 0, "lb", &ir_i64));
+	CHECK(use_is(op, 2, "s", &ir_i64));
+	CHECK(use_is(op, 3, "z", &ir_i64));
+	CHECK(use_is(op, 4, "w", &ir_i32));
+	REQUIRE_EQ(2, op->num_results);
+	CHECK(strcmp(op->results[1].name, "q") == 0);
+	CHECK_EQ(IR_TYPE_I32, op->results[1].type->kind);
+	b = op->body;
+	REQUIRE(b);
+	CHECK(b->parent_op == op);
+	CHECK(b->parent_func == f.m->funcs);
+	REQUIRE_EQ(3, b->num_args);
+	CHECK(strcmp(b->args[0].name, "i") == 0);
+	CHECK_EQ(IR_TYPE_I64, b->args[0].type->kind);
+	CHECK(strcmp(b->args[2].name, "acc2") == 0);
+	CHECK_EQ(IR_TYPE_I32, b->args[2].type->kind);
+	y = b->first;
+	CHECK_EQ(IR_OP_SCF_YIELD, y->code);
+	CHECK(y->region == b);
+	CHECK(use_is(y, 1, "acc2", &ir_i32));
+	REQUIRE_EQ(1, op->num_attrs);
+	CHECK_EQ(IR_ATTR_UNIT, op->attrs[0].kind);
+	front_close(&f);
+
+	/* no iter_args: index induction variable, no results */
+	REQUIRE((op = host_op(&f, "%n: index", "  scf.for %i = %n to %n step %n {\n  }")));
+	CHECK_EQ(IR_TYPE_INDEX, op->body->args[0].type->kind);
+	CHECK_EQ(0, op->num_results);
+	CHECK_EQ(0, op->body->num_ops);
+	front_close(&f);
+}
+
+TEST(launch_and_wait)
+{
+	struct front f;
+	struct ir_op *op;
+
+	REQUIRE((op = host_op(&f, "%a: i64, %t0: !dataflow.thread_token, %n: index",
+			      "  %t = dataflow.thread.launch @k(%a, %a) grid(%n, %n, %n) "
+			      "wait(%t0) {why = \"x\"} : (i64, i64) -> !dataflow.thread_token\n"
+			      "  dataflow.thread.wait %t, %t0 : !dataflow.thread_token, !dataflow.thread_token")));
+	CHECK_EQ(IR_OP_THREAD_LAUNCH, op->code);
+	CHECK(strcmp(op->callee, "k") == 0);
+	CHECK_EQ(31, op->callee_loc.col);
+	CHECK_EQ(2, op->num_args);
+	CHECK_EQ(1, op->num_waits);
+	CHECK_EQ(3, op->num_extents);
+	CHECK(op->has_grid && op->has_wait);
+	CHECK_EQ(42, op->grid_loc.col);
+	REQUIRE_EQ(6, op->num_operands);
+	CHECK(use_is(op, 1, "a", &ir_i64));
+	CHECK(use_is(op, 2, "t0", NULL));	/* waits come first */
+	CHECK(strcmp(ir_launch_waits(op)[0].name, "t0") == 0);
+	CHECK(use_is(op, 3, "n", NULL));
+	CHECK(ir_launch_extents(op) == &op->operands[3]);
+	CHECK_EQ(1, op->num_results);
+	CHECK_EQ(IR_TYPE_TOKEN, op->results[0].type->kind);
+	CHECK_EQ(1, op->num_attrs);
+	op = op->next;
+	CHECK_EQ(IR_OP_THREAD_WAIT, op->code);
+	CHECK(use_is(op, 1, "t0", &ir_token));
+	front_close(&f);
+
+	/* rank 0: no grid at all, or an empty one */
+	REQUIRE((op = host_op(&f, "", "  %t = dataflow.thread.launch @k() grid() : () -> !dataflow.thread_token")));
+	CHECK(op->has_grid && !op->has_wait);
+	CHECK_EQ(0, op->num_operands);
+	front_close(&f);
+}
+
+TEST(body_operations)
+{
+	struct front f;
+	struct ir_op *op;
+
+	REQUIRE(front_parse(&f,
+		"dataflow.thread @w domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)"
+		"(%x: i64) ctrl(%c: none) {\n"
+		"  dataflow.work.spawn %x : i64\n"
+		"  dataflow.thread.yield %c, %c : none, none\n"
+		"}\n"
+		"func.func @main() {\n"
+		"  %v = arith.constant 3 : i64\n"
+		"  loom.print %v : i64\n"
+		"  loom.check %v, %v : i64\n"
+		"  func.return\n"
+		"}\n"));
+	op = f.m->funcs->body.first;
+	CHECK_EQ(IR_OP_WORK_SPAWN, op->code);
+	CHECK(use_is(op, 0, "x", &ir_i64));
+	op = op->next;
+	CHECK_EQ(IR_OP_THREAD_YIELD, op->code);
+	CHECK(use_is(op, 1, "c", &ir_none));
+	op = front_op(&f.m->funcs->next->body, 1);
+	CHECK_EQ(IR_OP_LOOM_PRINT, op->code);
+	CHECK(use_is(op, 0, "v", &ir_i64));
+	op = op->next;
+	CHECK_EQ(IR_OP_LOOM_CHECK, op->code);
+	CHECK(use_is(op, 1, "v", &ir_i64));
+	op = op->next;
+	CHECK_EQ(IR_OP_RETURN, op->code);
+	CHECK_EQ(0, op->num_operands);
+	front_close(&f);
+}
+
+TEST(per_operand_types)
+{
+	struct front f;
+	struct ir_op *op;
+
+	REQUIRE(front_parse(&f,
+		"dataflow.thread @k domain(#dataflow.thread_domain<dense>)() ctrl(%c: none) {\n"
+		"  dataflow.thread.yield %c : none, %c : none {why}\n"
+		"}\n"));
+	op = f.m->funcs->body.first;
+	REQUIRE_EQ(2, op->num_operands);
+	CHECK(use_is(op, 1, "c", &ir_none));
+	CHECK_EQ(1, op->num_attrs);
+	front_close(&f);
+}
+
+TEST(yield_without_frontier_before_next_op)
+{
+	struct front f;
+
+	/* "%a = ..." after a bare yield starts a new operation */
+	REQUIRE(front_parse(&f,
+		"dataflow.thread @k domain(#dataflow.thread_domain<dense>)() ctrl(%c: none) {\n"
+		"  dataflow.thread.yield\n"
+		"  %a = arith.constant 1 : i64\n"
+		"}\n"));
+	CHECK_EQ(2, f.m->funcs->body.num_ops);
+	CHECK_EQ(0, f.m->funcs->body.first->num_operands);
+	front_close(&f);
+}
+
+TEST(attributes)
+{
+	struct front f;
+	struct ir_attr *a;
+
+	REQUIRE(front_parse(&f,
+		"func.func @f() attributes {a = 1 : i64, b = -2, c = \"s\", d = @sym, "
+		"e = [1, [x, i32]], f = #foo.bar<1x2, <a>>, g = memref<?xi32>, h, "
+		"i = #plain} {\n  return\n}\n"));
+	a = f.m->funcs->attrs;
+	REQUIRE_EQ(9, f.m->funcs->num_attrs);
+	CHECK_EQ(IR_ATTR_INT, a[0].kind);
+	CHECK_EQ(1, a[0].ival);
+	CHECK_EQ(IR_TYPE_I64, a[0].type->kind);
+	CHECK_EQ(-2, a[1].ival);
+	CHECK(strcmp(a[2].str, "s") == 0);
+	CHECK_EQ(IR_ATTR_SYMBOL, a[3].kind);
+	CHECK(strcmp(a[3].str, "sym") == 0);
+	CHECK_EQ(IR_ATTR_ARRAY, a[4].kind);
+	REQUIRE_EQ(2, a[4].num_elems);
+	CHECK_EQ(IR_ATTR_ARRAY, a[4].elems[1].kind);
+	CHECK_EQ(IR_ATTR_KEYWORD, a[4].elems[1].elems[0].kind);
+	CHECK_EQ(IR_ATTR_TYPE, a[4].elems[1].elems[1].kind);
+	CHECK_EQ(IR_ATTR_DIALECT, a[5].kind);
+	CHECK(strcmp(a[5].str, "#foo.bar") == 0);
+	CHECK(strcmp(a[5].body, "1x2, <a>") == 0);
+	CHECK_EQ(IR_ATTR_TYPE, a[6].kind);
+	CHECK_EQ(IR_ATTR_UNIT, a[7].kind);
+	CHECK(!a[8].body);
+	CHECK_EQ(1, a[0].loc.line);
+	CHECK_EQ(28, a[0].loc.col);
+	front_close(&f);
+}
+
+/* Prints @m into a malloc'd string. */
+static char *print(struct ir_module *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out)
+		return NULL;
+	ir_print_module(out, m);
+	fclose(out);
+	return buf;
+}
+
+static const char *const programs[] = {
+	vadd,
+	"dataflow.thread @bfs domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)"
+	"(%n: i64, %t: memref<?xi64>) ctrl(%c: none) {\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %lo = arith.index_cast %n : i64 to index\n"
+	"  scf.for %k = %lo to %c1 step %c1 {\n"
+	"    %ch = memref.load %t[%k] : memref<?xi64>\n"
+	"    dataflow.work.spawn %ch : i64\n"
+	"  }\n"
+	"  dataflow.thread.yield %c : none\n"
+	"}\n"
+	"func.func @main(%t: memref<?xi64>) attributes {x = [1, \"y\"]} {\n"
+	"  %r = arith.constant 0 : i64\n"
+	"  %b = arith.constant false\n"
+	"  %n = index.constant 3\n"
+	"  %s = index.add %n, %n {k}\n"
+	"  %p = index.cmp slt(%s, %n)\n"
+	"  %tok = dataflow.thread.launch @bfs(%r, %t) wait() : (i64, memref<?xi64>) -> !dataflow.thread_token\n"
+	"  dataflow.thread.wait %tok : !dataflow.thread_token\n"
+	"  %z, %w = scf.for %i = %n to %s step %n iter_args(%a = %r, %b2 = %r) -> (i64, i64) {\n"
+	"    scf.yield %a, %b2 : i64, i64\n"
+	"  }\n"
+	"  loom.check %z, %w : i64\n"
+	"  return\n"
+	"}\n",
+	"dataflow.thread @k domain(#dataflow.thread_domain<dense, odd = #x.y<1 2>>)() iv(%i: i64) "
+	"ctrl(%c: none, %d: index) attributes {tile = 1} {\n"
+	"  %x = arith.constant 5 : !dataflow.channel<!dataflow.channel<i32>>\n"
+	"}\n",
+};
+
+TEST(print_round_trip)
+{
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
+		struct front f1, f2;
+		char *once, *twice;
+
+		REQUIRE(front_parse(&f1, programs[i]));
+		once = print(f1.m);
+		REQUIRE(once);
+		if (!front_parse(&f2, once)) {
+			printf("#   printed text does not parse:\n%s", once);
+			CHECK(0);
+		} else {
+			twice = print(f2.m);
+			CHECK(twice && strcmp(once, twice) == 0);
+			if (twice && strcmp(once, twice))
+				printf("#   once:\n%s#   twice:\n%s", once, twice);
+			free(twice);
+		}
+		CHECK_EQ(f1.m->num_funcs, f2.m ? f2.m->num_funcs : -1);
+		free(once);
+		front_close(&f2);
+		front_close(&f1);
+	}
+}
+
+TEST(syntax_errors_are_located)
+{
+	static const struct {
+		const char *text;
+		unsigned line, col;
+		const char *msg;
+	} cases[] = {
+		{ "%x = arith.constant 1 : i64", 1, 1,
+		  "expected 'dataflow.thread' or 'func.func', found '%x'" },
+		{ "func.func main() {}", 1, 11, "expected a symbol name ('@name'), found 'main'" },
+		{ "func.func @f() {\n  %a = arith.frob 1\n}", 2, 8, "unknown operation 'arith.frob'" },
+		{ "func.func @f() {\n  %a = arith.constant 1 : i8\n}", 2, 27, "unsupported type 'i8'" },
+		{ "func.func @f() {\n  %a = arith.constant 1 : foo\n}", 2, 27, "expected a type, found 'foo'" },
+		{ "func.func @f(%m: memref<i64>) {}", 1, 25, "rank-0 memrefs are not supported" },
+		{ "func.func @f(%m: memref<4x4xi64>) {}", 1, 26, "only rank-1 memrefs are supported" },
+		{ "func.func @f(%m: memref<?xindex>) {}", 1, 26, "memref element type must be i32 or i64, not 'index'" },
+		{ "func.func @f() {\n  %a, %b = arith.constant 1 : i64\n}", 2, 12,
+		  "'arith.constant' has 1 result but 2 names are bound" },
+		{ "func.func @f() {\n  %a = arith.constant 1 : i64\n", 2, 30, "expected '}', found end of input" },
+		{ "func.func @f() {\n  %t = dataflow.thread.launch @k() grid() grid() : () -> i64\n}", 2, 43,
+		  "duplicate 'grid' clause" },
+		{ "dataflow.thread @k domain(#dataflow.thread_domain<dense>)() ctrl(%c: none) ctrl(%d: none) {}",
+		  1, 76, "duplicate 'ctrl' clause" },
+		{ "func.func @f() {\n  %s = scf.for %i = %a to %b step %c iter_args(%x = %y) -> (i64, i64) {\n  }\n}",
+		  2, 57, "scf.for has 1 iter_args but 2 result types" },
+		{ "func.func @f() {\n  dataflow.thread.wait %t : !dataflow.thread_token, i64\n}", 2, 27, "1 operands but 2 types" },
+		{ "func.func @f() {\n  dataflow.thread.wait\n}", 3, 1, "expected a token ('%name'), found '}'" },
+		{ "func.func @f() -> i64 {}", 1, 16, "host functions return no values" },
+		{ "func.func @f() attributes {a = #x<1 {} {\n}", 2, 2, "unbalanced '<' in attribute" },
+		{ "func.func @f() attributes {a = 99999999999999999999} {}", 1, 32, "integer literal too large" },
+		{ "func.func @f() attributes {a = 9223372036854775808} {}", 1, 32, "integer attribute out of range" },
+		{ "func.func @f() {\n  %v = memref.load %m[%i, %j] : memref<?xi64>\n}", 2, 25,
+		  "only rank-1 memrefs are supported: expected ']'" },
+		{ "func.func @f() {\n  %v = memref.load %m[%i] : i64\n}", 2, 29, "expected a memref type, found 'i64'" },
+		{ "func.func @f(%c: !dataflow.channel<i8>) {}", 1, 36, "unsupported type 'i8'" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct front f;
+
+		CHECK(!front_parse(&f, cases[i].text));
+		CHECK_EQ(1, f.d.errors);
+		if (!front_diag_is(&f, 0, DIAG_ERROR, cases[i].line,
+				   cases[i].col, cases[i].msg)) {
+			printf("#   case %zu\n", i);
+			CHECK(0);
+		}
+		front_close(&f);
+	}
+}
+
+/*
+ * Every prefix of every program either parses or reports exactly one
+ * located error; nothing crashes or leaks (ASan watches).
+ */
+TEST(every_prefix_fails_cleanly)
+{
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
+		size_t len = strlen(programs[i]);
+
+		for (size_t n = 0; n < len; n++) {
+			char *text = strndup(programs[i], n);
+			struct front f;
+
+			REQUIRE(text);
+			if (!front_parse(&f, text)) {
+				CHECK_EQ(1, f.d.errors);
+				CHECK(f.d.num_recs == 1 && f.d.recs[0].loc.line >= 1);
+			} else {
+				verify_module(&f.d, f.m);
+			}
+			front_close(&f);
+			free(text);
+		}
+	}
+}
+
+static char *repeat(const char *head, const char *piece, int n,
+		    const char *tail)
+{
+	size_t len = strlen(head) + strlen(piece) * (size_t)n + strlen(tail);
+	char *s = malloc(len + 1), *p = s;
+
+	if (!s)
+		return NULL;
+	p = stpcpy(p, head);
+	for (int i = 0; i < n; i++)
+		p = stpcpy(p, piece);
+	strcpy(p, tail);
+	return s;
+}
+
+TEST(nesting_is_limited)
+{
+	static const struct { const char *head, *piece, *tail; } deep[] = {
+		{ "func.func @f(%n: index) {\n", "scf.for %i = %n to %n step %n {\n", "" },
+		{ "func.func @f() attributes {a = ", "[", "" },
+		{ "func.func @f(%c: ", "!dataflow.channel<", "i64" },
+	};
+
+	for (size_t i = 0; i < sizeof(deep) / sizeof(deep[0]); i++) {
+		char *text = repeat(deep[i].head, deep[i].piece, 100000,
+				    deep[i].tail);
+		struct front f;
+
+		REQUIRE(text);
+		CHECK(!front_parse(&f, text));
+		CHECK_EQ(1, f.d.errors);
+		CHECK(strstr(front_diag(&f, 0)->msg, "nesting deeper than 64 levels"));
+		front_close(&f);
+		free(text);
+	}
+}
+
+TEST(opcode_table)
+{
+	CHECK_EQ(IR_OP_ARITH_ADDI, ir_op_lookup("arith.addi", 10));
+	CHECK_EQ(IR_OP_RETURN, ir_op_lookup("func.return", 11));
+	CHECK_EQ(IR_OP_COUNT, ir_op_lookup("arith.add", 9));
+	for (int i = 0; i < IR_OP_COUNT; i++) {
+		CHECK(ir_opinfo[i].name != NULL);
+		CHECK_EQ(i, ir_op_lookup(ir_opinfo[i].name,
+					 strlen(ir_opinfo[i].name)));
+	}
+}
+
+int main(void)
+{
+	RUN(thread_signature);
+	RUN(dynamic_work_thread_and_host_function);
+	RUN(arith_operations);
+	RUN(index_dialect);
+	RUN(memref_operations);
+	RUN(scf_for);
+	RUN(launch_and_wait);
+	RUN(body_operations);
+	RUN(per_operand_types);
+	RUN(yield_without_frontier_before_next_op);
+	RUN(attributes);
+	RUN(print_round_trip);
+	RUN(syntax_errors_are_located);
+	RUN(every_prefix_fails_cleanly);
+	RUN(nesting_is_limited);
+	RUN(opcode_table);
+	return checks_done();
+}

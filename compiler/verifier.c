@@ -1,0 +1,1107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * verifier.c: what a parsed unit means, and whether it is a valid loom
+ * program (spec "Logical Domains And Data Views" §2, §3, §6 and the thread
+ * ABI of uapi/loom_image.h).
+ *
+ * Two passes over a module: first the symbols and every thread's signature
+ * (domain, ctrl/iv slots, ABI types and limits), then every body in
+ * program order: resolve each use, check the operation in its context,
+ * fold constants, define its results.  Each rule reports its own
+ * diagnostic, with a note at the related definition where there is one.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lexer.h"
+#include "parser.h"
+#include "verifier.h"
+
+#define NAME_BUCKETS	1024
+
+/**
+ * struct name_entry - one visible value name
+ * @name: the name
+ * @value: what it denotes
+ * @hash: hash of @name
+ * @prev: the entry this one hides in its bucket, or -1
+ */
+struct name_entry {
+	const char *name;
+	struct ir_value *value;
+	uint32_t hash;
+	int prev;
+};
+
+/**
+ * struct verifier - verification state of one module
+ * @d: diagnostics
+ * @m: the module
+ * @func: the function being checked
+ * @names: visible names, innermost last (a stack of scopes)
+ * @num_names: entries in @names
+ * @cap_names: allocated entries
+ * @bucket: per hash bucket, the newest entry's index or -1
+ */
+struct verifier {
+	struct diag *d;
+	struct ir_module *m;
+	struct ir_func *func;
+	struct name_entry *names;
+	int num_names;
+	int cap_names;
+	int bucket[NAME_BUCKETS];
+};
+
+static const char *tstr(const struct ir_type *t, char *buf)
+{
+	return ir_type_str(t, buf, IR_TYPE_STR_MAX);
+}
+
+static const char *plural(long n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static const char *op_name(const struct ir_op *op)
+{
+	return ir_opinfo[op->code].name;
+}
+
+static bool is_dynamic(const struct ir_func *f)
+{
+	return f->is_thread && f->dom_kind == LOOM_DOMAIN_DYNAMIC_WORK;
+}
+
+/* ------------------------------------------------------------- names --- */
+
+static uint32_t hash_name(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static struct ir_value *lookup(struct verifier *v, const char *name)
+{
+	uint32_t h = hash_name(name);
+
+	for (int i = v->bucket[h % NAME_BUCKETS]; i >= 0; i = v->names[i].prev)
+		if (v->names[i].hash == h && strcmp(v->names[i].name, name) == 0)
+			return v->names[i].value;
+	return NULL;
+}
+
+/* Makes @val visible by its name; a name already visible is an error. */
+static void define(struct verifier *v, struct ir_value *val)
+{
+	struct ir_value *old = lookup(v, val->name);
+	struct name_entry *e;
+
+	if (old) {
+		diag_error(v->d, val->loc, "redefinition of value '%%%s'",
+			   val->name);
+		diag_note(v->d, old->loc, "previous definition of '%%%s' is here",
+			  old->name);
+	}
+	if (v->num_names == v->cap_names) {
+		int cap = v->cap_names ? v->cap_names * 2 : 64;
+
+		e = realloc(v->names, (size_t)cap * sizeof(*e));
+		if (!e) {
+			diag_error(v->d, val->loc, "out of memory");
+			return;
+		}
+		v->names = e;
+		v->cap_names = cap;
+	}
+	e = &v->names[v->num_names];
+	e->name = val->name;
+	e->value = val;
+	e->hash = hash_name(val->name);
+	e->prev = v->bucket[e->hash % NAME_BUCKETS];
+	v->bucket[e->hash % NAME_BUCKETS] = v->num_names++;
+}
+
+/* Forgets the names defined since the stack had @mark entries. */
+static void pop_names(struct verifier *v, int mark)
+{
+	while (v->num_names > mark) {
+		struct name_entry *e = &v->names[--v->num_names];
+
+		v->bucket[e->hash % NAME_BUCKETS] = e->prev;
+	}
+}
+
+/* Resolves the operands of @op; returns false if one is undefined. */
+static bool resolve(struct verifier *v, struct ir_op *op)
+{
+	bool ok = true;
+
+	for (int i = 0; i < op->num_operands; i++) {
+		struct ir_use *u = &op->operands[i];
+
+		u->value = lookup(v, u->name);
+		if (!u->value) {
+			diag_error(v->d, u->loc, "use of undefined value '%%%s'",
+				   u->name);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* -------------------------------------------------------- attributes --- */
+
+/*
+ * Words that name physical placement or topology.  An attribute whose name
+ * (or dialect attribute name) has one of them as a component, split at
+ * '.', '_' and '-', is physical: "tile", "loom.pe_x", "#fabric.route".
+ */
+static const char *const physical_words[] = {
+	"pe", "tile", "tiles", "grid", "route", "routes", "routing", "core",
+	"cores", "layout", "fabric", "topology", "placement", "mapping",
+	"accore",
+};
+
+static bool is_physical_word(const char *s, size_t len)
+{
+	for (size_t i = 0; i < sizeof(physical_words) / sizeof(*physical_words);
+	     i++)
+		if (strlen(physical_words[i]) == len &&
+		    strncasecmp(physical_words[i], s, len) == 0)
+			return true;
+	return false;
+}
+
+static bool is_physical_name(const char *s)
+{
+	if (*s == '#')
+		s++;
+	while (*s) {
+		size_t len = strcspn(s, "._-");
+
+		if (is_physical_word(s, len))
+			return true;
+		s += len;
+		if (*s)
+			s++;
+	}
+	return false;
+}
+
+static void physical_error(struct verifier *v, struct loom_loc loc,
+			   const char *name)
+{
+	diag_error(v->d, loc,
+		   "attribute '%s' names a physical placement or topology; the software ABI carries none",
+		   name);
+}
+
+/* Rejects physical attributes in @a (@n entries), recursively. */
+static void check_attrs(struct verifier *v, const struct ir_attr *a, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (a[i].name && is_physical_name(a[i].name))
+			physical_error(v, a[i].loc, a[i].name);
+		else if (a[i].kind == IR_ATTR_DIALECT &&
+			 is_physical_name(a[i].str))
+			physical_error(v, a[i].value_loc, a[i].str);
+		check_attrs(v, a[i].elems, a[i].num_elems);
+	}
+}
+
+/* ----------------------------------------------------- thread domain --- */
+
+static void bad_domain(struct verifier *v, const struct ir_attr *a)
+{
+	diag_error(v->d, a->value_loc,
+		   "thread domain must be #dataflow.thread_domain<dense> or #dataflow.thread_domain<dynamic_work, work_item_arg = N>");
+}
+
+/* The kind keyword, first of the domain's parameters. */
+static enum loom_domain_kind domain_kind(struct verifier *v,
+					 const struct ir_attr *a)
+{
+	const struct ir_attr *k = &a->elems[0];
+
+	if (k->name || k->kind != IR_ATTR_KEYWORD) {
+		bad_domain(v, a);
+		return 0;
+	}
+	if (strcmp(k->str, "dense") == 0)
+		return LOOM_DOMAIN_DENSE;
+	if (strcmp(k->str, "dynamic_work") == 0)
+		return LOOM_DOMAIN_DYNAMIC_WORK;
+	diag_error(v->d, k->value_loc,
+		   "unknown thread domain kind '%s'; expected dense or dynamic_work",
+		   k->str);
+	return 0;
+}
+
+/* work_item_arg = N; returns the parameter or NULL when none is valid. */
+static const struct ir_attr *domain_param(struct verifier *v,
+					  struct ir_func *f,
+					  const struct ir_attr *p,
+					  const struct ir_attr *seen)
+{
+	if (!p->name) {
+		diag_error(v->d, p->value_loc,
+			   "expected 'key = value' in the thread domain");
+	} else if (strcmp(p->name, "work_item_arg") != 0) {
+		if (is_physical_name(p->name))
+			physical_error(v, p->loc, p->name);
+		else
+			diag_error(v->d, p->loc,
+				   "unexpected thread domain parameter '%s': the domain has only its kind and work_item_arg (the coordinate rank comes from iv(...))",
+				   p->name);
+	} else if (f->dom_kind == LOOM_DOMAIN_DENSE) {
+		diag_error(v->d, p->loc, "a dense domain takes no work_item_arg");
+	} else if (seen) {
+		diag_error(v->d, p->loc, "duplicate work_item_arg");
+	} else if (p->kind != IR_ATTR_INT || p->type) {
+		diag_error(v->d, p->value_loc,
+			   "work_item_arg must be an integer");
+	} else {
+		return p;
+	}
+	return seen;
+}
+
+/* Sets f->work_item_arg from its parameter (or reports why not). */
+static void work_item_arg(struct verifier *v, struct ir_func *f,
+			  const struct ir_attr *p)
+{
+	if (!p) {
+		diag_error(v->d, f->domain->value_loc,
+			   "a dynamic_work domain needs work_item_arg = N, naming its work-item input");
+		return;
+	}
+	if (p->ival < 0 || p->ival >= f->num_inputs) {
+		diag_error(v->d, p->value_loc,
+			   "work_item_arg = %lld names no input of @%s, which has %d input%s",
+			   (long long)p->ival, f->name, f->num_inputs,
+			   plural(f->num_inputs));
+		return;
+	}
+	f->work_item_arg = (int)p->ival;
+}
+
+/* Interprets f->domain into f->dom_kind and f->work_item_arg. */
+static void check_domain(struct verifier *v, struct ir_func *f)
+{
+	const struct ir_attr *a = f->domain, *wia = NULL;
+
+	f->dom_kind = 0;
+	f->work_item_arg = -1;
+	if (a->kind == IR_ATTR_DIALECT && is_physical_name(a->str)) {
+		physical_error(v, a->value_loc, a->str);
+		return;
+	}
+	if (a->kind != IR_ATTR_DIALECT ||
+	    strcmp(a->str, "#dataflow.thread_domain") != 0 || !a->num_elems) {
+		bad_domain(v, a);
+		return;
+	}
+	f->dom_kind = domain_kind(v, a);
+	if (!f->dom_kind)
+		return;
+	for (int i = 1; i < a->num_elems; i++)
+		wia = domain_param(v, f, &a->elems[i], wia);
+	if (f->dom_kind == LOOM_DOMAIN_DYNAMIC_WORK)
+		work_item_arg(v, f, wia);
+}
+
+/* -------------------------------------------------- thread signature --- */
+
+static void check_inputs(struct verifier *v, struct ir_func *f)
+{
+	char buf[IR_TYPE_STR_MAX];
+
+	if (f->num_inputs > LOOM_IMAGE_MAX_ARGS)
+		diag_error(v->d, f->name_loc,
+			   "@%s has %d inputs, more than LOOM_IMAGE_MAX_ARGS (%d)",
+			   f->name, f->num_inputs, LOOM_IMAGE_MAX_ARGS);
+	for (int i = 0; i < f->num_inputs; i++) {
+		struct ir_value *a = &f->body.args[i];
+
+		if (is_dynamic(f) && ir_type_has_channel(a->type))
+			diag_error(v->d, a->loc,
+				   "dynamic-work thread @%s cannot use channel type %s",
+				   f->name, tstr(a->type, buf));
+		else if (!ir_type_arg_type(a->type))
+			diag_error(v->d, a->loc,
+				   "input '%%%s' of @%s has type %s, which a launch cannot pass (i32, i64, index, memref of i32 or i64)",
+				   a->name, f->name, tstr(a->type, buf));
+	}
+}
+
+static void check_ctrl(struct verifier *v, struct ir_func *f)
+{
+	struct ir_value *c = ir_func_ctrl(f);
+	char buf[IR_TYPE_STR_MAX];
+
+	if (!f->has_ctrl) {
+		diag_error(v->d, f->name_loc,
+			   "@%s has no ctrl slot: its entry block is (inputs..., ctrl(%%c: none)%s)",
+			   f->name, is_dynamic(f) ? "" : ", iv(%i: index, ...)");
+	} else if (f->num_ctrl != 1) {
+		diag_error(v->d, f->ctrl_loc,
+			   "the ctrl slot of @%s takes exactly one argument, not %d",
+			   f->name, f->num_ctrl);
+	} else if (c->type->kind != IR_TYPE_NONE) {
+		diag_error(v->d, c->loc,
+			   "ctrl slot '%%%s' of @%s has type %s; it must be none",
+			   c->name, f->name, tstr(c->type, buf));
+	} else if (f->has_iv && f->iv_before_ctrl) {
+		diag_error(v->d, f->ctrl_loc,
+			   "the ctrl slot of @%s must come right after the inputs, before iv(...)",
+			   f->name);
+	}
+}
+
+static void check_ivs(struct verifier *v, struct ir_func *f)
+{
+	struct ir_value *iv = ir_func_ivs(f);
+	char buf[IR_TYPE_STR_MAX];
+
+	if (is_dynamic(f)) {
+		if (f->has_iv)
+			diag_error(v->d, f->iv_loc,
+				   "dynamic-work thread @%s has no coordinates: it takes no iv(...)",
+				   f->name);
+		return;
+	}
+	if (f->num_ivs > LOOM_MAX_RANK)
+		diag_error(v->d, f->iv_loc,
+			   "@%s has coordinate rank %d, above LOOM_MAX_RANK (%d)",
+			   f->name, f->num_ivs, LOOM_MAX_RANK);
+	for (int i = 0; i < f->num_ivs; i++)
+		if (iv[i].type->kind != IR_TYPE_INDEX)
+			diag_error(v->d, iv[i].loc,
+				   "coordinate '%%%s' of @%s has type %s; coordinates are index",
+				   iv[i].name, f->name, tstr(iv[i].type, buf));
+}
+
+static void check_work_item_type(struct verifier *v, struct ir_func *f)
+{
+	struct ir_value *w;
+	char buf[IR_TYPE_STR_MAX];
+
+	if (!is_dynamic(f) || f->work_item_arg < 0)
+		return;
+	w = &f->body.args[f->work_item_arg];
+	if (w->type->kind != IR_TYPE_I32 && w->type->kind != IR_TYPE_I64 &&
+	    w->type->kind != IR_TYPE_INDEX && !ir_type_has_channel(w->type))
+		diag_error(v->d, w->loc,
+			   "work item '%%%s' of @%s has type %s; a work-item payload is i32, i64 or index",
+			   w->name, f->name, tstr(w->type, buf));
+}
+
+/* Channels in the ctrl and iv slots of a dynamic-work thread. */
+static void check_slot_channels(struct verifier *v, struct ir_func *f)
+{
+	char buf[IR_TYPE_STR_MAX];
+
+	if (!is_dynamic(f))
+		return;
+	for (int i = f->num_inputs; i < f->body.num_args; i++)
+		if (ir_type_has_channel(f->body.args[i].type))
+			diag_error(v->d, f->body.args[i].loc,
+				   "dynamic-work thread @%s cannot use channel type %s",
+				   f->name, tstr(f->body.args[i].type, buf));
+}
+
+static void check_thread_signature(struct verifier *v, struct ir_func *f)
+{
+	check_domain(v, f);
+	check_inputs(v, f);
+	check_ctrl(v, f);
+	check_ivs(v, f);
+	check_work_item_type(v, f);
+	check_slot_channels(v, f);
+}
+
+/* ---------------------------------------------------- operation types --- */
+
+static void note_defined(struct verifier *v, const struct ir_value *val)
+{
+	diag_note(v->d, val->loc, "'%%%s' is defined here", val->name);
+}
+
+/* Every operand has the type the syntax states for it. */
+static void check_operand_types(struct verifier *v, struct ir_op *op)
+{
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+
+	for (int i = 0; i < op->num_operands; i++) {
+		const struct ir_type *want = op->operand_types[i];
+		struct ir_value *val = op->operands[i].value;
+
+		if (!want || ir_type_equal(val->type, want))
+			continue;
+		diag_error(v->d, op->operands[i].loc,
+			   "'%%%s' has type %s but '%s' expects %s",
+			   val->name, tstr(val->type, a), op_name(op),
+			   tstr(want, b));
+		note_defined(v, val);
+	}
+}
+
+static bool need_integer(struct verifier *v, struct ir_op *op,
+			 const struct ir_type *t)
+{
+	char buf[IR_TYPE_STR_MAX];
+
+	if (ir_type_is_integer(t))
+		return true;
+	diag_error(v->d, op->loc, "'%s' needs an integer or index type, not %s",
+		   op_name(op), tstr(t, buf));
+	return false;
+}
+
+/* The literal of a constant fits its type (as signed or unsigned). */
+static bool check_constant(struct verifier *v, struct ir_op *op)
+{
+	unsigned w;
+	uint64_t max;
+	char buf[IR_TYPE_STR_MAX];
+
+	if (!need_integer(v, op, op->type))
+		return false;
+	w = ir_type_width(op->type);
+	max = w == 64 ? UINT64_MAX : (1ULL << w) - 1;
+	if (op->lit_neg ? op->lit_mag > (max >> 1) + 1 : op->lit_mag > max) {
+		diag_error(v->d, op->loc, "constant %s%llu does not fit in %s",
+			   op->lit_neg ? "-" : "",
+			   (unsigned long long)op->lit_mag, tstr(op->type, buf));
+		return false;
+	}
+	return true;
+}
+
+static bool check_cast(struct verifier *v, struct ir_op *op)
+{
+	const struct ir_type *from = op->type, *to = op->to_type;
+	bool fi = from->kind == IR_TYPE_INDEX, ti = to->kind == IR_TYPE_INDEX;
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+	const char *rule = NULL;
+
+	if (!ir_type_is_integer(from) || !ir_type_is_integer(to))
+		rule = "casts between integer types";
+	else if ((op->code == IR_OP_ARITH_INDEX_CAST ||
+		  op->code == IR_OP_ARITH_INDEX_CASTUI ||
+		  op->code == IR_OP_INDEX_CASTS ||
+		  op->code == IR_OP_INDEX_CASTU) && fi == ti)
+		rule = "casts between index and an integer type";
+	else if ((op->code == IR_OP_ARITH_EXTSI ||
+		  op->code == IR_OP_ARITH_EXTUI) &&
+		 (fi || ti || ir_type_width(from) >= ir_type_width(to)))
+		rule = "widens an integer type to a wider one";
+	else if (op->code == IR_OP_ARITH_TRUNCI &&
+		 (fi || ti || ir_type_width(from) <= ir_type_width(to)))
+		rule = "narrows an integer type to a narrower one";
+	if (!rule)
+		return true;
+	diag_error(v->d, op->loc, "'%s' %s, not %s to %s", op_name(op), rule,
+		   tstr(from, a), tstr(to, b));
+	return false;
+}
+
+/* The types written on @op make sense for it. */
+static bool check_written_types(struct verifier *v, struct ir_op *op)
+{
+	switch (ir_opinfo[op->code].syntax) {
+	case SYN_CONSTANT:
+		return check_constant(v, op);
+	case SYN_INDEX_CONSTANT:
+		return check_constant(v, op);
+	case SYN_BINARY:
+	case SYN_CMPI:
+	case SYN_SELECT:
+	case SYN_PRINT:
+	case SYN_CHECK:
+	case SYN_FOR:
+		return need_integer(v, op, op->type);
+	case SYN_CAST:
+		return check_cast(v, op);
+	default:
+		return true;
+	}
+}
+
+/* -------------------------------------------------- context & control --- */
+
+/* The kind of body @r is: a host function, a thread, an scf.for. */
+static const char *body_kind(const struct ir_region *r)
+{
+	if (r->parent_op)
+		return "an scf.for";
+	return r->parent_func->is_thread ? "a dataflow.thread" :
+					   "a host function";
+}
+
+/* What must end region @r. */
+static enum ir_opcode terminator_of(const struct ir_region *r)
+{
+	if (r->parent_op)
+		return IR_OP_SCF_YIELD;
+	return r->parent_func->is_thread ? IR_OP_THREAD_YIELD : IR_OP_RETURN;
+}
+
+static bool check_terminator_place(struct verifier *v, struct ir_op *op)
+{
+	enum ir_opcode want;
+
+	if (!(ir_opinfo[op->code].flags & IR_TERMINATOR))
+		return true;
+	want = terminator_of(op->region);
+	if (want == op->code && op->region->last == op)
+		return true;
+	diag_error(v->d, op->loc, "'%s' must be the last operation of %s body",
+		   op_name(op),
+		   op->code == IR_OP_SCF_YIELD ? "an scf.for" :
+		   op->code == IR_OP_RETURN ? "a host function" :
+					      "a dataflow.thread");
+	return false;
+}
+
+/* Is @op allowed where it is?  Reports and returns false if not. */
+static bool check_context(struct verifier *v, struct ir_op *op)
+{
+	struct ir_func *f = v->func;
+	unsigned flags = ir_opinfo[op->code].flags;
+
+	if (flags & IR_TERMINATOR)
+		return check_terminator_place(v, op);
+	if (f->is_thread && (op->code == IR_OP_THREAD_LAUNCH ||
+			     op->code == IR_OP_THREAD_WAIT)) {
+		diag_error(v->d, op->loc,
+			   "'%s' is not allowed inside a thread body", op_name(op));
+		return false;
+	}
+	if (f->is_thread && (flags & IR_HOST_ONLY)) {
+		diag_error(v->d, op->loc, "'%s' is only allowed in host functions",
+			   op_name(op));
+		return false;
+	}
+	if (op->code == IR_OP_WORK_SPAWN && !is_dynamic(f)) {
+		diag_error(v->d, op->loc,
+			   "'dataflow.work.spawn' is only allowed in a dynamic-work thread");
+		if (f->is_thread && f->dom_kind == LOOM_DOMAIN_DENSE)
+			diag_note(v->d, f->domain->value_loc,
+				  "@%s has a dense domain", f->name);
+		return false;
+	}
+	return true;
+}
+
+/* A region that must end with a terminator does. */
+static void check_region_end(struct verifier *v, struct ir_region *r)
+{
+	enum ir_opcode want = terminator_of(r);
+
+	for (struct ir_op *op = r->first; op; op = op->next)
+		if (ir_opinfo[op->code].flags & IR_TERMINATOR)
+			return;	/* there, or misplaced and reported */
+	if (want == IR_OP_SCF_YIELD && !r->parent_op->num_iter_args)
+		return;	/* implicit */
+	diag_error(v->d, r->end, "%s body must end with '%s'", body_kind(r),
+		   ir_opinfo[want].name);
+}
+
+/* ------------------------------------------------------------ launch --- */
+
+static void note_thread(struct verifier *v, const struct ir_func *t)
+{
+	diag_note(v->d, t->name_loc, "@%s is defined here", t->name);
+}
+
+/* Exactly one !dataflow.thread_token result. */
+static void check_launch_result(struct verifier *v, struct ir_op *op)
+{
+	if (op->num_results == 1 && op->results[0].type->kind == IR_TYPE_TOKEN)
+		return;
+	diag_error(v->d, op->loc,
+		   "'dataflow.thread.launch' must return exactly one !dataflow.thread_token");
+}
+
+/* The token operands of a wait() clause or a dataflow.thread.wait. */
+static void check_tokens(struct verifier *v, struct ir_op *op,
+			 struct ir_use *u, int n, bool written)
+{
+	char buf[IR_TYPE_STR_MAX];
+
+	for (int i = 0; i < n; i++) {
+		const struct ir_type *t = u[i].value->type;
+
+		if (t->kind == IR_TYPE_TOKEN && written)
+			t = op->operand_types[i];
+		if (t->kind == IR_TYPE_TOKEN)
+			continue;
+		diag_error(v->d, u[i].loc,
+			   "'%%%s' has type %s but wait operands must be !dataflow.thread_token",
+			   u[i].name, tstr(t, buf));
+		note_defined(v, u[i].value);
+	}
+}
+
+/* Launch operand types equal the callee's inputs. */
+static void check_launch_args(struct verifier *v, struct ir_op *op,
+			      struct ir_func *t)
+{
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+
+	for (int i = 0; i < op->num_args; i++) {
+		const struct ir_value *in = &t->body.args[i];
+
+		if (ir_type_equal(op->operand_types[i], in->type))
+			continue;
+		diag_error(v->d, op->operands[i].loc,
+			   "launch operand #%d has type %s but @%s input '%%%s' has type %s",
+			   i, tstr(op->operand_types[i], a), t->name, in->name,
+			   tstr(in->type, b));
+		diag_note(v->d, in->loc, "'%%%s' is declared here", in->name);
+	}
+}
+
+/* Extents are index values, never provably negative. */
+static void check_extents(struct verifier *v, struct ir_op *op)
+{
+	struct ir_use *e = ir_launch_extents(op);
+	char buf[IR_TYPE_STR_MAX];
+
+	for (int i = 0; i < op->num_extents; i++) {
+		struct ir_value *val = e[i].value;
+
+		if (val->type->kind != IR_TYPE_INDEX) {
+			diag_error(v->d, e[i].loc,
+				   "launch extent '%%%s' has type %s; extents are index",
+				   e[i].name, tstr(val->type, buf));
+			note_defined(v, val);
+		} else if (val->is_const && val->const_val < 0) {
+			diag_error(v->d, e[i].loc,
+				   "launch extent '%%%s' is negative (%lld after constant folding)",
+				   e[i].name, (long long)val->const_val);
+			note_defined(v, val);
+		}
+	}
+}
+
+static void check_dense_launch(struct verifier *v, struct ir_op *op,
+			       struct ir_func *t)
+{
+	if (op->num_args != t->num_inputs) {
+		diag_error(v->d, op->callee_loc,
+			   "launch supplies %d operand%s but @%s takes %d input%s",
+			   op->num_args, plural(op->num_args), t->name,
+			   t->num_inputs, plural(t->num_inputs));
+		note_thread(v, t);
+	} else {
+		check_launch_args(v, op, t);
+	}
+	if (op->num_extents != t->num_ivs) {
+		diag_error(v->d, op->has_grid ? op->grid_loc : op->callee_loc,
+			   "launch supplies %d extent%s but @%s has coordinate rank %d",
+			   op->num_extents, plural(op->num_extents), t->name,
+			   t->num_ivs);
+		diag_note(v->d, t->name_loc,
+			  "@%s is defined here with coordinate rank %d",
+			  t->name, t->num_ivs);
+	} else {
+		check_extents(v, op);
+	}
+}
+
+static void check_dynamic_launch(struct verifier *v, struct ir_op *op,
+				 struct ir_func *t)
+{
+	if (op->has_grid) {
+		diag_error(v->d, op->grid_loc,
+			   "dynamic-work thread @%s is launched without grid(): it has no coordinates",
+			   t->name);
+		diag_note(v->d, t->domain->value_loc,
+			  "@%s has a dynamic_work domain", t->name);
+	}
+	if (op->num_args != t->num_inputs) {
+		diag_error(v->d, op->callee_loc,
+			   "launch of dynamic-work thread @%s supplies %d operand%s; it takes exactly one root payload and %d capture%s",
+			   t->name, op->num_args, plural(op->num_args),
+			   t->num_inputs - 1, plural(t->num_inputs - 1));
+		note_thread(v, t);
+	} else {
+		check_launch_args(v, op, t);
+	}
+}
+
+static void check_launch(struct verifier *v, struct ir_op *op)
+{
+	struct ir_func *t = ir_module_find(v->m, op->callee);
+
+	check_launch_result(v, op);
+	check_tokens(v, op, ir_launch_waits(op), op->num_waits, false);
+	if (!t) {
+		diag_error(v->d, op->callee_loc, "launch of unknown thread @%s",
+			   op->callee);
+		return;
+	}
+	if (!t->is_thread) {
+		diag_error(v->d, op->callee_loc,
+			   "@%s is a host function, not a dataflow.thread",
+			   t->name);
+		note_thread(v, t);
+		return;
+	}
+	if (t->dom_kind == LOOM_DOMAIN_DENSE)
+		check_dense_launch(v, op, t);
+	else if (t->dom_kind == LOOM_DOMAIN_DYNAMIC_WORK)
+		check_dynamic_launch(v, op, t);
+}
+
+/* ------------------------------------------------- other operations --- */
+
+static void check_spawn(struct verifier *v, struct ir_op *op)
+{
+	struct ir_func *f = v->func;
+	struct ir_value *w;
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+
+	if (f->work_item_arg < 0)
+		return;
+	w = &f->body.args[f->work_item_arg];
+	if (ir_type_equal(op->type, w->type))
+		return;
+	diag_error(v->d, op->operands[0].loc,
+		   "spawned payload has type %s but the work item of @%s has type %s",
+		   tstr(op->type, a), f->name, tstr(w->type, b));
+	diag_note(v->d, w->loc, "'%%%s' is the work item (work_item_arg = %d)",
+		  w->name, f->work_item_arg);
+}
+
+static void check_frontiers(struct verifier *v, struct ir_op *op)
+{
+	char buf[IR_TYPE_STR_MAX];
+
+	for (int i = 0; i < op->num_operands; i++) {
+		const struct ir_type *t = op->operands[i].value->type;
+
+		if (t->kind == IR_TYPE_NONE)
+			t = op->operand_types[i];
+		if (t->kind == IR_TYPE_NONE)
+			continue;
+		diag_error(v->d, op->operands[i].loc,
+			   "yield frontier '%%%s' has type %s; frontiers are none",
+			   op->operands[i].name, tstr(t, buf));
+	}
+}
+
+static void check_scf_yield(struct verifier *v, struct ir_op *op)
+{
+	struct ir_op *loop = op->region->parent_op;
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+
+	if (op->num_operands != loop->num_iter_args) {
+		diag_error(v->d, op->loc,
+			   "'scf.yield' yields %d value%s but the scf.for has %d iter_arg%s",
+			   op->num_operands, plural(op->num_operands),
+			   loop->num_iter_args, plural(loop->num_iter_args));
+		diag_note(v->d, loop->loc, "the scf.for is here");
+		return;
+	}
+	for (int i = 0; i < op->num_operands; i++) {
+		const struct ir_value *acc = &loop->body->args[i + 1];
+
+		if (ir_type_equal(op->operand_types[i], acc->type))
+			continue;
+		diag_error(v->d, op->operands[i].loc,
+			   "'scf.yield' operand #%d has type %s but iter_arg '%%%s' has type %s",
+			   i, tstr(op->operand_types[i], a), acc->name,
+			   tstr(acc->type, b));
+		diag_note(v->d, acc->loc, "'%%%s' is declared here", acc->name);
+	}
+}
+
+static void check_alloc(struct verifier *v, struct ir_op *op)
+{
+	int want = op->type->dim == IR_DYNAMIC ? 1 : 0;
+	char buf[IR_TYPE_STR_MAX];
+
+	if (op->num_operands != want)
+		diag_error(v->d, op->loc,
+			   "'memref.alloc' of %s takes %d size operand%s, not %d",
+			   tstr(op->type, buf), want, plural(want),
+			   op->num_operands);
+}
+
+/* Rules particular to one operation. */
+static void check_semantics(struct verifier *v, struct ir_op *op)
+{
+	switch (op->code) {
+	case IR_OP_THREAD_LAUNCH:
+		check_launch(v, op);
+		break;
+	case IR_OP_THREAD_WAIT:
+		check_tokens(v, op, op->operands, op->num_operands, true);
+		break;
+	case IR_OP_WORK_SPAWN:
+		check_spawn(v, op);
+		break;
+	case IR_OP_THREAD_YIELD:
+		check_frontiers(v, op);
+		break;
+	case IR_OP_SCF_YIELD:
+		check_scf_yield(v, op);
+		break;
+	case IR_OP_MEMREF_ALLOC:
+		check_alloc(v, op);
+		break;
+	case IR_OP_RETURN:
+		if (op->num_operands)
+			diag_error(v->d, op->loc,
+				   "'return' takes no operands: host functions return nothing");
+		break;
+	default:
+		break;
+	}
+}
+
+/* No channel type anywhere in an operation of a dynamic-work thread. */
+static bool check_op_channels(struct verifier *v, struct ir_op *op)
+{
+	const struct ir_type *bad = NULL;
+	char buf[IR_TYPE_STR_MAX];
+
+	if (!is_dynamic(v->func))
+		return true;
+	for (int i = 0; i < op->num_operands && !bad; i++)
+		if (op->operand_types[i] &&
+		    ir_type_has_channel(op->operand_types[i]))
+			bad = op->operand_types[i];
+	for (int i = 0; i < op->num_results && !bad; i++)
+		if (ir_type_has_channel(op->results[i].type))
+			bad = op->results[i].type;
+	if (!bad && op->type && ir_type_has_channel(op->type))
+		bad = op->type;
+	if (!bad)
+		return true;
+	diag_error(v->d, op->loc,
+		   "dynamic-work thread @%s cannot use channel type %s",
+		   v->func->name, tstr(bad, buf));
+	return false;
+}
+
+/* ---------------------------------------------------- constant folding --- */
+
+static uint64_t mask(unsigned w)
+{
+	return w >= 64 ? UINT64_MAX : (1ULL << w) - 1;
+}
+
+static bool fold_cmp(enum ir_pred pred, int64_t a, int64_t b, unsigned w)
+{
+	uint64_t ua = (uint64_t)a & mask(w), ub = (uint64_t)b & mask(w);
+
+	switch (pred) {
+	case IR_PRED_EQ:	return ua == ub;
+	case IR_PRED_NE:	return ua != ub;
+	case IR_PRED_SLT:	return a < b;
+	case IR_PRED_SLE:	return a <= b;
+	case IR_PRED_SGT:	return a > b;
+	case IR_PRED_SGE:	return a >= b;
+	case IR_PRED_ULT:	return ua < ub;
+	case IR_PRED_ULE:	return ua <= ub;
+	case IR_PRED_UGT:	return ua > ub;
+	default:		return ua >= ub;
+	}
+}
+
+/*
+ * a op b on values of width @w, sign-extended; false when the result is
+ * undefined (division by zero, signed overflow of a division, a shift by
+ * the width or more).
+ */
+static bool fold_binary(enum ir_alu alu, int64_t a, int64_t b, unsigned w,
+			uint64_t *r)
+{
+	uint64_t ua = (uint64_t)a & mask(w), ub = (uint64_t)b & mask(w);
+	int64_t min = ir_sext(1ULL << (w - 1), w);
+
+	switch (alu) {
+	case ALU_ADD:	*r = (uint64_t)a + (uint64_t)b; return true;
+	case ALU_SUB:	*r = (uint64_t)a - (uint64_t)b; return true;
+	case ALU_MUL:	*r = (uint64_t)a * (uint64_t)b; return true;
+	case ALU_AND:	*r = ua & ub; return true;
+	case ALU_OR:	*r = ua | ub; return true;
+	case ALU_XOR:	*r = ua ^ ub; return true;
+	case ALU_MAXS:	*r = (uint64_t)(a > b ? a : b); return true;
+	case ALU_MINS:	*r = (uint64_t)(a < b ? a : b); return true;
+	case ALU_MAXU:	*r = ua > ub ? ua : ub; return true;
+	case ALU_MINU:	*r = ua < ub ? ua : ub; return true;
+	case ALU_DIVU:	*r = ub ? ua / ub : 0; return ub != 0;
+	case ALU_REMU:	*r = ub ? ua % ub : 0; return ub != 0;
+	case ALU_DIVS:
+	case ALU_REMS:
+		if (b == 0 || (a == min && b == -1))
+			return false;
+		*r = (uint64_t)(alu == ALU_DIVS ? a / b : a % b);
+		return true;
+	case ALU_SHL:	*r = ub < w ? ua << ub : 0; return ub < w;
+	case ALU_SHRU:	*r = ub < w ? ua >> ub : 0; return ub < w;
+	case ALU_SHRS:
+		*r = ub < w ? (uint64_t)(a >> ub) : 0;	/* gcc: arithmetic */
+		return ub < w;
+	default:
+		return false;
+	}
+}
+
+/* Folds @op when all its operands are known constants. */
+static void fold(struct ir_op *op)
+{
+	enum ir_alu alu = ir_opinfo[op->code].alu;
+	int64_t x[3] = { 0 };
+	uint64_t r;
+	unsigned w;
+
+	if (op->code == IR_OP_ARITH_CONSTANT || op->code == IR_OP_INDEX_CONSTANT) {
+		op->results[0].is_const = true;
+		op->results[0].const_val = op->imm;
+		return;
+	}
+	if (alu == ALU_NONE || op->num_results != 1 || op->num_operands > 3)
+		return;
+	for (int i = 0; i < op->num_operands; i++) {
+		if (!op->operands[i].value || !op->operands[i].value->is_const)
+			return;
+		x[i] = op->operands[i].value->const_val;
+	}
+	w = ir_type_width(op->operands[op->num_operands - 1].value->type);
+	if (!w || !ir_type_width(op->results[0].type))
+		return;
+	if (alu == ALU_CMP)
+		r = fold_cmp(op->pred, x[0], x[1], w);
+	else if (alu == ALU_SELECT)
+		r = (uint64_t)(x[0] ? x[1] : x[2]);
+	else if (alu == ALU_CASTS)
+		r = (uint64_t)x[0];
+	else if (alu == ALU_CASTU)
+		r = (uint64_t)x[0] & mask(w);
+	else if (!fold_binary(alu, x[0], x[1], w, &r))
+		return;
+	op->results[0].is_const = true;
+	op->results[0].const_val = ir_sext(r, ir_type_width(op->results[0].type));
+}
+
+/* ------------------------------------------------------------- bodies --- */
+
+static void check_region(struct verifier *v, struct ir_region *r);
+
+static void check_op(struct verifier *v, struct ir_op *op)
+{
+	bool resolved = resolve(v, op);
+
+	check_attrs(v, op->attrs, op->num_attrs);
+	if (check_context(v, op) && resolved && check_op_channels(v, op)) {
+		if (check_written_types(v, op)) {
+			if (op->code != IR_OP_THREAD_WAIT &&
+			    op->code != IR_OP_THREAD_YIELD)
+				check_operand_types(v, op);
+			check_semantics(v, op);
+		}
+	}
+	if (op->body)
+		check_region(v, op->body);
+	fold(op);
+	for (int i = 0; i < op->num_results; i++)
+		define(v, &op->results[i]);
+}
+
+static void check_region(struct verifier *v, struct ir_region *r)
+{
+	int mark = v->num_names;
+
+	for (int i = 0; i < r->num_args; i++)
+		define(v, &r->args[i]);
+	for (struct ir_op *op = r->first; op; op = op->next)
+		check_op(v, op);
+	check_region_end(v, r);
+	pop_names(v, mark);
+}
+
+static void check_body(struct verifier *v, struct ir_func *f)
+{
+	v->func = f;
+	check_attrs(v, f->attrs, f->num_attrs);
+	check_region(v, &f->body);
+	pop_names(v, 0);
+}
+
+/* Every symbol is defined once. */
+static void check_symbols(struct verifier *v)
+{
+	for (struct ir_func *f = v->m->funcs; f; f = f->next) {
+		struct ir_func *first = ir_module_find(v->m, f->name);
+
+		if (first == f)
+			continue;
+		diag_error(v->d, f->name_loc, "redefinition of symbol @%s",
+			   f->name);
+		diag_note(v->d, first->name_loc,
+			  "previous definition of @%s is here", f->name);
+	}
+}
+
+unsigned verify_module(struct diag *d, struct ir_module *m)
+{
+	struct verifier v = { .d = d, .m = m };
+	unsigned before = d->errors;
+
+	memset(v.bucket, 0xff, sizeof(v.bucket));
+	check_symbols(&v);
+	for (struct ir_func *f = m->funcs; f; f = f->next)
+		if (f->is_thread)
+			check_thread_signature(&v, f);
+	for (struct ir_func *f = m->funcs; f; f = f->next)
+		check_body(&v, f);
+	free(v.names);
+	return d->errors - before;
+}
+
+/* -------------------------------------------------------- whole files --- */
+
+static void verify_unit(struct diag *d, const struct unit_span *unit,
+			verify_unit_fn each, void *arg)
+{
+	unsigned before = d->errors;
+	struct token_list toks;
+	struct ir_module *m = NULL;
+
+	if (lex_unit(d, unit, &toks) == 0)
+		m = parse_unit(d, &toks);
+	token_list_free(&toks);
+	if (!m)
+		return;
+	verify_module(d, m);
+	if (d->errors == before && each)
+		each(m, arg);
+	ir_module_free(m);
+}
+
+unsigned verify_source(struct diag *d, verify_unit_fn each, void *arg)
+{
+	struct unit_span *units;
+	long n = lex_split_units(d->src, &units);
+	unsigned before = d->errors;
+
+	if (n < 0) {
+		diag_error(d, (struct loom_loc){ 0 }, "out of memory");
+		return 1;
+	}
+	for (long i = 0; i < n; i++)
+		verify_unit(d, &units[i], each, arg);
+	free(units);
+	return d->errors - before;
+}
