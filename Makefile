@@ -37,6 +37,7 @@ LIB_SRCS := $(wildcard lib/*.c)
 LIB_HDRS := $(wildcard lib/*.h lib/include/loom/*.h) $(shell find uapi -name '*.h')
 LIB_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib/%,$(wildcard lib/tests/*_test.c))
 LIB_TSAN_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib-tsan/%,$(wildcard lib/tests/*_test.c))
+LIB_VM_TESTS := $(patsubst lib/tests/vm/%.c,$(BUILD)/vm-lib/%,$(wildcard lib/tests/vm/*_test.c))
 COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c))
 COMPILER_HDRS := $(wildcard compiler/*.h) $(ENGINE_HDRS)
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
@@ -48,7 +49,7 @@ HARNESS_KMOD := $(BUILD)/harness-kmod/loom_selftest_warn.ko
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
 	harness-test demo shell checkpatch bench clean
 
-all: module selftests $(VM_TOOLS) $(HOST_TESTS)
+all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib
 
 deps:
 	@tools/loom-deps
@@ -160,6 +161,41 @@ $(BUILD)/host/lib-tsan/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
 $(BUILD)/host/lib-tsan/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(BUILD)/host/lib-tsan/libloom.a
 	@echo "  CC      $@ (TSan)" >&2
 	@$(CC) $(TSAN_CFLAGS) -o $@ $< $(BUILD)/host/lib-tsan/libloom.a -ldrm -luring -lpthread
+
+# libloom's tests that need the device run in the VM, statically linked.
+$(BUILD)/vm-lib/%: lib/tests/vm/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard qemu-device/engine/tests/*.h) | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(VM_CFLAGS) -isystem $(KSRC)/tools/testing/selftests $(LIB_CFLAGS) \
+		-Iqemu-device/engine -Iqemu-device/engine/tests -Iselftests \
+		-o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
+
+# The library itself: libloom.a, libloom.so and loom.pc.
+LIB_OUT := $(BUILD)/lib
+.PHONY: lib install
+lib: $(LIB_OUT)/libloom.a $(LIB_OUT)/libloom.so
+
+$(LIB_OUT)/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
+	@mkdir -p $(LIB_OUT)/obj
+	@echo "  AR      $@" >&2
+	@rm -f $(LIB_OUT)/obj/*.o
+	@for f in $(LIB_SRCS); do \
+		$(CC) $(CFLAGS_COMMON) -fPIC $(LIB_CFLAGS) -c -o $(LIB_OUT)/obj/$$(basename $$f .c).o $$f || exit 1; \
+	done
+	@rm -f $@ && ar rcs $@ $(LIB_OUT)/obj/*.o
+
+$(LIB_OUT)/libloom.so: $(LIB_OUT)/libloom.a
+	@echo "  LD      $@" >&2
+	@$(CC) -shared -Wl,-soname,libloom.so.0 -o $@ $(LIB_OUT)/obj/*.o -ldrm -luring -lpthread
+
+PREFIX ?= /usr/local
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/loom $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(LIB_OUT)/libloom.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB_OUT)/libloom.so $(DESTDIR)$(PREFIX)/lib/libloom.so.0
+	ln -sf libloom.so.0 $(DESTDIR)$(PREFIX)/lib/libloom.so
+	install -m 644 lib/include/loom/loom.h uapi/loom_image.h uapi/loom_device.h $(DESTDIR)$(PREFIX)/include/loom/
+	sed -e 's|@PREFIX@|$(PREFIX)|' lib/loom.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/loom.pc
 
 # loomc: a sanitized build for the tests, an optimised one to use.
 COMPILER_CFLAGS = -Icompiler -Iqemu-device/engine

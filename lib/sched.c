@@ -7,8 +7,13 @@
  * and asks the kernel (work.c) for every admission, spawn and retirement.
  * All state here is guarded by the domain's mutex, so a transition -- the
  * kernel transaction, the deque change and its trace event -- is atomic.
- * Each transition reserves its trace events and checks every precondition
- * before it changes anything, so a failure leaves no trace.
+ * Each transition checks every precondition and allocates everything it
+ * needs before it changes anything, so a failure leaves no trace.
+ *
+ * Only admission and publication allocate.  They also reserve trace room
+ * for every event their items can still cause (acquisition, cancellation
+ * request, retirement), so acquiring, completing and cancelling never fail
+ * for memory and a cancelled domain can always drain.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +41,20 @@ struct sched_worker {
 	uint32_t nactive;
 };
 
+/*
+ * Invariant: cap >= count + promised, where promised counts the events live
+ * items may still record (EVENTS_PER_ITEM each, given back as they are
+ * recorded or become impossible).
+ */
 struct event_log {
 	struct loom_sched_event *events;
 	size_t count;
 	size_t cap;
+	size_t promised;
 };
+
+/* After its creation an item records: acquire, cancel request, retirement. */
+#define EVENTS_PER_ITEM		3
 
 struct loom_sched {
 	struct loom_work_domain *domain;	/* owned; its lock guards all below */
@@ -66,7 +80,7 @@ struct loom_sched_trace {
 static struct queued_item *deque_slot(const struct loom_sched *sched,
 				      struct sched_worker *w, uint32_t i)
 {
-	return &w->deque[(w->front + i) % sched->capacity];
+	return &w->deque[((uint64_t)w->front + i) % sched->capacity];
 }
 
 static void deque_push_back(struct loom_sched *sched, struct sched_worker *w,
@@ -124,17 +138,14 @@ static void remove_active(struct sched_worker *w, struct active_item *slot)
 
 /* -------------------------------------------------------- trace log --- */
 
-/* Room for @n more events, so the transition after it cannot fail. */
-static enum loom_work_error log_reserve(struct loom_sched *sched, size_t n)
+static enum loom_work_error log_grow(struct event_log *log, size_t need)
 {
-	struct event_log *log = &sched->log;
 	struct loom_sched_event *events;
-	size_t cap;
+	size_t cap = log->cap ? log->cap : 64;
 
-	if (!sched->tracing || log->count + n <= log->cap)
+	if (need <= log->cap)
 		return LOOM_WORK_OK;
-	cap = log->cap ? log->cap : 64;
-	while (cap < log->count + n)
+	while (cap < need)
 		cap *= 2;
 	events = realloc(log->events, cap * sizeof(*events));
 	if (!events)
@@ -144,6 +155,41 @@ static enum loom_work_error log_reserve(struct loom_sched *sched, size_t n)
 	return LOOM_WORK_OK;
 }
 
+/*
+ * Room for the creation events of @items new items and for everything they
+ * may record later.  Call before creating them; then log_promise().
+ */
+static enum loom_work_error log_reserve_items(struct loom_sched *sched,
+					      size_t items)
+{
+	struct event_log *log = &sched->log;
+
+	if (!sched->tracing)
+		return LOOM_WORK_OK;
+	if (items > (SIZE_MAX - log->count - log->promised) /
+		    (EVENTS_PER_ITEM + 1) / sizeof(*log->events))
+		return LOOM_WORK_OUT_OF_MEMORY;
+	return log_grow(log, log->count + log->promised +
+			     items * (EVENTS_PER_ITEM + 1));
+}
+
+static void log_promise(struct loom_sched *sched, size_t items)
+{
+	if (sched->tracing)
+		sched->log.promised += items * EVENTS_PER_ITEM;
+}
+
+/* Events an item was promised that it can no longer record. */
+static void log_release(struct loom_sched *sched, size_t events)
+{
+	if (sched->tracing)
+		sched->log.promised -= events;
+}
+
+/*
+ * Records an event.  Creation events (admit, publish) use the room
+ * log_reserve_items() made; the others use an item's promise.
+ */
 static void log_event(struct loom_sched *sched, enum loom_sched_event_kind kind,
 		      uint32_t worker, uint32_t other, uint64_t serial,
 		      enum loom_work_status after)
@@ -152,6 +198,8 @@ static void log_event(struct loom_sched *sched, enum loom_sched_event_kind kind,
 
 	if (!sched->tracing)
 		return;
+	if (kind != LOOM_SCHED_EV_ADMIT && kind != LOOM_SCHED_EV_PUBLISH)
+		log->promised--;
 	log->events[log->count++] = (struct loom_sched_event){
 		.kind = kind,
 		.worker = worker,
@@ -279,7 +327,10 @@ static bool domain_completed(const struct loom_sched *sched)
 	return sched->domain->root_admitted && sched->domain->active == 0;
 }
 
-/* @n items were queued: wake as many waiting workers. */
+/*
+ * @n items were queued: wake as many waiting workers.  Called with the lock
+ * held, so a worker about to wait cannot miss it.
+ */
 static void wake_for_items(struct loom_sched *sched, size_t n)
 {
 	if (n >= sched->waiters) {
@@ -309,10 +360,11 @@ enum loom_work_error loom_sched_admit(struct loom_sched *sched,
 	if (!sched)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	loom_work_lock(sched->domain);
-	err = log_reserve(sched, 1);
+	err = log_reserve_items(sched, 1);
 	if (!err)
 		err = loom_work_admit_locked(sched->domain, &serial);
 	if (!err) {
+		log_promise(sched, 1);
 		/* Nothing is queued before the root, and capacity >= 1. */
 		deque_push_back(sched, &sched->workers[0],
 				(struct queued_item){ serial, payload });
@@ -358,6 +410,7 @@ static bool take_one(struct loom_sched *sched, uint32_t worker,
 	item->id = loom_work_id_locked(sched->domain, q.serial);
 	item->payload = q.payload;
 	item->worker = worker;
+	item->from_worker = victim == LOOM_SCHED_NO_WORKER ? worker : victim;
 	return true;
 }
 
@@ -374,6 +427,11 @@ static enum loom_work_error wait_for_items(struct loom_sched *sched,
 			return LOOM_WORK_DOMAIN_COMPLETE;
 		if (!(flags & LOOM_SCHED_WAIT))
 			return LOOM_WORK_NO_WORK;
+		/*
+		 * Releases the lock while blocked; everything is checked again
+		 * after waking, since another worker may have taken the item
+		 * (and wakeups may be spurious).
+		 */
 		sched->waiters++;
 		pthread_cond_wait(&sched->work_changed, &sched->domain->lock);
 		sched->waiters--;
@@ -397,8 +455,6 @@ enum loom_work_error loom_sched_acquire_batch(struct loom_sched *sched,
 		max = sched->max_batch;
 	loom_work_lock(sched->domain);
 	err = wait_for_items(sched, worker, flags);
-	if (!err)
-		err = log_reserve(sched, max);
 	while (!err && n < max && take_one(sched, worker, &items[n]))
 		n++;
 	*count = n;
@@ -406,11 +462,7 @@ enum loom_work_error loom_sched_acquire_batch(struct loom_sched *sched,
 	return err;
 }
 
-/*
- * The active slot of @item, or why it cannot be used: retired (@if_retired),
- * not active on its worker, or blocked by a cancellation request when
- * @blocked_by_cancel.
- */
+/* The active slot of @item, or why there is none: @if_retired, or not active. */
 static enum loom_work_error active_slot(struct loom_sched *sched,
 					const struct loom_sched_item *item,
 					enum loom_work_error if_retired,
@@ -442,13 +494,14 @@ static enum loom_work_error publish_locked(struct loom_sched *sched,
 		return LOOM_WORK_CANCEL_REQUESTED;
 	if (count > sched->capacity - w->count)
 		return LOOM_WORK_WOULD_BLOCK;
-	err = log_reserve(sched, count);
+	err = log_reserve_items(sched, count);
 	if (err)
 		return err;
 	/* Acquire every child's responsibility before any child is visible. */
 	err = loom_work_spawn_locked(sched->domain, parent->resp, count, &first);
 	if (err)
 		return err;
+	log_promise(sched, count);
 	for (size_t i = 0; i < count; i++) {
 		deque_push_back(sched, w, (struct queued_item){ first + i,
 								payloads[i] });
@@ -485,6 +538,8 @@ static enum loom_work_status retire_active(struct loom_sched *sched,
 {
 	enum loom_work_status after;
 
+	if (!slot->cancel_requested)
+		log_release(sched, 1);	/* its cancel request */
 	remove_active(&sched->workers[item->worker], slot);
 	after = loom_work_retire_locked(sched->domain, item->resp.serial);
 	log_event(sched, kind, item->worker, LOOM_SCHED_NO_WORKER,
@@ -513,8 +568,6 @@ static enum loom_work_error finish_active(struct loom_sched *sched,
 	if (!err && slot->cancel_requested != cancelling)
 		err = cancelling ? LOOM_WORK_NO_CANCEL_REQUEST :
 				   LOOM_WORK_CANCEL_REQUESTED;
-	if (!err)
-		err = log_reserve(sched, 1);
 	if (!err) {
 		after = retire_active(sched, item, slot, cancelling ?
 				      LOOM_SCHED_EV_CANCEL_ACTIVE :
@@ -545,13 +598,8 @@ static enum loom_work_error request_cancel(struct loom_sched *sched,
 					   uint32_t worker,
 					   struct active_item *slot)
 {
-	enum loom_work_error err;
-
 	if (slot->cancel_requested)
 		return LOOM_WORK_CANCEL_PENDING;
-	err = log_reserve(sched, 1);
-	if (err)
-		return err;
 	slot->cancel_requested = true;
 	log_event(sched, LOOM_SCHED_EV_CANCEL_REQUEST, worker,
 		  LOOM_SCHED_NO_WORKER, slot->serial, LOOM_WORK_ACTIVE);
@@ -567,6 +615,7 @@ static enum loom_work_status cancel_queued(struct loom_sched *sched,
 	enum loom_work_status after;
 
 	deque_remove(sched, w, i);
+	log_release(sched, 2);	/* its acquisition and cancel request */
 	after = loom_work_retire_locked(sched->domain, serial);
 	log_event(sched, LOOM_SCHED_EV_CANCEL_QUEUED, worker,
 		  LOOM_SCHED_NO_WORKER, serial, after);
@@ -619,9 +668,6 @@ static enum loom_work_error cancel_locked(struct loom_sched *sched,
 	/* Every live responsibility is active or queued: it is queued. */
 	if (!find_queued(sched, item.serial, &w, &i))
 		return LOOM_WORK_RESP_INVALID;
-	err = log_reserve(sched, 1);
-	if (err)
-		return err;
 	*status = cancel_queued(sched, w, i);
 	*effect = LOOM_SCHED_CANCELLED_QUEUED;
 	return LOOM_WORK_OK;
@@ -648,45 +694,35 @@ enum loom_work_error loom_sched_cancel(struct loom_sched *sched,
 	return err;
 }
 
-/* Events cancel_all will record: one per unrequested active or queued item. */
-static size_t cancel_all_events(const struct loom_sched *sched)
-{
-	size_t n = sched->queued;
-
-	for (uint32_t w = 0; w < sched->nworkers; w++)
-		for (uint32_t i = 0; i < sched->workers[w].nactive; i++)
-			n += !sched->workers[w].active[i].cancel_requested;
-	return n;
-}
-
 enum loom_work_error loom_sched_cancel_all(struct loom_sched *sched,
+					   uint64_t *cancelled,
 					   enum loom_work_status *status)
 {
-	enum loom_work_error err;
+	uint64_t n = 0;
 
 	if (!sched)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	loom_work_lock(sched->domain);
-	err = log_reserve(sched, cancel_all_events(sched));
-	if (!err) {
-		/* Requests first, so no active item can publish afterwards. */
-		for (uint32_t w = 0; w < sched->nworkers; w++) {
-			struct sched_worker *sw = &sched->workers[w];
+	/* Requests first, so no active item can publish afterwards. */
+	for (uint32_t w = 0; w < sched->nworkers; w++) {
+		struct sched_worker *sw = &sched->workers[w];
 
-			for (uint32_t i = 0; i < sw->nactive; i++)
-				if (!sw->active[i].cancel_requested)
-					request_cancel(sched, w, &sw->active[i]);
-		}
-		for (uint32_t w = 0; w < sched->nworkers; w++)
-			while (sched->workers[w].count)
-				cancel_queued(sched, w, 0);
+		for (uint32_t i = 0; i < sw->nactive; i++)
+			if (!sw->active[i].cancel_requested)
+				request_cancel(sched, w, &sw->active[i]);
 	}
-	if (!err && status)
+	for (uint32_t w = 0; w < sched->nworkers; w++) {
+		for (; sched->workers[w].count; n++)
+			cancel_queued(sched, w, 0);
+	}
+	if (cancelled)
+		*cancelled = n;
+	if (status)
 		*status = !sched->domain->root_admitted ? LOOM_WORK_AWAITING_ROOT :
 			  domain_completed(sched) ? LOOM_WORK_COMPLETED :
 			  LOOM_WORK_ACTIVE;
 	loom_work_unlock(sched->domain);
-	return err;
+	return LOOM_WORK_OK;
 }
 
 /* -------------------------------------------------------- replay trace --- */
@@ -694,7 +730,9 @@ enum loom_work_error loom_sched_cancel_all(struct loom_sched *sched,
 enum loom_work_error loom_sched_take_trace(struct loom_sched *sched,
 					   struct loom_sched_trace **out)
 {
+	struct event_log fresh = { 0 };
 	struct loom_sched_trace *trace;
+	enum loom_work_error err;
 
 	if (!sched || !out)
 		return LOOM_WORK_INVALID_ARGUMENT;
@@ -702,10 +740,19 @@ enum loom_work_error loom_sched_take_trace(struct loom_sched *sched,
 	if (!trace)
 		return LOOM_WORK_OUT_OF_MEMORY;
 	loom_work_lock(sched->domain);
-	trace->events = sched->log.events;
-	trace->count = sched->log.count;
-	memset(&sched->log, 0, sizeof(sched->log));
+	/* The live items' promises move to the new log with room for them. */
+	fresh.promised = sched->log.promised;
+	err = log_grow(&fresh, fresh.promised);
+	if (!err) {
+		trace->events = sched->log.events;
+		trace->count = sched->log.count;
+		sched->log = fresh;
+	}
 	loom_work_unlock(sched->domain);
+	if (err) {
+		free(trace);
+		return err;
+	}
 	trace->domain = sched->domain;
 	loom_work_domain_get(sched->domain);
 	*out = trace;

@@ -102,11 +102,13 @@ uint64_t loom_item_id_depth(const struct loom_item_id *id)
 bool loom_item_id_parent(const struct loom_item_id *id,
 			 struct loom_item_id *parent)
 {
-	if (!id->parent)
+	const struct loom_item_node *node = id->parent;
+
+	if (!node)
 		return false;
-	parent->occurrence = id->occurrence;
-	parent->parent = id->parent->parent;
-	parent->ordinal = id->parent->ordinal;
+	/* Through a local: @parent may be @id. */
+	*parent = (struct loom_item_id){ id->occurrence, node->parent,
+					 node->ordinal };
 	return true;
 }
 
@@ -384,7 +386,7 @@ enum loom_work_error loom_work_admit_locked(struct loom_work_domain *domain,
 	return LOOM_WORK_OK;
 }
 
-/* Whether @count more ordinals exist after @rec's next one (count >= 1). */
+/* Whether @rec can still give @count (>= 1) ordinals from its next one. */
 static bool ordinals_cover(const struct loom_work_record *rec, uint64_t count)
 {
 	return !rec->ordinals_exhausted &&

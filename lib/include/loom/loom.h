@@ -3,8 +3,8 @@
  * libloom: the loom runtime library.  This is its one public header.
  *
  * Conventions, for every section:
- *   - functions return a typed enum (0 is success) or a plain value; they
- *     never set errno and never print;
+ *   - functions never set errno and never print; each section says how it
+ *     reports failure (dynamic work: a typed enum, 0 is success);
  *   - out parameters are written only on success unless documented;
  *   - opaque objects are created by *_create() and released by
  *     *_destroy() / *_free().
@@ -13,8 +13,9 @@
  *   Dynamic work   identity, the responsibility kernel, the bounded
  *                  scheduler and its replay trace, the synchronous adapter
  *                  (lib/work.c, lib/sched.c, lib/adapter_sync.c)
- * Devices, buffers, program images and dense launch are added later under
- * their own banners.
+ *   Devices        errors, devices, buffers, program images (loader and
+ *                  builder), dense launch, tokens, io_uring completions
+ *                  (lib/device.c, bo.c, image.c, launch.c, ring.c)
  */
 #ifndef LOOM_LOOM_H
 #define LOOM_LOOM_H
@@ -22,6 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "loom_image.h"		/* enum loom_arg_type, enum loom_domain_kind */
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,9 +51,10 @@ extern "C" {
  *                 item, children published as a group, then retirement.
  *
  * Thread safety: every loom_work_* and loom_sched_* function may be called
- * from any thread.  A domain (and the scheduler built on it) serialises its
- * transactions with one mutex, so each call is one atomic transaction.
- * Identity functions only read immutable data and need no lock.
+ * from any thread (but not *_destroy() while others still use the object).
+ * A domain (and the scheduler built on it) serialises its transactions
+ * with one mutex, so each call is one atomic transaction.  Identity
+ * functions only read immutable data and need no lock.
  */
 
 /* -------------------------------------------------------- errors --- */
@@ -58,7 +62,8 @@ extern "C" {
 /*
  * Everything a dynamic-work call can answer.  A call that fails changes
  * nothing: no responsibility is acquired or retired, no ordinal is used,
- * no item moves and no trace event is recorded.
+ * no item moves and no trace event is recorded.  (loom_work_sync_run() is
+ * a whole run, not one transaction; it documents its own failures.)
  */
 enum loom_work_error {
 	LOOM_WORK_OK = 0,
@@ -79,7 +84,7 @@ enum loom_work_error {
 	LOOM_WORK_CANCEL_PENDING,	/* a cancellation was already requested */
 	LOOM_WORK_NO_CANCEL_REQUEST,	/* cancel_active on an item nobody asked to cancel */
 	LOOM_WORK_QUEUE_CAPACITY,	/* adapter: an item's children did not fit its deque */
-	LOOM_WORK_CHILD_OVERFLOW,	/* adapter: the callback reported > child_capacity children */
+	LOOM_WORK_CHILD_OVERFLOW,	/* adapter: more children than child_capacity */
 	LOOM_WORK_CALLBACK_ABORTED,	/* adapter: the callback asked to abort the domain */
 };
 
@@ -140,7 +145,7 @@ uint64_t loom_item_id_hash(const struct loom_item_id *id);
 /* 0 for the root, its parent's depth + 1 otherwise. */
 uint64_t loom_item_id_depth(const struct loom_item_id *id);
 
-/* Sets *@parent to @id's parent and returns true; false for the root. */
+/* Sets *@parent (may be @id) to @id's parent and returns true; false for the root. */
 bool loom_item_id_parent(const struct loom_item_id *id,
 			 struct loom_item_id *parent);
 
@@ -192,7 +197,10 @@ static inline bool loom_work_resp_is_none(struct loom_work_resp resp)
 enum loom_work_error loom_work_domain_create(uint64_t occurrence,
 					     struct loom_work_domain **out);
 
-/* Releases the caller's reference; traces taken from it stay valid. */
+/*
+ * Releases the caller's reference.  (A scheduler's domain is its own; its
+ * storage lives on while a trace taken from the scheduler does.)
+ */
 void loom_work_domain_destroy(struct loom_work_domain *domain);
 
 uint64_t loom_work_domain_occurrence(const struct loom_work_domain *domain);
@@ -217,9 +225,10 @@ enum loom_work_error loom_work_admit(struct loom_work_domain *domain,
  * @children and @child_ids (either may be NULL) receive @count entries in
  * ordinal order.  @count 0 succeeds and acquires nothing.
  *
- * Rejections, in the order checked: LOOM_WORK_RESP_INVALID (@parent is no
- * responsibility), LOOM_WORK_FOREIGN_DOMAIN, LOOM_WORK_PARENT_RETIRED,
- * LOOM_WORK_ORDINALS_EXHAUSTED, LOOM_WORK_OUT_OF_MEMORY.
+ * Rejections, in the order checked: LOOM_WORK_RESP_INVALID (serial 0),
+ * LOOM_WORK_FOREIGN_DOMAIN, LOOM_WORK_RESP_INVALID (never issued),
+ * LOOM_WORK_PARENT_RETIRED, LOOM_WORK_ORDINALS_EXHAUSTED,
+ * LOOM_WORK_OUT_OF_MEMORY.
  */
 enum loom_work_error loom_work_spawn_group(struct loom_work_domain *domain,
 					   struct loom_work_resp parent,
@@ -277,6 +286,11 @@ enum loom_work_error loom_work_item_id(const struct loom_work_domain *domain,
  *
  * The replay trace records every successful transition, in order, and
  * nothing else.
+ *
+ * Memory: only admission and publication allocate (responsibilities and
+ * trace room for everything their items may still record), so acquiring,
+ * completing and cancelling never fail for memory, and a cancelled domain
+ * always drains.
  */
 struct loom_sched;
 
@@ -307,6 +321,8 @@ struct loom_sched_config {
  * @id: its identity
  * @payload: its payload
  * @worker: the worker it is active on
+ * @from_worker: the worker whose deque it was taken from (@worker unless
+ *	it was stolen)
  *
  * Returned by acquisition; pass it back to publish, complete and cancel.
  */
@@ -315,6 +331,7 @@ struct loom_sched_item {
 	struct loom_item_id id;
 	uint64_t payload;
 	uint32_t worker;
+	uint32_t from_worker;
 };
 
 enum loom_work_error loom_sched_create(const struct loom_sched_config *config,
@@ -338,7 +355,7 @@ enum loom_work_error loom_sched_admit(struct loom_sched *sched,
 /*
  * Makes up to @max items (at most the configured max_batch) active on
  * @worker, one acquisition at a time by the policy above; *@count gets how
- * many.  Returns LOOM_WORK_OK if it got at least one; else
+ * many (0 on failure).  Returns LOOM_WORK_OK if it got at least one; else
  * LOOM_WORK_WORKER_BUSY, LOOM_WORK_DOMAIN_COMPLETE, or LOOM_WORK_NO_WORK
  * (never with LOOM_SCHED_WAIT: that blocks until something is queued or
  * the domain completes, including before the root is admitted).
@@ -422,10 +439,12 @@ enum loom_work_error loom_sched_cancel_active(struct loom_sched *sched,
  * Cancels the whole domain: first requests cancellation of every active
  * item without one (workers in order, each worker's batch in acquisition
  * order), then cancels every queued item (workers in order, each deque
- * front to back).  Once the active items are cancelled the domain
- * completes; *@status (may be NULL) tells whether it already has.
+ * front to back); *@cancelled gets how many queued items that retired.
+ * Once the active items are cancelled the domain completes; *@status tells
+ * whether it already has.  Both may be NULL.
  */
 enum loom_work_error loom_sched_cancel_all(struct loom_sched *sched,
+					   uint64_t *cancelled,
 					   enum loom_work_status *status);
 
 /* ------------------------------------------------------ replay trace --- */
@@ -464,8 +483,8 @@ struct loom_sched_trace;
 
 /*
  * Moves the events recorded so far into a new trace (recording goes on
- * into an empty one).  The trace outlives the scheduler; free it with
- * loom_sched_trace_free().
+ * into an empty one; with LOOM_SCHED_NO_TRACE every trace is empty).  The
+ * trace outlives the scheduler; free it with loom_sched_trace_free().
  */
 enum loom_work_error loom_sched_take_trace(struct loom_sched *sched,
 					   struct loom_sched_trace **out);
@@ -558,9 +577,11 @@ struct loom_work_sync_result {
  *   LOOM_WORK_CHILD_OVERFLOW, LOOM_WORK_CALLBACK_ABORTED, or any other
  *	error publication answered: likewise, naming the item;
  *	after each of these the domain was cancelled and drained to
- *	completion, and @result->failed_item names the first failing item;
+ *	completion, and @result->failed_item names the first failing item
+ *	(a publication that ran out of memory is one of these too);
  *   LOOM_WORK_INVALID_ARGUMENT: nothing ran and @result is untouched;
- *   LOOM_WORK_OUT_OF_MEMORY: the run stopped, possibly before completion.
+ *   LOOM_WORK_OUT_OF_MEMORY without @result->failed: setting up failed and
+ *	nothing ran, or the trace could not be handed over at the end.
  * On every return but LOOM_WORK_INVALID_ARGUMENT, @result is filled and
  * must be released (loom_work_sync_result_free() also accepts a zeroed
  * result).
@@ -572,6 +593,282 @@ enum loom_work_error loom_work_sync_run(const struct loom_work_sync_config *conf
 void loom_work_sync_result_free(struct loom_work_sync_result *result);
 
 /* ================================================= end dynamic work === */
+
+/* =========================================================================
+ * Devices, buffers, program images, dense launch, tokens, io_uring
+ * =========================================================================
+ *
+ * Functions return 0 (or a count) on success and a negative value on
+ * failure: -errno (from the driver or libc) or one of the typed LOOM_E_*
+ * errors, which lie below -4096 so they are never mistaken for an errno;
+ * loom_strerror() names both.  Out parameters are written only on success.
+ *
+ * Thread safety: a struct loom_device may be shared by threads (its
+ * configuration cache is locked).  Tokens, images and builders are not
+ * locked: one thread at a time per object.  A struct loom_ring and the
+ * tokens it returned belong to one thread.
+ */
+
+/* =========================================================================
+ * Errors
+ * ========================================================================= */
+
+/*
+ * Typed errors.  Negative errno values (-4095..-1) keep their usual meaning;
+ * these start at -4097 so the two sets never overlap.
+ */
+enum loom_error {
+	LOOM_E_EXTENT_COUNT = -4097,	/* extents given != the thread's rank */
+	LOOM_E_NEGATIVE_EXTENT = -4098,	/* an extent is below zero */
+	LOOM_E_ARG_COUNT = -4099,	/* args given != the thread's arguments */
+	LOOM_E_ARG_TYPE = -4100,	/* an arg's type differs from the signature */
+	LOOM_E_DOMAIN_KIND = -4101,	/* dense launch of a dynamic-work thread */
+	LOOM_E_NO_THREAD = -4102,	/* no thread of that name in the image */
+	LOOM_E_BAD_IMAGE = -4103,	/* the image is malformed */
+	LOOM_E_FABRIC_MISMATCH = -4104,	/* image fabric size != the device's */
+	LOOM_E_NO_DEVICE = -4105,	/* no (such) loom render node */
+	LOOM_E_RANK_LIMIT = -4106,	/* rank above the device's HW_LIMITS */
+	LOOM_E_NOT_SUPPORTED = -4107,	/* the driver lacks a needed feature */
+	LOOM_E_FOREIGN_TOKEN = -4108,	/* a dependency token of another device */
+	LOOM_E_JOB_EXPIRED = -4109,	/* the driver no longer knows the job */
+	LOOM_E_BAD_CONFIG = -4110,	/* builder: a fabric configuration is malformed */
+	LOOM_E_DUPLICATE_THREAD = -4111,/* builder: the name is already used */
+};
+
+/* An English sentence for a LOOM_E_* or negative errno; never NULL. */
+const char *loom_strerror(int err);
+
+/* =========================================================================
+ * Devices
+ * ========================================================================= */
+
+struct loom_device;
+
+struct loom_device_info {
+	char path[32];			/* /dev/dri/renderD128 */
+	uint32_t uapi_version;		/* DRM_LOOM_PARAM_UAPI_VERSION */
+	uint32_t num_cores;		/* hardware queues: launch queue < this */
+	uint32_t fabric_width;
+	uint32_t fabric_height;
+	uint32_t max_rank;		/* from DRM_LOOM_PARAM_HW_LIMITS */
+	uint32_t hw_version;
+	uint32_t hw_caps;		/* LOOM_CAP_* */
+	uint64_t features;		/* DRM_LOOM_FEATURE_* */
+};
+
+/* Opens @path; LOOM_E_NO_DEVICE if it is not a loom render node. */
+int loom_device_open(const char *path, struct loom_device **out);
+/* Opens the @n-th loom render node (0-based, in minor order). */
+int loom_device_open_nth(unsigned n, struct loom_device **out);
+/* Opens the first loom render node. */
+int loom_device_open_first(struct loom_device **out);
+/*
+ * Opens every loom render node, at most @max; returns how many were opened
+ * into @devs (0 if there are none) or a negative error (nothing left open).
+ */
+int loom_device_open_all(struct loom_device **devs, unsigned max);
+/* Closes @dev (NULL is fine); BOs and tokens of it must be freed first. */
+void loom_device_close(struct loom_device *dev);
+const struct loom_device_info *loom_device_info(const struct loom_device *dev);
+int loom_device_fd(const struct loom_device *dev);
+
+/* =========================================================================
+ * Buffer objects
+ * ========================================================================= */
+
+struct loom_bo;
+
+#define LOOM_BO_DEVICE_READ_ONLY	(1u << 0)	/* jobs may not write it */
+
+/* A zero-filled BO of @size bytes, mapped for the CPU and the device. */
+int loom_bo_alloc(struct loom_device *dev, uint64_t size, uint32_t flags,
+		  struct loom_bo **out);
+void *loom_bo_map(const struct loom_bo *bo);
+uint64_t loom_bo_va(const struct loom_bo *bo);	/* device VA */
+uint64_t loom_bo_size(const struct loom_bo *bo);
+uint32_t loom_bo_handle(const struct loom_bo *bo);
+/*
+ * Frees @bo (NULL is fine).  A job keeps only the BOs in its submission
+ * (libloom's own command and configuration BOs), not those its operands
+ * point at: free a data BO after the tokens of the jobs using it.
+ */
+void loom_bo_free(struct loom_bo *bo);
+
+/* =========================================================================
+ * Program images (uapi/loom_image.h)
+ * ========================================================================= */
+
+struct loom_image;
+
+struct loom_thread_info {
+	const char *name;		/* valid while the image lives */
+	unsigned index;
+	enum loom_domain_kind domain;
+	unsigned rank;			/* dense: K; dynamic work: 0 */
+	unsigned num_args;
+	enum loom_arg_type arg_types[LOOM_IMAGE_MAX_ARGS];
+	int work_item_arg;		/* dynamic work: its index; dense: -1 */
+	uint32_t child_capacity;	/* dynamic work only */
+};
+
+/*
+ * Validates and copies an image; LOOM_E_BAD_IMAGE for anything malformed
+ * (ELF header, missing/duplicate/out-of-file sections, unknown version,
+ * any reference outside its section, bad thread or patch fields).
+ */
+int loom_image_load(const void *data, size_t size, struct loom_image **out);
+int loom_image_load_file(const char *path, struct loom_image **out);
+void loom_image_free(struct loom_image *img);
+unsigned loom_image_num_threads(const struct loom_image *img);
+void loom_image_fabric(const struct loom_image *img, unsigned *width,
+		       unsigned *height);
+/* LOOM_E_NO_THREAD if there is no thread @name. */
+int loom_image_thread(const struct loom_image *img, const char *name,
+		      struct loom_thread_info *info);
+/* -EINVAL if @index >= loom_image_num_threads(). */
+int loom_image_thread_at(const struct loom_image *img, unsigned index,
+			 struct loom_thread_info *info);
+
+/*
+ * The image builder: threads with their configurations, each given its
+ * launch command template and patches, written out as an ELF image.
+ */
+struct loom_image_builder;
+
+int loom_builder_new(unsigned fabric_width, unsigned fabric_height,
+		     struct loom_image_builder **out);
+void loom_builder_free(struct loom_image_builder *b);
+/*
+ * A dense thread of rank @rank; @config is a struct loom_fabric_config
+ * image for the builder's fabric (LOOM_E_BAD_CONFIG otherwise).
+ * Template: LOAD_CONFIG, SET_OPERANDS (one per arg), DISPATCH_DENSE.
+ */
+int loom_builder_add_dense(struct loom_image_builder *b, const char *name,
+			   unsigned rank, const enum loom_arg_type *arg_types,
+			   unsigned num_args, const void *config,
+			   size_t config_size);
+/*
+ * A dynamic-work thread whose argument @work_item_arg is the item payload.
+ * Template: LOAD_CONFIG, SET_OPERANDS, DISPATCH_ITEMS (count, payload and
+ * result VA patched at launch; @child_capacity fixed).
+ */
+int loom_builder_add_dynamic(struct loom_image_builder *b, const char *name,
+			     const enum loom_arg_type *arg_types,
+			     unsigned num_args, unsigned work_item_arg,
+			     uint32_t child_capacity, const void *config,
+			     size_t config_size);
+/* The image bytes in a malloc()ed buffer the caller free()s. */
+int loom_builder_finish(struct loom_image_builder *b, void **bytes,
+			size_t *size);
+
+/* =========================================================================
+ * Dense launch and tokens
+ * ========================================================================= */
+
+/* One launch operand; @value holds a VA, or an integer (i32: low 32 bits). */
+struct loom_arg {
+	enum loom_arg_type type;
+	uint64_t value;
+};
+
+/*
+ * A launch's completion: a DRM syncobj (plus the job id).  It can be
+ * waited on and passed as a dependency of later launches on the same
+ * device; free it with loom_token_free().
+ */
+struct loom_token;
+
+/*
+ * Launches dense thread @thread of @img over [0, extents[0]) x ... on core
+ * @queue, after every token of @deps.  Checked before anything is
+ * submitted, in this order: LOOM_E_NO_THREAD, LOOM_E_DOMAIN_KIND,
+ * LOOM_E_EXTENT_COUNT, LOOM_E_NEGATIVE_EXTENT, LOOM_E_ARG_COUNT,
+ * LOOM_E_ARG_TYPE, LOOM_E_FABRIC_MISMATCH, LOOM_E_RANK_LIMIT, then -EINVAL
+ * (queue, too many deps) and LOOM_E_FOREIGN_TOKEN.  Rank 0 is one instance;
+ * a zero extent is an empty domain: nothing runs, and the token still
+ * completes only after @deps.
+ */
+int loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
+		      const char *thread, const struct loom_arg *args,
+		      unsigned n_args, const int64_t *extents,
+		      unsigned n_extents, struct loom_token *const *deps,
+		      unsigned n_deps, unsigned queue, struct loom_token **token);
+
+/*
+ * Waits for @token; @timeout_ns relative, negative = forever.  Returns 0,
+ * the job's error (negative errno, e.g. -EFAULT for an MMU fault),
+ * -ETIMEDOUT, or LOOM_E_JOB_EXPIRED.
+ */
+int loom_token_wait(struct loom_token *token, int64_t timeout_ns);
+/*
+ * Waits for all @n tokens (any devices) within one @timeout_ns; returns 0
+ * or the first failing token's error, in array order.
+ */
+int loom_token_wait_all(struct loom_token *const *tokens, unsigned n,
+			int64_t timeout_ns);
+/* 1 if done, 0 if not yet; never blocks (negative on error). */
+int loom_token_done(struct loom_token *token);
+/* The driver's job id; 0 for io_uring launches (the driver returns none). */
+uint64_t loom_token_job_id(const struct loom_token *token);
+
+struct loom_job_counters {
+	uint64_t cycles, firings, stalls, instances, items, spawns;
+	uint64_t mem_reads, mem_writes;
+};
+
+/* What a finished job did (JOB_INFO); -EBUSY while it runs. */
+int loom_token_counters(struct loom_token *token,
+			struct loom_job_counters *counters);
+void loom_token_free(struct loom_token *token);
+
+/* =========================================================================
+ * io_uring completions
+ * ========================================================================= */
+
+struct loom_ring;
+
+struct loom_completion {
+	uint64_t user_data;
+	int res;		/* 0, or the job's (or the submit's) -errno */
+};
+
+/* A ring (IORING_SETUP_SQE128) for @dev; LOOM_E_NOT_SUPPORTED without
+ * DRM_LOOM_FEATURE_URING_CMD. */
+int loom_ring_create(struct loom_device *dev, unsigned entries,
+		     struct loom_ring **out);
+/* Waits for every launch still in flight, then frees the ring. */
+void loom_ring_destroy(struct loom_ring *ring);
+/*
+ * loom_launch_dense() through the ring: same checks, then one
+ * DRM_LOOM_URING_CMD_SUBMIT whose completion carries @user_data.  @token
+ * may be NULL; a token returned still serves as a dependency and can be
+ * waited on (its error is the CQE's res).
+ */
+int loom_ring_launch_dense(struct loom_ring *ring,
+			   const struct loom_image *img, const char *thread,
+			   const struct loom_arg *args, unsigned n_args,
+			   const int64_t *extents, unsigned n_extents,
+			   struct loom_token *const *deps, unsigned n_deps,
+			   unsigned queue, uint64_t user_data,
+			   struct loom_token **token);
+/* Launches whose completion has not been reaped yet. */
+unsigned loom_ring_in_flight(const struct loom_ring *ring);
+/*
+ * Reaps up to @max completions into @out; with @wait, blocks until at
+ * least one is available (if any is in flight).  Returns the count.
+ */
+int loom_ring_reap(struct loom_ring *ring, struct loom_completion *out,
+		   unsigned max, bool wait);
+
+/* =========================================================================
+ * Source induction variables (spec §3)
+ * ========================================================================= */
+
+/* lower + coord * step, wrapping modulo 2^64 like the device. */
+static inline int64_t loom_source_iv(int64_t lower, int64_t coord, int64_t step)
+{
+	return (int64_t)((uint64_t)lower + (uint64_t)coord * (uint64_t)step);
+}
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: devices
+ *
+ * Opening loom render nodes (by path, first, n-th, all), reading what the
+ * driver tells about the device once at open, and loom_strerror() for the
+ * typed errors and errno.
+ */
+#define _GNU_SOURCE	/* strerrordesc_np: thread-safe, unlike strerror */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "drm/loom_drm.h"
+#include "loom_device.h"
+#include "device_internal.h"
+
+#define RENDER_MINOR_FIRST	128
+#define RENDER_MINOR_END	192
+
+static const struct {
+	int err;
+	const char *msg;
+} loom_errors[] = {
+	{ LOOM_E_EXTENT_COUNT, "extent count differs from the thread's rank" },
+	{ LOOM_E_NEGATIVE_EXTENT, "negative extent" },
+	{ LOOM_E_ARG_COUNT, "argument count differs from the thread's signature" },
+	{ LOOM_E_ARG_TYPE, "argument type differs from the thread's signature" },
+	{ LOOM_E_DOMAIN_KIND, "wrong domain kind for this launch" },
+	{ LOOM_E_NO_THREAD, "no such thread in the image" },
+	{ LOOM_E_BAD_IMAGE, "malformed program image" },
+	{ LOOM_E_FABRIC_MISMATCH, "image built for another fabric size" },
+	{ LOOM_E_NO_DEVICE, "no such loom device" },
+	{ LOOM_E_RANK_LIMIT, "rank above the device's limit" },
+	{ LOOM_E_NOT_SUPPORTED, "the driver lacks a needed feature" },
+	{ LOOM_E_FOREIGN_TOKEN, "dependency token of another device" },
+	{ LOOM_E_JOB_EXPIRED, "the driver no longer remembers the job" },
+	{ LOOM_E_BAD_CONFIG, "malformed fabric configuration" },
+	{ LOOM_E_DUPLICATE_THREAD, "thread name already used" },
+};
+
+const char *loom_strerror(int err)
+{
+	if (err == 0)
+		return "success";
+	for (size_t i = 0; i < sizeof(loom_errors) / sizeof(loom_errors[0]); i++)
+		if (loom_errors[i].err == err)
+			return loom_errors[i].msg;
+	/* strerror() is not thread-safe for unknown values; those are ours */
+	if (err < 0 && err > -4096)
+		return strerrordesc_np(-err) ? strerrordesc_np(-err) : "unknown errno";
+	return "unknown error";
+}
+
+/* GET_PARAM through libdrm (drmIoctl restarts on EINTR). */
+int loom_get_param(int fd, uint32_t param, uint64_t *value)
+{
+	struct drm_loom_get_param p = { .param = param };
+
+	if (drmIoctl(fd, DRM_IOCTL_LOOM_GET_PARAM, &p))
+		return -errno;
+	*value = p.value;
+	return 0;
+}
+
+static bool fd_is_loom(int fd)
+{
+	drmVersionPtr v = drmGetVersion(fd);
+	bool ok = v && v->name && strcmp(v->name, "loom") == 0;
+
+	drmFreeVersion(v);
+	return ok;
+}
+
+/* Parameters of uapi 2 are required; FEATURES (uapi 3) defaults to SUBMIT. */
+static int read_info(int fd, struct loom_device_info *info)
+{
+	uint64_t v[8] = { 0 };
+	static const uint32_t params[] = {
+		DRM_LOOM_PARAM_UAPI_VERSION, DRM_LOOM_PARAM_NUM_CORES,
+		DRM_LOOM_PARAM_FABRIC_WIDTH, DRM_LOOM_PARAM_FABRIC_HEIGHT,
+		DRM_LOOM_PARAM_HW_LIMITS, DRM_LOOM_PARAM_HW_VERSION,
+		DRM_LOOM_PARAM_HW_CAPS,
+	};
+	int ret;
+
+	for (unsigned i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		ret = loom_get_param(fd, params[i], &v[i]);
+		if (ret)
+			return ret == -EINVAL ? LOOM_E_NOT_SUPPORTED : ret;
+	}
+	info->uapi_version = v[0];
+	info->num_cores = v[1];
+	info->fabric_width = v[2];
+	info->fabric_height = v[3];
+	info->max_rank = LOOM_LIMITS_MAX_RANK((uint32_t)v[4]);
+	info->hw_version = v[5];
+	info->hw_caps = v[6];
+	info->features = DRM_LOOM_FEATURE_SUBMIT;
+	if (info->uapi_version >= 3)
+		return loom_get_param(fd, DRM_LOOM_PARAM_FEATURES, &info->features);
+	return 0;
+}
+
+int loom_device_open(const char *path, struct loom_device **out)
+{
+	struct loom_device *dev;
+	int ret;
+
+	if (!path || !out || strlen(path) >= sizeof(dev->info.path))
+		return -EINVAL;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (dev->fd < 0) {
+		ret = errno == ENOENT ? LOOM_E_NO_DEVICE : -errno;
+		goto err_free;
+	}
+	ret = LOOM_E_NO_DEVICE;
+	if (!fd_is_loom(dev->fd))
+		goto err_close;
+	ret = read_info(dev->fd, &dev->info);
+	if (ret)
+		goto err_close;
+	snprintf(dev->info.path, sizeof(dev->info.path), "%s", path);
+	pthread_mutex_init(&dev->lock, NULL);
+	*out = dev;
+	return 0;
+
+err_close:
+	close(dev->fd);
+err_free:
+	free(dev);
+	return ret;
+}
+
+/* Path of the @n-th loom render node, scanning renderD128..191 in order. */
+static int nth_node(unsigned n, char *path, size_t size)
+{
+	for (int minor = RENDER_MINOR_FIRST; minor < RENDER_MINOR_END; minor++) {
+		int fd;
+		bool loom;
+
+		snprintf(path, size, "/dev/dri/renderD%d", minor);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		loom = fd_is_loom(fd);
+		close(fd);
+		if (loom && n-- == 0)
+			return 0;
+	}
+	return LOOM_E_NO_DEVICE;
+}
+
+int loom_device_open_nth(unsigned n, struct loom_device **out)
+{
+	char path[32];
+	int ret = nth_node(n, path, sizeof(path));
+
+	return ret ? ret : loom_device_open(path, out);
+}
+
+int loom_device_open_first(struct loom_device **out)
+{
+	return loom_device_open_nth(0, out);
+}
+
+int loom_device_open_all(struct loom_device **devs, unsigned max)
+{
+	unsigned n;
+	int ret = 0;
+
+	if (!devs)
+		return -EINVAL;
+	for (n = 0; n < max; n++) {
+		ret = loom_device_open_nth(n, &devs[n]);
+		if (ret)
+			break;
+	}
+	if (ret == 0 || ret == LOOM_E_NO_DEVICE)
+		return n;
+	while (n)
+		loom_device_close(devs[--n]);
+	return ret;
+}
+
+void loom_device_close(struct loom_device *dev)
+{
+	struct loom_config_entry *e, *next;
+
+	if (!dev)
+		return;
+	for (e = dev->configs; e; e = next) {
+		next = e->next;
+		loom_bo_free(e->bo);
+		free(e);
+	}
+	pthread_mutex_destroy(&dev->lock);
+	close(dev->fd);
+	free(dev);
+}
+
+const struct loom_device_info *loom_device_info(const struct loom_device *dev)
+{
+	return &dev->info;
+}
+
+int loom_device_fd(const struct loom_device *dev)
+{
+	return dev->fd;
+}

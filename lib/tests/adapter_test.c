@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: MIT
+/*
+ * adapter_test: the generic synchronous adapter.  A fixed tree (heap
+ * numbering: node n's children are B*n+1 .. B*n+B below N) is traversed
+ * with 1, 2 and 4 workers, in turn and threaded, and must give the same
+ * WorkItemIds with the same payloads; a full deque, too many children or
+ * an aborting callback fail the run with a typed error naming the item and
+ * cancel the domain; a cancelling callback cancels just its item.
+ */
+#include "work_util.h"
+
+#define OCC		5
+#define NONE		UINT64_MAX
+#define MAX_WORKERS	4
+
+struct seen {
+	struct loom_item_id id;
+	uint64_t payload;
+};
+
+/* What one worker saw; only that worker's callbacks touch it. */
+struct seen_list {
+	struct seen *items;
+	size_t count, cap;
+	uint64_t path_mismatches;
+};
+
+struct tree {
+	uint64_t nodes;
+	uint64_t branching;
+	uint64_t cancel_node;		/* callback asks to cancel it */
+	uint64_t abort_node;		/* callback aborts at it */
+	uint64_t overflow_node;		/* callback reports one child too many */
+	uint64_t wide_node;		/* callback reports wide_count children */
+	uint64_t wide_count;
+	struct seen_list seen[MAX_WORKERS];
+};
+
+static struct tree tree(uint64_t nodes, uint64_t branching)
+{
+	return (struct tree){ .nodes = nodes, .branching = branching,
+			      .cancel_node = NONE, .abort_node = NONE,
+			      .overflow_node = NONE, .wide_node = NONE };
+}
+
+/* The heap number a path names: what the payload must be. */
+static uint64_t heap_number(const struct tree *t, const struct loom_item_id *id)
+{
+	struct loom_item_id parent;
+
+	if (!loom_item_id_parent(id, &parent))
+		return 0;
+	return t->branching * heap_number(t, &parent) + 1 + id->ordinal;
+}
+
+static void remember(struct tree *t, const struct loom_sched_item *item)
+{
+	struct seen_list *l = &t->seen[item->worker];
+
+	if (l->count == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->items = realloc(l->items, l->cap * sizeof(*l->items));
+		if (!l->items)
+			abort();
+	}
+	l->items[l->count++] = (struct seen){ item->id, item->payload };
+	l->path_mismatches += heap_number(t, &item->id) != item->payload;
+}
+
+static enum loom_work_sync_verdict
+tree_fn(void *ctx, const struct loom_sched_item *item, uint64_t *children,
+	size_t capacity, size_t *count)
+{
+	struct tree *t = ctx;
+	uint64_t n = item->payload;
+
+	remember(t, item);
+	if (n == t->cancel_node)
+		return LOOM_WORK_SYNC_CANCEL;
+	if (n == t->abort_node)
+		return LOOM_WORK_SYNC_ABORT;
+	for (uint64_t i = 0; i < t->branching; i++) {
+		uint64_t child = t->branching * n + 1 + i;
+
+		if (child >= t->nodes || *count == capacity)
+			break;
+		children[(*count)++] = child;
+	}
+	if (n == t->overflow_node)
+		*count = capacity + 1;
+	if (n == t->wide_node) {
+		for (*count = 0; *count < t->wide_count; (*count)++)
+			children[*count] = 1000 + *count;
+	}
+	return LOOM_WORK_SYNC_CHILDREN;
+}
+
+static struct loom_work_sync_config config(uint32_t workers, uint32_t flags)
+{
+	return (struct loom_work_sync_config){
+		.occurrence = OCC, .root_payload = 0, .workers = workers,
+		.deque_capacity = 64, .child_capacity = 8, .flags = flags,
+	};
+}
+
+static int by_id(const void *a, const void *b)
+{
+	return loom_item_id_compare(&((const struct seen *)a)->id,
+				    &((const struct seen *)b)->id);
+}
+
+/* All workers' sightings, sorted by id; frees the per-worker lists. */
+static struct seen *collect(struct tree *t, size_t *count)
+{
+	struct seen *all;
+	size_t n = 0;
+
+	for (int w = 0; w < MAX_WORKERS; w++)
+		n += t->seen[w].count;
+	all = malloc((n + 1) * sizeof(*all));
+	if (!all)
+		abort();
+	n = 0;
+	for (int w = 0; w < MAX_WORKERS; w++) {
+		if (t->seen[w].count)
+			memcpy(all + n, t->seen[w].items,
+			       t->seen[w].count * sizeof(*all));
+		n += t->seen[w].count;
+		free(t->seen[w].items);
+		t->seen[w] = (struct seen_list){ 0 };
+	}
+	qsort(all, n, sizeof(*all), by_id);
+	*count = n;
+	return all;
+}
+
+static uint64_t path_mismatches(const struct tree *t)
+{
+	uint64_t n = 0;
+
+	for (int w = 0; w < MAX_WORKERS; w++)
+		n += t->seen[w].path_mismatches;
+	return n;
+}
+
+static size_t count_events(const struct loom_sched_trace *trace,
+			   enum loom_sched_event_kind kind)
+{
+	const struct loom_sched_event *ev = loom_sched_trace_events(trace);
+	size_t n = 0;
+
+	for (size_t i = 0; i < loom_sched_trace_count(trace); i++)
+		n += ev[i].kind == kind;
+	return n;
+}
+
+/* Exactly one event completes the domain, and it is the last one. */
+static bool completes_once_at_end(const struct loom_sched_trace *trace)
+{
+	const struct loom_sched_event *ev = loom_sched_trace_events(trace);
+	size_t n = loom_sched_trace_count(trace), completions = 0;
+
+	for (size_t i = 0; i < n; i++)
+		completions += ev[i].completes_domain;
+	return n && completions == 1 && ev[n - 1].completes_domain;
+}
+
+TEST(drains_tree_one_callback_per_item)
+{
+	struct loom_work_sync_config c = config(2, 0);
+	struct loom_work_sync_result r;
+	struct tree t = tree(121, 3);
+	struct seen *all;
+	size_t n;
+
+	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+	CHECK_EQ(121, r.items_run);
+	CHECK_EQ(121, r.items_completed);
+	CHECK_EQ(0, r.items_cancelled);
+	CHECK_EQ(120, r.children_published);
+	CHECK(!r.failed);
+	CHECK_EQ(0, path_mismatches(&t));
+	CHECK(completes_once_at_end(r.trace));
+	CHECK_EQ(r.steals, count_events(r.trace, LOOM_SCHED_EV_STEAL));
+	CHECK(r.steals > 0);
+	all = collect(&t, &n);
+	REQUIRE_EQ(121, n);
+	for (size_t i = 1; i < n; i++)
+		CHECK(loom_item_id_compare(&all[i - 1].id, &all[i].id) < 0);
+	free(all);
+	loom_work_sync_result_free(&r);
+}
+
+TEST(same_ids_and_payloads_for_1_2_4_workers)
+{
+	static const uint32_t workers[] = { 1, 2, 4 };
+	struct loom_work_sync_result ref_result, r;
+	struct loom_work_sync_config c = config(1, 0);
+	struct tree t = tree(1000, 3);
+	struct seen *ref, *got;
+	size_t nref, n;
+
+	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &ref_result));
+	ref = collect(&t, &nref);
+	CHECK_EQ(1000, nref);
+	for (int threaded = 0; threaded < 2; threaded++) {
+		for (size_t k = 0; k < 3; k++) {
+			c = config(workers[k],
+				   threaded ? LOOM_WORK_SYNC_THREADED : 0);
+			CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+			CHECK_EQ(0, path_mismatches(&t));
+			got = collect(&t, &n);
+			CHECK_EQ(nref, n);
+			for (size_t i = 0; i < n && i < nref; i++) {
+				/* Ids from different domains: structural. */
+				if (!loom_item_id_equal(&ref[i].id, &got[i].id) ||
+				    ref[i].payload != got[i].payload) {
+					CHECK_FAIL_("%u workers%s: item %zu is %s=%" PRIu64
+						    ", expected %s=%" PRIu64,
+						    workers[k],
+						    threaded ? " threaded" : "", i,
+						    id_text(&got[i].id), got[i].payload,
+						    id_text(&ref[i].id), ref[i].payload);
+					break;
+				}
+			}
+			free(got);
+			loom_work_sync_result_free(&r);
+		}
+	}
+	free(ref);
+	loom_work_sync_result_free(&ref_result);
+}
+
+TEST(in_turn_run_is_deterministic)
+{
+	struct loom_work_sync_config c = config(3, 0);
+	struct loom_work_sync_result a, b;
+	const struct loom_sched_event *ea, *eb;
+	struct tree t = tree(200, 2);
+	size_t n;
+
+	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &a));
+	free(collect(&t, &n));
+	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &b));
+	free(collect(&t, &n));
+	n = loom_sched_trace_count(a.trace);
+	REQUIRE_EQ(n, loom_sched_trace_count(b.trace));
+	ea = loom_sched_trace_events(a.trace);
+	eb = loom_sched_trace_events(b.trace);
+	for (size_t i = 0; i < n; i++) {
+		if (ea[i].kind != eb[i].kind || ea[i].worker != eb[i].worker ||
+		    ea[i].other_worker != eb[i].other_worker ||
+		    !loom_item_id_equal(&ea[i].item, &eb[i].item)) {
+			CHECK_FAIL_("event %zu: %s vs %s", i, event_text(&ea[i]),
+				    event_text(&eb[i]));
+			break;
+		}
+	}
+	loom_work_sync_result_free(&a);
+	loom_work_sync_result_free(&b);
+}
+
+TEST(small_run_trace_is_exact)
+{
+	struct loom_work_sync_config c = config(2, 0);
+	struct loom_work_sync_result r;
+	struct tree t = tree(4, 2);	/* 0 -> 1, 2; 1 -> 3 */
+	size_t n;
+
+	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+	free(collect(&t, &n));
+	CHECK_TRACE(r.trace, "admit 0 5:root", "acquire-local 0 5:root",
+		    "publish 0 5:root/0", "publish 0 5:root/1",
+		    "complete 0 5:root", "steal 1<-0 5:root/0",
+		    "publish 1 5:root/0/0", "complete 1 5:root/0",
+		    "acquire-local 0 5:root/1", "complete 0 5:root/1",
+		    "acquire-local 1 5:root/0/0",
+		    "complete 1 5:root/0/0 completes");
+	loom_work_sync_result_free(&r);
+}
+
+TEST(callback_cancellation_cancels_only_its_item)
+{
+	struct loom_work_sync_config c = config(2, 0);
+	struct loom_work_sync_result r;
+	struct tree t = tree(13, 3);	/* 1 has children 4, 5, 6 */
+	size_t n;
+
+	t.cancel_node = 1;
+	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+	free(collect(&t, &n));
+	CHECK(!r.failed);
+	CHECK_EQ(10, r.items_run);		/* 4, 5, 6 never exist */
+	CHECK_EQ(9, r.items_completed);
+	CHECK_EQ(1, r.items_cancelled);
+	CHECK_EQ(1, count_events(r.trace, LOOM_SCHED_EV_CANCEL_REQUEST));
+	CHECK_EQ(1, count_events(r.trace, LOOM_SCHED_EV_CANCEL_ACTIVE));
+	CHECK(completes_once_at_end(r.trace));
+	loom_work_sync_result_free(&r);
+}
+
+/* A run that fails because of node 2: the error, the item, a drained domain. */
+static void check_failed_run(enum loom_work_error expected, struct tree *t,
+			     struct loom_work_sync_config *c)
+{
+	struct loom_work_sync_result r;
+	size_t n;
+
+	CHECK_EQ(expected, loom_work_sync_run(c, tree_fn, t, &r));
+	free(collect(t, &n));
+	CHECK(r.failed);
+	CHECK_STR("5:root/1", id_text(&r.failed_item));
+	CHECK_EQ(2, r.failed_payload);
+	/* Every published item retired, and the domain completed once. */
+	CHECK_EQ(r.children_published + 1, r.items_completed + r.items_cancelled);
+	CHECK(r.items_cancelled >= 1);
+	CHECK(completes_once_at_end(r.trace));
+	CHECK_EQ(r.items_completed, count_events(r.trace, LOOM_SCHED_EV_COMPLETE));
+	CHECK_EQ(r.items_cancelled,
+		 count_events(r.trace, LOOM_SCHED_EV_CANCEL_QUEUED) +
+		 count_events(r.trace, LOOM_SCHED_EV_CANCEL_ACTIVE));
+	loom_work_sync_result_free(&r);
+}
+
+TEST(full_deque_fails_with_queue_capacity_naming_item)
+{
+	static const uint32_t workers[] = { 1, 2, 4 };
+
+	/*
+	 * Only the root (children 1 2 3) and node 2 have children; node 2's
+	 * five never fit a deque of four, whatever the schedule.
+	 */
+	for (int threaded = 0; threaded < 2; threaded++) {
+		for (size_t k = 0; k < 3; k++) {
+			struct loom_work_sync_config c = config(workers[k],
+				threaded ? LOOM_WORK_SYNC_THREADED : 0);
+			struct tree t = tree(4, 3);
+
+			c.deque_capacity = 4;
+			t.wide_node = 2;
+			t.wide_count = 5;
+			check_failed_run(LOOM_WORK_QUEUE_CAPACITY, &t, &c);
+		}
+	}
+}
+
+TEST(failure_cancels_rest_of_domain)
+{
+	struct loom_work_sync_config c = config(1, 0);
+	struct loom_work_sync_result r;
+	struct tree t = tree(4, 3);
+	size_t n;
+
+	c.deque_capacity = 4;
+	t.wide_node = 2;
+	t.wide_count = 5;
+	CHECK_EQ(LOOM_WORK_QUEUE_CAPACITY, loom_work_sync_run(&c, tree_fn, &t, &r));
+	free(collect(&t, &n));
+	/* Node 1 (root/0) was still queued: it never runs. */
+	CHECK_EQ(3, r.items_run);
+	CHECK_EQ(2, r.items_completed);
+	CHECK_EQ(2, r.items_cancelled);
+	CHECK_TRACE(r.trace, "admit 0 5:root", "acquire-local 0 5:root",
+		    "publish 0 5:root/0", "publish 0 5:root/1",
+		    "publish 0 5:root/2", "complete 0 5:root",
+		    "acquire-local 0 5:root/2", "complete 0 5:root/2",
+		    "acquire-local 0 5:root/1", "cancel-request 0 5:root/1",
+		    "cancel-queued 0 5:root/0",
+		    "cancel-active 0 5:root/1 completes");
+	loom_work_sync_result_free(&r);
+}
+
+TEST(child_overflow_fails_naming_item)
+{
+	struct loom_work_sync_config c = config(2, 0);
+	struct tree t = tree(40, 3);
+
+	t.overflow_node = 2;
+	check_failed_run(LOOM_WORK_CHILD_OVERFLOW, &t, &c);
+	c.flags = LOOM_WORK_SYNC_THREADED;
+	check_failed_run(LOOM_WORK_CHILD_OVERFLOW, &t, &c);
+}
+
+TEST(callback_abort_fails_naming_item)
+{
+	struct loom_work_sync_config c = config(4, 0);
+	struct tree t = tree(40, 3);
+
+	t.abort_node = 2;
+	check_failed_run(LOOM_WORK_CALLBACK_ABORTED, &t, &c);
+	c.flags = LOOM_WORK_SYNC_THREADED;
+	check_failed_run(LOOM_WORK_CALLBACK_ABORTED, &t, &c);
+}
+
+TEST(no_trace_flag_gives_empty_trace)
+{
+	struct loom_work_sync_config c = config(2, LOOM_WORK_SYNC_NO_TRACE);
+	struct loom_work_sync_result r;
+	struct tree t = tree(50, 2);
+	size_t n;
+
+	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+	free(collect(&t, &n));
+	CHECK_EQ(50, r.items_completed);
+	CHECK(r.trace != NULL);
+	CHECK_EQ(0, loom_sched_trace_count(r.trace));
+	loom_work_sync_result_free(&r);
+}
+
+TEST(invalid_arguments_rejected)
+{
+	struct loom_work_sync_config c = config(0, 0);
+	struct loom_work_sync_result r;
+	struct tree t = tree(1, 1);
+
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_sync_run(&c, tree_fn, &t, &r));
+	c = config(1, 0);
+	c.deque_capacity = 0;
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_sync_run(&c, tree_fn, &t, &r));
+	c = config(1, 0);
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_sync_run(&c, NULL, &t, &r));
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_sync_run(&c, tree_fn, &t, NULL));
+	loom_work_sync_result_free(NULL);
+}
+
+int main(void)
+{
+	RUN(drains_tree_one_callback_per_item);
+	RUN(same_ids_and_payloads_for_1_2_4_workers);
+	RUN(in_turn_run_is_deterministic);
+	RUN(small_run_trace_is_exact);
+	RUN(callback_cancellation_cancels_only_its_item);
+	RUN(full_deque_fails_with_queue_capacity_naming_item);
+	RUN(failure_cancels_rest_of_domain);
+	RUN(child_overflow_fails_naming_item);
+	RUN(callback_abort_fails_naming_item);
+	RUN(no_trace_flag_gives_empty_trace);
+	RUN(invalid_arguments_rejected);
+	return checks_done();
+}

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: MIT
+/*
+ * image_test: program images without a device -- builder -> loader round
+ * trip, every malformed-image case the loader must reject, thread lookup,
+ * the builder's own rejections, the launch checks that run before any
+ * submission (on a fake device whose fd is invalid), error strings and
+ * loom_source_iv().
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "loom_device.h"
+#include "device_internal.h"
+
+#define W 4
+#define H 4
+
+static unsigned char cfg_vadd[8192], cfg_tree[8192];
+static size_t vadd_size, tree_size;
+
+/*
+ * A configuration image the loader accepts: header, idle tiles and
+ * @ports port bindings (the device would judge the graph; images only
+ * carry it).  Built here so host tests need nothing from the engine.
+ */
+static size_t make_config(void *buf, unsigned w, unsigned h, unsigned ports)
+{
+	struct loom_fabric_config c = { .magic = LOOM_CONFIG_MAGIC,
+		.version = LOOM_CONFIG_VERSION, .width = w, .height = h,
+		.num_ports = ports };
+	size_t n = LOOM_CONFIG_SIZE((size_t)w * h, ports);
+
+	memset(buf, 0, n);
+	memcpy(buf, &c, sizeof(c));
+	return n;
+}
+
+static const enum loom_arg_type vadd_types[3] = {
+	LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64,
+};
+static const enum loom_arg_type lin_types[3] = {
+	LOOM_ARG_MEMREF_I64, LOOM_ARG_INDEX, LOOM_ARG_I32,
+};
+static const enum loom_arg_type tree_types[2] = {
+	LOOM_ARG_MEMREF_I64, LOOM_ARG_I64,
+};
+
+/* A valid image: vadd (rank 1), lin3 (rank 3), tree (dynamic work). */
+static void *good_image(size_t *size)
+{
+	struct loom_image_builder *b;
+	void *bytes = NULL;
+
+	if (loom_builder_new(W, H, &b))
+		return NULL;
+	if (loom_builder_add_dense(b, "vadd", 1, vadd_types, 3, cfg_vadd, vadd_size) ||
+	    loom_builder_add_dense(b, "lin3", 3, lin_types, 3, cfg_vadd, vadd_size) ||
+	    loom_builder_add_dynamic(b, "tree", tree_types, 2, 1, 8, cfg_tree, tree_size) ||
+	    loom_builder_finish(b, &bytes, size))
+		bytes = NULL;
+	loom_builder_free(b);
+	return bytes;
+}
+
+/* Offset and size of section @name in an image, or -1. */
+static long section(const unsigned char *img, const char *name, size_t *size)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, str;
+
+	memcpy(&eh, img, sizeof(eh));
+	memcpy(&str, img + eh.e_shoff + eh.e_shstrndx * sizeof(sh), sizeof(sh));
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		memcpy(&sh, img + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+		if (!strcmp((const char *)img + str.sh_offset + sh.sh_name, name)) {
+			if (size)
+				*size = sh.sh_size;
+			return sh.sh_offset;
+		}
+	}
+	return -1;
+}
+
+/* Byte offset of field @off of thread @i in .loom.threads. */
+static long thread_field(const unsigned char *img, unsigned i, size_t off)
+{
+	return section(img, LOOM_IMAGE_SECTION_THREADS, NULL) +
+	       i * sizeof(struct loom_image_thread) + off;
+}
+
+static int load(const void *bytes, size_t size)
+{
+	struct loom_image *img = NULL;
+	int ret = loom_image_load(bytes, size, &img);
+
+	loom_image_free(img);
+	return ret;
+}
+
+TEST(round_trip)
+{
+	size_t size;
+	void *bytes = good_image(&size);
+	struct loom_image *img;
+	struct loom_thread_info ti;
+	unsigned w, h;
+
+	REQUIRE(bytes);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	CHECK_EQ(3, loom_image_num_threads(img));
+	loom_image_fabric(img, &w, &h);
+	CHECK_EQ(W, w);
+	CHECK_EQ(H, h);
+
+	REQUIRE_EQ(0, loom_image_thread(img, "vadd", &ti));
+	CHECK(!strcmp(ti.name, "vadd"));
+	CHECK_EQ(0, ti.index);
+	CHECK_EQ(LOOM_DOMAIN_DENSE, ti.domain);
+	CHECK_EQ(1, ti.rank);
+	CHECK_EQ(3, ti.num_args);
+	CHECK_EQ(LOOM_ARG_MEMREF_I64, ti.arg_types[2]);
+	CHECK_EQ(-1, ti.work_item_arg);
+
+	REQUIRE_EQ(0, loom_image_thread(img, "lin3", &ti));
+	CHECK_EQ(3, ti.rank);
+	CHECK_EQ(LOOM_ARG_INDEX, ti.arg_types[1]);
+	CHECK_EQ(LOOM_ARG_I32, ti.arg_types[2]);
+
+	REQUIRE_EQ(0, loom_image_thread(img, "tree", &ti));
+	CHECK_EQ(LOOM_DOMAIN_DYNAMIC_WORK, ti.domain);
+	CHECK_EQ(0, ti.rank);
+	CHECK_EQ(1, ti.work_item_arg);
+	CHECK_EQ(8, ti.child_capacity);
+
+	CHECK_EQ(LOOM_E_NO_THREAD, loom_image_thread(img, "nope", &ti));
+	CHECK_EQ(LOOM_E_NO_THREAD, loom_image_thread(img, "", &ti));
+	CHECK_EQ(0, loom_image_thread_at(img, 2, &ti));
+	CHECK(!strcmp(ti.name, "tree"));
+	CHECK_EQ(-EINVAL, loom_image_thread_at(img, 3, &ti));
+	loom_image_free(img);
+	free(bytes);
+}
+
+/* The templates: lin3 is LOAD_CONFIG, SET_OPERANDS(3), DISPATCH_DENSE(3). */
+TEST(template_and_patches)
+{
+	size_t size;
+	void *bytes = good_image(&size);
+	struct loom_image *img;
+	const struct loom_image_thread *t;
+	uint32_t hdr[3];
+
+	REQUIRE(bytes);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	t = loom_image_find(img, "lin3");
+	REQUIRE(t);
+	CHECK_EQ(4 * (4 + 8 + 8), t->template_size);
+	CHECK_EQ(1 + 3 + 3, t->num_patches);
+	memcpy(&hdr[0], img->templates + t->template_offset, 4);
+	memcpy(&hdr[1], img->templates + t->template_offset + 16, 4);
+	memcpy(&hdr[2], img->templates + t->template_offset + 48, 4);
+	CHECK_EQ(LOOM_PKT_HEADER(LOOM_PKT_LOAD_CONFIG, 4), hdr[0]);
+	CHECK_EQ(LOOM_PKT_HEADER(LOOM_PKT_SET_OPERANDS, 8), hdr[1]);
+	CHECK_EQ(LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 8), hdr[2]);
+	CHECK_EQ(LOOM_PATCH_CONFIG_VA, img->patches[t->patch_first].kind);
+	CHECK_EQ(LOOM_PATCH_EXTENT, img->patches[t->patch_first + 6].kind);
+	CHECK_EQ(2, img->patches[t->patch_first + 6].index);
+	CHECK_EQ(72, img->patches[t->patch_first + 6].offset);
+
+	t = loom_image_find(img, "tree");
+	REQUIRE(t);
+	/* LOAD_CONFIG (16 bytes), SET_OPERANDS with two operands (24) */
+	memcpy(&hdr[0], img->templates + t->template_offset + 40, 4);
+	CHECK_EQ(LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_ITEMS, 8), hdr[0]);
+	CHECK_EQ(1 + 2 + 3, t->num_patches);
+	loom_image_free(img);
+	free(bytes);
+}
+
+TEST(every_truncation_rejected)
+{
+	size_t size;
+	unsigned char *bytes = good_image(&size);
+
+	REQUIRE(bytes);
+	for (size_t n = 0; n < size; n++)
+		if (load(bytes, n) != LOOM_E_BAD_IMAGE) {
+			CHECK_EQ(LOOM_E_BAD_IMAGE, load(bytes, n));
+			break;
+		}
+	CHECK_EQ(0, load(bytes, size));
+	free(bytes);
+}
+
+/* Applies one corruption to a fresh good image; must be LOOM_E_BAD_IMAGE. */
+struct corruption {
+	const char *what;
+	void (*apply)(unsigned char *img, size_t size);
+};
+
+static void put32(unsigned char *img, long off, uint32_t v) { memcpy(img + off, &v, 4); }
+static void put16(unsigned char *img, long off, uint16_t v) { memcpy(img + off, &v, 2); }
+static void put64v(unsigned char *img, long off, uint64_t v) { memcpy(img + off, &v, 8); }
+
+#define EH(field) offsetof(Elf64_Ehdr, field)
+#define TH(i, field) thread_field(img, i, offsetof(struct loom_image_thread, field))
+#define INFO(field) (section(img, LOOM_IMAGE_SECTION_INFO, NULL) + \
+		     (long)offsetof(struct loom_image_info, field))
+
+/* Section header @i's field at @off. */
+static long shdr_field(const unsigned char *img, const char *name, size_t off)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, str;
+
+	memcpy(&eh, img, sizeof(eh));
+	memcpy(&str, img + eh.e_shoff + eh.e_shstrndx * sizeof(sh), sizeof(sh));
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		memcpy(&sh, img + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+		if (!strcmp((const char *)img + str.sh_offset + sh.sh_name, name))
+			return eh.e_shoff + i * sizeof(sh) + off;
+	}
+	return 0;
+}
+
+static long patch_at(const unsigned char *img, unsigned i, size_t off)
+{
+	return section(img, LOOM_IMAGE_SECTION_PATCHES, NULL) +
+	       i * sizeof(struct loom_image_patch) + off;
+}
+
+static void c_magic(unsigned char *img, size_t s) { (void)s; img[1] = 'X'; }
+static void c_class(unsigned char *img, size_t s) { (void)s; img[EI_CLASS] = ELFCLASS32; }
+static void c_endian(unsigned char *img, size_t s) { (void)s; img[EI_DATA] = ELFDATA2MSB; }
+static void c_type(unsigned char *img, size_t s) { (void)s; put16(img, EH(e_type), ET_REL); }
+static void c_machine(unsigned char *img, size_t s) { (void)s; put16(img, EH(e_machine), EM_X86_64); }
+static void c_shentsize(unsigned char *img, size_t s) { (void)s; put16(img, EH(e_shentsize), 40); }
+static void c_shstrndx(unsigned char *img, size_t s) { (void)s; put16(img, EH(e_shstrndx), 99); }
+static void c_shoff(unsigned char *img, size_t s) { put64v(img, EH(e_shoff), s - 8); }
+static void c_shoff_wrap(unsigned char *img, size_t s) { (void)s; put64v(img, EH(e_shoff), ~0ULL - 16); }
+static void c_sec_offset(unsigned char *img, size_t s)
+{
+	put64v(img, shdr_field(img, LOOM_IMAGE_SECTION_CONFIGS, offsetof(Elf64_Shdr, sh_offset)), s);
+}
+static void c_sec_size(unsigned char *img, size_t s)
+{
+	put64v(img, shdr_field(img, LOOM_IMAGE_SECTION_TEMPLATES, offsetof(Elf64_Shdr, sh_size)), s);
+}
+static void c_sec_name(unsigned char *img, size_t s)
+{
+	(void)s;
+	put32(img, shdr_field(img, LOOM_IMAGE_SECTION_INFO, offsetof(Elf64_Shdr, sh_name)), 0x10000);
+}
+static void c_missing(unsigned char *img, size_t s)
+{
+	long off = shdr_field(img, LOOM_IMAGE_SECTION_PATCHES, offsetof(Elf64_Shdr, sh_name));
+	Elf64_Ehdr eh;
+	Elf64_Shdr str;
+	uint32_t name;
+
+	(void)s;
+	memcpy(&eh, img, sizeof(eh));
+	memcpy(&str, img + eh.e_shoff + eh.e_shstrndx * sizeof(str), sizeof(str));
+	memcpy(&name, img + off, 4);
+	img[str.sh_offset + name + 8] = 'X';	/* .loom.paXches */
+}
+static void c_duplicate(unsigned char *img, size_t s)
+{
+	uint32_t name;
+
+	(void)s;
+	memcpy(&name, img + shdr_field(img, LOOM_IMAGE_SECTION_CONFIGS, offsetof(Elf64_Shdr, sh_name)), 4);
+	put32(img, shdr_field(img, LOOM_IMAGE_SECTION_TEMPLATES, offsetof(Elf64_Shdr, sh_name)), name);
+}
+static void c_info_magic(unsigned char *img, size_t s) { (void)s; put32(img, INFO(magic), 0x12345678); }
+static void c_info_version(unsigned char *img, size_t s) { (void)s; put32(img, INFO(version), 2); }
+static void c_info_threads(unsigned char *img, size_t s) { (void)s; put32(img, INFO(num_threads), 4); }
+static void c_info_fabric(unsigned char *img, size_t s) { (void)s; img[INFO(fabric_width)] = 0; }
+static void c_info_fabric_big(unsigned char *img, size_t s) { (void)s; img[INFO(fabric_height)] = 17; }
+static void c_info_reserved(unsigned char *img, size_t s) { (void)s; img[INFO(reserved) + 3] = 1; }
+static void c_name(unsigned char *img, size_t s) { (void)s; put32(img, TH(0, name), 0x7fffffff); }
+static void c_name_empty(unsigned char *img, size_t s) { (void)s; put32(img, TH(0, name), 0); }
+static void c_name_dup(unsigned char *img, size_t s)
+{
+	uint32_t n;
+
+	(void)s;
+	memcpy(&n, img + TH(0, name), 4);
+	put32(img, TH(1, name), n);
+}
+static void c_domain(unsigned char *img, size_t s) { (void)s; img[TH(0, domain)] = 7; }
+static void c_rank(unsigned char *img, size_t s) { (void)s; img[TH(1, rank)] = LOOM_MAX_RANK + 1; }
+static void c_dyn_rank(unsigned char *img, size_t s) { (void)s; img[TH(2, rank)] = 1; }
+static void c_nargs(unsigned char *img, size_t s) { (void)s; img[TH(0, num_args)] = 17; }
+static void c_argtype(unsigned char *img, size_t s) { (void)s; img[TH(0, arg_types) + 1] = 9; }
+static void c_argtype_tail(unsigned char *img, size_t s) { (void)s; img[TH(0, arg_types) + 5] = 1; }
+static void c_work_arg(unsigned char *img, size_t s) { (void)s; img[TH(0, work_item_arg)] = 0; }
+static void c_dyn_work_arg(unsigned char *img, size_t s) { (void)s; img[TH(2, work_item_arg)] = 2; }
+static void c_capacity(unsigned char *img, size_t s) { (void)s; put32(img, TH(2, child_capacity), LOOM_MAX_CHILD_CAPACITY + 1); }
+static void c_dense_capacity(unsigned char *img, size_t s) { (void)s; put32(img, TH(0, child_capacity), 1); }
+static void c_cfg_off(unsigned char *img, size_t s) { (void)s; put32(img, TH(1, config_offset), 0xfffffff8); }
+static void c_cfg_unaligned(unsigned char *img, size_t s) { (void)s; put32(img, TH(0, config_offset), 4); }
+static void c_cfg_size(unsigned char *img, size_t s) { (void)s; put32(img, TH(0, config_size), 64); }
+static void c_cfg_magic(unsigned char *img, size_t s)
+{
+	(void)s;
+	img[section(img, LOOM_IMAGE_SECTION_CONFIGS, NULL)] ^= 1;
+}
+static void c_tpl_off(unsigned char *img, size_t s) { (void)s; put32(img, TH(0, template_offset), 0x10000); }
+static void c_tpl_size(unsigned char *img, size_t s) { (void)s; put32(img, TH(0, template_size), 6); }
+static void c_tpl_zero(unsigned char *img, size_t s) { (void)s; put32(img, TH(0, template_size), 0); }
+static void c_tpl_packet(unsigned char *img, size_t s)
+{
+	(void)s;	/* the first packet claims 200 dwords */
+	put32(img, section(img, LOOM_IMAGE_SECTION_TEMPLATES, NULL),
+	      LOOM_PKT_HEADER(LOOM_PKT_LOAD_CONFIG, 200));
+}
+static void c_patch_first(unsigned char *img, size_t s) { (void)s; put32(img, TH(2, patch_first), 1000); }
+static void c_patch_count(unsigned char *img, size_t s) { (void)s; put32(img, TH(2, num_patches), 0xffffffff); }
+static void c_patch_kind(unsigned char *img, size_t s) { (void)s; put16(img, patch_at(img, 1, 4), 9); }
+static void c_patch_offset(unsigned char *img, size_t s) { (void)s; put32(img, patch_at(img, 1, 0), 0x1000); }
+static void c_patch_unaligned(unsigned char *img, size_t s) { (void)s; put32(img, patch_at(img, 1, 0), 2); }
+static void c_patch_operand(unsigned char *img, size_t s) { (void)s; put16(img, patch_at(img, 1, 6), 3); }
+static void c_patch_twice(unsigned char *img, size_t s) { (void)s; put16(img, patch_at(img, 2, 6), 0); }
+static void c_patch_extent(unsigned char *img, size_t s) { (void)s; put16(img, patch_at(img, 4, 6), 1); }
+static void c_patch_items_dense(unsigned char *img, size_t s) { (void)s; put16(img, patch_at(img, 4, 4), LOOM_PATCH_ITEM_COUNT); }
+static void c_thread_reserved(unsigned char *img, size_t s) { (void)s; img[TH(1, reserved) + 2] = 1; }
+static void c_strtab_nul(unsigned char *img, size_t s)
+{
+	size_t n;
+	long off = section(img, LOOM_IMAGE_SECTION_STRTAB, &n);
+
+	(void)s;
+	img[off + n - 1] = 'x';
+}
+static void c_threads_size(unsigned char *img, size_t s)
+{
+	(void)s;
+	put64v(img, shdr_field(img, LOOM_IMAGE_SECTION_THREADS, offsetof(Elf64_Shdr, sh_size)), 64 * 2);
+}
+static void c_nobits(unsigned char *img, size_t s)
+{
+	(void)s;
+	put32(img, shdr_field(img, LOOM_IMAGE_SECTION_CONFIGS, offsetof(Elf64_Shdr, sh_type)), SHT_NOBITS);
+}
+
+static const struct corruption corruptions[] = {
+	{ "ELF magic", c_magic }, { "ELF class", c_class },
+	{ "big-endian", c_endian }, { "ET_REL", c_type },
+	{ "machine", c_machine }, { "shentsize", c_shentsize },
+	{ "shstrndx", c_shstrndx }, { "shoff past end", c_shoff },
+	{ "shoff wraps", c_shoff_wrap }, { "section past end", c_sec_offset },
+	{ "section too long", c_sec_size }, { "section name", c_sec_name },
+	{ "missing section", c_missing }, { "duplicate section", c_duplicate },
+	{ "info magic", c_info_magic }, { "info version", c_info_version },
+	{ "num_threads", c_info_threads }, { "fabric 0", c_info_fabric },
+	{ "fabric 17", c_info_fabric_big }, { "info reserved", c_info_reserved },
+	{ "name outside strtab", c_name }, { "empty name", c_name_empty },
+	{ "duplicate thread", c_name_dup }, { "domain", c_domain },
+	{ "rank", c_rank }, { "dynamic rank", c_dyn_rank },
+	{ "num_args", c_nargs }, { "arg type", c_argtype },
+	{ "arg type past num_args", c_argtype_tail },
+	{ "dense work arg", c_work_arg }, { "work arg range", c_dyn_work_arg },
+	{ "child capacity", c_capacity }, { "dense capacity", c_dense_capacity },
+	{ "config offset", c_cfg_off }, { "config unaligned", c_cfg_unaligned },
+	{ "config size", c_cfg_size }, { "config magic", c_cfg_magic },
+	{ "template offset", c_tpl_off }, { "template size", c_tpl_size },
+	{ "template empty", c_tpl_zero }, { "packet past template", c_tpl_packet },
+	{ "patch_first", c_patch_first }, { "num_patches", c_patch_count },
+	{ "patch kind", c_patch_kind }, { "patch offset", c_patch_offset },
+	{ "patch unaligned", c_patch_unaligned },
+	{ "operand index", c_patch_operand }, { "operand twice", c_patch_twice },
+	{ "extent index", c_patch_extent },
+	{ "item patch in dense", c_patch_items_dense },
+	{ "thread reserved", c_thread_reserved },
+	{ "strtab not NUL-ended", c_strtab_nul },
+	{ "threads size", c_threads_size }, { "NOBITS section", c_nobits },
+};
+
+TEST(malformed_images_rejected)
+{
+	size_t size;
+	unsigned char *good = good_image(&size);
+	unsigned char *img = malloc(size);
+
+	REQUIRE(good && img);
+	for (size_t i = 0; i < sizeof(corruptions) / sizeof(corruptions[0]); i++) {
+		memcpy(img, good, size);
+		corruptions[i].apply(img, size);
+		if (load(img, size) != LOOM_E_BAD_IMAGE)
+			CHECK_FAIL_("%s: accepted (%d)", corruptions[i].what, load(img, size));
+	}
+	CHECK_EQ(0, load(good, size));
+	CHECK_EQ(-EINVAL, loom_image_load(NULL, 0, (struct loom_image **)&img));
+	free(img);
+	free(good);
+}
+
+TEST(load_file)
+{
+	char path[] = "/tmp/loom_image_testXXXXXX";
+	size_t size;
+	void *bytes = good_image(&size);
+	struct loom_image *img;
+	int fd = mkstemp(path);
+
+	REQUIRE(bytes && fd >= 0);
+	REQUIRE_EQ((long)size, write(fd, bytes, size));
+	close(fd);
+	CHECK_EQ(0, loom_image_load_file(path, &img));
+	if (img)
+		CHECK_EQ(3, loom_image_num_threads(img));
+	loom_image_free(img);
+	unlink(path);
+	CHECK_EQ(-ENOENT, loom_image_load_file(path, &img));
+	free(bytes);
+}
+
+TEST(builder_rejections)
+{
+	struct loom_image_builder *b;
+	unsigned char small[8192];
+	size_t n = make_config(small, 5, 4, 4);
+	enum loom_arg_type bad = 42;
+
+	CHECK_EQ(-EINVAL, loom_builder_new(0, 4, &b));
+	CHECK_EQ(-EINVAL, loom_builder_new(4, 17, &b));
+	REQUIRE_EQ(0, loom_builder_new(W, H, &b));
+	CHECK_EQ(LOOM_E_BAD_CONFIG, loom_builder_add_dense(b, "x", 1, vadd_types, 3, small, n));
+	CHECK_EQ(LOOM_E_BAD_CONFIG, loom_builder_add_dense(b, "x", 1, vadd_types, 3, cfg_vadd, vadd_size - 1));
+	CHECK_EQ(-EINVAL, loom_builder_add_dense(b, "x", 5, vadd_types, 3, cfg_vadd, vadd_size));
+	CHECK_EQ(-EINVAL, loom_builder_add_dense(b, "x", 1, &bad, 1, cfg_vadd, vadd_size));
+	CHECK_EQ(-EINVAL, loom_builder_add_dense(b, "", 1, vadd_types, 3, cfg_vadd, vadd_size));
+	CHECK_EQ(-EINVAL, loom_builder_add_dense(b, "x", 1, vadd_types, 17, cfg_vadd, vadd_size));
+	CHECK_EQ(-EINVAL, loom_builder_add_dynamic(b, "t", tree_types, 2, 2, 1, cfg_tree, tree_size));
+	CHECK_EQ(-EINVAL, loom_builder_add_dynamic(b, "t", tree_types, 2, 0, LOOM_MAX_CHILD_CAPACITY + 1, cfg_tree, tree_size));
+	CHECK_EQ(0, loom_builder_add_dense(b, "x", 0, NULL, 0, cfg_vadd, vadd_size));
+	CHECK_EQ(LOOM_E_DUPLICATE_THREAD, loom_builder_add_dense(b, "x", 1, vadd_types, 3, cfg_vadd, vadd_size));
+	loom_builder_free(b);
+}
+
+/* An image with no thread at all is still valid. */
+TEST(empty_image)
+{
+	struct loom_image_builder *b;
+	struct loom_image *img;
+	void *bytes;
+	size_t size;
+
+	REQUIRE_EQ(0, loom_builder_new(16, 16, &b));
+	REQUIRE_EQ(0, loom_builder_finish(b, &bytes, &size));
+	loom_builder_free(b);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	CHECK_EQ(0, loom_image_num_threads(img));
+	loom_image_free(img);
+	free(bytes);
+}
+
+/*
+ * A device whose fd is invalid: every check happens before the first
+ * ioctl, so a typed error proves nothing was submitted and -EBADF proves
+ * a launch that passes the checks goes on to the driver.
+ */
+static void fake_device(struct loom_device *dev)
+{
+	memset(dev, 0, sizeof(*dev));
+	dev->fd = -1;
+	dev->info = (struct loom_device_info){ .num_cores = 2, .fabric_width = W,
+		.fabric_height = H, .max_rank = 4, .features = 1 };
+	pthread_mutex_init(&dev->lock, NULL);
+}
+
+TEST(launch_checks_before_submission)
+{
+	struct loom_device dev, other;
+	struct loom_token foreign = { .dev = &other };
+	struct loom_token *dep = &foreign, *tok = NULL;
+	struct loom_arg args[3] = { { LOOM_ARG_MEMREF_I64, 0x1000 },
+				    { LOOM_ARG_INDEX, 4 }, { LOOM_ARG_I32, 2 } };
+	struct loom_arg bad_type[3] = { { LOOM_ARG_MEMREF_I64, 0x1000 },
+					{ LOOM_ARG_I64, 4 }, { LOOM_ARG_I32, 2 } };
+	int64_t ext[3] = { 2, 3, 4 }, neg[3] = { 2, -1, 4 }, zero[3] = { 2, 0, 4 };
+	size_t size;
+	void *bytes = good_image(&size);
+	struct loom_image *img;
+
+	REQUIRE(bytes);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	fake_device(&dev);
+	fake_device(&other);
+	CHECK_EQ(LOOM_E_NO_THREAD, loom_launch_dense(&dev, img, "x", args, 3, ext, 3, NULL, 0, 0, &tok));
+	CHECK_EQ(LOOM_E_DOMAIN_KIND, loom_launch_dense(&dev, img, "tree", args, 2, NULL, 0, NULL, 0, 0, &tok));
+	CHECK_EQ(LOOM_E_EXTENT_COUNT, loom_launch_dense(&dev, img, "lin3", args, 3, ext, 2, NULL, 0, 0, &tok));
+	CHECK_EQ(LOOM_E_EXTENT_COUNT, loom_launch_dense(&dev, img, "lin3", args, 3, ext, 4, NULL, 0, 0, &tok));
+	CHECK_EQ(LOOM_E_NEGATIVE_EXTENT, loom_launch_dense(&dev, img, "lin3", args, 3, neg, 3, NULL, 0, 0, &tok));
+	/* extents are checked before args */
+	CHECK_EQ(LOOM_E_NEGATIVE_EXTENT, loom_launch_dense(&dev, img, "lin3", args, 1, neg, 3, NULL, 0, 0, &tok));
+	CHECK_EQ(LOOM_E_ARG_COUNT, loom_launch_dense(&dev, img, "lin3", args, 2, ext, 3, NULL, 0, 0, &tok));
+	CHECK_EQ(LOOM_E_ARG_TYPE, loom_launch_dense(&dev, img, "lin3", bad_type, 3, ext, 3, NULL, 0, 0, &tok));
+	CHECK_EQ(-EINVAL, loom_launch_dense(&dev, img, "lin3", args, 3, ext, 3, NULL, 0, 2, &tok));
+	CHECK_EQ(LOOM_E_FOREIGN_TOKEN, loom_launch_dense(&dev, img, "lin3", args, 3, ext, 3, &dep, 1, 0, &tok));
+	dev.info.max_rank = 2;
+	CHECK_EQ(LOOM_E_RANK_LIMIT, loom_launch_dense(&dev, img, "lin3", args, 3, ext, 3, NULL, 0, 0, &tok));
+	dev.info.max_rank = 4;
+	dev.info.fabric_width = 5;
+	CHECK_EQ(LOOM_E_FABRIC_MISMATCH, loom_launch_dense(&dev, img, "lin3", args, 3, ext, 3, NULL, 0, 0, &tok));
+	dev.info.fabric_width = W;
+	/* checks pass (a zero extent is fine): the launch reaches the fd */
+	CHECK_EQ(-EBADF, loom_launch_dense(&dev, img, "lin3", args, 3, zero, 3, NULL, 0, 0, &tok));
+	CHECK_EQ(-EBADF, loom_launch_dense(&dev, img, "lin3", args, 3, ext, 3, NULL, 0, 1, &tok));
+	CHECK(tok == NULL);
+	CHECK(dev.configs == NULL);
+	loom_image_free(img);
+	free(bytes);
+}
+
+TEST(no_device_on_host_paths)
+{
+	struct loom_device *dev = NULL;
+
+	CHECK_EQ(LOOM_E_NO_DEVICE, loom_device_open("/nonexistent/renderD128", &dev));
+	CHECK_EQ(LOOM_E_NO_DEVICE, loom_device_open("/dev/null", &dev));
+	CHECK_EQ(LOOM_E_NO_DEVICE, loom_device_open_nth(64, &dev));
+	CHECK_EQ(-EINVAL, loom_device_open(NULL, &dev));
+	CHECK(dev == NULL);
+}
+
+TEST(error_strings)
+{
+	static const int errs[] = {
+		LOOM_E_EXTENT_COUNT, LOOM_E_NEGATIVE_EXTENT, LOOM_E_ARG_COUNT,
+		LOOM_E_ARG_TYPE, LOOM_E_DOMAIN_KIND, LOOM_E_NO_THREAD,
+		LOOM_E_BAD_IMAGE, LOOM_E_FABRIC_MISMATCH, LOOM_E_NO_DEVICE,
+		LOOM_E_RANK_LIMIT, LOOM_E_NOT_SUPPORTED, LOOM_E_FOREIGN_TOKEN,
+		LOOM_E_JOB_EXPIRED, LOOM_E_BAD_CONFIG, LOOM_E_DUPLICATE_THREAD,
+	};
+	size_t n = sizeof(errs) / sizeof(errs[0]);
+
+	CHECK_EQ(-4097, LOOM_E_EXTENT_COUNT);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(errs[i] < -4096);
+		CHECK(strcmp(loom_strerror(errs[i]), "unknown error"));
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(loom_strerror(errs[i]), loom_strerror(errs[j])));
+	}
+	CHECK(!strcmp(loom_strerror(0), "success"));
+	CHECK(!strcmp(loom_strerror(-EINVAL), "Invalid argument"));
+	CHECK(!strcmp(loom_strerror(-EFAULT), "Bad address"));
+	CHECK(!strcmp(loom_strerror(-4096), "unknown error"));
+	CHECK(!strcmp(loom_strerror(-5000), "unknown error"));
+	CHECK(!strcmp(loom_strerror(7), "unknown error"));
+}
+
+TEST(source_iv)
+{
+	CHECK_EQ(0, loom_source_iv(0, 0, 1));
+	CHECK_EQ(10 + 3 * 4, loom_source_iv(10, 3, 4));
+	CHECK_EQ(-5 - 2 * 7, loom_source_iv(-5, 2, -7));
+	CHECK_EQ(100, loom_source_iv(100, 99, 0));
+	/* wraps like the device: (2^63 - 1) + 1 * 1 = -2^63 */
+	CHECK_EQ(INT64_MIN, loom_source_iv(INT64_MAX, 1, 1));
+	CHECK_EQ(INT64_MIN + 2, loom_source_iv(INT64_MAX, 3, 1));
+	CHECK_EQ(0, loom_source_iv(0, INT64_MIN, 2));
+}
+
+int main(void)
+{
+	vadd_size = make_config(cfg_vadd, W, H, 4);
+	tree_size = make_config(cfg_tree, W, H, 2);
+	RUN(round_trip);
+	RUN(template_and_patches);
+	RUN(every_truncation_rejected);
+	RUN(malformed_images_rejected);
+	RUN(load_file);
+	RUN(builder_rejections);
+	RUN(empty_image);
+	RUN(launch_checks_before_submission);
+	RUN(no_device_on_host_paths);
+	RUN(error_strings);
+	RUN(source_iv);
+	return checks_done();
+}

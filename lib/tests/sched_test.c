@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sched_test: the bounded scheduler, one rule per test, single-threaded so
+ * every replay trace is exact: the root starts on worker 0, WorkerBusy,
+ * own-back pops, cyclic front steals, WouldBlock publication, cancellation
+ * of queued and active items, batches, and a trace that holds every
+ * successful transition and nothing else.
+ */
+#include "work_util.h"
+
+#define OCC	7
+
+static struct loom_sched *new_sched(uint32_t workers, uint32_t capacity,
+				    uint32_t max_batch, uint32_t flags)
+{
+	struct loom_sched_config config = {
+		.occurrence = OCC,
+		.workers = workers,
+		.deque_capacity = capacity,
+		.max_batch = max_batch,
+		.flags = flags,
+	};
+	struct loom_sched *s = NULL;
+
+	if (loom_sched_create(&config, &s))
+		return NULL;
+	return s;
+}
+
+static struct loom_sched_item take(struct loom_sched *s, uint32_t worker)
+{
+	struct loom_sched_item item;
+
+	memset(&item, 0, sizeof(item));
+	CHECK_OK(loom_sched_acquire(s, worker, &item));
+	return item;
+}
+
+static void publish(struct loom_sched *s, const struct loom_sched_item *parent,
+		    size_t count)
+{
+	uint64_t payloads[16];
+
+	for (size_t i = 0; i < count; i++)
+		payloads[i] = parent->payload * 10 + i;
+	CHECK_OK(loom_sched_publish(s, parent, payloads, count, NULL));
+}
+
+static enum loom_work_status complete(struct loom_sched *s,
+				      const struct loom_sched_item *item)
+{
+	enum loom_work_status st = LOOM_WORK_AWAITING_ROOT;
+
+	CHECK_OK(loom_sched_complete(s, item, &st));
+	return st;
+}
+
+static size_t trace_count(struct loom_sched *s)
+{
+	struct loom_sched_trace *t;
+	size_t n;
+
+	/* Taking moves the events out; callers only compare counts. */
+	if (loom_sched_take_trace(s, &t))
+		return SIZE_MAX;
+	n = loom_sched_trace_count(t);
+	loom_sched_trace_free(t);
+	return n;
+}
+
+TEST(root_starts_on_worker_0)
+{
+	struct loom_sched *s = new_sched(3, 4, 0, 0);
+	struct loom_work_resp root;
+	struct loom_sched_trace *t;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 42, &root));
+	CHECK_EQ(1, loom_sched_queued(s, 0));
+	CHECK_EQ(0, loom_sched_queued(s, 1));
+	CHECK_EQ(0, loom_sched_queued(s, 2));
+	CHECK_EQ(LOOM_WORK_ROOT_CLOSED, loom_sched_admit(s, 43, NULL));
+	CHECK_EQ(1, loom_sched_queued(s, 0));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+TEST(worker_holds_one_active_item)
+{
+	struct loom_sched *s = new_sched(2, 4, 0, 0);
+	struct loom_sched_item root, other;
+	struct loom_sched_trace *t;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	publish(s, &root, 2);
+	/* Work is queued on its own deque, yet the worker is busy. */
+	CHECK_EQ(LOOM_WORK_WORKER_BUSY, loom_sched_acquire(s, 0, &other));
+	CHECK_EQ(LOOM_WORK_WORKER_BUSY, loom_sched_acquire_wait(s, 0, &other));
+	CHECK_EQ(2, loom_sched_queued(s, 0));
+	complete(s, &root);
+	other = take(s, 0);
+	CHECK_STR("7:root/1", id_text(&other.id));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "complete 0 7:root", "acquire-local 0 7:root/1");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+TEST(worker_pops_back_of_own_deque)
+{
+	struct loom_sched *s = new_sched(1, 8, 0, 0);
+	struct loom_sched_item root, item;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	CHECK_EQ(0, root.from_worker);
+	publish(s, &root, 3);
+	complete(s, &root);
+	/* Last published first: root/2, root/1, root/0. */
+	for (int expect = 2; expect >= 0; expect--) {
+		item = take(s, 0);
+		CHECK_EQ(expect, item.id.ordinal);
+		CHECK_EQ(10 + expect, item.payload);
+		CHECK_EQ(0, item.from_worker);
+		complete(s, &item);
+	}
+	loom_sched_destroy(s);
+}
+
+TEST(steal_takes_front_of_next_nonempty_deque_cyclically)
+{
+	struct loom_sched *s = new_sched(3, 8, 0, 0);
+	struct loom_sched_item root, r0, r00, r01, r1;
+	struct loom_sched_trace *t;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	publish(s, &root, 2);		/* deque 0: root/0 root/1 */
+	complete(s, &root);
+	r0 = take(s, 2);		/* 2 -> 0: the front, root/0 */
+	CHECK_EQ(0, r0.from_worker);
+	publish(s, &r0, 2);		/* deque 2: root/0/0 root/0/1 */
+	/* Worker 1 looks at 2 before 0, and takes 2's front. */
+	r00 = take(s, 1);
+	CHECK_STR("7:root/0/0", id_text(&r00.id));
+	CHECK_EQ(2, r00.from_worker);
+	complete(s, &r0);
+	r01 = take(s, 2);		/* its own back */
+	complete(s, &r00);
+	complete(s, &r01);
+	r1 = take(s, 2);		/* own deque empty: wraps to 0 */
+	CHECK_EQ(0, r1.from_worker);
+	CHECK_EQ(LOOM_WORK_COMPLETED, complete(s, &r1));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "complete 0 7:root", "steal 2<-0 7:root/0",
+		    "publish 2 7:root/0/0", "publish 2 7:root/0/1",
+		    "steal 1<-2 7:root/0/0", "complete 2 7:root/0",
+		    "acquire-local 2 7:root/0/1", "complete 1 7:root/0/0",
+		    "complete 2 7:root/0/1", "steal 2<-0 7:root/1",
+		    "complete 2 7:root/1 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+TEST(publish_to_full_deque_would_block_acquiring_nothing)
+{
+	struct loom_sched *s = new_sched(1, 2, 0, 0);
+	const struct loom_work_domain *d;
+	uint64_t payloads[3] = { 5, 6, 7 };
+	struct loom_sched_item root, r1;
+	struct loom_sched_trace *t;
+
+	REQUIRE(s);
+	d = loom_sched_domain(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	CHECK_EQ(LOOM_WORK_WOULD_BLOCK,
+		 loom_sched_publish(s, &root, payloads, 3, NULL));
+	CHECK_EQ(1, loom_work_active_count(d));
+	CHECK_EQ(0, loom_sched_queued(s, 0));
+	/* No ordinal was used: the next group starts at 0. */
+	CHECK_OK(loom_sched_publish(s, &root, payloads, 2, NULL));
+	CHECK_EQ(LOOM_WORK_WOULD_BLOCK,
+		 loom_sched_publish(s, &root, payloads, 1, NULL));
+	CHECK_EQ(3, loom_work_active_count(d));
+	complete(s, &root);
+	r1 = take(s, 0);		/* frees one slot */
+	CHECK_OK(loom_sched_publish(s, &r1, payloads + 2, 1, NULL));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "complete 0 7:root", "acquire-local 0 7:root/1",
+		    "publish 0 7:root/1/0");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+TEST(cancel_queued_item_retires_it)
+{
+	struct loom_sched *s = new_sched(1, 4, 0, 0);
+	enum loom_sched_cancel_effect effect = 0;
+	enum loom_work_status st = LOOM_WORK_AWAITING_ROOT;
+	struct loom_work_resp kids[3];
+	uint64_t payloads[3] = { 0, 1, 2 };
+	struct loom_sched_item root, item;
+	struct loom_sched_trace *t;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	CHECK_OK(loom_sched_publish(s, &root, payloads, 3, kids));
+	CHECK_OK(loom_sched_cancel(s, kids[1], &effect, &st));
+	CHECK_EQ(LOOM_SCHED_CANCELLED_QUEUED, effect);
+	CHECK_EQ(LOOM_WORK_ACTIVE, st);
+	CHECK_EQ(3, loom_work_active_count(loom_sched_domain(s)));
+	CHECK_EQ(2, loom_sched_queued(s, 0));
+	CHECK_EQ(LOOM_WORK_RESP_USED, loom_sched_cancel(s, kids[1], NULL, NULL));
+	complete(s, &root);
+	/* The others keep their order: root/2 then root/0. */
+	item = take(s, 0);
+	CHECK_STR("7:root/2", id_text(&item.id));
+	complete(s, &item);
+	item = take(s, 0);
+	CHECK_STR("7:root/0", id_text(&item.id));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "publish 0 7:root/2", "cancel-queued 0 7:root/1",
+		    "complete 0 7:root", "acquire-local 0 7:root/2",
+		    "complete 0 7:root/2", "acquire-local 0 7:root/0");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+TEST(cancel_queued_item_can_complete_domain)
+{
+	struct loom_sched *s = new_sched(2, 4, 0, 0);
+	enum loom_work_status st = LOOM_WORK_AWAITING_ROOT;
+	struct loom_sched_item item;
+	struct loom_sched_trace *t;
+	struct loom_work_resp root;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, &root));
+	CHECK_OK(loom_sched_cancel(s, root, NULL, &st));
+	CHECK_EQ(LOOM_WORK_COMPLETED, st);
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 1, &item));
+	/* Waiting returns at once (only asked if it cannot block forever). */
+	if (loom_sched_acquire(s, 0, &item) == LOOM_WORK_DOMAIN_COMPLETE)
+		CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE,
+			 loom_sched_acquire_wait(s, 0, &item));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "cancel-queued 0 7:root completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+TEST(cancel_active_item_blocks_completion_and_publication)
+{
+	struct loom_sched *s = new_sched(1, 4, 0, 0);
+	enum loom_sched_cancel_effect effect = 0;
+	enum loom_work_status st = LOOM_WORK_AWAITING_ROOT;
+	uint64_t payload = 9;
+	struct loom_sched_item root;
+	struct loom_sched_trace *t;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	CHECK_OK(loom_sched_cancel(s, root.resp, &effect, &st));
+	CHECK_EQ(LOOM_SCHED_CANCEL_REQUESTED, effect);
+	CHECK_EQ(LOOM_WORK_ACTIVE, st);
+	/* A request is not a retirement. */
+	CHECK_EQ(LOOM_WORK_ACTIVE, loom_work_domain_status(loom_sched_domain(s)));
+	CHECK_EQ(LOOM_WORK_CANCEL_REQUESTED,
+		 loom_sched_publish(s, &root, &payload, 1, NULL));
+	CHECK_EQ(LOOM_WORK_CANCEL_REQUESTED, loom_sched_complete(s, &root, &st));
+	CHECK_EQ(LOOM_WORK_CANCEL_PENDING, loom_sched_cancel(s, root.resp, NULL, NULL));
+	CHECK_EQ(1, loom_work_active_count(loom_sched_domain(s)));
+	CHECK_OK(loom_sched_cancel_active(s, &root, &st));
+	CHECK_EQ(LOOM_WORK_COMPLETED, st);
+	CHECK_EQ(LOOM_WORK_RESP_USED, loom_sched_cancel_active(s, &root, &st));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "cancel-request 0 7:root",
+		    "cancel-active 0 7:root completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+TEST(cancel_active_needs_a_request)
+{
+	struct loom_sched *s = new_sched(1, 4, 0, 0);
+	struct loom_sched_item root;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	CHECK_EQ(LOOM_WORK_NO_CANCEL_REQUEST,
+		 loom_sched_cancel_active(s, &root, NULL));
+	CHECK_EQ(LOOM_WORK_COMPLETED, complete(s, &root));
+	CHECK_EQ(3, trace_count(s));
+	loom_sched_destroy(s);
+}
+
+TEST(acquire_answers_no_work_or_domain_complete)
+{
+	struct loom_sched *s = new_sched(2, 4, 0, 0);
+	struct loom_sched_item root, item;
+
+	REQUIRE(s);
+	CHECK_EQ(LOOM_WORK_NO_WORK, loom_sched_acquire(s, 0, &item));
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	/* Idle and empty, but root is active: not completion. */
+	CHECK_EQ(LOOM_WORK_NO_WORK, loom_sched_acquire(s, 1, &item));
+	CHECK_EQ(LOOM_WORK_COMPLETED, complete(s, &root));
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 1, &item));
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &item));
+	loom_sched_destroy(s);
+}
+
+/* Every kind of event, in one deterministic run. */
+TEST(trace_records_every_transition_in_order)
+{
+	struct loom_sched *s = new_sched(2, 4, 0, 0);
+	struct loom_work_resp kids[3];
+	uint64_t payloads[3] = { 1, 2, 3 };
+	struct loom_sched_item root, a, b;
+	struct loom_sched_trace *t;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	CHECK_OK(loom_sched_publish(s, &root, payloads, 3, kids));
+	CHECK_OK(loom_sched_cancel(s, kids[0], NULL, NULL));	/* queued */
+	a = take(s, 1);					/* steals root/1 */
+	complete(s, &root);
+	b = take(s, 0);					/* root/2 */
+	CHECK_OK(loom_sched_cancel(s, a.resp, NULL, NULL));	/* request */
+	CHECK_OK(loom_sched_cancel_active(s, &a, NULL));
+	CHECK_EQ(LOOM_WORK_COMPLETED, complete(s, &b));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "publish 0 7:root/2", "cancel-queued 0 7:root/0",
+		    "steal 1<-0 7:root/1", "complete 0 7:root",
+		    "acquire-local 0 7:root/2", "cancel-request 1 7:root/1",
+		    "cancel-active 1 7:root/1", "complete 0 7:root/2 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+TEST(failed_calls_record_nothing)
+{
+	struct loom_sched *s = new_sched(2, 1, 0, 0);
+	struct loom_sched *other = new_sched(1, 1, 0, 0);
+	uint64_t payloads[2] = { 1, 2 };
+	struct loom_sched_item root, stale, foreign, item;
+	struct loom_work_resp none = { 0, 0 };
+
+	REQUIRE(s && other);
+	CHECK_EQ(LOOM_WORK_NO_WORK, loom_sched_acquire(s, 0, &item));
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	CHECK_OK(loom_sched_admit(other, 1, NULL));
+	CHECK_EQ(1, trace_count(s));
+	root = take(s, 0);
+	foreign = take(other, 0);
+	stale = root;
+	stale.worker = 1;
+	CHECK_EQ(LOOM_WORK_ROOT_CLOSED, loom_sched_admit(s, 1, NULL));
+	CHECK_EQ(LOOM_WORK_WORKER_BUSY, loom_sched_acquire(s, 0, &item));
+	CHECK_EQ(LOOM_WORK_NO_WORK, loom_sched_acquire(s, 1, &item));
+	CHECK_EQ(LOOM_WORK_WOULD_BLOCK, loom_sched_publish(s, &root, payloads, 2, NULL));
+	CHECK_EQ(LOOM_WORK_NOT_ACTIVE, loom_sched_publish(s, &stale, payloads, 1, NULL));
+	CHECK_EQ(LOOM_WORK_NOT_ACTIVE, loom_sched_complete(s, &stale, NULL));
+	CHECK_EQ(LOOM_WORK_FOREIGN_DOMAIN, loom_sched_complete(s, &foreign, NULL));
+	CHECK_EQ(LOOM_WORK_FOREIGN_DOMAIN, loom_sched_cancel(s, foreign.resp, NULL, NULL));
+	CHECK_EQ(LOOM_WORK_RESP_INVALID, loom_sched_cancel(s, none, NULL, NULL));
+	CHECK_EQ(LOOM_WORK_NO_CANCEL_REQUEST, loom_sched_cancel_active(s, &root, NULL));
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_sched_acquire(s, 2, &item));
+	CHECK_EQ(1, trace_count(s));		/* just the acquisition */
+	CHECK_EQ(LOOM_WORK_COMPLETED, complete(s, &root));
+	CHECK_EQ(LOOM_WORK_RESP_USED, loom_sched_complete(s, &root, NULL));
+	CHECK_EQ(LOOM_WORK_PARENT_RETIRED, loom_sched_publish(s, &root, payloads, 1, NULL));
+	CHECK_EQ(LOOM_WORK_RESP_USED, loom_sched_cancel(s, root.resp, NULL, NULL));
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 1, &item));
+	CHECK_EQ(1, trace_count(s));		/* just the completion */
+	loom_sched_destroy(other);
+	loom_sched_destroy(s);
+}
+
+TEST(batch_acquires_one_at_a_time_and_publishes_per_item)
+{
+	struct loom_sched *s = new_sched(2, 8, 3, 0);
+	struct loom_sched_item root, batch[4], item;
+	struct loom_sched_trace *t;
+	size_t n = 99;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	publish(s, &root, 4);
+	complete(s, &root);
+	/* Asking for 4 gets max_batch = 3, each stolen from 0's front. */
+	CHECK_OK(loom_sched_acquire_batch(s, 1, batch, 4, 0, &n));
+	REQUIRE_EQ(3, n);
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ(i, batch[i].id.ordinal);
+		CHECK_EQ(1, batch[i].worker);
+		CHECK_EQ(0, batch[i].from_worker);
+	}
+	CHECK_EQ(LOOM_WORK_WORKER_BUSY, loom_sched_acquire_batch(s, 1, batch + 3, 1, 0, &n));
+	CHECK_EQ(0, n);
+	/* Ran elsewhere; now each item's children, then its retirement. */
+	for (int i = 0; i < 3; i++) {
+		publish(s, &batch[i], 1);
+		complete(s, &batch[i]);
+	}
+	item = take(s, 1);	/* own deque back: root/2/0 */
+	CHECK_STR("7:root/2/0", id_text(&item.id));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "publish 0 7:root/2", "publish 0 7:root/3",
+		    "complete 0 7:root", "steal 1<-0 7:root/0",
+		    "steal 1<-0 7:root/1", "steal 1<-0 7:root/2",
+		    "publish 1 7:root/0/0", "complete 1 7:root/0",
+		    "publish 1 7:root/1/0", "complete 1 7:root/1",
+		    "publish 1 7:root/2/0", "complete 1 7:root/2",
+		    "acquire-local 1 7:root/2/0");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+TEST(cancel_all_requests_active_then_cancels_queued)
+{
+	struct loom_sched *s = new_sched(2, 8, 0, 0);
+	uint64_t cancelled = 0;
+	enum loom_work_status st = LOOM_WORK_AWAITING_ROOT;
+	struct loom_sched_item root, a;
+	struct loom_sched_trace *t;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	publish(s, &root, 3);
+	a = take(s, 1);			/* root/0, stolen */
+	CHECK_OK(loom_sched_cancel_all(s, &cancelled, &st));
+	CHECK_EQ(2, cancelled);
+	CHECK_EQ(LOOM_WORK_ACTIVE, st);
+	CHECK_EQ(0, loom_sched_queued(s, 0));
+	CHECK_EQ(LOOM_WORK_CANCEL_REQUESTED, loom_sched_complete(s, &root, NULL));
+	CHECK_OK(loom_sched_cancel_active(s, &root, &st));
+	CHECK_EQ(LOOM_WORK_ACTIVE, st);
+	CHECK_OK(loom_sched_cancel_active(s, &a, &st));
+	CHECK_EQ(LOOM_WORK_COMPLETED, st);
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "publish 0 7:root/2", "steal 1<-0 7:root/0",
+		    "cancel-request 0 7:root", "cancel-request 1 7:root/0",
+		    "cancel-queued 0 7:root/1", "cancel-queued 0 7:root/2",
+		    "cancel-active 0 7:root",
+		    "cancel-active 1 7:root/0 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+TEST(trace_take_moves_events_and_outlives_scheduler)
+{
+	struct loom_sched *s = new_sched(1, 4, 0, 0);
+	struct loom_sched_trace *first, *second;
+	struct loom_sched_item root;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	publish(s, &root, 1);
+	CHECK_OK(loom_sched_take_trace(s, &first));
+	complete(s, &root);
+	CHECK_OK(loom_sched_take_trace(s, &second));
+	loom_sched_destroy(s);
+	/* The ids still point at live storage (ASan would say otherwise). */
+	CHECK_TRACE(first, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0");
+	CHECK_TRACE(second, "complete 0 7:root");
+	loom_sched_trace_free(first);
+	loom_sched_trace_free(second);
+}
+
+TEST(no_trace_flag_records_nothing)
+{
+	struct loom_sched *s = new_sched(1, 4, 0, LOOM_SCHED_NO_TRACE);
+	struct loom_sched_item root;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	publish(s, &root, 2);
+	complete(s, &root);
+	CHECK_EQ(0, trace_count(s));
+	loom_sched_destroy(s);
+}
+
+TEST(identity_independent_of_worker_and_payload)
+{
+	struct loom_sched *one = new_sched(1, 4, 0, 0);
+	struct loom_sched *two = new_sched(2, 4, 0, 0);
+	struct loom_sched_item r1, r2, a1, b0, b1;
+	uint64_t p1[2] = { 111, 222 }, p2[2] = { 9, 9 };
+
+	REQUIRE(one && two);
+	CHECK_OK(loom_sched_admit(one, 5, NULL));
+	CHECK_OK(loom_sched_admit(two, 6, NULL));
+	r1 = take(one, 0);		/* local */
+	r2 = take(two, 1);		/* stolen, another payload */
+	CHECK(loom_item_id_equal(&r1.id, &r2.id));
+	CHECK_OK(loom_sched_publish(one, &r1, p1, 2, NULL));
+	CHECK_OK(loom_sched_publish(two, &r2, p2, 2, NULL));
+	complete(one, &r1);
+	complete(two, &r2);
+	a1 = take(one, 0);		/* root/1: own back on worker 0 */
+	b0 = take(two, 0);		/* root/0: stolen from worker 1's front */
+	b1 = take(two, 1);		/* root/1: own back on worker 1 */
+	CHECK_STR("7:root/1", id_text(&a1.id));
+	CHECK(loom_item_id_equal(&a1.id, &b1.id));
+	CHECK_EQ(loom_item_id_hash(&a1.id), loom_item_id_hash(&b1.id));
+	CHECK(a1.payload != b1.payload && a1.worker != b1.worker);
+	CHECK(!loom_item_id_equal(&a1.id, &b0.id));
+	loom_sched_destroy(one);
+	loom_sched_destroy(two);
+}
+
+TEST(invalid_configurations_rejected)
+{
+	struct loom_sched_config config = { .workers = 0, .deque_capacity = 1 };
+	struct loom_sched *s = NULL;
+
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_sched_create(&config, &s));
+	config.workers = 1;
+	config.deque_capacity = 0;
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_sched_create(&config, &s));
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_sched_create(NULL, &s));
+	CHECK(s == NULL);
+}
+
+TEST(event_names)
+{
+	CHECK_STR("admit", loom_sched_event_name(LOOM_SCHED_EV_ADMIT));
+	CHECK_STR("acquire-local", loom_sched_event_name(LOOM_SCHED_EV_ACQUIRE_LOCAL));
+	CHECK_STR("steal", loom_sched_event_name(LOOM_SCHED_EV_STEAL));
+	CHECK_STR("publish", loom_sched_event_name(LOOM_SCHED_EV_PUBLISH));
+	CHECK_STR("cancel-request", loom_sched_event_name(LOOM_SCHED_EV_CANCEL_REQUEST));
+	CHECK_STR("cancel-queued", loom_sched_event_name(LOOM_SCHED_EV_CANCEL_QUEUED));
+	CHECK_STR("cancel-active", loom_sched_event_name(LOOM_SCHED_EV_CANCEL_ACTIVE));
+	CHECK_STR("complete", loom_sched_event_name(LOOM_SCHED_EV_COMPLETE));
+}
+
+int main(void)
+{
+	RUN(root_starts_on_worker_0);
+	RUN(worker_holds_one_active_item);
+	RUN(worker_pops_back_of_own_deque);
+	RUN(steal_takes_front_of_next_nonempty_deque_cyclically);
+	RUN(publish_to_full_deque_would_block_acquiring_nothing);
+	RUN(cancel_queued_item_retires_it);
+	RUN(cancel_queued_item_can_complete_domain);
+	RUN(cancel_active_item_blocks_completion_and_publication);
+	RUN(cancel_active_needs_a_request);
+	RUN(acquire_answers_no_work_or_domain_complete);
+	RUN(trace_records_every_transition_in_order);
+	RUN(failed_calls_record_nothing);
+	RUN(batch_acquires_one_at_a_time_and_publishes_per_item);
+	RUN(cancel_all_requests_active_then_cancels_queued);
+	RUN(trace_take_moves_events_and_outlives_scheduler);
+	RUN(no_trace_flag_records_nothing);
+	RUN(identity_independent_of_worker_and_payload);
+	RUN(invalid_configurations_rejected);
+	RUN(event_names);
+	return checks_done();
+}

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * launch_vm_test: libloom's device side against the real driver and
+ * device.  Images are built with the builder from hand-built
+ * configurations; dense launches of rank 0..3 are checked cell by cell,
+ * an empty domain is ordered after its dependency and touches nothing, a
+ * negative extent never reaches the driver, typed errors, all-of waits,
+ * io_uring completions, and two devices at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "configs.h"
+#include "loom/loom.h"
+#include "loom_device.h"
+
+#define SEC	1000000000LL
+
+/*
+ * Rank 0: *out = value.  Operand 0 = out VA (N edge, x = 1), operand 1 =
+ * value (N, x = 2).  (1,0) STORE A = N, B = E; (2,0) passes N west;
+ * (1,1) SINK.
+ */
+static size_t store_config(void *buf, size_t size, unsigned w, unsigned h)
+{
+	struct fb *b = malloc(sizeof(*b));
+	size_t n;
+
+	if (!b)
+		return 0;
+	fb_init(b, w, h);
+	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
+	fb_port(b, LOOM_DIR_N, 2, LOOM_PORT_OPERAND, 1);
+	fb_pe(b, 1, 0, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 1, 0, LOOM_OUT_PE_B, LOOM_SRC_E);
+	fb_route(b, 1, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_route(b, 2, 0, LOOM_OUT_W, LOOM_SRC_N);
+	fb_pe(b, 1, 1, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	n = fb_image(b, buf, size);
+	free(b);
+	return n;
+}
+
+/*
+ * Rank 2 or 3: out[lin] = lin with lin = (c0 * e1 + c1) [* e2 + c2].
+ * Coordinates on the W edge (c0 y = 0, c1 y = 1, c2 y = 3); operands on
+ * the N edge: 0 = out VA (x = 2), 1 = e1 (x = 0), 2 = e2 (x = 1, rank 3).
+ *
+ *   (0,0) MUL c0 * e1 -> S         (0,1) ADD + c1 -> S
+ *   (0,2) rank 3: MUL * e2 (e2 comes down column 1, then W) -> S
+ *   (0,3) rank 3: ADD + c2 -> E; rank 2: passes N to E
+ *   (1,3) SHL 3 -> E, and lin N  (1,2) lin E   (2,2) lin E  (3,2) lin S, SINK
+ *   (2,3) ADD out + off -> E     (3,3) STORE -> N
+ */
+static size_t lin_config(void *buf, size_t size, unsigned w, unsigned h,
+			 unsigned rank)
+{
+	struct fb *b = malloc(sizeof(*b));
+	size_t n;
+
+	if (!b)
+		return 0;
+	fb_init(b, w, h);
+	fb_port(b, LOOM_DIR_W, 0, LOOM_PORT_COORD, 0);
+	fb_port(b, LOOM_DIR_W, 1, LOOM_PORT_COORD, 1);
+	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_OPERAND, 1);
+	fb_port(b, LOOM_DIR_N, 2, LOOM_PORT_OPERAND, 0);
+	fb_pe(b, 0, 0, LOOM_OP_MUL, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 0, 0, LOOM_OUT_PE_B, LOOM_SRC_N);
+	fb_route(b, 0, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 0, 1, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 0, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 0, 1, LOOM_OUT_PE_B, LOOM_SRC_W);
+	fb_route(b, 0, 1, LOOM_OUT_S, LOOM_SRC_PE);
+	if (rank == 3) {
+		fb_port(b, LOOM_DIR_W, 3, LOOM_PORT_COORD, 2);
+		fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 2);
+		fb_route(b, 1, 0, LOOM_OUT_S, LOOM_SRC_N);
+		fb_route(b, 1, 1, LOOM_OUT_S, LOOM_SRC_N);
+		fb_route(b, 1, 2, LOOM_OUT_W, LOOM_SRC_N);
+		fb_pe(b, 0, 2, LOOM_OP_MUL, LOOM_TYPE_I64, 0, 0);
+		fb_route(b, 0, 2, LOOM_OUT_PE_A, LOOM_SRC_N);
+		fb_route(b, 0, 2, LOOM_OUT_PE_B, LOOM_SRC_E);
+		fb_route(b, 0, 2, LOOM_OUT_S, LOOM_SRC_PE);
+		fb_pe(b, 0, 3, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
+		fb_route(b, 0, 3, LOOM_OUT_PE_A, LOOM_SRC_N);
+		fb_route(b, 0, 3, LOOM_OUT_PE_B, LOOM_SRC_W);
+		fb_route(b, 0, 3, LOOM_OUT_E, LOOM_SRC_PE);
+	} else {
+		fb_route(b, 0, 2, LOOM_OUT_S, LOOM_SRC_N);
+		fb_route(b, 0, 3, LOOM_OUT_E, LOOM_SRC_N);
+	}
+	fb_pe(b, 1, 3, LOOM_OP_SHL, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 3);
+	fb_route(b, 1, 3, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 1, 3, LOOM_OUT_N, LOOM_SRC_W);
+	fb_route(b, 1, 3, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_route(b, 1, 2, LOOM_OUT_E, LOOM_SRC_S);
+	fb_route(b, 2, 2, LOOM_OUT_E, LOOM_SRC_W);
+	fb_route(b, 2, 0, LOOM_OUT_S, LOOM_SRC_N);
+	fb_route(b, 2, 1, LOOM_OUT_S, LOOM_SRC_N);
+	fb_route(b, 2, 2, LOOM_OUT_S, LOOM_SRC_N);
+	fb_pe(b, 2, 3, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 2, 3, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 2, 3, LOOM_OUT_PE_B, LOOM_SRC_N);
+	fb_route(b, 2, 3, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_route(b, 3, 2, LOOM_OUT_S, LOOM_SRC_W);
+	fb_pe(b, 3, 2, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 3, 2, LOOM_OUT_PE_A, LOOM_SRC_S);
+	fb_pe(b, 3, 3, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 3, 3, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 3, 3, LOOM_OUT_PE_B, LOOM_SRC_N);
+	fb_route(b, 3, 3, LOOM_OUT_N, LOOM_SRC_PE);
+	n = fb_image(b, buf, size);
+	free(b);
+	return n;
+}
+
+static const enum loom_arg_type vadd_sig[3] = {
+	LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64 };
+static const enum loom_arg_type store_sig[2] = { LOOM_ARG_MEMREF_I64, LOOM_ARG_I64 };
+static const enum loom_arg_type lin2_sig[2] = { LOOM_ARG_MEMREF_I64, LOOM_ARG_INDEX };
+static const enum loom_arg_type lin3_sig[3] = {
+	LOOM_ARG_MEMREF_I64, LOOM_ARG_INDEX, LOOM_ARG_INDEX };
+
+/* The test image for a device's fabric: vadd, store, lin2, lin3. */
+static struct loom_image *test_image(const struct loom_device_info *info)
+{
+	static unsigned char cfg[4][16384];
+	size_t n[4];
+	struct loom_image_builder *b;
+	struct loom_image *img = NULL;
+	void *bytes;
+	size_t size;
+	unsigned w = info->fabric_width, h = info->fabric_height;
+
+	n[0] = loom_test_config_vector_add(cfg[0], sizeof(cfg[0]), w, h);
+	n[1] = store_config(cfg[1], sizeof(cfg[1]), w, h);
+	n[2] = lin_config(cfg[2], sizeof(cfg[2]), w, h, 2);
+	n[3] = lin_config(cfg[3], sizeof(cfg[3]), w, h, 3);
+	if (loom_builder_new(w, h, &b))
+		return NULL;
+	if (!loom_builder_add_dense(b, "vadd", 1, vadd_sig, 3, cfg[0], n[0]) &&
+	    !loom_builder_add_dense(b, "store", 0, store_sig, 2, cfg[1], n[1]) &&
+	    !loom_builder_add_dense(b, "lin2", 2, lin2_sig, 2, cfg[2], n[2]) &&
+	    !loom_builder_add_dense(b, "lin3", 3, lin3_sig, 3, cfg[3], n[3]) &&
+	    !loom_builder_finish(b, &bytes, &size)) {
+		if (loom_image_load(bytes, size, &img))
+			img = NULL;
+		free(bytes);
+	}
+	loom_builder_free(b);
+	return img;
+}
+
+FIXTURE(dev) {
+	struct loom_device *dev;
+	struct loom_image *img;
+	struct loom_bo *data;
+	int64_t *mem;
+	uint64_t va;
+};
+
+#define DATA_SIZE	(4 << 20)
+
+FIXTURE_SETUP(dev)
+{
+	ASSERT_EQ(0, loom_device_open_first(&self->dev));
+	self->img = test_image(loom_device_info(self->dev));
+	ASSERT_NE(NULL, self->img);
+	ASSERT_EQ(0, loom_bo_alloc(self->dev, DATA_SIZE, 0, &self->data));
+	self->mem = loom_bo_map(self->data);
+	self->va = loom_bo_va(self->data);
+	memset(self->mem, 0xff, DATA_SIZE);
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	loom_bo_free(self->data);
+	loom_image_free(self->img);
+	loom_device_close(self->dev);
+}
+
+#define ARG(t, v) ((struct loom_arg){ LOOM_ARG_##t, (uint64_t)(v) })
+
+/* vadd over n: a at word 0, b at word A_B, c at word A_C. */
+#define A_B	(1 << 17)
+#define A_C	(2 << 17)
+
+static void vadd_args(FIXTURE_DATA(dev) *self, struct loom_arg *a, uint64_t c_off)
+{
+	a[0] = ARG(MEMREF_I64, self->va);
+	a[1] = ARG(MEMREF_I64, self->va + A_B * 8);
+	a[2] = ARG(MEMREF_I64, self->va + c_off * 8);
+}
+
+TEST_F(dev, info_is_sane)
+{
+	const struct loom_device_info *i = loom_device_info(self->dev);
+
+	EXPECT_LE(3, i->uapi_version);
+	EXPECT_LE(1, i->num_cores);
+	EXPECT_LE(4, i->fabric_width);
+	EXPECT_LE(3, i->max_rank);
+	EXPECT_NE(0, i->features & 1);
+	EXPECT_LE(0, loom_device_fd(self->dev));
+	EXPECT_EQ(0, strncmp(i->path, "/dev/dri/renderD", 16));
+}
+
+TEST_F(dev, rank0_one_instance)
+{
+	struct loom_arg a[2] = { ARG(MEMREF_I64, self->va + 8), ARG(I64, 0x1234) };
+	struct loom_token *t;
+	struct loom_job_counters c;
+
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", a, 2, NULL, 0, NULL, 0, 0, &t));
+	ASSERT_EQ(0, loom_token_wait(t, 10 * SEC));
+	EXPECT_EQ(0x1234, self->mem[1]);
+	EXPECT_EQ(-1, self->mem[0]);
+	EXPECT_EQ(-1, self->mem[2]);
+	ASSERT_EQ(0, loom_token_counters(t, &c));
+	EXPECT_EQ(1, c.instances);
+	EXPECT_EQ(1, loom_token_done(t));
+	loom_token_free(t);
+}
+
+TEST_F(dev, rank1_vector_add)
+{
+	struct loom_arg a[3];
+	int64_t n = 100;
+	struct loom_token *t;
+
+	for (int i = 0; i < n; i++) {
+		self->mem[i] = i;
+		self->mem[A_B + i] = 1000 * i;
+	}
+	vadd_args(self, a, A_C);
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "vadd", a, 3, &n, 1, NULL, 0, 1, &t));
+	ASSERT_EQ(0, loom_token_wait(t, 10 * SEC));
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(1001 * i, self->mem[A_C + i]);
+	EXPECT_EQ(-1, self->mem[A_C + n]);
+	loom_token_free(t);
+}
+
+/* Every cell of [0, e0) x ... written with its own linear index, once. */
+static void check_lin(struct __test_metadata *_metadata, FIXTURE_DATA(dev) *self,
+		      struct loom_token *t, int64_t total)
+{
+	struct loom_job_counters c;
+
+	ASSERT_EQ(0, loom_token_wait(t, 20 * SEC));
+	for (int64_t i = 0; i < total; i++)
+		ASSERT_EQ(i, self->mem[i]);
+	EXPECT_EQ(-1, self->mem[total]);
+	ASSERT_EQ(0, loom_token_counters(t, &c));
+	EXPECT_EQ(total, c.instances);
+	EXPECT_EQ(total, c.mem_writes);
+}
+
+TEST_F(dev, rank2_every_cell_once)
+{
+	int64_t e[2] = { 5, 7 };
+	struct loom_arg a[2] = { ARG(MEMREF_I64, self->va), ARG(INDEX, e[1]) };
+	struct loom_token *t;
+
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "lin2", a, 2, e, 2, NULL, 0, 0, &t));
+	check_lin(_metadata, self, t, 35);
+	loom_token_free(t);
+}
+
+TEST_F(dev, rank3_every_cell_once)
+{
+	int64_t e[3] = { 3, 4, 5 };
+	struct loom_arg a[3] = { ARG(MEMREF_I64, self->va), ARG(INDEX, e[1]), ARG(INDEX, e[2]) };
+	struct loom_token *t;
+
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "lin3", a, 3, e, 3, NULL, 0, 0, &t));
+	check_lin(_metadata, self, t, 60);
+	loom_token_free(t);
+}
+
+/*
+ * A (a long vector add) then empty B depending on A: B is never done
+ * while A is not, and B writes nothing.
+ */
+TEST_F(dev, empty_domain_waits_for_its_dependency)
+{
+	struct loom_arg a[3], b[3] = { ARG(MEMREF_I64, self->va + 8 * 100),
+				       ARG(MEMREF_I64, self->va + 8 * 100),
+				       ARG(MEMREF_I64, self->va + 8 * 100) };
+	int64_t n = 20000, e[3] = { 4, 0, 4 };
+	struct loom_token *ta, *tb;
+	struct loom_job_counters c;
+
+	vadd_args(self, a, A_C);
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "vadd", a, 3, &n, 1, NULL, 0, 0, &ta));
+	/* on the other queue, so only the dependency orders it */
+	b[1] = ARG(INDEX, 4);
+	b[2] = ARG(INDEX, 4);
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "lin3", b, 3, e, 3, &ta, 1, 1, &tb));
+	for (int i = 0; i < 1000 && !loom_token_done(tb); i++)
+		if (loom_token_done(ta) == 0)
+			ASSERT_EQ(0, loom_token_done(tb));
+	ASSERT_EQ(0, loom_token_wait(tb, 30 * SEC));
+	EXPECT_EQ(1, loom_token_done(ta));
+	EXPECT_EQ(0, loom_token_wait(ta, 0));
+	EXPECT_EQ(-1, self->mem[100]);
+	ASSERT_EQ(0, loom_token_counters(tb, &c));
+	EXPECT_EQ(0, c.instances);
+	EXPECT_EQ(0, c.mem_writes);
+	loom_token_free(tb);
+	loom_token_free(ta);
+}
+
+/* Writes core @core's register @reg of @dev's PCI function (sysfs BAR0). */
+static int poke_core(struct loom_device *dev, unsigned core, uint32_t reg, uint32_t val)
+{
+	const char *node = strrchr(loom_device_info(dev)->path, '/') + 1;
+	volatile uint32_t *bar;
+	char path[96];
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/drm/%s/device/resource0", node);
+	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	bar = mmap(NULL, LOOM_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (bar == MAP_FAILED)
+		return -errno;
+	bar[(LOOM_CORE_BASE(core) + reg) / 4] = val;
+	munmap((void *)bar, LOOM_BAR0_SIZE);
+	return 0;
+}
+
+/*
+ * The same ordering, made certain: A hangs (an injected device hang) until
+ * the driver's hang recovery fails it after its deadline, so B provably
+ * waits while A is unfinished, and completes afterwards without running.
+ */
+TEST_F(dev, empty_domain_waits_for_a_hung_dependency)
+{
+	struct loom_arg a[3], b[3] = { ARG(MEMREF_I64, self->va + 8 * 100),
+				       ARG(INDEX, 4), ARG(INDEX, 4) };
+	int64_t n = 8, e[3] = { 0, 4, 4 };
+	struct loom_token *ta, *tb;
+	struct loom_job_counters c;
+
+	vadd_args(self, a, A_C);
+	ASSERT_EQ(0, poke_core(self->dev, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG));
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "vadd", a, 3, &n, 1, NULL, 0, 0, &ta));
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "lin3", b, 3, e, 3, &ta, 1, 1, &tb));
+	usleep(500 * 1000);
+	EXPECT_EQ(0, loom_token_done(ta));
+	EXPECT_EQ(0, loom_token_done(tb));
+	EXPECT_EQ(0, loom_token_wait(tb, 30 * SEC));
+	EXPECT_EQ(-ETIMEDOUT, loom_token_wait(ta, 0));
+	EXPECT_EQ(-1, self->mem[100]);
+	ASSERT_EQ(0, loom_token_counters(tb, &c));
+	EXPECT_EQ(0, c.instances);
+	EXPECT_EQ(0, c.mem_writes);
+	loom_token_free(tb);
+	loom_token_free(ta);
+}
+
+/* Rejected launches: typed errors, no job was created, nothing written. */
+TEST_F(dev, rejections_submit_nothing)
+{
+	struct loom_arg a[3] = { ARG(MEMREF_I64, self->va), ARG(INDEX, 4), ARG(INDEX, 4) };
+	struct loom_arg wrong[3] = { ARG(MEMREF_I64, self->va), ARG(I32, 4), ARG(INDEX, 4) };
+	int64_t neg[3] = { 2, -3, 2 }, ok[3] = { 1, 1, 1 };
+	struct loom_token *t0, *t = NULL;
+	uint64_t first;
+
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "lin3", a, 3, ok, 3, NULL, 0, 0, &t0));
+	ASSERT_EQ(0, loom_token_wait(t0, 10 * SEC));
+	first = loom_token_job_id(t0);
+	self->mem[0] = -1;
+	EXPECT_EQ(LOOM_E_NEGATIVE_EXTENT, loom_launch_dense(self->dev, self->img, "lin3", a, 3, neg, 3, NULL, 0, 0, &t));
+	EXPECT_EQ(LOOM_E_EXTENT_COUNT, loom_launch_dense(self->dev, self->img, "lin3", a, 3, ok, 2, NULL, 0, 0, &t));
+	EXPECT_EQ(LOOM_E_ARG_TYPE, loom_launch_dense(self->dev, self->img, "lin3", wrong, 3, ok, 3, NULL, 0, 0, &t));
+	EXPECT_EQ(LOOM_E_ARG_COUNT, loom_launch_dense(self->dev, self->img, "lin3", a, 2, ok, 3, NULL, 0, 0, &t));
+	EXPECT_EQ(LOOM_E_NO_THREAD, loom_launch_dense(self->dev, self->img, "nope", a, 3, ok, 3, NULL, 0, 0, &t));
+	EXPECT_EQ(-EINVAL, loom_launch_dense(self->dev, self->img, "lin3", a, 3, ok, 3, NULL, 0, 99, &t));
+	EXPECT_EQ(NULL, t);
+	/* the next accepted launch is the very next job: nothing was queued */
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "lin3", a, 3, ok, 3, NULL, 0, 0, &t));
+	EXPECT_EQ(first + 1, loom_token_job_id(t));
+	ASSERT_EQ(0, loom_token_wait(t, 10 * SEC));
+	EXPECT_EQ(0, self->mem[0]);
+	EXPECT_EQ(-1, self->mem[1]);
+	loom_token_free(t);
+	loom_token_free(t0);
+}
+
+/* all-of: several tokens, and the first error in order wins */
+TEST_F(dev, wait_all_and_job_errors)
+{
+	struct loom_token *t[4];
+	struct loom_arg s[2];
+	struct loom_arg bad[2] = { ARG(MEMREF_I64, 0x7000000000ULL), ARG(I64, 1) };
+
+	for (int i = 0; i < 3; i++) {
+		s[0] = ARG(MEMREF_I64, self->va + 8 * i);
+		s[1] = ARG(I64, 10 + i);
+		ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", s, 2, NULL, 0,
+					       i ? &t[i - 1] : NULL, i ? 1 : 0, i % 2, &t[i]));
+	}
+	ASSERT_EQ(0, loom_token_wait_all(t, 3, 10 * SEC));
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(10 + i, self->mem[i]);
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", bad, 2, NULL, 0, NULL, 0, 0, &t[3]));
+	EXPECT_EQ(-EFAULT, loom_token_wait_all(t, 4, 10 * SEC));
+	EXPECT_EQ(-EFAULT, loom_token_wait(t[3], 0));
+	for (int i = 0; i < 4; i++)
+		loom_token_free(t[i]);
+}
+
+TEST_F(dev, io_uring_completions)
+{
+	struct loom_ring *ring;
+	struct loom_token *tok[4] = { NULL };
+	struct loom_completion c[8];
+	int64_t e2[2] = { 2, 3 }, e1 = 16;
+	struct loom_arg st[2] = { ARG(MEMREF_I64, self->va + 8 * 1000), ARG(I64, 77) };
+	struct loom_arg l2[2] = { ARG(MEMREF_I64, self->va), ARG(INDEX, 3) };
+	struct loom_arg va[3], bad[2] = { ARG(MEMREF_I64, 0x7000000000ULL), ARG(I64, 1) };
+	unsigned seen = 0, got = 0;
+
+	ASSERT_EQ(0, loom_ring_create(self->dev, 16, &ring));
+	vadd_args(self, va, A_C);
+	for (int i = 0; i < 16; i++) {
+		self->mem[i] = i;
+		self->mem[A_B + i] = i;
+	}
+	ASSERT_EQ(0, loom_ring_launch_dense(ring, self->img, "store", st, 2, NULL, 0, NULL, 0, 0, 100, &tok[0]));
+	ASSERT_EQ(0, loom_ring_launch_dense(ring, self->img, "lin2", l2, 2, e2, 2, &tok[0], 1, 1, 101, &tok[1]));
+	ASSERT_EQ(0, loom_ring_launch_dense(ring, self->img, "vadd", va, 3, &e1, 1, NULL, 0, 0, 102, NULL));
+	ASSERT_EQ(0, loom_ring_launch_dense(ring, self->img, "store", bad, 2, NULL, 0, NULL, 0, 1, 103, &tok[2]));
+	EXPECT_EQ(LOOM_E_NEGATIVE_EXTENT, loom_ring_launch_dense(ring, self->img, "vadd", va, 3,
+			(int64_t[]){ -1 }, 1, NULL, 0, 0, 104, NULL));
+	EXPECT_EQ(4, loom_ring_in_flight(ring));
+	/* a ring token is a dependency of an ioctl launch, too */
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store",
+		(struct loom_arg[]){ ARG(MEMREF_I64, self->va + 8 * 1001), ARG(I64, 5) }, 2,
+		NULL, 0, &tok[1], 1, 0, &tok[3]));
+	/* waiting on a token drains its CQE without losing it for reap */
+	EXPECT_EQ(0, loom_token_wait(tok[1], 10 * SEC));
+	while (got < 4) {
+		int n = loom_ring_reap(ring, c, 8, true);
+
+		ASSERT_LT(0, n);
+		for (int i = 0; i < n; i++) {
+			ASSERT_LE(100, c[i].user_data);
+			ASSERT_GE(103, c[i].user_data);
+			EXPECT_EQ(0, seen & (1u << (c[i].user_data - 100)));
+			seen |= 1u << (c[i].user_data - 100);
+			EXPECT_EQ(c[i].user_data == 103 ? -EFAULT : 0, c[i].res);
+		}
+		got += n;
+	}
+	EXPECT_EQ(0xf, seen);
+	EXPECT_EQ(0, loom_ring_in_flight(ring));
+	EXPECT_EQ(0, loom_ring_reap(ring, c, 8, true));
+	EXPECT_EQ(0, loom_token_wait(tok[0], 0));
+	EXPECT_EQ(-EFAULT, loom_token_wait(tok[2], 0));
+	EXPECT_EQ(0, loom_token_wait(tok[3], 10 * SEC));
+	EXPECT_EQ(77, self->mem[1000]);
+	EXPECT_EQ(5, self->mem[1001]);
+	for (int i = 0; i < 6; i++)
+		EXPECT_EQ(i, self->mem[i]);
+	for (int i = 0; i < 16; i++)
+		EXPECT_EQ(2 * i, self->mem[A_C + i]);
+	for (int i = 0; i < 4; i++)
+		loom_token_free(tok[i]);
+	loom_ring_destroy(ring);
+}
+
+/* Two devices at once: the same image launched on both. */
+TEST(two_devices)
+{
+	struct loom_device *d[4];
+	struct loom_image *img[2];
+	struct loom_bo *bo[2];
+	struct loom_token *t[2];
+	int n = loom_device_open_all(d, 4);
+	int64_t e = 8;
+
+	if (n < 2) {
+		for (int i = 0; i < n; i++)
+			loom_device_close(d[i]);
+		SKIP(return, "needs two loom devices (got %d)", n);
+	}
+	EXPECT_NE(0, strcmp(loom_device_info(d[0])->path, loom_device_info(d[1])->path));
+	for (int i = 0; i < 2; i++) {
+		int64_t *m;
+		struct loom_arg a[3];
+
+		img[i] = test_image(loom_device_info(d[i]));
+		ASSERT_NE(NULL, img[i]);
+		ASSERT_EQ(0, loom_bo_alloc(d[i], 3 * 4096, 0, &bo[i]));
+		m = loom_bo_map(bo[i]);
+		for (int k = 0; k < 8; k++) {
+			m[k] = k * (i + 1);
+			m[512 + k] = 100;
+		}
+		a[0] = ARG(MEMREF_I64, loom_bo_va(bo[i]));
+		a[1] = ARG(MEMREF_I64, loom_bo_va(bo[i]) + 4096);
+		a[2] = ARG(MEMREF_I64, loom_bo_va(bo[i]) + 8192);
+		ASSERT_EQ(0, loom_launch_dense(d[i], img[i], "vadd", a, 3, &e, 1, NULL, 0, 0, &t[i]));
+	}
+	/* a token of one device cannot order a launch on the other */
+	EXPECT_EQ(LOOM_E_FOREIGN_TOKEN, loom_launch_dense(d[1], img[1], "vadd",
+		(struct loom_arg[]){ ARG(MEMREF_I64, 0), ARG(MEMREF_I64, 0), ARG(MEMREF_I64, 0) }, 3,
+		&e, 1, &t[0], 1, 0, &t[1]));
+	EXPECT_EQ(0, loom_token_wait_all(t, 2, 10 * SEC));
+	for (int i = 0; i < 2; i++) {
+		int64_t *m = loom_bo_map(bo[i]);
+
+		for (int k = 0; k < 8; k++)
+			EXPECT_EQ(k * (i + 1) + 100, m[1024 + k]);
+		loom_token_free(t[i]);
+		loom_bo_free(bo[i]);
+		loom_image_free(img[i]);
+	}
+	for (int i = 0; i < n; i++)
+		loom_device_close(d[i]);
+}
+
+TEST(open_paths)
+{
+	struct loom_device *d = NULL;
+
+	EXPECT_EQ(LOOM_E_NO_DEVICE, loom_device_open("/dev/null", &d));
+	EXPECT_EQ(LOOM_E_NO_DEVICE, loom_device_open_nth(60, &d));
+	ASSERT_EQ(0, loom_device_open_nth(0, &d));
+	loom_device_close(d);
+}
+
+TEST_HARNESS_MAIN
