@@ -177,4 +177,40 @@ TEST(unbind_with_jobs_in_flight)
 	ASSERT_EQ(1, loom_find_nodes(&node, 1));
 }
 
+/*
+ * A process that exits with a hung job on the device, then the module is
+ * unloaded: the job is cancelled, the file's address space outlives the
+ * file until then, and the unload is clean.
+ */
+TEST(unload_after_exit_with_a_hung_job)
+{
+	struct loom_node node;
+	struct loom_test_bo cmd, cfg;
+	uint32_t words[16];
+	struct loom_cmd c = { words, 0 };
+	struct drm_loom_submit s = { .deadline_ns = 30000000000ULL };
+	int fd;
+
+	ASSERT_EQ(1, loom_find_nodes(&node, 1));
+	fd = open(node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	cmd = loom_bo(fd, 4096);
+	cfg = loom_bo(fd, 4096);
+	ASSERT_NE(NULL, cfg.map);
+	cmd_load_config(&c, cfg.va, loom_test_config_vector_add(cfg.map, 4096, 4, 4));
+	memcpy(cmd.map, words, c.len * 4);
+	s.cmd_handle = cmd.handle;
+	s.cmd_size = c.len * 4;
+	loom_poke_core(&node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+	ASSERT_EQ(0, _test_submit(fd, &s));
+	munmap(cmd.map, 4096);
+	munmap(cfg.map, 4096);
+	close(fd);
+
+	ASSERT_EQ(0, run("rmmod loom"));
+	EXPECT_FALSE(loom_loaded());
+	ASSERT_EQ(0, run("modprobe loom"));
+	ASSERT_LE(1, loom_count_nodes());
+}
+
 TEST_HARNESS_MAIN
