@@ -230,8 +230,16 @@ $(BUILD)/bench/fabric_bench: bench/fabric_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS) 
 	@echo "  CC      $@" >&2
 	@$(CC) $(CFLAGS_COMMON) -O3 -DNDEBUG -Iqemu-device/engine -Iqemu-device/engine/tests -o $@ $< $(ENGINE_SRCS)
 
-bench: $(BUILD)/bench/fabric_bench | deps
+$(BUILD)/bench/compile_bench: bench/compile_bench.c $(COMPILER_SRCS) $(COMPILER_HDRS) $(ENGINE_SRCS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(CFLAGS_COMMON) -O2 $(COMPILER_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
+		$(COMPILER_SRCS) $(ENGINE_SRCS)
+
+bench: $(BUILD)/bench/fabric_bench $(BUILD)/bench/compile_bench | deps
 	@bench/run-fabric $(BUILD)/bench/fabric_bench
+	@echo
+	@$(BUILD)/bench/compile_bench bench/kernels/*.loom
 
 # --- test and demo --------------------------------------------------------------
 test: all qemu $(INITRAMFS) $(HARNESS_KMOD)

@@ -3,21 +3,24 @@
  * loomc: the loom offline compiler driver.
  *
  *   loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]
- *         [--help] file.loom
+ *         [--stats] [--help] file.loom
+ *   loomc --disasm file.lcb
  *
- * Today only the front end exists: --verify-only lexes, parses and
- * verifies every "// -----" unit of the file and prints GCC-style
- * diagnostics.  Lowering, place and route and emission are not implemented
- * yet; asking for them says so and exits 2.
+ * --verify-only lexes, parses and verifies every "// -----" unit of the
+ * file and prints GCC-style diagnostics.  Otherwise every thread is
+ * lowered, placed and routed and the program image written (-o, default
+ * a.lcb), or its graphs (DOT) or configuration listing printed.
+ * --disasm validates and prints an image.
  *
- * Exit status: 0 valid, 1 diagnostics (or an unreadable file), 2 bad usage
- * or a mode that is not implemented yet.
+ * Exit status: 0 success, 1 diagnostics (or an unreadable or invalid
+ * file), 2 bad usage.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile.h"
 #include "verifier.h"
 
 #define LOOM_STR_(x)	#x
@@ -29,10 +32,14 @@
  * @output: -o
  * @emit: --emit=
  * @fabric: --fabric
+ * @stats: --stats
+ * @disasm: --disasm
  * @input: the source file
  */
 struct options {
 	bool verify_only;
+	bool stats;
+	bool disasm;
 	const char *output;
 	const char *emit;
 	const char *fabric;
@@ -43,16 +50,19 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]\n"
-		"             [--help] file.loom\n"
+		"             [--stats] [--help] file.loom\n"
+		"       loomc --disasm file.lcb\n"
 		"\n"
 		"  --verify-only     parse and verify every '// -----' unit, print diagnostics\n"
-		"  -o out            output file (not implemented yet)\n"
-		"  --emit=KIND       graph, asm or image (not implemented yet)\n"
-		"  --fabric WxH      target fabric size (not implemented yet)\n"
+		"  -o out            output file (image: default a.lcb; graph, asm: stdout)\n"
+		"  --emit=KIND       image (default), graph (Graphviz DOT) or asm (listing)\n"
+		"  --fabric WxH      target fabric size (default 4x4)\n"
+		"  --stats           print each thread's mapping statistics\n"
+		"  --disasm          validate and print a program image\n"
 		"  --help            this text\n"
 		"\n"
-		"A file of '-' reads standard input.  Exit status: 0 valid, 1 errors,\n"
-		"2 bad usage or a mode that is not implemented yet.\n"
+		"A file of '-' reads standard input.  Exit status: 0 success, 1 errors,\n"
+		"2 bad usage.\n"
 		"See Documentation/compiler.rst.\n");
 }
 
@@ -123,6 +133,14 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
 		o->verify_only = true;
 		return -1;
 	}
+	if (strcmp(a, "--stats") == 0) {
+		o->stats = true;
+		return -1;
+	}
+	if (strcmp(a, "--disasm") == 0) {
+		o->disasm = true;
+		return -1;
+	}
 	if (strncmp(a, "-o", 2) == 0) {
 		o->output = a[2] ? a + 2 : *i + 1 < argc ? argv[++*i] : NULL;
 		return o->output ? -1 : bad_usage("%s", "missing file after '-o'");
@@ -175,6 +193,95 @@ static int verify_file(const char *path)
 	return errors ? 1 : 0;
 }
 
+static int disasm_file(const char *path)
+{
+	struct loom_source src;
+	int ret;
+
+	if (loom_source_read(&src, path)) {
+		fprintf(stderr, "loomc: error: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	ret = image_disasm(stdout, src.text, src.len) ? 1 : 0;
+	loom_source_free(&src);
+	return ret;
+}
+
+static int write_file(const char *path, const void *data, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(data, 1, size, f) != size || fclose(f)) {
+		fprintf(stderr, "loomc: error: %s: %s\n", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	return 0;
+}
+
+/* Graph and asm output: -o or stdout. */
+static FILE *text_output(const struct options *o)
+{
+	FILE *f;
+
+	if (!o->output)
+		return stdout;
+	f = fopen(o->output, "w");
+	if (!f)
+		fprintf(stderr, "loomc: error: %s: %s\n", o->output,
+			strerror(errno));
+	return f;
+}
+
+static int compile_file(const struct options *o)
+{
+	const char *emit = o->emit ? o->emit : "image";
+	struct compile_options co = { 4, 4, NULL, NULL, NULL };
+	struct image_builder img;
+	struct loom_source src;
+	struct diag d;
+	unsigned errors;
+	FILE *text = NULL;
+	int ret = 0;
+
+	if (o->fabric)
+		sscanf(o->fabric, "%ux%u", &co.width, &co.height);
+	if (strcmp(emit, "image")) {
+		text = text_output(o);
+		if (!text)
+			return 1;
+		*(strcmp(emit, "graph") ? &co.listing : &co.dot) = text;
+	}
+	if (o->stats)
+		co.stats = stdout;
+	if (loom_source_read(&src, o->input)) {
+		fprintf(stderr, "loomc: error: %s: %s\n", o->input, strerror(errno));
+		return 1;
+	}
+	diag_init(&d, &src, stderr, false);
+	image_init(&img, co.width, co.height);
+	errors = compile_source(&d, &co, &img);
+	if (errors) {
+		fprintf(stderr, "%u error%s generated.\n", errors,
+			errors == 1 ? "" : "s");
+		ret = 1;
+	} else if (!text) {
+		void *data;
+		size_t size;
+
+		image_write(&img, &data, &size);
+		ret = write_file(o->output ? o->output : "a.lcb", data, size);
+		free(data);
+	}
+	if (text && text != stdout && fclose(text))
+		ret = 1;
+	image_free(&img);
+	diag_free(&d);
+	loom_source_free(&src);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -182,11 +289,9 @@ int main(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	if (!o.verify_only) {
-		fprintf(stderr,
-			"loomc: error: compiling to %s (lowering, place and route, emission) is not implemented yet; only --verify-only works\n",
-			o.emit ? o.emit : "an image");
-		return 2;
-	}
-	return verify_file(o.input);
+	if (o.disasm)
+		return disasm_file(o.input);
+	if (o.verify_only)
+		return verify_file(o.input);
+	return compile_file(&o);
 }

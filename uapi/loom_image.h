@@ -137,4 +137,90 @@ struct loom_image_patch {
 	__u16 index;
 };
 
+/* ------------------------------------------------------------------------
+ * The host program (.loom.host): loomc's compilation of func.func bodies,
+ * a register machine a loader interprets.  Documentation/compiler.rst
+ * ("The host program") gives each instruction's meaning.
+ *
+ * Layout: struct loom_host_header, then num_funcs struct loom_host_func,
+ * num_insns struct loom_host_insn, num_consts __u64 constants and num_list
+ * __u32 operand-list entries (launches).  Registers hold 64-bit values
+ * (i32 sign-extended, i1 as 0 or 1, memrefs as device VAs, tokens as
+ * launch numbers).
+ */
+#define LOOM_HOST_MAGIC		0x50484c4cU	/* "LLHP" */
+#define LOOM_HOST_VERSION	1
+
+struct loom_host_header {
+	__u32 magic;
+	__u32 version;
+	__u32 num_funcs;
+	__u32 num_insns;
+	__u32 num_consts;
+	__u32 num_list;
+	__u64 reserved;
+};
+
+/**
+ * struct loom_host_func - one func.func
+ * @name: offset of its name in .loom.strtab
+ * @first: index of its first instruction
+ * @count: its instructions
+ * @num_regs: registers it uses, 0 .. num_regs - 1
+ */
+struct loom_host_func {
+	__u32 name;
+	__u32 first;
+	__u32 count;
+	__u32 num_regs;
+};
+
+enum loom_host_op {
+	LOOM_HOST_CONST = 1,	/* dst = consts[a] */
+	/* dst = aux (enum loom_op ADD..SELECT, or MOV) of a, b, c */
+	LOOM_HOST_ALU = 2,
+	/* dst = VA of a new zeroed buffer of a elements of aux bytes */
+	LOOM_HOST_ALLOC = 3,
+	LOOM_HOST_LOAD = 4,	/* dst = aux bytes at a + b * aux */
+	LOOM_HOST_STORE = 5,	/* aux bytes of a to b + c * aux */
+	/* dst = a; while dst < b (signed): body; dst += c.  d: its END_FOR */
+	LOOM_HOST_FOR = 6,
+	LOOM_HOST_END_FOR = 7,	/* a: its FOR */
+	LOOM_HOST_LAUNCH = 8,	/* dst = token of a launch; a: list offset (below) */
+	LOOM_HOST_WAIT = 9,	/* waits for token a */
+	LOOM_HOST_PRINT = 10,	/* prints a, of enum loom_arg_type type */
+	LOOM_HOST_CHECK = 11,	/* a == b, else the program fails */
+	LOOM_HOST_RETURN = 12,
+};
+
+/**
+ * struct loom_host_insn - one instruction (24 bytes)
+ * @op: enum loom_host_op
+ * @type: LOOM_TYPE_I64 or LOOM_TYPE_I32 for ALU; enum loom_arg_type for
+ *	PRINT
+ * @aux: ALU operation, or element size in bytes (4 or 8)
+ * @reserved: must be zero
+ * @dst: destination register
+ * @a: operand register (or index, see enum loom_host_op)
+ * @b: operand register
+ * @c: operand register
+ * @d: FOR: index of its END_FOR
+ *
+ * LAUNCH's list, at list[a]: thread index (in .loom.threads), n, n
+ * argument registers, w, w token registers to wait for, k, k extent
+ * registers.  A dynamic-work launch's token retires once every item
+ * descended from the root payload (its work-item argument) has run.
+ */
+struct loom_host_insn {
+	__u8 op;
+	__u8 type;
+	__u8 aux;
+	__u8 reserved;
+	__u32 dst;
+	__u32 a;
+	__u32 b;
+	__u32 c;
+	__u32 d;
+};
+
 #endif /* LOOM_IMAGE_H */

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * compile_bench: loomc's compile time and mapping quality over a set of
+ * kernels, on 4x4 and 8x8 fabrics, in one table.
+ *
+ * For every thread of every kernel file and each fabric size: the time to
+ * lower and place and route it (mean of REPS runs), the PEs, ports and
+ * route hops used, the longest path, the throughput bound the placer
+ * reports (cycles per instance, or per loop iteration for threads with
+ * loops), and the cycles per instance measured by running the
+ * configuration on the engine's fabric model (memrefs point at zeroed
+ * memory, scalar arguments are 8, extents 256 for rank 1, 16 x 16 for
+ * rank 2, ...; dynamic-work threads run 64 items with payloads 0..63).
+ * "bound/meas" is the bound over the measurement for threads without
+ * loops (1.00: the mapping runs at the bound).
+ *
+ * Not part of the Makefile.  Build and run from the repository root:
+ *
+ *   gcc -std=gnu11 -O2 -Iuapi -Icompiler -Iqemu-device/engine
+ *       -Iqemu-device/engine/tests -o /tmp/compile_bench bench/compile_bench.c
+ *       $(ls compiler/[a-z]*.c | grep -v loomc.c) qemu-device/engine/[a-z]*.c
+ *   /tmp/compile_bench bench/kernels/[a-z]*.loom
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fabric_build.h"
+#include "lower.h"
+#include "place.h"
+#include "verifier.h"
+
+#define REPS		20
+#define MEM_BASE	0x100000ULL
+#define REGION		0x40000ULL
+
+struct bench {
+	const char *file;
+	unsigned w, h;
+	struct diag *d;
+};
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Lowers and places @f; returns 0 and fills @g and @p, or the errors. */
+static unsigned map_thread(struct bench *b, struct ir_func *f,
+			   struct graph *g, struct placement *p)
+{
+	unsigned err;
+
+	graph_init(g);
+	err = lower_thread(b->d, f, g);
+	if (!err)
+		err = place_graph(b->d, f->name_loc, g, b->w, b->h, p);
+	return err;
+}
+
+/* Runs the configuration; returns measured cycles per instance or item. */
+static double measure(struct ir_func *f, const struct placement *p)
+{
+	struct loom_fabric_params fp = {
+		.width = p->width, .height = p->height,
+		.fifo_depth = LOOM_DEFAULT_FIFO_DEPTH,
+		.mem_ports = LOOM_DEFAULT_MEM_PORTS,
+		.load_latency = LOOM_DEFAULT_LOAD_LATENCY,
+	};
+	struct loom_fabric *fab = loom_fabric_create(&fp);
+	size_t n = place_config_size(p);
+	void *cfg = malloc(n);
+	uint64_t ops[LOOM_MAX_OPERANDS];
+	int64_t ext[LOOM_MAX_RANK];
+	struct loom_hw_counters c = { 0 };
+	struct loom_dispatch d = { .operands = ops };
+	static struct fake_mem mem;
+	struct loom_fabric_env env;
+	uint64_t units = 0;
+	int st = LOOM_STATUS_OK;
+
+	if (!fab || !cfg)
+		abort();
+	place_config_write(p, cfg);
+	fake_mem_init(&mem, MEM_BASE, REGION * (LOOM_MAX_OPERANDS + 1));
+	env = fake_env(&mem);
+	if (loom_fabric_configure(fab, cfg, n) != LOOM_CONFIG_OK)
+		st = -1;
+	for (int k = 0; k < f->num_inputs; k++)
+		ops[k] = ir_type_arg_type(f->body.args[k].type) >= LOOM_ARG_MEMREF_I32 ?
+			 MEM_BASE + REGION * k : 8;
+	d.num_operands = f->num_inputs;
+	d.rank = f->dom_kind == LOOM_DOMAIN_DENSE ? f->num_ivs : 0;
+	for (unsigned k = 0; k < d.rank; k++)
+		ext[k] = d.rank == 1 ? 256 : d.rank == 2 ? 16 : 4;
+	d.extents = ext;
+	if (f->dom_kind == LOOM_DOMAIN_DENSE) {
+		if (!st)
+			st = loom_fabric_run(fab, &d, &env, &c);
+		units = c.instances;
+	} else {
+		d.items = true;
+		for (uint64_t i = 0; !st && i < 64; i++) {
+			d.payload = i;
+			mem.nspawn = 0;
+			st = loom_fabric_run(fab, &d, &env, &c);
+		}
+		units = c.items;
+	}
+	fake_mem_free(&mem);
+	free(cfg);
+	loom_fabric_destroy(fab);
+	if (st || !units)
+		return -1;
+	return (double)c.cycles / units;
+}
+
+static void bench_thread(struct bench *b, struct ir_func *f)
+{
+	struct placement *p = malloc(sizeof(*p));
+	const char *base = strrchr(b->file, '/');
+	struct graph g;
+	double t0, us, meas;
+	unsigned err = 0;
+
+	if (!p)
+		abort();
+	t0 = now_us();
+	for (int r = 0; r < REPS && !err; r++) {
+		err = map_thread(b, f, &g, p);
+		if (r < REPS - 1 || err)
+			graph_free(&g);
+	}
+	us = (now_us() - t0) / REPS;
+	printf("%-16s %-12s %3ux%-3u ", base ? base + 1 : b->file, f->name,
+	       b->w, b->h);
+	if (err) {
+		printf("%9s  does not fit or route\n", "-");
+		free(p);
+		return;
+	}
+	meas = measure(f, p);
+	printf("%9.1f %4d %5d %5d %8d %6d%-5s ", us, p->stats.pes,
+	       p->stats.ports, p->stats.hops, p->stats.longest_cycles,
+	       p->stats.cycles_per_instance, p->stats.loops ? "/iter" : "");
+	if (meas < 0)
+		printf("%9s %10s\n", "failed", "-");
+	else if (p->stats.loops)
+		printf("%9.2f %10s\n", meas, "-");
+	else
+		printf("%9.2f %10.2f\n", meas, p->stats.cycles_per_instance / meas);
+	graph_free(&g);
+	free(p);
+}
+
+static void each_unit(struct ir_module *m, void *arg)
+{
+	for (struct ir_func *f = m->funcs; f; f = f->next)
+		if (f->is_thread)
+			bench_thread(arg, f);
+}
+
+int main(int argc, char **argv)
+{
+	static const unsigned sizes[][2] = { { 4, 4 }, { 8, 8 } };
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: compile_bench kernel.loom...\n");
+		return 2;
+	}
+	printf("%-16s %-12s %-7s %9s %4s %5s %5s %8s %11s %9s %10s\n",
+	       "kernel", "thread", "fabric", "map(us)", "PEs", "ports",
+	       "hops", "longest", "bound(cyc)", "meas(cyc)", "bound/meas");
+	for (size_t s = 0; s < 2; s++)
+		for (int i = 1; i < argc; i++) {
+			struct bench b = { argv[i], sizes[s][0], sizes[s][1], NULL };
+			struct loom_source src;
+			struct diag d;
+
+			if (loom_source_read(&src, argv[i])) {
+				perror(argv[i]);
+				return 1;
+			}
+			diag_init(&d, &src, NULL, false);
+			b.d = &d;
+			verify_source(&d, each_unit, &b);
+			diag_free(&d);
+			loom_source_free(&src);
+		}
+	return 0;
+}

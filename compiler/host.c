@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * host.c: host functions to a register machine.
+ *
+ * Every SSA value gets a register (a cast that changes nothing shares its
+ * operand's).  Constants are loaded where the verifier folded them, so
+ * their register is set wherever it can be used.  scf.for becomes a
+ * FOR ... END_FOR pair; its iter_args live in registers copied at entry
+ * and at each yield (through temporaries: a yield may swap them).
+ * Arithmetic uses the PE operations' semantics (enum loom_op), so the host
+ * and the fabric agree on every value.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+
+struct hv {
+	const struct ir_value *v;
+	uint32_t reg;
+};
+
+struct hc {
+	struct diag *d;
+	struct image_builder *img;
+	struct host_image *h;
+	struct hv *map;
+	int n, cap;
+	uint32_t regs;
+	unsigned errors;
+};
+
+static void *grow(void *p, int *cap, int need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	*cap = need * 2 + 16;
+	p = realloc(p, *cap * elem);
+	if (!p)
+		abort();
+	return p;
+}
+
+static uint32_t new_reg(struct hc *c)
+{
+	return c->regs++;
+}
+
+static void bind(struct hc *c, const struct ir_value *v, uint32_t reg)
+{
+	c->map = grow(c->map, &c->cap, c->n + 1, sizeof(*c->map));
+	c->map[c->n++] = (struct hv){ v, reg };
+}
+
+static uint32_t reg(struct hc *c, const struct ir_value *v)
+{
+	for (int i = c->n - 1; i >= 0; i--)
+		if (c->map[i].v == v)
+			return c->map[i].reg;
+	bind(c, v, new_reg(c));
+	return c->regs - 1;
+}
+
+static uint32_t emit(struct hc *c, struct loom_host_insn x)
+{
+	struct host_image *h = c->h;
+
+	h->insns = grow(h->insns, &h->cap_insns, h->num_insns + 1,
+			sizeof(*h->insns));
+	h->insns[h->num_insns] = x;
+	return h->num_insns++;
+}
+
+static uint32_t konst(struct hc *c, uint32_t dst, int64_t v)
+{
+	struct host_image *h = c->h;
+
+	h->consts = grow(h->consts, &h->cap_consts, h->num_consts + 1, 8);
+	h->consts[h->num_consts] = (uint64_t)v;
+	emit(c, (struct loom_host_insn){ .op = LOOM_HOST_CONST, .dst = dst,
+					 .a = h->num_consts++ });
+	return dst;
+}
+
+static void list(struct hc *c, uint32_t v)
+{
+	struct host_image *h = c->h;
+
+	h->list = grow(h->list, &h->cap_list, h->num_list + 1, 4);
+	h->list[h->num_list++] = v;
+}
+
+static unsigned dev_type(const struct ir_type *t)
+{
+	return ir_type_width(t) <= 32 ? LOOM_TYPE_I32 : LOOM_TYPE_I64;
+}
+
+static uint32_t alu(struct hc *c, unsigned op, unsigned type, uint32_t dst,
+		    uint32_t a, uint32_t b, uint32_t cc)
+{
+	emit(c, (struct loom_host_insn){ .op = LOOM_HOST_ALU, .type = type,
+					 .aux = op, .dst = dst, .a = a, .b = b,
+					 .c = cc });
+	return dst;
+}
+
+static void error(struct hc *c, const struct ir_op *op, const char *why)
+{
+	diag_error(c->d, op->loc, "cannot compile %s: %s",
+		   ir_opinfo[op->code].name, why);
+	c->errors++;
+}
+
+/* ------------------------------------------------------- arithmetic --- */
+
+static const uint8_t alu_op[] = {
+	[ALU_ADD] = LOOM_OP_ADD, [ALU_SUB] = LOOM_OP_SUB,
+	[ALU_MUL] = LOOM_OP_MUL, [ALU_DIVS] = LOOM_OP_DIVS,
+	[ALU_DIVU] = LOOM_OP_DIVU, [ALU_REMS] = LOOM_OP_REMS,
+	[ALU_REMU] = LOOM_OP_REMU, [ALU_AND] = LOOM_OP_AND,
+	[ALU_OR] = LOOM_OP_OR, [ALU_XOR] = LOOM_OP_XOR,
+	[ALU_SHL] = LOOM_OP_SHL, [ALU_SHRS] = LOOM_OP_SHRA,
+	[ALU_SHRU] = LOOM_OP_SHRL,
+	[ALU_MAXS] = LOOM_OP_GTS, [ALU_MINS] = LOOM_OP_LTS,
+	[ALU_MAXU] = LOOM_OP_GTU, [ALU_MINU] = LOOM_OP_LTU,
+};
+
+static const uint8_t pred_op[IR_PRED_COUNT] = {
+	[IR_PRED_EQ] = LOOM_OP_EQ, [IR_PRED_NE] = LOOM_OP_NE,
+	[IR_PRED_SLT] = LOOM_OP_LTS, [IR_PRED_SLE] = LOOM_OP_LES,
+	[IR_PRED_SGT] = LOOM_OP_GTS, [IR_PRED_SGE] = LOOM_OP_GES,
+	[IR_PRED_ULT] = LOOM_OP_LTU, [IR_PRED_ULE] = LOOM_OP_LEU,
+	[IR_PRED_UGT] = LOOM_OP_GTU, [IR_PRED_UGE] = LOOM_OP_GEU,
+};
+
+static void binary(struct hc *c, struct ir_op *op)
+{
+	enum ir_alu a = ir_opinfo[op->code].alu;
+	unsigned type = dev_type(op->results[0].type);
+	uint32_t x = reg(c, op->operands[0].value);
+	uint32_t y = reg(c, op->operands[1].value);
+	uint32_t dst = reg(c, &op->results[0]);
+
+	if (a >= ALU_MAXS && a <= ALU_MINU) {
+		uint32_t t = alu(c, alu_op[a], type, new_reg(c), x, y, 0);
+
+		alu(c, LOOM_OP_SELECT, type, dst, t, x, y);
+		return;
+	}
+	alu(c, alu_op[a], type, dst, x, y, 0);
+}
+
+/* The fabric lowering's cast rules (Documentation/compiler.rst). */
+static void cast(struct hc *c, struct ir_op *op)
+{
+	unsigned from = ir_type_width(op->type), to = ir_type_width(op->to_type);
+	bool sext = ir_opinfo[op->code].alu == ALU_CASTS;
+	uint32_t x = reg(c, op->operands[0].value);
+	int64_t mask = 0;
+
+	if (to > from && from == 1 && sext)
+		mask = -1;
+	else if (to > from && from == 32 && !sext)
+		mask = 0xffffffffLL;
+	else if (to < from && to == 1)
+		mask = 1;
+	if (mask) {
+		uint32_t m = konst(c, new_reg(c), mask);
+
+		alu(c, mask == -1 ? LOOM_OP_MUL : LOOM_OP_AND, LOOM_TYPE_I64,
+		    reg(c, &op->results[0]), x, m, 0);
+	} else if (to < from && to == 32) {
+		alu(c, LOOM_OP_MOV, LOOM_TYPE_I32, reg(c, &op->results[0]), x, 0, 0);
+	} else {
+		bind(c, &op->results[0], x);
+	}
+}
+
+/* ----------------------------------------------------------- memory --- */
+
+static unsigned elem_size(const struct ir_type *memref)
+{
+	return ir_type_width(memref->elem) == 32 ? 4 : 8;
+}
+
+static void alloc(struct hc *c, struct ir_op *op)
+{
+	uint32_t n = op->num_operands ? reg(c, op->operands[0].value) :
+		     konst(c, new_reg(c), op->type->dim);
+
+	emit(c, (struct loom_host_insn){ .op = LOOM_HOST_ALLOC,
+					 .aux = elem_size(op->type),
+					 .dst = reg(c, &op->results[0]), .a = n });
+}
+
+static void load(struct hc *c, struct ir_op *op)
+{
+	emit(c, (struct loom_host_insn){ .op = LOOM_HOST_LOAD,
+					 .aux = elem_size(op->type),
+					 .dst = reg(c, &op->results[0]),
+					 .a = reg(c, op->operands[0].value),
+					 .b = reg(c, op->operands[1].value) });
+}
+
+static void store(struct hc *c, struct ir_op *op)
+{
+	emit(c, (struct loom_host_insn){ .op = LOOM_HOST_STORE,
+					 .aux = elem_size(op->type),
+					 .a = reg(c, op->operands[0].value),
+					 .b = reg(c, op->operands[1].value),
+					 .c = reg(c, op->operands[2].value) });
+}
+
+/* ---------------------------------------------------------- control --- */
+
+static void region(struct hc *c, struct ir_region *r);
+
+static void yield_into(struct hc *c, struct ir_op *y, const uint32_t *iter)
+{
+	uint32_t tmp[64];
+
+	for (int i = 0; i < y->num_operands; i++)
+		tmp[i] = alu(c, LOOM_OP_MOV, LOOM_TYPE_I64, new_reg(c),
+			     reg(c, y->operands[i].value), 0, 0);
+	for (int i = 0; i < y->num_operands; i++)
+		alu(c, LOOM_OP_MOV, LOOM_TYPE_I64, iter[i], tmp[i], 0, 0);
+}
+
+static void loop(struct hc *c, struct ir_op *op)
+{
+	uint32_t iter[64], head, end;
+
+	if (op->num_iter_args > 64)
+		return error(c, op, "more than 64 iter_args");
+	for (int i = 0; i < op->num_iter_args; i++) {
+		iter[i] = alu(c, LOOM_OP_MOV, LOOM_TYPE_I64, new_reg(c),
+			      reg(c, op->operands[3 + i].value), 0, 0);
+		bind(c, &op->body->args[1 + i], iter[i]);
+		bind(c, &op->results[i], iter[i]);
+	}
+	head = emit(c, (struct loom_host_insn){
+		.op = LOOM_HOST_FOR, .dst = reg(c, &op->body->args[0]),
+		.a = reg(c, op->operands[0].value),
+		.b = reg(c, op->operands[1].value),
+		.c = reg(c, op->operands[2].value) });
+	region(c, op->body);
+	if (op->body->last && op->body->last->code == IR_OP_SCF_YIELD)
+		yield_into(c, op->body->last, iter);
+	end = emit(c, (struct loom_host_insn){ .op = LOOM_HOST_END_FOR,
+					       .a = head });
+	c->h->insns[head].d = end;
+}
+
+static int thread_index(struct hc *c, const char *name)
+{
+	for (int i = 0; i < c->img->num; i++)
+		if (!strcmp(c->img->threads[i].name, name))
+			return i;
+	return -1;
+}
+
+static void launch(struct hc *c, struct ir_op *op)
+{
+	int t = thread_index(c, op->callee);
+	uint32_t at = c->h->num_list;
+
+	if (t < 0)
+		return error(c, op, "its thread was not compiled");
+	list(c, t);
+	list(c, op->num_args);
+	for (int i = 0; i < op->num_args; i++)
+		list(c, reg(c, op->operands[i].value));
+	list(c, op->num_waits);
+	for (int i = 0; i < op->num_waits; i++)
+		list(c, reg(c, ir_launch_waits(op)[i].value));
+	list(c, op->num_extents);
+	for (int i = 0; i < op->num_extents; i++)
+		list(c, reg(c, ir_launch_extents(op)[i].value));
+	emit(c, (struct loom_host_insn){ .op = LOOM_HOST_LAUNCH,
+					 .dst = reg(c, &op->results[0]), .a = at });
+}
+
+static void one(struct hc *c, struct ir_op *op, enum loom_host_op code)
+{
+	unsigned type = op->type ? ir_type_arg_type(op->type) : 0;
+
+	emit(c, (struct loom_host_insn){
+		.op = code, .type = type ? type : LOOM_ARG_I32,
+		.a = reg(c, op->operands[0].value),
+		.b = op->num_operands > 1 ? reg(c, op->operands[1].value) : 0 });
+}
+
+static void host_op(struct hc *c, struct ir_op *op)
+{
+	if (op->num_results == 1 && op->results[0].is_const) {
+		const struct ir_value *v = &op->results[0];
+
+		konst(c, reg(c, v), ir_type_width(v->type) == 1 ?
+			  v->const_val & 1 : v->const_val);
+		return;
+	}
+	switch (ir_opinfo[op->code].syntax) {
+	case SYN_BINARY: case SYN_INDEX_BINARY: return binary(c, op);
+	case SYN_CMPI: case SYN_INDEX_CMP:
+		alu(c, pred_op[op->pred], dev_type(op->operands[0].value->type),
+		    reg(c, &op->results[0]), reg(c, op->operands[0].value),
+		    reg(c, op->operands[1].value), 0);
+		return;
+	case SYN_SELECT:
+		alu(c, LOOM_OP_SELECT, dev_type(op->results[0].type),
+		    reg(c, &op->results[0]), reg(c, op->operands[0].value),
+		    reg(c, op->operands[1].value), reg(c, op->operands[2].value));
+		return;
+	case SYN_CAST: return cast(c, op);
+	case SYN_ALLOC: return alloc(c, op);
+	case SYN_LOAD: return load(c, op);
+	case SYN_STORE: return store(c, op);
+	case SYN_FOR: return loop(c, op);
+	case SYN_LAUNCH: return launch(c, op);
+	case SYN_WAIT: return one(c, op, LOOM_HOST_WAIT);
+	case SYN_PRINT: return one(c, op, LOOM_HOST_PRINT);
+	case SYN_CHECK: return one(c, op, LOOM_HOST_CHECK);
+	case SYN_RETURN:
+		emit(c, (struct loom_host_insn){ .op = LOOM_HOST_RETURN });
+		return;
+	case SYN_SCF_YIELD:
+		return;		/* loop() copies the values */
+	default:
+		return error(c, op, "not supported in host functions yet");
+	}
+}
+
+static void region(struct hc *c, struct ir_region *r)
+{
+	for (struct ir_op *op = r->first; op && !c->errors; op = op->next)
+		host_op(c, op);
+}
+
+unsigned host_compile(struct diag *d, struct ir_func *f,
+		      struct image_builder *img)
+{
+	struct hc c = { .d = d, .img = img, .h = &img->host };
+	struct host_image *h = &img->host;
+	struct loom_host_func hf = { .first = h->num_insns };
+	uint32_t first_list = h->num_list, first_const = h->num_consts;
+
+	for (int i = 0; i < h->num_funcs; i++)
+		if (!strcmp(h->names[i], f->name)) {
+			diag_error(d, f->name_loc,
+				   "host function @%s is already defined in an earlier unit; an image holds one function per name",
+				   f->name);
+			return 1;
+		}
+	region(&c, &f->body);
+	free(c.map);
+	if (c.errors) {
+		h->num_insns = hf.first;	/* drop what was emitted */
+		h->num_list = first_list;
+		h->num_consts = first_const;
+		return c.errors;
+	}
+	hf.count = h->num_insns - hf.first;
+	hf.num_regs = c.regs;
+	h->funcs = grow(h->funcs, &h->cap_funcs, h->num_funcs + 1,
+			sizeof(*h->funcs));
+	h->names = realloc(h->names, (h->num_funcs + 1) * sizeof(*h->names));
+	if (!h->names)
+		abort();
+	h->funcs[h->num_funcs] = hf;
+	h->names[h->num_funcs] = strdup(f->name);
+	if (!h->names[h->num_funcs++])
+		abort();
+	return 0;
+}

@@ -1,0 +1,982 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * lower.c: a thread body to a dataflow graph.
+ *
+ * Values map to graph nodes per scope: the thread body is the top scope,
+ * each scf.for body a nested one whose tokens flow once per iteration.
+ * Thread arguments become input ports the first time they are used
+ * (unused ones cost nothing), constants become IMM_B immediates or CONST
+ * PEs triggered by a token of the scope that needs them, and a value an
+ * inner scope uses from an outer one is repeated by an INVARIANT PE.
+ * Memory effects on one memref are ordered with JOIN; side effects
+ * (STORE, SPAWN) are the roots of the graph: what they do not need is
+ * dropped and every token nobody consumes goes to a SINK, because the
+ * device only finishes a dispatch once the fabric is empty.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+#define MAX_ARGS	LOOM_IMAGE_MAX_ARGS
+#define MAX_SKIP	8
+#define AFTER_STREAM	(-2)	/* scope.mem[]: the loop's stream, once built */
+
+struct vmap {
+	const struct ir_value *v;
+	int node;
+};
+
+/**
+ * struct scope - the body being lowered and its value map
+ * @parent: enclosing scope, NULL for the thread body
+ * @map: values already available in this scope
+ * @trigger: a node producing one token per activation of the scope (CONST
+ *	triggers); G_NONE in the thread body until needed (the ctrl port)
+ * @count: loop scopes: the iteration count node in @parent, or G_NONE
+ *	when constant (@count_val)
+ * @mem: per memref argument, the done token of the last store
+ * @reads: per memref argument, load results since that store
+ * @skip: reduction operations folded into REDUCE PEs
+ */
+struct scope {
+	struct scope *parent;
+	struct vmap *map;
+	int n, cap;
+	int trigger;
+	int count;
+	int64_t count_val;
+	int mem[MAX_ARGS];
+	int reads[MAX_ARGS][2];
+	const struct ir_op *skip[MAX_SKIP];
+	int num_skip;
+};
+
+struct lower {
+	struct diag *d;
+	struct ir_func *f;
+	struct graph *g;
+	int ports[LOOM_PORT_COMPLETION + 1][LOOM_MAX_OPERANDS];
+	unsigned errors;
+	int spawn;		/* done token of the last top-level spawn */
+	int spawns;		/* spawns outside loops */
+	int loop_spawns;	/* spawns inside loops */
+};
+
+static void unsupported(struct lower *l, const struct ir_op *op,
+			const char *why)
+{
+	diag_error(l->d, op->loc, "cannot lower %s: %s: not supported yet",
+		   ir_opinfo[op->code].name, why);
+	l->errors++;
+}
+
+/* ------------------------------------------------------------ nodes --- */
+
+/* Operations whose result depends only on their inputs and immediate. */
+static bool pure(unsigned op)
+{
+	return (op >= LOOM_OP_CONST && op <= LOOM_OP_SELECT) ||
+	       op == LOOM_OP_INVARIANT;
+}
+
+/*
+ * Appends a node, or returns an identical pure one already there (common
+ * subexpressions: every address computation asks for base + (i << k)).
+ */
+static int add(struct lower *l, const struct g_node *n)
+{
+	for (int i = 0; pure(n->op) && i < l->g->num; i++) {
+		const struct g_node *o = &l->g->nodes[i];
+
+		if (o->kind == G_PE && o->op == n->op && o->type == n->type &&
+		    o->imm_b == n->imm_b && o->imm == n->imm &&
+		    !memcmp(o->in, n->in, sizeof(n->in)))
+			return i;
+	}
+	return graph_add(l->g, n);
+}
+
+static int pe(struct lower *l, unsigned op, unsigned type, int a, int b,
+	      int c, struct loom_loc loc)
+{
+	struct g_node n = {
+		.kind = G_PE, .op = op, .type = type, .in = { a, b, c },
+		.loc = loc,
+	};
+
+	return add(l, &n);
+}
+
+/* @op with B = @imm */
+static int pe_imm(struct lower *l, unsigned op, unsigned type, int a,
+		  uint64_t imm, int c, struct loom_loc loc)
+{
+	struct g_node n = {
+		.kind = G_PE, .op = op, .type = type, .in = { a, G_NONE, c },
+		.imm_b = true, .imm = imm, .loc = loc,
+	};
+
+	return add(l, &n);
+}
+
+static int port(struct lower *l, unsigned kind, unsigned index)
+{
+	struct g_node n = { .kind = G_PORT, .port_kind = kind,
+			    .port_index = index, .in = { G_NONE, G_NONE, G_NONE } };
+
+	if (!l->ports[kind][index])
+		l->ports[kind][index] = graph_add(l->g, &n) + 1;
+	return l->ports[kind][index] - 1;
+}
+
+static unsigned dev_type(const struct ir_type *t)
+{
+	return ir_type_width(t) <= 32 ? LOOM_TYPE_I32 : LOOM_TYPE_I64;
+}
+
+/* i1 values are 0 or 1 on the fabric (compares produce 1), not -1. */
+static int64_t const_of(const struct ir_value *v)
+{
+	return ir_type_width(v->type) == 1 ? v->const_val & 1 : v->const_val;
+}
+
+/* ----------------------------------------------------------- values --- */
+
+static void map_put(struct lower *l, struct scope *s,
+		    const struct ir_value *v, int node)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->map = realloc(s->map, s->cap * sizeof(*s->map));
+		if (!s->map)
+			abort();
+	}
+	s->map[s->n++] = (struct vmap){ v, node };
+	if (node >= 0 && !l->g->nodes[node].name)
+		l->g->nodes[node].name = v->name;
+}
+
+static int map_get(const struct scope *s, const struct ir_value *v)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->map[i].v == v)
+			return s->map[i].node;
+	return G_NONE;
+}
+
+static int trigger(struct lower *l, struct scope *s)
+{
+	if (s->trigger == G_NONE)
+		s->trigger = port(l, LOOM_PORT_CTRL, 0);
+	return s->trigger;
+}
+
+static int konst(struct lower *l, struct scope *s, unsigned type, int64_t v,
+		 struct loom_loc loc)
+{
+	struct g_node n = {
+		.kind = G_PE, .op = LOOM_OP_CONST, .type = type,
+		.in = { trigger(l, s), G_NONE, G_NONE }, .imm = (uint64_t)v,
+		.loc = loc,
+	};
+
+	return add(l, &n);
+}
+
+/* The port a thread argument becomes. */
+static int arg_port(struct lower *l, const struct ir_value *v)
+{
+	struct ir_func *f = l->f;
+	int i = v->index;
+
+	if (i < f->num_inputs)
+		return f->dom_kind == LOOM_DOMAIN_DYNAMIC_WORK &&
+				       i == f->work_item_arg ?
+			       port(l, LOOM_PORT_PAYLOAD, 0) :
+			       port(l, LOOM_PORT_OPERAND, i);
+	if (i < f->num_inputs + f->num_ctrl)
+		return port(l, LOOM_PORT_CTRL, 0);
+	return port(l, LOOM_PORT_COORD, i - f->num_inputs - f->num_ctrl);
+}
+
+/* A value of an outer scope, once per iteration of loop scope @s. */
+static int invariant(struct lower *l, struct scope *s, int n,
+		     struct loom_loc loc)
+{
+	if (s->count == G_NONE)
+		return pe_imm(l, LOOM_OP_INVARIANT, LOOM_TYPE_I64, n,
+			      (uint64_t)s->count_val, G_NONE, loc);
+	return pe(l, LOOM_OP_INVARIANT, LOOM_TYPE_I64, n, s->count, G_NONE,
+		  loc);
+}
+
+/* The node carrying @v in scope @s. */
+static int value(struct lower *l, struct scope *s, const struct ir_value *v)
+{
+	int n = map_get(s, v);
+
+	if (n != G_NONE)
+		return n;
+	if (v->is_const)
+		n = konst(l, s, dev_type(v->type), const_of(v), v->loc);
+	else if (!s->parent)
+		n = arg_port(l, v);
+	else
+		n = invariant(l, s, value(l, s->parent, v), v->loc);
+	map_put(l, s, v, n);
+	return n;
+}
+
+/* ------------------------------------------------------- arithmetic --- */
+
+static const uint8_t alu_op[] = {
+	[ALU_ADD] = LOOM_OP_ADD, [ALU_SUB] = LOOM_OP_SUB,
+	[ALU_MUL] = LOOM_OP_MUL, [ALU_DIVS] = LOOM_OP_DIVS,
+	[ALU_DIVU] = LOOM_OP_DIVU, [ALU_REMS] = LOOM_OP_REMS,
+	[ALU_REMU] = LOOM_OP_REMU, [ALU_AND] = LOOM_OP_AND,
+	[ALU_OR] = LOOM_OP_OR, [ALU_XOR] = LOOM_OP_XOR,
+	[ALU_SHL] = LOOM_OP_SHL, [ALU_SHRS] = LOOM_OP_SHRA,
+	[ALU_SHRU] = LOOM_OP_SHRL,
+};
+
+static const uint8_t pred_op[IR_PRED_COUNT] = {
+	[IR_PRED_EQ] = LOOM_OP_EQ, [IR_PRED_NE] = LOOM_OP_NE,
+	[IR_PRED_SLT] = LOOM_OP_LTS, [IR_PRED_SLE] = LOOM_OP_LES,
+	[IR_PRED_SGT] = LOOM_OP_GTS, [IR_PRED_SGE] = LOOM_OP_GES,
+	[IR_PRED_ULT] = LOOM_OP_LTU, [IR_PRED_ULE] = LOOM_OP_LEU,
+	[IR_PRED_UGT] = LOOM_OP_GTU, [IR_PRED_UGE] = LOOM_OP_GEU,
+};
+
+/* The op computing b op a from a op b, or 0 when there is none. */
+static unsigned swapped(unsigned op)
+{
+	switch (op) {
+	case LOOM_OP_ADD: case LOOM_OP_MUL: case LOOM_OP_AND:
+	case LOOM_OP_OR: case LOOM_OP_XOR: case LOOM_OP_EQ: case LOOM_OP_NE:
+		return op;
+	case LOOM_OP_LTS: return LOOM_OP_GTS;
+	case LOOM_OP_GTS: return LOOM_OP_LTS;
+	case LOOM_OP_LES: return LOOM_OP_GES;
+	case LOOM_OP_GES: return LOOM_OP_LES;
+	case LOOM_OP_LTU: return LOOM_OP_GTU;
+	case LOOM_OP_GTU: return LOOM_OP_LTU;
+	case LOOM_OP_LEU: return LOOM_OP_GEU;
+	case LOOM_OP_GEU: return LOOM_OP_LEU;
+	}
+	return 0;
+}
+
+/* a op b, with a constant operand as the immediate when it can be. */
+static int binary(struct lower *l, struct scope *s, unsigned op,
+		  unsigned type, const struct ir_value *a,
+		  const struct ir_value *b, struct loom_loc loc)
+{
+	if (b->is_const)
+		return pe_imm(l, op, type, value(l, s, a), (uint64_t)const_of(b),
+			      G_NONE, loc);
+	if (a->is_const && swapped(op))
+		return pe_imm(l, swapped(op), type, value(l, s, b),
+			      (uint64_t)const_of(a), G_NONE, loc);
+	return pe(l, op, type, value(l, s, a), value(l, s, b), G_NONE, loc);
+}
+
+/* c ? a : b */
+static int select_of(struct lower *l, struct scope *s, unsigned type, int c,
+		     const struct ir_value *a, const struct ir_value *b,
+		     struct loom_loc loc)
+{
+	if (a->is_const)
+		return pe_imm(l, LOOM_OP_SELECT, type, c, (uint64_t)const_of(a),
+			      value(l, s, b), loc);
+	return pe(l, LOOM_OP_SELECT, type, c, value(l, s, a), value(l, s, b),
+		  loc);
+}
+
+/* max/min: a compare then a select (the fabric has no MAX PE). */
+static int minmax(struct lower *l, struct scope *s, enum ir_alu alu,
+		  unsigned type, const struct ir_value *a,
+		  const struct ir_value *b, struct loom_loc loc)
+{
+	static const uint8_t cmp[] = {
+		[ALU_MAXS] = LOOM_OP_GTS, [ALU_MINS] = LOOM_OP_LTS,
+		[ALU_MAXU] = LOOM_OP_GTU, [ALU_MINU] = LOOM_OP_LTU,
+	};
+	int c = binary(l, s, cmp[alu], type, a, b, loc);
+
+	return select_of(l, s, type, c, a, b, loc);
+}
+
+static void lower_binary(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	enum ir_alu alu = ir_opinfo[op->code].alu;
+	const struct ir_value *a = op->operands[0].value;
+	const struct ir_value *b = op->operands[1].value;
+	unsigned type = dev_type(op->results[0].type);
+	int n;
+
+	if (alu >= ALU_MAXS && alu <= ALU_MINU)
+		n = minmax(l, s, alu, type, a, b, op->loc);
+	else
+		n = binary(l, s, alu_op[alu], type, a, b, op->loc);
+	map_put(l, s, &op->results[0], n);
+}
+
+static void lower_cmp(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_value *a = op->operands[0].value;
+	int n = binary(l, s, pred_op[op->pred], dev_type(a->type), a,
+		       op->operands[1].value, op->loc);
+
+	map_put(l, s, &op->results[0], n);
+}
+
+static void lower_select(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	int c = value(l, s, op->operands[0].value);
+	int n = select_of(l, s, dev_type(op->results[0].type), c,
+			  op->operands[1].value, op->operands[2].value,
+			  op->loc);
+
+	map_put(l, s, &op->results[0], n);
+}
+
+/*
+ * Casts.  Tokens hold i32 values sign-extended and i1 values as 0 or 1,
+ * so sign extension from i32 and zero extension from i1 are free.
+ */
+static void lower_cast(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	unsigned from = ir_type_width(op->type), to = ir_type_width(op->to_type);
+	bool sext = ir_opinfo[op->code].alu == ALU_CASTS;
+	int n = value(l, s, op->operands[0].value);
+
+	if (to > from && from == 1 && sext)
+		n = pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, n, (uint64_t)-1,
+			   G_NONE, op->loc);
+	else if (to > from && from == 32 && !sext)
+		n = pe_imm(l, LOOM_OP_AND, LOOM_TYPE_I64, n, 0xffffffffULL,
+			   G_NONE, op->loc);
+	else if (to < from && to == 32)
+		n = pe(l, LOOM_OP_MOV, LOOM_TYPE_I32, n, G_NONE, G_NONE,
+		       op->loc);
+	else if (to < from && to == 1)
+		n = pe_imm(l, LOOM_OP_AND, LOOM_TYPE_I64, n, 1, G_NONE,
+			   op->loc);
+	map_put(l, s, &op->results[0], n);
+}
+
+/* ----------------------------------------------------------- memory --- */
+
+/* The thread argument a memref is, or -1 (an iter_arg, say). */
+static int memref_arg(const struct ir_value *m)
+{
+	return !m->def && m->region && !m->region->parent_op ? m->index : -1;
+}
+
+/* @n, released only once @tok (if any) has arrived. */
+static int after(struct lower *l, int n, int tok, struct loom_loc loc)
+{
+	if (tok == G_NONE)
+		return n;
+	return pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, tok, G_NONE, loc);
+}
+
+/* base + index * element size */
+static int address(struct lower *l, struct scope *s, struct ir_op *op,
+		   const struct ir_value *m, const struct ir_value *idx)
+{
+	unsigned shift = ir_type_width(op->type->elem) == 32 ? 2 : 3;
+	int base = value(l, s, m);
+
+	if (idx->is_const && idx->const_val == 0)
+		return base;
+	if (idx->is_const)
+		return pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, base,
+			      (uint64_t)idx->const_val << shift, G_NONE,
+			      op->loc);
+	return pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, base,
+		  pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64, value(l, s, idx),
+			 shift, G_NONE, op->loc),
+		  G_NONE, op->loc);
+}
+
+static void lower_load(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_value *m = op->operands[0].value;
+	int k = memref_arg(m);
+	int a, n;
+
+	if (k < 0)
+		return unsupported(l, op, "a memref that is not a thread argument");
+	a = after(l, address(l, s, op, m, op->operands[1].value), s->mem[k],
+		  op->loc);
+	n = pe(l, LOOM_OP_LOAD, dev_type(op->type->elem), a, G_NONE, G_NONE,
+	       op->loc);
+
+	if (s->reads[k][1] != G_NONE) {
+		s->reads[k][0] = pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64,
+				    s->reads[k][0], s->reads[k][1], n,
+				    op->loc);
+		s->reads[k][1] = G_NONE;
+	} else if (s->reads[k][0] != G_NONE) {
+		s->reads[k][1] = n;
+	} else {
+		s->reads[k][0] = n;
+	}
+	map_put(l, s, &op->results[0], n);
+}
+
+/* Is node @anc an input of @n, directly or not? */
+static bool depends(const struct graph *g, int n, int anc)
+{
+	if (n == anc)
+		return true;
+	if (n < anc || g->nodes[n].kind != G_PE)
+		return false;
+	for (int k = 0; k < 3; k++)
+		if ((graph_inputs(&g->nodes[n]) & (1U << k)) &&
+		    depends(g, g->nodes[n].in[k], anc))
+			return true;
+	return false;
+}
+
+/*
+ * A store's address waits for the earlier loads of its memref, unless the
+ * stored value @v already depends on them (y[i] = f(y[i])).
+ */
+static int after_reads(struct lower *l, struct scope *s, int k, int a, int v,
+		       struct loom_loc loc)
+{
+	int r[2] = { G_NONE, G_NONE }, n = 0;
+
+	for (int i = 0; i < 2; i++)
+		if (s->reads[k][i] != G_NONE &&
+		    (v == G_NONE || !depends(l->g, v, s->reads[k][i])))
+			r[n++] = s->reads[k][i];
+	s->reads[k][0] = s->reads[k][1] = G_NONE;
+	if (!n)
+		return a;
+	return pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, a, r[0], r[1], loc);
+}
+
+/* A store waits for earlier stores and loads of the same memref. */
+static void lower_store(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_value *v = op->operands[0].value;
+	const struct ir_value *m = op->operands[1].value;
+	int k = memref_arg(m);
+	unsigned type = dev_type(op->type->elem);
+	int a;
+
+	if (k < 0)
+		return unsupported(l, op, "a memref that is not a thread argument");
+	a = after(l, address(l, s, op, m, op->operands[2].value), s->mem[k],
+		  op->loc);
+
+	a = after_reads(l, s, k, a, v->is_const ? G_NONE : value(l, s, v),
+			op->loc);
+	if (v->is_const)
+		s->mem[k] = pe_imm(l, LOOM_OP_STORE, type, a,
+				   (uint64_t)const_of(v), G_NONE, op->loc);
+	else
+		s->mem[k] = pe(l, LOOM_OP_STORE, type, a, value(l, s, v),
+			       G_NONE, op->loc);
+}
+
+/* Children are appended in firing order: chain the spawns with JOIN. */
+static void lower_spawn(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	int p = value(l, s, op->operands[0].value);
+
+	if (s->parent) {
+		l->loop_spawns++;
+		pe(l, LOOM_OP_SPAWN, LOOM_TYPE_I64, p, G_NONE, G_NONE, op->loc);
+		return;
+	}
+	l->spawns++;
+	l->spawn = pe(l, LOOM_OP_SPAWN, LOOM_TYPE_I64,
+		      after(l, p, l->spawn, op->loc), G_NONE, G_NONE, op->loc);
+}
+
+/* ------------------------------------------------------------ loops --- */
+
+static void lower_region(struct lower *l, struct scope *s,
+			 struct ir_region *r);
+
+static void scope_init(struct scope *s, struct scope *parent)
+{
+	memset(s, 0, sizeof(*s));
+	s->parent = parent;
+	s->trigger = G_NONE;
+	s->count = G_NONE;
+	for (int k = 0; k < MAX_ARGS; k++)
+		s->mem[k] = s->reads[k][0] = s->reads[k][1] = G_NONE;
+}
+
+/* Uses of @v in @r, nested regions included. */
+static int count_uses(const struct ir_region *r, const struct ir_value *v)
+{
+	int n = 0;
+
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		for (int i = 0; i < op->num_operands; i++)
+			n += op->operands[i].value == v;
+		if (op->body)
+			n += count_uses(op->body, v);
+	}
+	return n;
+}
+
+/*
+ * An iter_arg the fabric can carry: yielded as acc OP x with OP a REDUCE
+ * operation and acc used nowhere else.  Returns the operation, sets *x.
+ */
+static const struct ir_op *reduction(struct ir_op *loop, int i,
+				     const struct ir_value **x)
+{
+	const struct ir_value *acc = &loop->body->args[1 + i];
+	const struct ir_op *y = loop->body->last;
+	const struct ir_op *def = y->operands[i].value->def;
+	enum ir_alu alu;
+
+	if (!def || def->region != loop->body || def->num_operands != 2)
+		return NULL;
+	alu = ir_opinfo[def->code].alu;
+	if (alu != ALU_ADD && alu != ALU_MUL && alu != ALU_AND &&
+	    alu != ALU_OR && alu != ALU_XOR)
+		return NULL;
+	if (count_uses(loop->body, acc) != 1)
+		return NULL;
+	if (def->operands[0].value == acc)
+		*x = def->operands[1].value;
+	else if (def->operands[1].value == acc)
+		*x = def->operands[0].value;
+	else
+		return NULL;
+	return def;
+}
+
+/* The iteration count (ub - lb + step - 1) / step: a node, or constant. */
+static int trip_count(struct lower *l, struct scope *s, struct ir_op *op,
+		      int64_t *cval)
+{
+	const struct ir_value *lb = op->operands[0].value;
+	const struct ir_value *ub = op->operands[1].value;
+	const struct ir_value *st = op->operands[2].value;
+	int n;
+
+	if (lb->is_const && ub->is_const && st->is_const) {
+		int64_t c = (ub->const_val - lb->const_val + st->const_val - 1) /
+			    st->const_val;
+		*cval = c > 0 ? c : 0;
+		return G_NONE;
+	}
+	if (lb->is_const && lb->const_val == 0)
+		n = value(l, s, ub);
+	else
+		n = binary(l, s, LOOM_OP_SUB, LOOM_TYPE_I64, ub, lb, op->loc);
+	if (st->is_const && st->const_val == 1)
+		return n;
+	if (st->is_const) {
+		n = pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, n,
+			   (uint64_t)(st->const_val - 1), G_NONE, op->loc);
+		return pe_imm(l, LOOM_OP_DIVS, LOOM_TYPE_I64, n,
+			      (uint64_t)st->const_val, G_NONE, op->loc);
+	}
+	n = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, n, value(l, s, st), G_NONE,
+	       op->loc);
+	n = pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, n, (uint64_t)-1, G_NONE,
+		   op->loc);
+	return pe(l, LOOM_OP_DIVS, LOOM_TYPE_I64, n, value(l, s, st), G_NONE,
+		  op->loc);
+}
+
+static bool check_loop(struct lower *l, struct ir_op *op,
+		       const struct ir_op **red, const struct ir_value **x)
+{
+	const struct ir_value *st = op->operands[2].value;
+
+	if (!st->is_const || st->const_val <= 0) {
+		unsupported(l, op, "a step that is not a positive constant");
+		return false;
+	}
+	if (op->num_iter_args > MAX_SKIP) {
+		unsupported(l, op, "more than 8 iter_args");
+		return false;
+	}
+	for (int i = 0; i < op->num_iter_args; i++) {
+		red[i] = reduction(op, i, &x[i]);
+		if (!red[i]) {
+			unsupported(l, op,
+				    "an iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori or xori, acc used once)");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Memrefs accessed anywhere in @r. */
+static void touches(const struct ir_region *r, bool *t)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		int k = -1;
+
+		if (op->code == IR_OP_MEMREF_LOAD)
+			k = memref_arg(op->operands[0].value);
+		if (op->code == IR_OP_MEMREF_STORE)
+			k = memref_arg(op->operands[1].value);
+		if (k >= 0)
+			t[k] = true;
+		if (op->body)
+			touches(op->body, t);
+	}
+}
+
+/* @n once every token of @toks (G_NONE ones skipped) has arrived. */
+static int join_all(struct lower *l, int n, const int *toks, int num,
+		    struct loom_loc loc)
+{
+	int pend[2], np = 0;
+
+	for (int i = 0; i < num; i++) {
+		if (toks[i] == G_NONE)
+			continue;
+		pend[np++] = toks[i];
+		if (np == 2) {
+			n = pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, pend[0],
+			       pend[1], loc);
+			np = 0;
+		}
+	}
+	if (np)
+		n = pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, pend[0], G_NONE, loc);
+	return n;
+}
+
+/*
+ * A loop starts once the enclosing scope's earlier accesses to the memrefs
+ * it touches are done; inside, those memrefs' accesses wait for the
+ * induction variable, which only flows after that.
+ */
+static int loop_start(struct lower *l, struct scope *s, struct scope *body,
+		      const bool *touched, int start, struct loom_loc loc)
+{
+	for (int k = 0; k < MAX_ARGS; k++) {
+		int t[3] = { s->mem[k], s->reads[k][0], s->reads[k][1] };
+
+		if (!touched[k] || (t[0] == G_NONE && t[1] == G_NONE))
+			continue;
+		start = join_all(l, start, t, 3, loc);
+		body->mem[k] = AFTER_STREAM;
+	}
+	return start;
+}
+
+/*
+ * After a loop, a memref it touched is "stored" by a token that arrives
+ * once every iteration's accesses are done: REDUCE folds one token per
+ * iteration (and gives its init at once for an empty loop, hence the join
+ * with the earlier token).
+ */
+static void loop_done(struct lower *l, struct scope *s, struct scope *body,
+		      const bool *touched, int ctok, struct loom_loc loc)
+{
+	for (int k = 0; k < MAX_ARGS; k++) {
+		int t[2] = { body->reads[k][0], body->reads[k][1] };
+		int it = body->mem[k], red;
+
+		if (!touched[k])
+			continue;
+		if (it == G_NONE) {
+			it = t[0];
+			t[0] = G_NONE;
+		}
+		if (it == G_NONE)
+			continue;
+		it = join_all(l, it, t, 2, loc);
+		red = pe(l, LOOM_OP_REDUCE, LOOM_TYPE_I64,
+			 konst(l, s, LOOM_TYPE_I64, 0, loc), ctok, it, loc);
+		l->g->nodes[red].imm = LOOM_OP_ADD;
+		s->mem[k] = after(l, red, s->mem[k], loc);
+	}
+}
+
+/*
+ * scf.for: STREAM(lb, step, count) drives the body once per iteration;
+ * outer values enter through INVARIANT, iter_args leave through REDUCE.
+ */
+static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_op *red[MAX_SKIP];
+	const struct ir_value *x[MAX_SKIP];
+	const struct ir_value *st = op->operands[2].value;
+	bool touched[MAX_ARGS] = { 0 };
+	struct scope body;
+	int64_t cval = 0;
+	int count, ctok, stream, start;
+
+	if (!check_loop(l, op, red, x))
+		return;
+	l->g->loops++;
+	touches(op->body, touched);
+	scope_init(&body, s);
+	count = trip_count(l, s, op, &cval);
+	ctok = count != G_NONE ? count :
+				 konst(l, s, LOOM_TYPE_I64, cval, op->loc);
+	start = loop_start(l, s, &body, touched,
+			   value(l, s, op->operands[0].value), op->loc);
+	stream = pe_imm(l, LOOM_OP_STREAM, LOOM_TYPE_I64, start,
+			(uint64_t)st->const_val, ctok, op->loc);
+	for (int k = 0; k < MAX_ARGS; k++)
+		if (body.mem[k] == AFTER_STREAM)
+			body.mem[k] = stream;
+	body.trigger = stream;
+	body.count = count;
+	body.count_val = cval;
+	for (int i = 0; i < op->num_iter_args; i++)
+		body.skip[body.num_skip++] = red[i];
+	map_put(l, &body, &op->body->args[0], stream);
+	lower_region(l, &body, op->body);
+	if (!l->errors)
+		loop_done(l, s, &body, touched, ctok, op->loc);
+	for (int i = 0; !l->errors && i < op->num_iter_args; i++) {
+		int init = value(l, s, op->operands[3 + i].value);
+		int c = value(l, &body, x[i]);
+		unsigned type = dev_type(op->results[i].type);
+		/* REDUCE keeps its fold operation in imm: the count is a token */
+		int r = pe(l, LOOM_OP_REDUCE, type, init, ctok, c, op->loc);
+
+		l->g->nodes[r].imm = alu_op[ir_opinfo[red[i]->code].alu];
+		map_put(l, s, &op->results[i], r);
+	}
+	free(body.map);
+}
+
+/* -------------------------------------------------------------- ops --- */
+
+static bool skipped(const struct scope *s, const struct ir_op *op)
+{
+	for (int i = 0; i < s->num_skip; i++)
+		if (s->skip[i] == op)
+			return true;
+	return false;
+}
+
+static void lower_op(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	if (skipped(s, op) ||
+	    (op->num_results == 1 && op->results[0].is_const))
+		return;
+	switch (ir_opinfo[op->code].syntax) {
+	case SYN_CONSTANT: case SYN_INDEX_CONSTANT:
+	case SYN_SCF_YIELD: case SYN_THREAD_YIELD:
+		return;
+	case SYN_BINARY: case SYN_INDEX_BINARY:
+		return lower_binary(l, s, op);
+	case SYN_CMPI: case SYN_INDEX_CMP:
+		return lower_cmp(l, s, op);
+	case SYN_SELECT:
+		return lower_select(l, s, op);
+	case SYN_CAST:
+		return lower_cast(l, s, op);
+	case SYN_LOAD:
+		return lower_load(l, s, op);
+	case SYN_STORE:
+		return lower_store(l, s, op);
+	case SYN_FOR:
+		return lower_for(l, s, op);
+	case SYN_SPAWN:
+		return lower_spawn(l, s, op);
+	default:
+		unsupported(l, op, "this operation in a thread");
+	}
+}
+
+static void lower_region(struct lower *l, struct scope *s,
+			 struct ir_region *r)
+{
+	for (struct ir_op *op = r->first; op && !l->errors; op = op->next)
+		lower_op(l, s, op);
+}
+
+/* ---------------------------------------------------- what we refuse --- */
+
+/*
+ * Counts, per memref argument, accesses and stores in @r and below, and
+ * spawns outside and inside loops.
+ */
+static void count_accesses(struct lower *l, const struct ir_region *r,
+			   int *count, int *stores, int depth)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		int k = -1;
+
+		if (op->code == IR_OP_MEMREF_LOAD)
+			k = memref_arg(op->operands[0].value);
+		if (op->code == IR_OP_MEMREF_STORE)
+			k = memref_arg(op->operands[1].value);
+		if (op->code == IR_OP_WORK_SPAWN && l) {
+			if (depth)
+				l->loop_spawns++;
+			else
+				l->spawns++;
+		}
+		if (k >= 0) {
+			count[k]++;
+			stores[k] += op->code == IR_OP_MEMREF_STORE;
+		}
+		if (op->body)
+			count_accesses(l, op->body, count, stores, depth + 1);
+	}
+}
+
+/*
+ * Memory order inside a loop body holds within one iteration only: a
+ * stored memref accessed more than once in a loop (its nested loops
+ * included) would need a token carried back to the next iteration.
+ */
+static void refuse_loops(struct lower *l, const struct ir_region *r)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		int count[MAX_ARGS] = { 0 }, stores[MAX_ARGS] = { 0 };
+
+		if (!op->body)
+			continue;
+		count_accesses(NULL, op->body, count, stores, 1);
+		for (int k = 0; k < MAX_ARGS; k++)
+			if (stores[k] && count[k] > 1) {
+				diag_error(l->d, op->loc,
+					   "cannot lower scf.for: memref %%%s is stored and accessed again in the loop body, which needs ordering across iterations: not supported yet",
+					   l->f->body.args[k].name);
+				l->errors++;
+			}
+		refuse_loops(l, op->body);
+	}
+}
+
+static void refuse(struct lower *l)
+{
+	int count[MAX_ARGS] = { 0 }, stores[MAX_ARGS] = { 0 };
+
+	count_accesses(l, &l->f->body, count, stores, 0);
+	refuse_loops(l, &l->f->body);
+	if (l->loop_spawns && l->loop_spawns + l->spawns > 1) {
+		diag_error(l->d, l->f->name_loc,
+			   "cannot lower @%s: several dataflow.work.spawn with one inside an scf.for: not supported yet",
+			   l->f->name);
+		l->errors++;
+	}
+}
+
+/* ----------------------------------------------------------- finish --- */
+
+/* Keeps what the side effects need, renumbering the nodes. */
+static void dead_code(struct graph *g)
+{
+	int *keep = calloc(g->num + 1, sizeof(*keep));
+	int n = 0;
+
+	if (!keep)
+		abort();
+	for (int i = g->num - 1; i >= 0; i--) {
+		struct g_node *x = &g->nodes[i];
+
+		if (x->kind == G_PE && (x->op == LOOM_OP_STORE ||
+					x->op == LOOM_OP_SPAWN))
+			keep[i] = 1;
+		if (keep[i])
+			for (int k = 0; k < 3; k++)
+				if (graph_inputs(x) & (1U << k))
+					keep[x->in[k]] = 1;
+	}
+	for (int i = 0; i < g->num; i++) {
+		if (!keep[i])
+			continue;
+		keep[i] = n + 1;
+		g->nodes[n] = g->nodes[i];
+		for (int k = 0; k < 3; k++)
+			if (graph_inputs(&g->nodes[n]) & (1U << k))
+				g->nodes[n].in[k] = keep[g->nodes[n].in[k]] - 1;
+		n++;
+	}
+	g->num = n;
+	free(keep);
+}
+
+/* Every token must be consumed, or the dispatch never quiesces. */
+static void add_sinks(struct lower *l)
+{
+	struct graph *g = l->g;
+	int num = g->num;
+	char *used = calloc(num + 1, 1);
+
+	if (!used)
+		abort();
+	for (int i = 0; i < num; i++)
+		for (int k = 0; k < 3; k++)
+			if (graph_inputs(&g->nodes[i]) & (1U << k))
+				used[g->nodes[i].in[k]] = 1;
+	for (int i = 0; i < num; i++)
+		if (!used[i] && !(g->nodes[i].kind == G_PE &&
+				  g->nodes[i].op == LOOM_OP_SINK))
+			pe(l, LOOM_OP_SINK, LOOM_TYPE_I64, i, G_NONE, G_NONE,
+			   g->nodes[i].loc);
+	free(used);
+}
+
+static const struct ir_attr *find_attr(const struct ir_func *f,
+				       const char *name)
+{
+	for (int i = 0; i < f->num_attrs; i++)
+		if (f->attrs[i].name && strcmp(f->attrs[i].name, name) == 0)
+			return &f->attrs[i];
+	return NULL;
+}
+
+/*
+ * Spawns outside loops are counted; a spawn in a loop has no static
+ * bound, so the thread's "loom.child_capacity = N" or the default is used
+ * and the device reports LOOM_STATUS_CHILD_OVERFLOW beyond it.
+ */
+static void child_capacity(struct lower *l)
+{
+	const struct ir_attr *a = find_attr(l->f, "loom.child_capacity");
+	unsigned cap = l->loop_spawns ? LOWER_DEFAULT_CHILD_CAPACITY :
+					(unsigned)l->spawns;
+
+	if (a && (a->kind != IR_ATTR_INT || a->ival < l->spawns ||
+		  a->ival > LOOM_MAX_CHILD_CAPACITY)) {
+		diag_error(l->d, a->value_loc,
+			   "loom.child_capacity must be an integer in %d..%d (the thread spawns %d times outside loops)",
+			   l->spawns, LOOM_MAX_CHILD_CAPACITY, l->spawns);
+		l->errors++;
+		return;
+	}
+	if (a)
+		cap = (unsigned)a->ival;
+	l->g->child_capacity = cap;
+}
+
+unsigned lower_thread(struct diag *d, struct ir_func *f, struct graph *g)
+{
+	struct lower l = { .d = d, .f = f, .g = g, .spawn = G_NONE };
+	struct scope top;
+
+	g->thread = f->name;
+	g->domain = f->dom_kind;
+	g->rank = f->num_ivs;
+	refuse(&l);
+	if (l.errors)
+		return l.errors;
+	child_capacity(&l);
+	l.spawns = l.loop_spawns = 0;
+	scope_init(&top, NULL);
+	lower_region(&l, &top, &f->body);
+	free(top.map);
+	if (l.errors)
+		return l.errors;
+	dead_code(g);
+	add_sinks(&l);
+	return 0;
+}

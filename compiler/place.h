@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * place.h: place and route a dataflow graph on a W x H fabric and write
+ * the struct loom_fabric_config image (Documentation/compiler.rst, "Place
+ * and route").
+ */
+#ifndef LOOMC_PLACE_H
+#define LOOMC_PLACE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "graph.h"
+
+#define PLACE_MAX_TILES		(LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM)
+#define PLACE_ATTEMPTS		32
+
+/**
+ * struct place_stats - mapping quality
+ * @pes: PEs used
+ * @ports: edge ports bound
+ * @hops: links used (switch hops over all routes)
+ * @longest_cycles: the longest path from a port to a PE result, in cycles
+ *	(one per hop, one per PE, the load latency per LOAD)
+ * @longest_hops: the most link hops on any port-to-PE path
+ * @cycles_per_instance: the throughput bound: no PE can start instances
+ *	faster (LOAD holds one load in flight for the load latency; at most
+ *	LOOM_DEFAULT_MEM_PORTS memory operations per cycle); per loop
+ *	iteration when @loops
+ * @loops: the graph has scf.for loops
+ * @attempts: placements tried until one routed
+ */
+struct place_stats {
+	int pes, ports, hops;
+	int longest_cycles, longest_hops;
+	int cycles_per_instance;
+	int loops;
+	int attempts;
+};
+
+/**
+ * struct placement - a routed configuration
+ * @width: fabric width
+ * @height: fabric height
+ * @tiles: tile configurations in tile-index order
+ * @ports: edge port bindings
+ * @num_ports: how many
+ * @stats: its quality
+ */
+struct placement {
+	unsigned width, height;
+	struct loom_tile_config tiles[PLACE_MAX_TILES];
+	struct loom_port_binding ports[LOOM_MAX_PORTS];
+	unsigned num_ports;
+	struct place_stats stats;
+};
+
+/*
+ * Places and routes @g on a @width x @height fabric into @p.  Returns the
+ * number of errors reported at @loc ("does not fit", "cannot route").
+ */
+unsigned place_graph(struct diag *d, struct loom_loc loc,
+		     const struct graph *g, unsigned width, unsigned height,
+		     struct placement *p);
+
+/* Size of the configuration image of @p. */
+size_t place_config_size(const struct placement *p);
+
+/* Writes it into @buf (place_config_size() bytes). */
+void place_config_write(const struct placement *p, void *buf);
+
+/*
+ * A readable listing of a configuration image of @size bytes: per used
+ * tile its op, type, immediate and routes, then the ports.  Returns -1 and
+ * prints nothing when the image is malformed.
+ */
+int print_config(FILE *out, const void *cfg, size_t size);
+
+void place_print_stats(FILE *out, const struct place_stats *s);
+
+#endif /* LOOMC_PLACE_H */

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Emission: the ELF layout of program images, thread descriptors, launch
+ * templates and their patches, the reader's validation of corrupt images,
+ * and the disassembler.
+ */
+#include <elf.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "compile.h"
+
+#define DENSE "domain(#dataflow.thread_domain<dense>)"
+
+static const char src[] =
+	"dataflow.thread @vadd " DENSE "(%a: memref<?xi64>, %b: memref<?xi32>, %c: memref<?xi64>) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %x = memref.load %a[%i] : memref<?xi64>\n"
+	"  %y = memref.load %b[%j] : memref<?xi32>\n"
+	"  %w = arith.extsi %y : i32 to i64\n"
+	"  %s = arith.addi %x, %w : i64\n"
+	"  memref.store %s, %c[%i] : memref<?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n"
+	"func.func @main() {\n"
+	"  return\n"
+	"}\n"
+	"// -----\n"
+	"dataflow.thread @kids domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 1>)(%k: i64, %item: i64) ctrl(%ctl: none) {\n"
+	"  %a = arith.addi %item, %k : i64\n"
+	"  dataflow.work.spawn %a : i64\n"
+	"  dataflow.work.spawn %item : i64\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+struct built {
+	void *data;
+	size_t size;
+	struct image_view v;
+};
+
+static int build(struct built *b, const char *text)
+{
+	struct compile_options o = { .width = 4, .height = 4 };
+	struct image_builder img;
+	struct loom_source s;
+	struct diag d;
+	unsigned errors;
+	char err[160];
+
+	if (loom_source_from_memory(&s, "t.loom", text, strlen(text)))
+		abort();
+	diag_init(&d, &s, NULL, false);
+	image_init(&img, 4, 4);
+	errors = compile_source(&d, &o, &img);
+	if (!errors)
+		image_write(&img, &b->data, &b->size);
+	image_free(&img);
+	diag_free(&d);
+	loom_source_free(&s);
+	if (errors)
+		return -1;
+	return image_open(&b->v, b->data, b->size, err, sizeof(err));
+}
+
+static uint32_t dword(const struct image_view *v,
+		      const struct loom_image_thread *t, uint32_t off)
+{
+	uint32_t x;
+
+	memcpy(&x, v->sec[SEC_TEMPLATES] + t->template_offset + off, 4);
+	return x;
+}
+
+TEST(elf_layout)
+{
+	struct built b;
+	Elf64_Ehdr eh;
+
+	REQUIRE(build(&b, src) == 0);
+	memcpy(&eh, b.data, sizeof(eh));
+	CHECK(!memcmp(eh.e_ident, ELFMAG, SELFMAG));
+	CHECK_EQ(ELFCLASS64, eh.e_ident[EI_CLASS]);
+	CHECK_EQ(ELFDATA2LSB, eh.e_ident[EI_DATA]);
+	CHECK_EQ(ET_EXEC, eh.e_type);
+	CHECK_EQ(EM_NONE, eh.e_machine);
+	CHECK_EQ(32, sizeof(struct loom_host_header));
+	CHECK_EQ(16, sizeof(struct loom_host_func));
+	CHECK_EQ(24, sizeof(struct loom_host_insn));
+	CHECK_EQ(9, eh.e_shnum);		/* null, seven .loom.*, .shstrtab */
+	REQUIRE(b.v.sec[SEC_HOST]);
+	CHECK_EQ(1, b.v.host.num_funcs);
+	CHECK(!strcmp("main", image_name(&b.v, image_host_func(&b.v, 0).name)));
+	CHECK_EQ(LOOM_HOST_RETURN, image_host_insn(&b.v, 0).op);
+	CHECK_EQ(LOOM_IMAGE_MAGIC, b.v.info.magic);
+	CHECK_EQ(LOOM_IMAGE_VERSION, b.v.info.version);
+	CHECK_EQ(2, b.v.info.num_threads);	/* across both units */
+	CHECK_EQ(4, b.v.info.fabric_width);
+	CHECK_EQ(4, b.v.info.fabric_height);
+	for (int s = 0; s < SEC_COUNT; s++)
+		CHECK_EQ(0, (b.v.sec[s] - (const uint8_t *)b.data) % 8);
+	free(b.data);
+}
+
+TEST(dense_thread_and_template)
+{
+	struct built b;
+	struct loom_image_thread t;
+	struct loom_fabric_config hdr;
+	static const struct { uint32_t off; uint16_t kind, index; } want[] = {
+		{ 8, LOOM_PATCH_CONFIG_VA, 0 },
+		{ 0x18, LOOM_PATCH_OPERAND, 0 }, { 0x20, LOOM_PATCH_OPERAND, 1 },
+		{ 0x28, LOOM_PATCH_OPERAND, 2 },
+		{ 0x38, LOOM_PATCH_EXTENT, 0 }, { 0x40, LOOM_PATCH_EXTENT, 1 },
+	};
+
+	REQUIRE(build(&b, src) == 0);
+	t = image_thread(&b.v, 0);
+	CHECK(!strcmp("vadd", image_name(&b.v, t.name)));
+	CHECK_EQ(LOOM_DOMAIN_DENSE, t.domain);
+	CHECK_EQ(2, t.rank);
+	CHECK_EQ(3, t.num_args);
+	CHECK_EQ(LOOM_IMAGE_NO_WORK_ARG, t.work_item_arg);
+	CHECK_EQ(LOOM_ARG_MEMREF_I64, t.arg_types[0]);
+	CHECK_EQ(LOOM_ARG_MEMREF_I32, t.arg_types[1]);
+	CHECK_EQ(0, t.child_capacity);
+	memcpy(&hdr, b.v.sec[SEC_CONFIGS] + t.config_offset, sizeof(hdr));
+	CHECK_EQ(LOOM_CONFIG_MAGIC, hdr.magic);
+	CHECK_EQ(LOOM_CONFIG_SIZE(16, hdr.num_ports), t.config_size);
+	CHECK_EQ(5, hdr.num_ports);		/* 3 operands, 2 coordinates */
+	/* LOAD_CONFIG, SET_OPERANDS(3), DISPATCH_DENSE(2) */
+	CHECK_EQ(16 + 8 + 24 + 8 + 16, t.template_size);
+	CHECK_EQ(LOOM_PKT_HEADER(LOOM_PKT_LOAD_CONFIG, 4), dword(&b.v, &t, 0));
+	CHECK_EQ(t.config_size, dword(&b.v, &t, 4));
+	CHECK_EQ(LOOM_PKT_HEADER(LOOM_PKT_SET_OPERANDS, 8), dword(&b.v, &t, 16));
+	CHECK_EQ(3, dword(&b.v, &t, 20));
+	CHECK_EQ(LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 6), dword(&b.v, &t, 48));
+	CHECK_EQ(2, dword(&b.v, &t, 52));
+	REQUIRE_EQ(6, t.num_patches);
+	for (unsigned k = 0; k < 6; k++) {
+		struct loom_image_patch p = image_patch(&b.v, t.patch_first + k);
+
+		CHECK_EQ(want[k].off, p.offset);
+		CHECK_EQ(want[k].kind, p.kind);
+		CHECK_EQ(want[k].index, p.index);
+	}
+	free(b.data);
+}
+
+TEST(items_thread_and_template)
+{
+	struct built b;
+	struct loom_image_thread t;
+	uint32_t base;
+
+	REQUIRE(build(&b, src) == 0);
+	t = image_thread(&b.v, 1);
+	CHECK(!strcmp("kids", image_name(&b.v, t.name)));
+	CHECK_EQ(LOOM_DOMAIN_DYNAMIC_WORK, t.domain);
+	CHECK_EQ(0, t.rank);
+	CHECK_EQ(1, t.work_item_arg);
+	CHECK_EQ(2, t.child_capacity);
+	CHECK_EQ(0, t.config_offset % 8);
+	base = 16 + 8 + 16;	/* LOAD_CONFIG, SET_OPERANDS(2) */
+	CHECK_EQ(base + 32, t.template_size);
+	CHECK_EQ(LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_ITEMS, 8), dword(&b.v, &t, base));
+	CHECK_EQ(2, dword(&b.v, &t, base + 24));	/* capacity baked */
+	CHECK_EQ(0, dword(&b.v, &t, base + 28));
+	REQUIRE_EQ(6, t.num_patches);
+	CHECK_EQ(LOOM_PATCH_ITEM_COUNT, image_patch(&b.v, t.patch_first + 3).kind);
+	CHECK_EQ(base + 4, image_patch(&b.v, t.patch_first + 3).offset);
+	CHECK_EQ(LOOM_PATCH_PAYLOAD_VA, image_patch(&b.v, t.patch_first + 4).kind);
+	CHECK_EQ(base + 8, image_patch(&b.v, t.patch_first + 4).offset);
+	CHECK_EQ(LOOM_PATCH_RESULT_VA, image_patch(&b.v, t.patch_first + 5).kind);
+	CHECK_EQ(base + 16, image_patch(&b.v, t.patch_first + 5).offset);
+	free(b.data);
+}
+
+/* Flips one field of a valid image; the reader must refuse it. */
+static bool rejects(const struct built *b, size_t off, const void *val,
+		    size_t n, size_t size)
+{
+	uint8_t *copy = malloc(b->size);
+	struct image_view v;
+	char err[160];
+	int ret;
+
+	if (!copy)
+		abort();
+	memcpy(copy, b->data, b->size);
+	if (val)
+		memcpy(copy + off, val, n);
+	ret = image_open(&v, copy, size, err, sizeof(err));
+	free(copy);
+	return ret == -1;
+}
+
+TEST(corrupt_images_are_rejected)
+{
+	struct built b;
+	size_t threads, info;
+	uint32_t big = 0x7fffffff, two = 2;
+	uint8_t bad = 9;
+
+	REQUIRE(build(&b, src) == 0);
+	threads = b.v.sec[SEC_THREADS] - (const uint8_t *)b.data;
+	info = b.v.sec[SEC_INFO] - (const uint8_t *)b.data;
+	CHECK(!rejects(&b, 0, NULL, 0, b.size));
+	CHECK(rejects(&b, 0, NULL, 0, 40));			/* truncated */
+	CHECK(rejects(&b, 0, NULL, 0, b.size - 8));		/* no shdrs */
+	CHECK(rejects(&b, 0, "\177ELG", 4, b.size));		/* not ELF */
+	CHECK(rejects(&b, info, &big, 4, b.size));		/* magic */
+	CHECK(rejects(&b, info + 4, &two, 4, b.size));		/* version */
+	CHECK(rejects(&b, info + 8, &big, 4, b.size));		/* count */
+	CHECK(rejects(&b, threads + offsetof(struct loom_image_thread, config_offset),
+		      &big, 4, b.size));
+	CHECK(rejects(&b, threads + offsetof(struct loom_image_thread, template_size),
+		      &big, 4, b.size));
+	CHECK(rejects(&b, threads + offsetof(struct loom_image_thread, name),
+		      &big, 4, b.size));
+	CHECK(rejects(&b, threads + offsetof(struct loom_image_thread, num_patches),
+		      &big, 4, b.size));
+	CHECK(rejects(&b, threads + offsetof(struct loom_image_thread, arg_types),
+		      &bad, 1, b.size));
+	CHECK(rejects(&b, b.v.sec[SEC_PATCHES] - (const uint8_t *)b.data,
+		      &big, 4, b.size));			/* patch offset */
+	free(b.data);
+}
+
+TEST(disassembler)
+{
+	struct built b;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	REQUIRE(build(&b, src) == 0);
+	out = open_memstream(&text, &len);
+	REQUIRE(out);
+	CHECK_EQ(0, image_disasm(out, b.data, b.size));
+	fclose(out);
+	CHECK(strstr(text, "image: 2 threads, fabric 4x4"));
+	CHECK(strstr(text, "thread @vadd dense rank 2 (memref<?xi64>, memref<?xi32>, memref<?xi64>)"));
+	CHECK(strstr(text, "thread @kids dynamic_work (i64, item i64) child_capacity 2"));
+	CHECK(strstr(text, "DISPATCH_ITEMS"));
+	CHECK(strstr(text, "patch 0040  extent 1"));
+	CHECK(strstr(text, "LOAD"));
+	free(text);
+	free(b.data);
+}
+
+/* Without host functions there is no .loom.host. */
+TEST(no_host_section_without_host_functions)
+{
+	struct built b;
+	Elf64_Ehdr eh;
+
+	REQUIRE(build(&b, strstr(src, "dataflow.thread @kids")) == 0);
+	memcpy(&eh, b.data, sizeof(eh));
+	CHECK_EQ(8, eh.e_shnum);
+	CHECK(!b.v.sec[SEC_HOST]);
+	free(b.data);
+}
+
+/* Loaders find threads by name: a name twice across units is an error. */
+TEST(duplicate_thread_names)
+{
+	char text[2048];
+	struct built b;
+	const char *one = strstr(src, "func.func");
+
+	snprintf(text, sizeof(text), "%.*s// -----\n%.*s", (int)(one - src),
+		 src, (int)(one - src), src);
+	CHECK_EQ(-1, build(&b, text));
+}
+
+int main(void)
+{
+	RUN(elf_layout);
+	RUN(dense_thread_and_template);
+	RUN(items_thread_and_template);
+	RUN(corrupt_images_are_rejected);
+	RUN(disassembler);
+	RUN(duplicate_thread_names);
+	RUN(no_host_section_without_host_functions);
+	return checks_done();
+}

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine_run.h: compile a source string and run its threads on the host
+ * engine through loom_core_run_job: a fake bus with real page tables, the
+ * image's template copied into a command buffer and its patches filled
+ * the way a loader does.
+ */
+#ifndef LOOMC_TESTS_ENGINE_RUN_H
+#define LOOMC_TESTS_ENGINE_RUN_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../qemu-device/engine/tests/fake_bus.h"
+#include "compile.h"
+#include "lower.h"
+
+#define ER_CMD_VA	0x10000ULL
+#define ER_CONFIG_VA	0x20000ULL
+#define ER_DATA_VA	0x100000ULL
+#define ER_DATA_SIZE	(1ULL << 20)
+
+/**
+ * struct er - one compiled source and one core to run it on
+ * @img: the image bytes
+ * @size: its size
+ * @view: the validated image
+ * @bus: host memory with page tables
+ * @core: the core
+ * @done: the last job's completion
+ * @errors: compile errors
+ */
+struct er {
+	void *img;
+	size_t size;
+	struct image_view view;
+	struct fake_bus bus;
+	struct loom_core core;
+	struct loom_hw_completion done;
+	unsigned errors;
+};
+
+/* Compiles @text for a @w x @h fabric and sets up a core of that size. */
+static inline int er_open(struct er *e, const char *text, unsigned w,
+			  unsigned h)
+{
+	struct compile_options o = { .width = w, .height = h };
+	struct loom_fabric_params p = {
+		.width = w, .height = h,
+		.fifo_depth = LOOM_DEFAULT_FIFO_DEPTH,
+		.mem_ports = LOOM_DEFAULT_MEM_PORTS,
+		.load_latency = LOOM_DEFAULT_LOAD_LATENCY,
+	};
+	struct image_builder b;
+	struct loom_source src;
+	struct diag d;
+	char err[160];
+
+	memset(e, 0, sizeof(*e));
+	if (loom_source_from_memory(&src, "test.loom", text, strlen(text)))
+		abort();
+	diag_init(&d, &src, stderr, false);
+	image_init(&b, w, h);
+	e->errors = compile_source(&d, &o, &b);
+	if (!e->errors)
+		image_write(&b, &e->img, &e->size);
+	image_free(&b);
+	diag_free(&d);
+	loom_source_free(&src);
+	if (e->errors || image_open(&e->view, e->img, e->size, err, sizeof(err)))
+		return -1;
+	fake_bus_init(&e->bus, 8 << 20);
+	fake_bus_map(&e->bus, ER_CMD_VA, 4096, LOOM_PTE_READ);
+	fake_bus_map(&e->bus, ER_CONFIG_VA, 65536, LOOM_PTE_READ);
+	fake_bus_map(&e->bus, ER_DATA_VA, ER_DATA_SIZE,
+		     LOOM_PTE_READ | LOOM_PTE_WRITE);
+	e->core.fabric = loom_fabric_create(&p);
+	e->core.bus = &e->bus.bus;
+	return e->core.fabric ? 0 : -1;
+}
+
+static inline void er_close(struct er *e)
+{
+	if (e->core.fabric)
+		loom_fabric_destroy(e->core.fabric);
+	if (e->bus.mem)
+		fake_bus_fini(&e->bus);
+	free(e->img);
+}
+
+/* The image's thread called @name, or -1. */
+static inline int er_thread(struct er *e, const char *name)
+{
+	for (unsigned i = 0; i < e->view.info.num_threads; i++) {
+		struct loom_image_thread t = image_thread(&e->view, i);
+
+		if (!strcmp(image_name(&e->view, t.name), name))
+			return i;
+	}
+	return -1;
+}
+
+static inline void er_put(uint8_t *p, unsigned width, uint64_t v)
+{
+	memcpy(p, &v, width);
+}
+
+/*
+ * Launches thread @name: @args are the launch operands, @extents the
+ * dense extents; for dynamic work @count payloads at @payload_va, results
+ * at @result_va.  Returns the job's status (e->done has the rest).
+ */
+static inline int er_launch(struct er *e, const char *name,
+			    const uint64_t *args, const int64_t *extents,
+			    uint32_t count, uint64_t payload_va,
+			    uint64_t result_va)
+{
+	int i = er_thread(e, name);
+	struct loom_image_thread t;
+	uint8_t cmd[4096];
+	struct loom_hw_job job = { 0 };
+	size_t dump_len;
+
+	if (i < 0)
+		return -1;
+	t = image_thread(&e->view, i);
+	if (t.template_size > sizeof(cmd))
+		return -1;
+	memcpy(cmd, e->view.sec[SEC_TEMPLATES] + t.template_offset,
+	       t.template_size);
+	fake_bus_poke(&e->bus, ER_CONFIG_VA,
+		      e->view.sec[SEC_CONFIGS] + t.config_offset, t.config_size);
+	for (unsigned k = 0; k < t.num_patches; k++) {
+		struct loom_image_patch p = image_patch(&e->view, t.patch_first + k);
+		uint8_t *at = cmd + p.offset;
+
+		switch (p.kind) {
+		case LOOM_PATCH_CONFIG_VA: er_put(at, 8, ER_CONFIG_VA); break;
+		case LOOM_PATCH_OPERAND: er_put(at, 8, args[p.index]); break;
+		case LOOM_PATCH_EXTENT: er_put(at, 8, (uint64_t)extents[p.index]); break;
+		case LOOM_PATCH_ITEM_COUNT: er_put(at, 4, count); break;
+		case LOOM_PATCH_PAYLOAD_VA: er_put(at, 8, payload_va); break;
+		case LOOM_PATCH_RESULT_VA: er_put(at, 8, result_va); break;
+		}
+	}
+	fake_bus_poke(&e->bus, ER_CMD_VA, cmd, t.template_size);
+	job.cmd_va = ER_CMD_VA;
+	job.cmd_size = t.template_size;
+	job.pt_root = e->bus.pt_root;
+	job.seqno = 1;
+	loom_core_run_job(&e->core, &job, &e->done, NULL, 0, &dump_len);
+	return (int)e->done.status;
+}
+
+static inline void er_poke64(struct er *e, uint64_t va, const int64_t *v,
+			     size_t n)
+{
+	fake_bus_poke(&e->bus, va, v, n * 8);
+}
+
+static inline void er_peek64(struct er *e, uint64_t va, int64_t *v, size_t n)
+{
+	fake_bus_peek(&e->bus, va, v, n * 8);
+}
+
+/* ------------------------------------------------------ host programs --- */
+
+/*
+ * Runs host function @name of the image the way a loader would: ALLOC
+ * takes zeroed device memory from the top of the data area, launches run
+ * synchronously in program order (which honours every wait() token), a
+ * dynamic-work launch runs its items breadth first until no child is
+ * left.  Returns the number of failed loom.check, or -1 when something
+ * went wrong (a job failed, out of memory, a missing function).
+ */
+#define ER_HEAP_VA	(ER_DATA_VA + ER_DATA_SIZE / 2)
+#define ER_ITEMS_VA	(ER_DATA_VA + ER_DATA_SIZE / 4)
+#define ER_RESULTS_VA	(ER_DATA_VA + ER_DATA_SIZE / 4 + 0x10000)
+#define ER_BATCH	256
+
+static inline int er_items(struct er *e, unsigned t, uint64_t *args)
+{
+	struct loom_image_thread th = image_thread(&e->view, t);
+	const char *name = image_name(&e->view, th.name);
+	uint64_t rec = LOOM_ITEM_RESULT_SIZE(th.child_capacity);
+	uint64_t *q = malloc(8 * 65536);
+	unsigned n = 1, done = 0;
+
+	if (!q || rec * ER_BATCH > ER_DATA_SIZE / 4 - 0x10000) {
+		free(q);
+		return -1;
+	}
+	q[0] = args[th.work_item_arg];
+	while (done < n) {
+		unsigned batch = n - done < ER_BATCH ? n - done : ER_BATCH;
+
+		fake_bus_poke(&e->bus, ER_ITEMS_VA, q + done, 8 * batch);
+		if (er_launch(e, name, args, NULL, batch, ER_ITEMS_VA,
+			      ER_RESULTS_VA) != LOOM_STATUS_OK)
+			break;
+		for (unsigned i = 0; i < batch; i++) {
+			uint64_t at = ER_RESULTS_VA + i * rec;
+			uint32_t count;
+
+			fake_bus_peek(&e->bus, at, &count, 4);
+			if (n + count > 65536)
+				goto out;
+			fake_bus_peek(&e->bus, at + 8, q + n, 8 * count);
+			n += count;
+		}
+		done += batch;
+	}
+out:
+	free(q);
+	return done == n ? 0 : -1;
+}
+
+static inline int er_host_launch(struct er *e, uint32_t at, uint64_t *regs)
+{
+	uint64_t args[LOOM_IMAGE_MAX_ARGS] = { 0 };
+	int64_t ext[LOOM_MAX_RANK] = { 0 };
+	unsigned t = image_host_list(&e->view, at++), n;
+	struct loom_image_thread th = image_thread(&e->view, t);
+
+	n = image_host_list(&e->view, at++);
+	for (unsigned i = 0; i < n && i < LOOM_IMAGE_MAX_ARGS; i++)
+		args[i] = regs[image_host_list(&e->view, at++)];
+	at += 1 + image_host_list(&e->view, at);	/* waits: in order anyway */
+	n = image_host_list(&e->view, at++);
+	for (unsigned i = 0; i < n && i < LOOM_MAX_RANK; i++)
+		ext[i] = (int64_t)regs[image_host_list(&e->view, at++)];
+	if (th.domain == LOOM_DOMAIN_DYNAMIC_WORK)
+		return er_items(e, t, args);
+	return er_launch(e, image_name(&e->view, th.name), args, ext, 0, 0, 0) ==
+	       LOOM_STATUS_OK ? 0 : -1;
+}
+
+static inline uint64_t er_mem(struct er *e, uint64_t va, unsigned size)
+{
+	uint64_t v = 0;
+
+	fake_bus_peek(&e->bus, va, &v, size);
+	return size == 4 ? (uint64_t)(int64_t)(int32_t)v : v;
+}
+
+static inline int er_run_host(struct er *e, const char *name)
+{
+	struct image_view *v = &e->view;
+	uint64_t heap = ER_HEAP_VA, *r = NULL;
+	struct loom_host_func f = { 0 };
+	int failed = 0;
+
+	for (unsigned i = 0; v->sec[SEC_HOST] && i < v->host.num_funcs; i++)
+		if (!strcmp(image_name(v, image_host_func(v, i).name), name))
+			f = image_host_func(v, i);
+	if (!f.count || !(r = calloc(f.num_regs + 1, 8)))
+		return -1;
+	for (uint32_t pc = f.first; pc < f.first + f.count && failed >= 0;) {
+		struct loom_host_insn x = image_host_insn(v, pc++);
+		uint64_t size;
+
+		switch (x.op) {
+		case LOOM_HOST_CONST: r[x.dst] = image_host_const(v, x.a); break;
+		case LOOM_HOST_ALU:
+			r[x.dst] = x.aux == LOOM_OP_MOV ?
+				(x.type == LOOM_TYPE_I32 ? (uint64_t)(int64_t)(int32_t)r[x.a] : r[x.a]) :
+				loom_alu(x.aux, x.type, r[x.a], r[x.b], r[x.c]);
+			break;
+		case LOOM_HOST_ALLOC:
+			size = (r[x.a] * x.aux + 7) & ~7ULL;
+			if (heap + size > ER_DATA_VA + ER_DATA_SIZE) {
+				failed = -1;
+				break;
+			}
+			r[x.dst] = heap;
+			heap += size;
+			break;
+		case LOOM_HOST_LOAD: r[x.dst] = er_mem(e, r[x.a] + r[x.b] * x.aux, x.aux); break;
+		case LOOM_HOST_STORE: fake_bus_poke(&e->bus, r[x.b] + r[x.c] * x.aux, &r[x.a], x.aux); break;
+		case LOOM_HOST_FOR:
+			r[x.dst] = r[x.a];
+			if ((int64_t)r[x.dst] >= (int64_t)r[x.b])
+				pc = x.d + 1;
+			break;
+		case LOOM_HOST_END_FOR: {
+			struct loom_host_insn h = image_host_insn(v, x.a);
+
+			r[h.dst] += r[h.c];
+			if ((int64_t)r[h.dst] < (int64_t)r[h.b])
+				pc = x.a + 1;
+			break;
+		}
+		case LOOM_HOST_LAUNCH:
+			if (er_host_launch(e, x.a, r))
+				failed = -1;
+			break;
+		case LOOM_HOST_CHECK:
+			if (r[x.a] != r[x.b]) {
+				printf("#   loom.check: %lld != %lld\n",
+				       (long long)r[x.a], (long long)r[x.b]);
+				failed++;
+			}
+			break;
+		case LOOM_HOST_RETURN: pc = f.first + f.count; break;
+		default: break;		/* WAIT, PRINT */
+		}
+	}
+	free(r);
+	return failed;
+}
+
+#endif /* LOOMC_TESTS_ENGINE_RUN_H */

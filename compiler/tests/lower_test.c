@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Lowering: the graphs threads become (ports, operations, immediates,
+ * loops, spawns, sinks) and the "cannot lower ... not supported yet"
+ * diagnostics.
+ */
+#include "front.h"
+#include "lower.h"
+
+#define DENSE "domain(#dataflow.thread_domain<dense>)"
+#define ITEMS "domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)"
+
+/**
+ * struct lowered - a thread lowered from a string
+ * @f: the front end run
+ * @g: the graph of its first thread
+ * @errors: lowering errors
+ */
+struct lowered {
+	struct front f;
+	struct graph g;
+	unsigned errors;
+};
+
+static int lower_text(struct lowered *l, const char *text)
+{
+	graph_init(&l->g);
+	if (front_verify(&l->f, text))
+		return -1;
+	l->errors = lower_thread(&l->f.d, l->f.m->funcs, &l->g);
+	return 0;
+}
+
+static void lowered_close(struct lowered *l)
+{
+	graph_free(&l->g);
+	front_close(&l->f);
+}
+
+static int count_op(const struct graph *g, unsigned op)
+{
+	int n = 0;
+
+	for (int i = 0; i < g->num; i++)
+		n += g->nodes[i].kind == G_PE && g->nodes[i].op == op;
+	return n;
+}
+
+static const struct g_node *find_op(const struct graph *g, unsigned op)
+{
+	for (int i = 0; i < g->num; i++)
+		if (g->nodes[i].kind == G_PE && g->nodes[i].op == op)
+			return &g->nodes[i];
+	return NULL;
+}
+
+/* The device's contract: every produced token has a consumer. */
+static bool all_consumed(const struct graph *g)
+{
+	for (int i = 0; i < g->num; i++) {
+		bool used = g->nodes[i].kind == G_PE &&
+			    g->nodes[i].op == LOOM_OP_SINK;
+
+		for (int j = i + 1; j < g->num && !used; j++)
+			for (int k = 0; k < 3; k++)
+				if ((graph_inputs(&g->nodes[j]) & (1U << k)) &&
+				    g->nodes[j].in[k] == i)
+					used = true;
+		if (!used)
+			return false;
+	}
+	return true;
+}
+
+/* Inputs always come earlier: the order is topological. */
+static bool topological(const struct graph *g)
+{
+	for (int i = 0; i < g->num; i++)
+		for (int k = 0; k < 3; k++)
+			if ((graph_inputs(&g->nodes[i]) & (1U << k)) &&
+			    (g->nodes[i].in[k] < 0 || g->nodes[i].in[k] >= i))
+				return false;
+	return true;
+}
+
+TEST(vector_add)
+{
+	struct lowered l;
+
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @v " DENSE "(%a: memref<?xi64>, %b: memref<?xi64>, %c: memref<?xi64>) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %x = memref.load %a[%i] : memref<?xi64>\n"
+		"  %y = memref.load %b[%i] : memref<?xi64>\n"
+		"  %s = arith.addi %x, %y : i64\n"
+		"  memref.store %s, %c[%i] : memref<?xi64>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(0, l.errors);
+	/* three operands and the coordinate; the ctrl is only yielded */
+	CHECK_EQ(4, graph_count(&l.g, G_PORT));
+	CHECK_EQ(9, graph_count(&l.g, G_PE));
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_SHL));	/* i << 3 shared */
+	CHECK_EQ(4, count_op(&l.g, LOOM_OP_ADD));
+	CHECK_EQ(2, count_op(&l.g, LOOM_OP_LOAD));
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_STORE));
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_SINK));	/* the store's done */
+	CHECK(find_op(&l.g, LOOM_OP_SHL)->imm_b);
+	CHECK_EQ(3, find_op(&l.g, LOOM_OP_SHL)->imm);
+	CHECK(all_consumed(&l.g));
+	CHECK(topological(&l.g));
+	CHECK_EQ(1, l.g.rank);
+	lowered_close(&l);
+}
+
+TEST(constants_become_immediates)
+{
+	struct lowered l;
+	const struct g_node *n;
+
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @k " DENSE "(%m: memref<?xi32>, %x: i32) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %c5 = arith.constant 5 : i32\n"
+		"  %lt = arith.cmpi slt, %c5, %x : i32\n"
+		"  %d = arith.subi %c5, %x : i32\n"
+		"  %s = arith.select %lt, %d, %x : i32\n"
+		"  memref.store %s, %m[%i] : memref<?xi32>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(0, l.errors);
+	/* 5 < x is x > 5 with B = 5 */
+	n = find_op(&l.g, LOOM_OP_GTS);
+	REQUIRE(n);
+	CHECK(n->imm_b);
+	CHECK_EQ(5, n->imm);
+	CHECK_EQ(LOOM_TYPE_I32, n->type);
+	/* 5 - x does not commute: a CONST, triggered by the ctrl port */
+	n = find_op(&l.g, LOOM_OP_CONST);
+	REQUIRE(n);
+	CHECK_EQ(5, n->imm);
+	CHECK_EQ(LOOM_PORT_CTRL, l.g.nodes[n->in[0]].port_kind);
+	/* i32 elements: i << 2 */
+	CHECK_EQ(2, find_op(&l.g, LOOM_OP_SHL)->imm);
+	CHECK_EQ(LOOM_TYPE_I32, find_op(&l.g, LOOM_OP_STORE)->type);
+	CHECK(all_consumed(&l.g));
+	lowered_close(&l);
+}
+
+TEST(dead_code_and_unused_arguments_cost_nothing)
+{
+	struct lowered l;
+
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @d " DENSE "(%m: memref<?xi64>, %x: i64, %y: i64) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %unused = arith.muli %x, %y : i64\n"
+		"  %c0 = arith.constant 0 : index\n"
+		"  memref.store %x, %m[%c0] : memref<?xi64>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(0, l.errors);
+	CHECK_EQ(2, graph_count(&l.g, G_PORT));	/* %m and %x only */
+	CHECK_EQ(0, count_op(&l.g, LOOM_OP_MUL));
+	CHECK_EQ(2, graph_count(&l.g, G_PE));	/* STORE, SINK */
+	lowered_close(&l);
+}
+
+static const char loop_src[] =
+	"dataflow.thread @dot " DENSE "(%x: memref<?xi64>, %out: memref<?xi64>, %lo: index, %hi: index) ctrl(%ctl: none) iv(%p: index) {\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %zero = arith.constant 0 : i64\n"
+	"  %sum = scf.for %j = %lo to %hi step %c2 iter_args(%acc = %zero) -> (i64) {\n"
+	"    %a = memref.load %x[%j] : memref<?xi64>\n"
+	"    %next = arith.addi %acc, %a : i64\n"
+	"    scf.yield %next : i64\n"
+	"  }\n"
+	"  memref.store %sum, %out[%p] : memref<?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(scf_for_stream_invariant_reduce)
+{
+	struct lowered l;
+	const struct g_node *n;
+
+	REQUIRE(lower_text(&l, loop_src) == 0);
+	CHECK_EQ(0, l.errors);
+	CHECK_EQ(1, l.g.loops);
+	n = find_op(&l.g, LOOM_OP_STREAM);
+	REQUIRE(n);
+	CHECK(n->imm_b);
+	CHECK_EQ(2, n->imm);			/* the step */
+	/* count = (hi - lo + 1) / 2 */
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_SUB));
+	n = find_op(&l.g, LOOM_OP_DIVS);
+	REQUIRE(n);
+	CHECK_EQ(2, n->imm);
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_INVARIANT));	/* %x in the loop */
+	n = find_op(&l.g, LOOM_OP_REDUCE);
+	REQUIRE(n);
+	CHECK_EQ(LOOM_OP_ADD, n->imm);
+	CHECK(!n->imm_b);
+	CHECK(all_consumed(&l.g));
+	CHECK(topological(&l.g));
+	lowered_close(&l);
+}
+
+static void expect_error(const char *text, unsigned line, unsigned col,
+			 const char *msg)
+{
+	struct lowered l;
+
+	REQUIRE(lower_text(&l, text) == 0);
+	CHECK(l.errors > 0);
+	CHECK(front_diag_is(&l.f, 0, DIAG_ERROR, line, col, msg));
+	lowered_close(&l);
+}
+
+TEST(unsupported_is_diagnosed)
+{
+	/* acc = acc - x is no REDUCE operation */
+	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		     "  %c0 = arith.constant 0 : index\n"
+		     "  %c1 = arith.constant 1 : index\n"
+		     "  %z = arith.constant 0 : i64\n"
+		     "  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (i64) {\n"
+		     "    %v = arith.index_cast %j : index to i64\n"
+		     "    %s = arith.subi %acc, %v : i64\n"
+		     "    scf.yield %s : i64\n"
+		     "  }\n"
+		     "  memref.store %r, %m[%i] : memref<?xi64>\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     5, 8, "cannot lower scf.for: an iter_arg that is not a reduction");
+	/* a dynamic step */
+	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index, %st: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		     "  %c0 = arith.constant 0 : index\n"
+		     "  scf.for %j = %c0 to %n step %st {\n"
+		     "    %v = arith.index_cast %j : index to i64\n"
+		     "    memref.store %v, %m[%j] : memref<?xi64>\n"
+		     "  }\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     3, 3, "not supported yet");
+	/* a memref stored and loaded in one loop: order across iterations */
+	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		     "  %c0 = arith.constant 0 : index\n"
+		     "  %c1 = arith.constant 1 : index\n"
+		     "  scf.for %j = %c1 to %n step %c1 {\n"
+		     "    %p = arith.subi %j, %c1 : index\n"
+		     "    %w = memref.load %m[%p] : memref<?xi64>\n"
+		     "    memref.store %w, %m[%j] : memref<?xi64>\n"
+		     "  }\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     4, 3, "memref %m is stored and accessed again in the loop body");
+	/* two spawns, one in a loop: no order the fabric can keep */
+	expect_error("dataflow.thread @s " ITEMS "(%p: i64, %n: index) ctrl(%ctl: none) {\n"
+		     "  %c0 = arith.constant 0 : index\n"
+		     "  %c1 = arith.constant 1 : index\n"
+		     "  dataflow.work.spawn %p : i64\n"
+		     "  scf.for %j = %c0 to %n step %c1 {\n"
+		     "    dataflow.work.spawn %p : i64\n"
+		     "  }\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     1, 17, "several dataflow.work.spawn");
+}
+
+TEST(dynamic_work_ports_spawns_capacity)
+{
+	struct lowered l;
+
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @t domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 1>)(%k: i64, %item: i64) ctrl(%ctl: none) {\n"
+		"  %a = arith.addi %item, %k : i64\n"
+		"  dataflow.work.spawn %a : i64\n"
+		"  dataflow.work.spawn %item : i64\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(0, l.errors);
+	CHECK_EQ(2, l.g.child_capacity);
+	CHECK_EQ(2, count_op(&l.g, LOOM_OP_SPAWN));
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_JOIN));	/* second after first */
+	for (int i = 0; i < l.g.num; i++)
+		if (l.g.nodes[i].kind == G_PORT)
+			CHECK(l.g.nodes[i].port_kind == LOOM_PORT_PAYLOAD ||
+			      (l.g.nodes[i].port_kind == LOOM_PORT_OPERAND &&
+			       l.g.nodes[i].port_index == 0));
+	CHECK(all_consumed(&l.g));
+	lowered_close(&l);
+
+	/* a spawn in a loop: the attribute, else the default */
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @t " ITEMS "(%item: i64) ctrl(%ctl: none) attributes {loom.child_capacity = 9} {\n"
+		"  %c0 = arith.constant 0 : index\n"
+		"  %c1 = arith.constant 1 : index\n"
+		"  %n = arith.index_cast %item : i64 to index\n"
+		"  scf.for %j = %c0 to %n step %c1 {\n"
+		"    dataflow.work.spawn %item : i64\n"
+		"  }\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(0, l.errors);
+	CHECK_EQ(9, l.g.child_capacity);
+	lowered_close(&l);
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @t " ITEMS "(%item: i64) ctrl(%ctl: none) {\n"
+		"  %c0 = arith.constant 0 : index\n"
+		"  %c1 = arith.constant 1 : index\n"
+		"  %n = arith.index_cast %item : i64 to index\n"
+		"  scf.for %j = %c0 to %n step %c1 {\n"
+		"    dataflow.work.spawn %item : i64\n"
+		"  }\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(LOWER_DEFAULT_CHILD_CAPACITY, l.g.child_capacity);
+	lowered_close(&l);
+	expect_error("dataflow.thread @t " ITEMS "(%item: i64) ctrl(%ctl: none) attributes {loom.child_capacity = 1} {\n"
+		     "  dataflow.work.spawn %item : i64\n"
+		     "  dataflow.work.spawn %item : i64\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     1, 148, "loom.child_capacity must be an integer in 2..4096");
+}
+
+TEST(casts)
+{
+	struct lowered l;
+
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @c " DENSE "(%m: memref<?xi64>, %x: i32, %y: i64) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %s = arith.extsi %x : i32 to i64\n"
+		"  %u = arith.extui %x : i32 to i64\n"
+		"  %t = arith.trunci %y : i64 to i32\n"
+		"  %w = arith.extsi %t : i32 to i64\n"
+		"  %a = arith.addi %s, %u : i64\n"
+		"  %b = arith.addi %a, %w : i64\n"
+		"  memref.store %b, %m[%i] : memref<?xi64>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(0, l.errors);
+	/* sign extension is free, zero extension masks, truncation is MOV.i32 */
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_AND));
+	CHECK_EQ(0xffffffffLL, find_op(&l.g, LOOM_OP_AND)->imm);
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_MOV));
+	CHECK_EQ(LOOM_TYPE_I32, find_op(&l.g, LOOM_OP_MOV)->type);
+	lowered_close(&l);
+}
+
+int main(void)
+{
+	RUN(vector_add);
+	RUN(constants_become_immediates);
+	RUN(dead_code_and_unused_arguments_cost_nothing);
+	RUN(scf_for_stream_invariant_reduce);
+	RUN(unsupported_is_diagnosed);
+	RUN(dynamic_work_ports_spawns_capacity);
+	RUN(casts);
+	return checks_done();
+}

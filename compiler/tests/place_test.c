@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Place and route: configurations the engine accepts, one PE per tile,
+ * routes that respect one source per switch output, statistics, and the
+ * "does not fit" and "cannot route" diagnostics.
+ */
+#include <stdlib.h>
+
+#include "engine.h"
+#include "front.h"
+#include "lower.h"
+#include "place.h"
+
+#define DENSE "domain(#dataflow.thread_domain<dense>)"
+
+static const char vadd_src[] =
+	"dataflow.thread @vadd " DENSE "(%a: memref<?xi64>, %b: memref<?xi64>, %c: memref<?xi64>) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %x = memref.load %a[%i] : memref<?xi64>\n"
+	"  %y = memref.load %b[%i] : memref<?xi64>\n"
+	"  %s = arith.addi %x, %y : i64\n"
+	"  memref.store %s, %c[%i] : memref<?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+/* A chain of @n additions of an operand: n + 3 PEs, 2 ports. */
+static char *chain_src(int n)
+{
+	size_t cap = 512 + 64 * (size_t)n, len;
+	char *s = malloc(cap);
+
+	if (!s)
+		abort();
+	len = snprintf(s, cap, "dataflow.thread @chain " DENSE "(%%m: memref<?xi64>, %%x: i64) ctrl(%%ctl: none) iv(%%i: index) {\n"
+		       "  %%v0 = arith.muli %%x, %%x : i64\n");
+	for (int k = 1; k <= n; k++)
+		len += snprintf(s + len, cap - len,
+				"  %%v%d = arith.addi %%v%d, %%x : i64\n", k, k - 1);
+	snprintf(s + len, cap - len,
+		 "  memref.store %%v%d, %%m[%%i] : memref<?xi64>\n"
+		 "  dataflow.thread.yield %%ctl : none\n}\n", n);
+	return s;
+}
+
+/**
+ * struct placed - a thread lowered and placed
+ */
+struct placed {
+	struct front f;
+	struct graph g;
+	struct placement p;
+	unsigned errors;
+};
+
+static int place_text(struct placed *x, const char *text, unsigned w,
+		      unsigned h)
+{
+	graph_init(&x->g);
+	if (front_verify(&x->f, text) ||
+	    lower_thread(&x->f.d, x->f.m->funcs, &x->g))
+		return -1;
+	x->errors = place_graph(&x->f.d, x->f.m->funcs->name_loc, &x->g, w,
+				h, &x->p);
+	return 0;
+}
+
+static void placed_close(struct placed *x)
+{
+	graph_free(&x->g);
+	front_close(&x->f);
+}
+
+/* LOAD_CONFIG on an engine fabric of the same size. */
+static enum loom_config_error engine_accepts(const struct placement *p)
+{
+	struct loom_fabric_params fp = {
+		.width = p->width, .height = p->height,
+		.fifo_depth = LOOM_DEFAULT_FIFO_DEPTH,
+		.mem_ports = LOOM_DEFAULT_MEM_PORTS,
+		.load_latency = LOOM_DEFAULT_LOAD_LATENCY,
+	};
+	struct loom_fabric *f = loom_fabric_create(&fp);
+	size_t n = place_config_size(p);
+	void *buf = malloc(n);
+	enum loom_config_error err;
+
+	if (!f || !buf)
+		abort();
+	place_config_write(p, buf);
+	err = loom_fabric_configure(f, buf, n);
+	free(buf);
+	loom_fabric_destroy(f);
+	return err;
+}
+
+static int used_tiles(const struct placement *p)
+{
+	int n = 0;
+
+	for (unsigned t = 0; t < p->width * p->height; t++)
+		n += p->tiles[t].op != LOOM_OP_NOP;
+	return n;
+}
+
+/* Each PE input the op uses is routed, and nothing else is. */
+static bool inputs_routed(const struct placement *p)
+{
+	for (unsigned t = 0; t < p->width * p->height; t++) {
+		const struct loom_tile_config *tc = &p->tiles[t];
+		unsigned need = tc->op == LOOM_OP_NOP ? 0 : loom_op_inputs(tc->op);
+
+		if (tc->flags & LOOM_TILE_IMM_B)
+			need = need > 1 ? need : 2;
+		for (unsigned k = 0; k < 3; k++) {
+			bool want = k < need &&
+				    !(k == 1 && (tc->flags & LOOM_TILE_IMM_B));
+			bool has = tc->route[LOOM_OUT_PE_A + k] != LOOM_SRC_NONE;
+
+			if (tc->op == LOOM_OP_JOIN && k == 2)
+				continue;	/* C optional */
+			if (want != has)
+				return false;
+		}
+	}
+	return true;
+}
+
+TEST(vector_add_4x4)
+{
+	struct placed x;
+
+	REQUIRE(place_text(&x, vadd_src, 4, 4) == 0);
+	CHECK_EQ(0, x.errors);
+	CHECK_EQ(LOOM_CONFIG_OK, engine_accepts(&x.p));
+	CHECK_EQ(9, used_tiles(&x.p));
+	CHECK_EQ(4, x.p.num_ports);
+	CHECK(inputs_routed(&x.p));
+	CHECK_EQ(9, x.p.stats.pes);
+	CHECK_EQ(4, x.p.stats.ports);
+	CHECK(x.p.stats.hops > 0);
+	/* a LOAD holds one load in flight: at best one instance per latency */
+	CHECK_EQ(LOOM_DEFAULT_LOAD_LATENCY, x.p.stats.cycles_per_instance);
+	CHECK(x.p.stats.longest_cycles >= 2 * LOOM_DEFAULT_LOAD_LATENCY / 2 + 3);
+	placed_close(&x);
+}
+
+TEST(deterministic)
+{
+	struct placed a, b;
+
+	REQUIRE(place_text(&a, vadd_src, 5, 3) == 0);
+	REQUIRE(place_text(&b, vadd_src, 5, 3) == 0);
+	CHECK_EQ(0, a.errors);
+	CHECK(!memcmp(a.p.tiles, b.p.tiles, sizeof(a.p.tiles)));
+	CHECK(!memcmp(a.p.ports, b.p.ports, sizeof(a.p.ports)));
+	CHECK_EQ(LOOM_CONFIG_OK, engine_accepts(&a.p));
+	placed_close(&a);
+	placed_close(&b);
+}
+
+TEST(sizes_from_1x1_to_16x16)
+{
+	static const unsigned sizes[][2] = {
+		{ 3, 3 }, { 4, 4 }, { 8, 2 }, { 2, 8 }, { 8, 8 }, { 16, 16 },
+	};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct placed x;
+
+		REQUIRE(place_text(&x, vadd_src, sizes[i][0], sizes[i][1]) == 0);
+		CHECK_EQ(0, x.errors);
+		if (!x.errors) {
+			CHECK_EQ(LOOM_CONFIG_OK, engine_accepts(&x.p));
+			CHECK(inputs_routed(&x.p));
+		}
+		placed_close(&x);
+	}
+}
+
+TEST(does_not_fit)
+{
+	struct placed x;
+	char *s = chain_src(20);
+
+	REQUIRE(place_text(&x, s, 4, 4) == 0);
+	CHECK_EQ(1, x.errors);
+	CHECK(front_diag_is(&x.f, 0, DIAG_ERROR, 1, 17,
+			    "graph of 25 operations and 3 ports does not fit a 4x4 fabric"));
+	placed_close(&x);
+	REQUIRE(place_text(&x, vadd_src, 1, 1) == 0);
+	CHECK(front_diag_is(&x.f, 0, DIAG_ERROR, 1, 17,
+			    "graph of 9 operations and 4 ports does not fit a 1x1 fabric"));
+	placed_close(&x);
+	free(s);
+}
+
+/* Enough tiles, too few links: a 9-PE graph in a 1 x 9 strip. */
+TEST(cannot_route)
+{
+	struct placed x;
+
+	REQUIRE(place_text(&x, vadd_src, 9, 1) == 0);
+	CHECK_EQ(1, x.errors);
+	CHECK(front_diag_is(&x.f, 0, DIAG_ERROR, 1, 17,
+			    "cannot route the graph of @vadd (9 operations, 4 ports) on a 9x1 fabric"));
+	placed_close(&x);
+}
+
+TEST(long_chain_routes_on_8x8)
+{
+	struct placed x;
+	char *s = chain_src(40);
+
+	REQUIRE(place_text(&x, s, 8, 8) == 0);
+	CHECK_EQ(0, x.errors);
+	CHECK_EQ(LOOM_CONFIG_OK, engine_accepts(&x.p));
+	CHECK_EQ(45, x.p.stats.pes);
+	CHECK(inputs_routed(&x.p));
+	placed_close(&x);
+	free(s);
+}
+
+TEST(listing)
+{
+	struct placed x;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	void *cfg;
+
+	REQUIRE(out);
+	REQUIRE(place_text(&x, vadd_src, 4, 4) == 0);
+	cfg = malloc(place_config_size(&x.p));
+	REQUIRE(cfg);
+	place_config_write(&x.p, cfg);
+	CHECK_EQ(0, print_config(out, cfg, place_config_size(&x.p)));
+	CHECK_EQ(-1, print_config(out, cfg, place_config_size(&x.p) - 1));
+	place_print_stats(out, &x.p.stats);
+	fclose(out);
+	CHECK(strstr(text, "fabric 4x4, 4 ports"));
+	CHECK(strstr(text, "SHL       i64 B=3"));
+	CHECK(strstr(text, "STORE"));
+	CHECK(strstr(text, "coord 0"));
+	CHECK(strstr(text, "9 PEs, 4 ports"));
+	free(text);
+	free(cfg);
+	placed_close(&x);
+}
+
+int main(void)
+{
+	RUN(vector_add_4x4);
+	RUN(deterministic);
+	RUN(sizes_from_1x1_to_16x16);
+	RUN(does_not_fit);
+	RUN(cannot_route);
+	RUN(long_chain_routes_on_8x8);
+	RUN(listing);
+	return checks_done();
+}
