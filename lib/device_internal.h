@@ -85,6 +85,24 @@ int loom_launch_prepare(struct loom_device *dev, const struct loom_image *img,
 			unsigned n_extents, struct loom_token *const *deps,
 			unsigned n_deps, unsigned queue,
 			struct loom_prepared *p);
+/* The batch an items launch patches into its template. */
+struct loom_items_batch {
+	uint32_t count;
+	uint64_t payload_va;
+	uint64_t result_va;
+};
+
+/* An items launch's checks, without a batch: the adapter checks up front. */
+int loom_launch_items_check(struct loom_device *dev,
+			    const struct loom_image *img, const char *thread,
+			    const struct loom_arg *args, unsigned n_args,
+			    unsigned queue, uint32_t *child_capacity);
+int loom_launch_prepare_items(struct loom_device *dev,
+			      const struct loom_image *img, const char *thread,
+			      const struct loom_arg *args, unsigned n_args,
+			      const struct loom_items_batch *items,
+			      struct loom_token *const *deps, unsigned n_deps,
+			      unsigned queue, struct loom_prepared *p);
 void loom_launch_fill_submit(const struct loom_prepared *p, unsigned queue,
 			     uint32_t out_syncobj, struct drm_loom_submit *s);
 void loom_prepared_release(struct loom_prepared *p);

@@ -28,6 +28,17 @@
 
 /* ------------------------------------------------------------ checks --- */
 
+static int check_args(const struct loom_image_thread *t,
+		      const struct loom_arg *args, unsigned n_args)
+{
+	if (n_args != t->num_args || (n_args && !args))
+		return LOOM_E_ARG_COUNT;
+	for (unsigned i = 0; i < n_args; i++)
+		if (args[i].type != (enum loom_arg_type)t->arg_types[i])
+			return LOOM_E_ARG_TYPE;
+	return 0;
+}
+
 static int check_signature(const struct loom_image_thread *t,
 			   const struct loom_arg *args, unsigned n_args,
 			   const int64_t *extents, unsigned n_extents)
@@ -39,12 +50,16 @@ static int check_signature(const struct loom_image_thread *t,
 	for (unsigned i = 0; i < n_extents; i++)
 		if (extents[i] < 0)
 			return LOOM_E_NEGATIVE_EXTENT;
-	if (n_args != t->num_args || (n_args && !args))
-		return LOOM_E_ARG_COUNT;
-	for (unsigned i = 0; i < n_args; i++)
-		if (args[i].type != (enum loom_arg_type)t->arg_types[i])
-			return LOOM_E_ARG_TYPE;
-	return 0;
+	return check_args(t, args, n_args);
+}
+
+/* A dynamic-work thread: the work-item slot's type is checked, its value unused. */
+static int check_items_signature(const struct loom_image_thread *t,
+				 const struct loom_arg *args, unsigned n_args)
+{
+	if (t->domain != LOOM_DOMAIN_DYNAMIC_WORK)
+		return LOOM_E_DOMAIN_KIND;
+	return check_args(t, args, n_args);
 }
 
 static int check_device(const struct loom_device *dev,
@@ -129,15 +144,31 @@ static void put64(unsigned char *p, uint64_t v)
 	memcpy(p, &v, 8);	/* little-endian host, like the device */
 }
 
+static void put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
 static uint64_t patch_value(const struct loom_image_patch *p,
+			    const struct loom_image_thread *t,
 			    const struct loom_bo *config,
-			    const struct loom_arg *args, const int64_t *extents)
+			    const struct loom_arg *args, const int64_t *extents,
+			    const struct loom_items_batch *items)
 {
 	switch (p->kind) {
 	case LOOM_PATCH_CONFIG_VA:
 		return config->va;
 	case LOOM_PATCH_OPERAND:
+		/* the work-item slot carries no launch value: the device feeds
+		 * each item's payload to its payload port */
+		if (t->domain == LOOM_DOMAIN_DYNAMIC_WORK &&
+		    p->index == t->work_item_arg)
+			return 0;
 		return args[p->index].value;
+	case LOOM_PATCH_PAYLOAD_VA:
+		return items->payload_va;
+	case LOOM_PATCH_RESULT_VA:
+		return items->result_va;
 	default:	/* LOOM_PATCH_EXTENT: the loader allows nothing else in dense */
 		return (uint64_t)extents[p->index];
 	}
@@ -146,7 +177,8 @@ static uint64_t patch_value(const struct loom_image_patch *p,
 static int build_cmd(struct loom_device *dev, const struct loom_image *img,
 		     const struct loom_image_thread *t,
 		     const struct loom_bo *config, const struct loom_arg *args,
-		     const int64_t *extents, struct loom_bo **out)
+		     const int64_t *extents, const struct loom_items_batch *items,
+		     struct loom_bo **out)
 {
 	struct loom_bo *cmd;
 	unsigned char *p;
@@ -159,13 +191,42 @@ static int build_cmd(struct loom_device *dev, const struct loom_image *img,
 	for (uint32_t i = 0; i < t->num_patches; i++) {
 		const struct loom_image_patch *pt = &img->patches[t->patch_first + i];
 
-		put64(p + pt->offset, patch_value(pt, config, args, extents));
+		if (pt->kind == LOOM_PATCH_ITEM_COUNT)
+			put32(p + pt->offset, items->count);
+		else
+			put64(p + pt->offset,
+			      patch_value(pt, t, config, args, extents, items));
 	}
 	*out = cmd;
 	return 0;
 }
 
 /* --------------------------------------------------------- submission --- */
+
+/* Everything after the signature check, shared by dense and items. */
+static int prepare(struct loom_device *dev, const struct loom_image *img,
+		   const struct loom_image_thread *t, const struct loom_arg *args,
+		   const int64_t *extents, const struct loom_items_batch *items,
+		   struct loom_token *const *deps, unsigned n_deps,
+		   unsigned queue, struct loom_prepared *p)
+{
+	struct loom_bo *config;
+	int ret;
+
+	ret = check_device(dev, img, t, queue, deps, n_deps);
+	if (!ret)
+		ret = config_bo(dev, img, t, &config);
+	if (!ret)
+		ret = build_cmd(dev, img, t, config, args, extents, items, &p->cmd);
+	if (ret)
+		return ret;
+	p->cmd_size = t->template_size;
+	p->refs[0] = (struct drm_loom_bo_ref){ config->handle, DRM_LOOM_BO_REF_READ };
+	for (unsigned i = 0; i < n_deps; i++)
+		p->in_syncobjs[i] = deps[i]->syncobj;
+	p->n_in = n_deps;
+	return 0;
+}
 
 int loom_launch_prepare(struct loom_device *dev, const struct loom_image *img,
 			const char *thread, const struct loom_arg *args,
@@ -175,7 +236,6 @@ int loom_launch_prepare(struct loom_device *dev, const struct loom_image *img,
 			struct loom_prepared *p)
 {
 	const struct loom_image_thread *t;
-	struct loom_bo *config;
 	int ret;
 
 	if (!dev || !img)
@@ -184,20 +244,51 @@ int loom_launch_prepare(struct loom_device *dev, const struct loom_image *img,
 	if (!t)
 		return LOOM_E_NO_THREAD;
 	ret = check_signature(t, args, n_args, extents, n_extents);
-	if (!ret)
-		ret = check_device(dev, img, t, queue, deps, n_deps);
-	if (!ret)
-		ret = config_bo(dev, img, t, &config);
-	if (!ret)
-		ret = build_cmd(dev, img, t, config, args, extents, &p->cmd);
 	if (ret)
 		return ret;
-	p->cmd_size = t->template_size;
-	p->refs[0] = (struct drm_loom_bo_ref){ config->handle, DRM_LOOM_BO_REF_READ };
-	for (unsigned i = 0; i < n_deps; i++)
-		p->in_syncobjs[i] = deps[i]->syncobj;
-	p->n_in = n_deps;
-	return 0;
+	return prepare(dev, img, t, args, extents, NULL, deps, n_deps, queue, p);
+}
+
+int loom_launch_items_check(struct loom_device *dev,
+			    const struct loom_image *img, const char *thread,
+			    const struct loom_arg *args, unsigned n_args,
+			    unsigned queue, uint32_t *child_capacity)
+{
+	const struct loom_image_thread *t;
+	int ret;
+
+	if (!dev || !img)
+		return -EINVAL;
+	t = loom_image_find(img, thread);
+	if (!t)
+		return LOOM_E_NO_THREAD;
+	ret = check_items_signature(t, args, n_args);
+	if (!ret)
+		ret = check_device(dev, img, t, queue, NULL, 0);
+	if (!ret && !(dev->info.hw_caps & LOOM_CAP_ITEMS))
+		ret = LOOM_E_NOT_SUPPORTED;
+	if (!ret && child_capacity)
+		*child_capacity = t->child_capacity;
+	return ret;
+}
+
+int loom_launch_prepare_items(struct loom_device *dev,
+			      const struct loom_image *img, const char *thread,
+			      const struct loom_arg *args, unsigned n_args,
+			      const struct loom_items_batch *items,
+			      struct loom_token *const *deps, unsigned n_deps,
+			      unsigned queue, struct loom_prepared *p)
+{
+	int ret = loom_launch_items_check(dev, img, thread, args, n_args,
+					  queue, NULL);
+
+	if (ret)
+		return ret;
+	if (!items || !items->count || (items->payload_va & 7) ||
+	    (items->result_va & 7))
+		return -EINVAL;
+	return prepare(dev, img, loom_image_find(img, thread), args, NULL,
+		       items, deps, n_deps, queue, p);
 }
 
 void loom_launch_fill_submit(const struct loom_prepared *p, unsigned queue,
@@ -254,6 +345,40 @@ int loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
 		return -EINVAL;
 	ret = loom_launch_prepare(dev, img, thread, args, n_args, extents,
 				  n_extents, deps, n_deps, queue, &p);
+	if (ret)
+		return ret;
+	ret = loom_token_new(dev, &t);
+	if (ret)
+		goto out;
+	loom_launch_fill_submit(&p, queue, t->syncobj, &s);
+	if (drmIoctl(dev->fd, DRM_IOCTL_LOOM_SUBMIT, &s)) {
+		ret = -errno;
+		loom_token_free(t);
+		goto out;
+	}
+	t->job_id = s.job_id;
+	*token = t;
+out:
+	loom_prepared_release(&p);
+	return ret;
+}
+
+int loom_launch_items(struct loom_device *dev, const struct loom_image *img,
+		      const char *thread, const struct loom_arg *args,
+		      unsigned n_args, uint32_t count, uint64_t payload_va,
+		      uint64_t result_va, struct loom_token *const *deps,
+		      unsigned n_deps, unsigned queue, struct loom_token **token)
+{
+	struct loom_items_batch items = { count, payload_va, result_va };
+	struct loom_prepared p;
+	struct drm_loom_submit s;
+	struct loom_token *t;
+	int ret;
+
+	if (!token)
+		return -EINVAL;
+	ret = loom_launch_prepare_items(dev, img, thread, args, n_args, &items,
+					deps, n_deps, queue, &p);
 	if (ret)
 		return ret;
 	ret = loom_token_new(dev, &t);

@@ -189,28 +189,15 @@ static void slot_abort(struct loom_ring *r, unsigned slot)
 	memset(s, 0, sizeof(*s));
 }
 
-int loom_ring_launch_dense(struct loom_ring *r, const struct loom_image *img,
-			   const char *thread, const struct loom_arg *args,
-			   unsigned n_args, const int64_t *extents,
-			   unsigned n_extents, struct loom_token *const *deps,
-			   unsigned n_deps, unsigned queue, uint64_t user_data,
-			   struct loom_token **token)
+/* Submits the prepared @p (owned from here on) through the ring. */
+static int ring_submit(struct loom_ring *r, struct loom_prepared *p,
+		       unsigned queue, uint64_t user_data,
+		       struct loom_token **token)
 {
-	struct loom_prepared *p = calloc(1, sizeof(*p));
 	struct loom_token *t = NULL;
 	unsigned slot;
 	int ret;
 
-	if (!p || !r) {
-		free(p);
-		return p ? -EINVAL : -ENOMEM;
-	}
-	ret = loom_launch_prepare(r->dev, img, thread, args, n_args, extents,
-				  n_extents, deps, n_deps, queue, p);
-	if (ret) {
-		free(p);
-		return ret;
-	}
 	ret = token ? loom_token_new(r->dev, &t) : 0;
 	if (!ret)
 		ret = slot_get(r, &slot);
@@ -236,6 +223,53 @@ int loom_ring_launch_dense(struct loom_ring *r, const struct loom_image *img,
 		*token = t;
 	}
 	return 0;
+}
+
+int loom_ring_launch_dense(struct loom_ring *r, const struct loom_image *img,
+			   const char *thread, const struct loom_arg *args,
+			   unsigned n_args, const int64_t *extents,
+			   unsigned n_extents, struct loom_token *const *deps,
+			   unsigned n_deps, unsigned queue, uint64_t user_data,
+			   struct loom_token **token)
+{
+	struct loom_prepared *p = calloc(1, sizeof(*p));
+	int ret;
+
+	if (!p || !r) {
+		free(p);
+		return p ? -EINVAL : -ENOMEM;
+	}
+	ret = loom_launch_prepare(r->dev, img, thread, args, n_args, extents,
+				  n_extents, deps, n_deps, queue, p);
+	if (ret) {
+		free(p);
+		return ret;
+	}
+	return ring_submit(r, p, queue, user_data, token);
+}
+
+int loom_ring_launch_items(struct loom_ring *r, const struct loom_image *img,
+			   const char *thread, const struct loom_arg *args,
+			   unsigned n_args, uint32_t count, uint64_t payload_va,
+			   uint64_t result_va, struct loom_token *const *deps,
+			   unsigned n_deps, unsigned queue, uint64_t user_data,
+			   struct loom_token **token)
+{
+	struct loom_items_batch items = { count, payload_va, result_va };
+	struct loom_prepared *p = calloc(1, sizeof(*p));
+	int ret;
+
+	if (!p || !r) {
+		free(p);
+		return p ? -EINVAL : -ENOMEM;
+	}
+	ret = loom_launch_prepare_items(r->dev, img, thread, args, n_args,
+					&items, deps, n_deps, queue, p);
+	if (ret) {
+		free(p);
+		return ret;
+	}
+	return ring_submit(r, p, queue, user_data, token);
 }
 
 unsigned loom_ring_in_flight(const struct loom_ring *r)

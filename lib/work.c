@@ -58,6 +58,8 @@ const char *loom_work_strerror(enum loom_work_error err)
 		return "an item reported more children than the child capacity";
 	case LOOM_WORK_CALLBACK_ABORTED:
 		return "an item's callback aborted the domain";
+	case LOOM_WORK_DEVICE_ERROR:
+		return "a device launch or job of the run failed";
 	}
 	return "unknown dynamic-work error";
 }

@@ -424,6 +424,30 @@ TEST(invalid_arguments_rejected)
 	loom_work_sync_result_free(NULL);
 }
 
+/* The device adapter's argument checks need no device. */
+TEST(device_adapter_invalid_arguments_rejected)
+{
+	struct loom_device *devs[1] = { NULL };
+	struct loom_work_device_config c = {
+		.thread = "t", .devices = devs, .n_devices = 1, .workers = 1,
+		.deque_capacity = 1,
+	};
+	struct loom_work_device_result r;
+
+	/* no image, a NULL device, no devices, no workers, no deque, no result */
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_device_run(NULL, &r));
+	c.image = (const struct loom_image *)&c;	/* never read: rejected first */
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_device_run(&c, &r));
+	c.n_devices = 0;
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_device_run(&c, &r));
+	c.n_devices = 1;
+	c.n_args = 2;	/* arguments announced, none given */
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_device_run(&c, NULL));
+	loom_work_device_result_free(NULL);
+}
+
 int main(void)
 {
 	RUN(drains_tree_one_callback_per_item);
@@ -437,5 +461,6 @@ int main(void)
 	RUN(callback_abort_fails_naming_item);
 	RUN(no_trace_flag_gives_empty_trace);
 	RUN(invalid_arguments_rejected);
+	RUN(device_adapter_invalid_arguments_rejected);
 	return checks_done();
 }

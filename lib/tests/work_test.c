@@ -450,7 +450,7 @@ TEST(id_parent_and_depth)
 
 TEST(strerror_names_every_error)
 {
-	for (int e = LOOM_WORK_OK; e <= LOOM_WORK_CALLBACK_ABORTED; e++) {
+	for (int e = LOOM_WORK_OK; e <= LOOM_WORK_DEVICE_ERROR; e++) {
 		const char *text = loom_work_strerror((enum loom_work_error)e);
 
 		CHECK(text && *text);

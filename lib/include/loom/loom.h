@@ -14,8 +14,10 @@
  *                  scheduler and its replay trace, the synchronous adapter
  *                  (lib/work.c, lib/sched.c, lib/adapter_sync.c)
  *   Devices        errors, devices, buffers, program images (loader and
- *                  builder), dense launch, tokens, io_uring completions
- *                  (lib/device.c, bo.c, image.c, launch.c, ring.c)
+ *                  builder), dense and items launch, tokens, io_uring
+ *                  completions, the device adapter for dynamic work
+ *                  (lib/device.c, bo.c, image.c, launch.c, ring.c,
+ *                  adapter_device.c)
  */
 #ifndef LOOM_LOOM_H
 #define LOOM_LOOM_H
@@ -86,6 +88,7 @@ enum loom_work_error {
 	LOOM_WORK_QUEUE_CAPACITY,	/* adapter: an item's children did not fit its deque */
 	LOOM_WORK_CHILD_OVERFLOW,	/* adapter: more children than child_capacity */
 	LOOM_WORK_CALLBACK_ABORTED,	/* adapter: the callback asked to abort the domain */
+	LOOM_WORK_DEVICE_ERROR,		/* device adapter: a launch or job failed */
 };
 
 /* A constant English sentence for @err; never NULL. */
@@ -622,7 +625,8 @@ enum loom_error {
 	LOOM_E_NEGATIVE_EXTENT = -4098,	/* an extent is below zero */
 	LOOM_E_ARG_COUNT = -4099,	/* args given != the thread's arguments */
 	LOOM_E_ARG_TYPE = -4100,	/* an arg's type differs from the signature */
-	LOOM_E_DOMAIN_KIND = -4101,	/* dense launch of a dynamic-work thread */
+	LOOM_E_DOMAIN_KIND = -4101,	/* dense launch of a dynamic-work thread,
+					   or items launch of a dense one */
 	LOOM_E_NO_THREAD = -4102,	/* no thread of that name in the image */
 	LOOM_E_BAD_IMAGE = -4103,	/* the image is malformed */
 	LOOM_E_FABRIC_MISMATCH = -4104,	/* image fabric size != the device's */
@@ -795,6 +799,29 @@ int loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
 		      unsigned n_deps, unsigned queue, struct loom_token **token);
 
 /*
+ * One items dispatch of dynamic-work thread @thread (LOOM_PKT_DISPATCH_ITEMS):
+ * runs @count items one after another on core @queue, item i's payload
+ * read from the u64 at @payload_va + 8 * i, its result record (struct
+ * loom_item_result: child_count, then the children's payloads in spawn
+ * order) written at @result_va + i * LOOM_ITEM_RESULT_SIZE(capacity),
+ * capacity being the thread's child_capacity.  @args are the thread's
+ * whole signature: the work-item argument's entry must have its type, its
+ * value is ignored (each item's payload feeds the payload port).  An item
+ * spawning more than the capacity fails the job with -ENOSPC.  Checked
+ * before anything is submitted, in this order: LOOM_E_NO_THREAD,
+ * LOOM_E_DOMAIN_KIND, LOOM_E_ARG_COUNT, LOOM_E_ARG_TYPE,
+ * LOOM_E_FABRIC_MISMATCH, LOOM_E_NOT_SUPPORTED (no SUBMIT feature or no
+ * LOOM_CAP_ITEMS), -EINVAL (queue, deps, @count 0, a VA not 8-byte
+ * aligned), LOOM_E_FOREIGN_TOKEN.  The payload and result BOs must
+ * outlive the job.
+ */
+int loom_launch_items(struct loom_device *dev, const struct loom_image *img,
+		      const char *thread, const struct loom_arg *args,
+		      unsigned n_args, uint32_t count, uint64_t payload_va,
+		      uint64_t result_va, struct loom_token *const *deps,
+		      unsigned n_deps, unsigned queue, struct loom_token **token);
+
+/*
  * Waits for @token; @timeout_ns relative, negative = forever.  Returns 0,
  * the job's error (negative errno, e.g. -EFAULT for an MMU fault),
  * -ETIMEDOUT, or LOOM_E_JOB_EXPIRED.
@@ -851,6 +878,14 @@ int loom_ring_launch_dense(struct loom_ring *ring,
 			   struct loom_token *const *deps, unsigned n_deps,
 			   unsigned queue, uint64_t user_data,
 			   struct loom_token **token);
+/* loom_launch_items() through the ring, like loom_ring_launch_dense(). */
+int loom_ring_launch_items(struct loom_ring *ring,
+			   const struct loom_image *img, const char *thread,
+			   const struct loom_arg *args, unsigned n_args,
+			   uint32_t count, uint64_t payload_va,
+			   uint64_t result_va, struct loom_token *const *deps,
+			   unsigned n_deps, unsigned queue, uint64_t user_data,
+			   struct loom_token **token);
 /* Launches whose completion has not been reaped yet. */
 unsigned loom_ring_in_flight(const struct loom_ring *ring);
 /*
@@ -859,6 +894,126 @@ unsigned loom_ring_in_flight(const struct loom_ring *ring);
  */
 int loom_ring_reap(struct loom_ring *ring, struct loom_completion *out,
 		   unsigned max, bool wait);
+
+/* =========================================================================
+ * The device adapter: a dynamic-work thread on the device
+ * =========================================================================
+ *
+ * Drains one DynamicWork domain (see "Dynamic work" above) through the
+ * bounded scheduler, running the items on devices: worker w is bound to
+ * device w % n_devices and core (w / n_devices) % num_cores of it, and owns
+ * one io_uring (struct loom_ring) and its own payload and result BOs of
+ * max_batch items.  Each worker runs on its own thread (worker 0 on the
+ * caller's): it acquires a batch of ready items (loom_sched_acquire_batch),
+ * writes their payloads, launches one items dispatch through its ring,
+ * reaps the CQE, then for each item in batch order publishes the children
+ * the device reported (one group, in spawn = ordinal order) and completes
+ * it.  Identities are the scheduler's, so a run is comparable item for item
+ * with loom_work_sync_run() over the same tree.
+ */
+
+/* struct loom_work_device_config.flags */
+#define LOOM_WORK_DEVICE_NO_TRACE	(1u << 0)	/* record no replay trace */
+#define LOOM_WORK_DEVICE_TOKEN		(1u << 1)	/* return a collective token */
+
+/*
+ * Watches one item whose dispatch succeeded, from its worker's thread,
+ * before its children are published: @children[0 .. @count) are the
+ * payloads the device reported, in spawn order.  Optional; it must not
+ * call back into the run.
+ */
+typedef void (*loom_work_device_observe_fn)(void *ctx,
+					    const struct loom_sched_item *item,
+					    const uint64_t *children,
+					    size_t count);
+
+/**
+ * struct loom_work_device_config - one device run
+ * @occurrence: dispatch occurrence
+ * @root_payload: the launch's one root payload
+ * @image: the program image
+ * @thread: a dynamic-work thread of @image
+ * @args: its whole signature, as for loom_launch_items() (the work-item
+ *	entry's value is ignored)
+ * @n_args: entries of @args
+ * @device_args: NULL, or one argument array per device (n_args entries
+ *	each) replacing @args on that device: a memref is a device VA, so a
+ *	run on several devices needs each one's own
+ * @devices: the devices, at least one; every one must fit the image
+ * @n_devices: entries of @devices
+ * @workers: scheduler workers, at least 1
+ * @deque_capacity: per-worker deque capacity, at least 1
+ * @max_batch: items per dispatch, at most; 0 means 1
+ * @flags: LOOM_WORK_DEVICE_*
+ * @observe: NULL, or called once per item that ran successfully
+ * @observe_ctx: its first argument
+ */
+struct loom_work_device_config {
+	uint64_t occurrence;
+	uint64_t root_payload;
+	const struct loom_image *image;
+	const char *thread;
+	const struct loom_arg *args;
+	unsigned n_args;
+	const struct loom_arg *const *device_args;
+	struct loom_device *const *devices;
+	unsigned n_devices;
+	uint32_t workers;
+	uint32_t deque_capacity;
+	uint32_t max_batch;
+	uint32_t flags;
+	loom_work_device_observe_fn observe;
+	void *observe_ctx;
+};
+
+/**
+ * struct loom_work_device_result - what a device run did
+ * @work: as for the synchronous adapter; items_run counts items that
+ *	were in a dispatch whose CQE was reaped, @work.failed_item names
+ *	the failing item
+ * @jobs_submitted: items dispatches submitted
+ * @device_error: with LOOM_WORK_DEVICE_ERROR, the launch's or job's error
+ *	(a LOOM_E_* or negative errno; -ENOSPC: the item spawned more than
+ *	the thread's child capacity); else 0
+ * @token: with LOOM_WORK_DEVICE_TOKEN and a run that succeeded, a token of
+ *	devices[0] (a syncobj the library signals once the domain has
+ *	completed): wait on it, or pass it as a dependency of later launches
+ *	on that device.  loom_work_device_result_free() frees it unless the
+ *	caller took it (set it to NULL and free it with loom_token_free()).
+ */
+struct loom_work_device_result {
+	struct loom_work_sync_result work;
+	uint64_t jobs_submitted;
+	int device_error;
+	struct loom_token *token;
+};
+
+/*
+ * Admits @config->root_payload and drains the whole domain on the devices.
+ * Returns:
+ *   LOOM_WORK_OK: every item ran on a device and completed;
+ *   LOOM_WORK_DEVICE_ERROR with @result->work.failed: a launch or a job
+ *	failed (@result->device_error says how); the failing item is the
+ *	first of its dispatch whose result record the device did not write;
+ *   LOOM_WORK_QUEUE_CAPACITY, LOOM_WORK_CHILD_OVERFLOW, or any error
+ *	publication answered: as for loom_work_sync_run();
+ *	after each of these the domain was cancelled and drained to
+ *	completion: every item is retired, none hangs;
+ *   LOOM_WORK_DEVICE_ERROR without @result->work.failed: the launch does
+ *	not fit a device (@result->device_error: LOOM_E_NO_THREAD,
+ *	LOOM_E_DOMAIN_KIND, LOOM_E_ARG_COUNT, LOOM_E_ARG_TYPE,
+ *	LOOM_E_FABRIC_MISMATCH, LOOM_E_NOT_SUPPORTED, ...) or a ring or BO
+ *	could not be set up: nothing ran;
+ *   LOOM_WORK_INVALID_ARGUMENT: nothing ran and @result is untouched;
+ *   LOOM_WORK_OUT_OF_MEMORY without @result->work.failed: as for
+ *	loom_work_sync_run().
+ * On every return but LOOM_WORK_INVALID_ARGUMENT, @result is filled and
+ * must be released with loom_work_device_result_free().
+ */
+enum loom_work_error loom_work_device_run(const struct loom_work_device_config *config,
+					  struct loom_work_device_result *result);
+
+void loom_work_device_result_free(struct loom_work_device_result *result);
 
 /* =========================================================================
  * Source induction variables (spec §3)

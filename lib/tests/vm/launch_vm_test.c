@@ -306,9 +306,15 @@ TEST_F(dev, empty_domain_waits_for_its_dependency)
 	b[1] = ARG(INDEX, 4);
 	b[2] = ARG(INDEX, 4);
 	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "lin3", b, 3, e, 3, &ta, 1, 1, &tb));
-	for (int i = 0; i < 1000 && !loom_token_done(tb); i++)
-		if (loom_token_done(ta) == 0)
-			ASSERT_EQ(0, loom_token_done(tb));
+	/* B read first: A may finish between the two reads, never B before A */
+	for (int i = 0; i < 1000; i++) {
+		int b_done = loom_token_done(tb);
+
+		if (b_done)
+			ASSERT_EQ(1, loom_token_done(ta));
+		if (b_done)
+			break;
+	}
 	ASSERT_EQ(0, loom_token_wait(tb, 30 * SEC));
 	EXPECT_EQ(1, loom_token_done(ta));
 	EXPECT_EQ(0, loom_token_wait(ta, 0));

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+/*
+ * adapter_device.c: the device adapter.  Drains one DynamicWork domain
+ * through the bounded scheduler, running its items on devices as items
+ * dispatches (LOOM_PKT_DISPATCH_ITEMS).
+ *
+ * Worker w is bound to device w % n_devices, core (w / n_devices) % cores,
+ * and owns one io_uring and one payload and one result BO of max_batch
+ * items.  Its loop: acquire a batch (blocking until work or completion),
+ * write the payloads, launch one dispatch through its ring, reap the CQE,
+ * then for each item in batch order publish the children its record
+ * reports (one group, in spawn order, which is ordinal order) and complete
+ * it.  The device never decides completion: only the scheduler's
+ * retirements do, exactly as in the synchronous adapter.
+ *
+ * A failure (a launch or job error, children that do not fit, more
+ * children than the capacity) names the item, cancels the whole domain,
+ * and every worker retires what it holds; cancelling needs no memory
+ * (sched.c), so the domain always completes and every blocked worker
+ * wakes.  A dispatch whose job failed is never published from: its items
+ * are all cancelled.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xf86drm.h>
+
+#include "work_internal.h"
+#include "device_internal.h"
+#include "loom_device.h"
+
+/* Marks a result record the device has not written (it writes reserved 0). */
+#define RECORD_UNWRITTEN	0xffffffffu
+
+struct device_run;
+
+struct device_worker {
+	struct device_run *run;
+	uint32_t index;
+	struct loom_device *dev;
+	const struct loom_arg *args;	/* its device's */
+	unsigned core;
+	struct loom_ring *ring;
+	struct loom_bo *payloads;	/* max_batch u64 */
+	struct loom_bo *results;	/* max_batch records */
+	struct loom_sched_item *batch;
+	pthread_t thread;
+	bool started;
+	uint64_t items_run;
+	uint64_t items_completed;
+	uint64_t items_cancelled;
+	uint64_t children_published;
+	uint64_t steals;
+	uint64_t jobs;
+};
+
+struct device_run {
+	const struct loom_work_device_config *config;
+	uint32_t max_batch;
+	uint32_t child_capacity;
+	uint64_t record_size;
+	struct loom_sched *sched;
+	struct device_worker *workers;
+	pthread_mutex_t failure_lock;
+	uint64_t cancelled_queued;
+	enum loom_work_error error;
+	int device_error;
+	struct loom_item_id failed_item;
+	uint64_t failed_payload;
+};
+
+static void fail_run(struct device_run *run, enum loom_work_error err,
+		     int device_error, const struct loom_sched_item *item)
+{
+	uint64_t cancelled = 0;
+
+	loom_sched_cancel_all(run->sched, &cancelled, NULL);
+	pthread_mutex_lock(&run->failure_lock);
+	if (!run->error) {
+		run->error = err;
+		run->device_error = device_error;
+		run->failed_item = item->id;
+		run->failed_payload = item->payload;
+	}
+	run->cancelled_queued += cancelled;
+	pthread_mutex_unlock(&run->failure_lock);
+}
+
+static void cancel_item(struct device_worker *w,
+			const struct loom_sched_item *item)
+{
+	enum loom_work_error err;
+
+	err = loom_sched_cancel(w->run->sched, item->resp, NULL, NULL);
+	if (err && err != LOOM_WORK_CANCEL_PENDING) {
+		fail_run(w->run, err, 0, item);
+		return;
+	}
+	err = loom_sched_cancel_active(w->run->sched, item, NULL);
+	if (err) {
+		fail_run(w->run, err, 0, item);
+		return;
+	}
+	w->items_cancelled++;
+}
+
+static void complete_item(struct device_worker *w,
+			  const struct loom_sched_item *item)
+{
+	enum loom_work_error err;
+
+	err = loom_sched_complete(w->run->sched, item, NULL);
+	if (err == LOOM_WORK_CANCEL_REQUESTED) {
+		cancel_item(w, item);
+		return;
+	}
+	if (err) {
+		fail_run(w->run, err, 0, item);
+		return;
+	}
+	w->items_completed++;
+}
+
+static const struct loom_item_result *record(const struct device_worker *w,
+					     size_t i)
+{
+	return (const struct loom_item_result *)
+		((const char *)loom_bo_map(w->results) + i * w->run->record_size);
+}
+
+static void publish_and_complete(struct device_worker *w,
+				 const struct loom_sched_item *item,
+				 const struct loom_item_result *rec)
+{
+	enum loom_work_error err;
+
+	if (rec->child_count > w->run->child_capacity) {
+		fail_run(w->run, LOOM_WORK_CHILD_OVERFLOW, 0, item);
+		cancel_item(w, item);
+		return;
+	}
+	err = loom_sched_publish(w->run->sched, item,
+				 (const uint64_t *)rec->children,
+				 rec->child_count, NULL);
+	if (err == LOOM_WORK_CANCEL_REQUESTED) {
+		cancel_item(w, item);
+		return;
+	}
+	if (err) {
+		fail_run(w->run, err == LOOM_WORK_WOULD_BLOCK ?
+			 LOOM_WORK_QUEUE_CAPACITY : err, 0, item);
+		cancel_item(w, item);
+		return;
+	}
+	w->children_published += rec->child_count;
+	complete_item(w, item);
+}
+
+/*
+ * The item a failed dispatch failed on: items run in order and each
+ * record is written when its item finishes, so it is the first one whose
+ * record is still unwritten (the first of the batch if none is).
+ */
+static size_t failing_index(const struct device_worker *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (record(w, i)->reserved == RECORD_UNWRITTEN)
+			return i;
+	return 0;
+}
+
+/* Runs one batch of @n items on the device, then publishes and retires. */
+static void run_batch(struct device_worker *w, size_t n)
+{
+	const struct loom_work_device_config *c = w->run->config;
+	uint64_t *payloads = loom_bo_map(w->payloads);
+	struct loom_completion done;
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		struct loom_item_result *rec =
+			(struct loom_item_result *)record(w, i);
+
+		payloads[i] = w->batch[i].payload;
+		rec->child_count = 0;
+		rec->reserved = RECORD_UNWRITTEN;
+		w->steals += w->batch[i].from_worker != w->batch[i].worker;
+	}
+	ret = loom_ring_launch_items(w->ring, c->image, c->thread, w->args,
+				     c->n_args, n, loom_bo_va(w->payloads),
+				     loom_bo_va(w->results), NULL, 0, w->core,
+				     w->jobs, NULL);
+	if (!ret) {
+		w->jobs++;
+		do	/* a signal may interrupt the wait; the job runs on */
+			ret = loom_ring_reap(w->ring, &done, 1, true);
+		while (ret == -EINTR || ret == -EAGAIN);
+		if (ret == 1)
+			w->items_run += n;
+		ret = ret == 1 ? done.res : ret < 0 ? ret : -EIO;
+	}
+	if (ret) {
+		size_t bad = failing_index(w, n);
+
+		fail_run(w->run, LOOM_WORK_DEVICE_ERROR, ret, &w->batch[bad]);
+		for (size_t i = 0; i < n; i++)
+			cancel_item(w, &w->batch[i]);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct loom_item_result *rec = record(w, i);
+
+		if (c->observe && rec->child_count <= w->run->child_capacity)
+			c->observe(c->observe_ctx, &w->batch[i],
+				   (const uint64_t *)rec->children,
+				   rec->child_count);
+		publish_and_complete(w, &w->batch[i], rec);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct device_worker *w = arg;
+	size_t n;
+
+	while (loom_sched_acquire_batch(w->run->sched, w->index, w->batch,
+					w->run->max_batch, LOOM_SCHED_WAIT,
+					&n) == LOOM_WORK_OK)
+		run_batch(w, n);
+	return NULL;
+}
+
+/*
+ * Workers 1..N-1 on their own threads, worker 0 on the caller's.  A worker
+ * whose thread cannot start never runs: only its own items publish to its
+ * deque, so it stays empty and the others do the work.
+ */
+static void drain(struct device_run *run)
+{
+	uint32_t n = run->config->workers;
+
+	for (uint32_t i = 1; i < n; i++) {
+		struct device_worker *w = &run->workers[i];
+
+		w->started = !pthread_create(&w->thread, NULL, worker_main, w);
+	}
+	worker_main(&run->workers[0]);
+	for (uint32_t i = 1; i < n; i++)
+		if (run->workers[i].started)
+			pthread_join(run->workers[i].thread, NULL);
+}
+
+static void sum_counts(const struct device_run *run,
+		       struct loom_work_device_result *result)
+{
+	struct loom_work_sync_result *r = &result->work;
+
+	r->items_cancelled = run->cancelled_queued;
+	for (uint32_t i = 0; i < run->config->workers; i++) {
+		const struct device_worker *w = &run->workers[i];
+
+		r->items_run += w->items_run;
+		r->items_completed += w->items_completed;
+		r->items_cancelled += w->items_cancelled;
+		r->children_published += w->children_published;
+		r->steals += w->steals;
+		result->jobs_submitted += w->jobs;
+	}
+}
+
+static void free_workers(struct device_run *run)
+{
+	if (!run->workers)
+		return;
+	for (uint32_t i = 0; i < run->config->workers; i++) {
+		struct device_worker *w = &run->workers[i];
+
+		/* waits for anything still in flight before the BOs go */
+		loom_ring_destroy(w->ring);
+		loom_bo_free(w->payloads);
+		loom_bo_free(w->results);
+		free(w->batch);
+	}
+	free(run->workers);
+}
+
+/* Worker @i's device and core (a device without cores fails its checks). */
+static struct loom_device *worker_device(const struct loom_work_device_config *c,
+					 uint32_t i, unsigned *core)
+{
+	struct loom_device *dev = c->devices[i % c->n_devices];
+	unsigned cores = loom_device_info(dev)->num_cores;
+
+	*core = cores ? (i / c->n_devices) % cores : 0;
+	return dev;
+}
+
+/* Sets worker @i up; a device error is returned as such (negative). */
+static int setup_worker(struct device_run *run, uint32_t i)
+{
+	const struct loom_work_device_config *c = run->config;
+	struct device_worker *w = &run->workers[i];
+	int ret;
+
+	w->run = run;
+	w->index = i;
+	w->dev = worker_device(c, i, &w->core);
+	w->args = c->device_args ? c->device_args[i % c->n_devices] : c->args;
+	w->batch = calloc(run->max_batch, sizeof(*w->batch));
+	if (!w->batch)
+		return -ENOMEM;
+	ret = loom_ring_create(w->dev, 4, &w->ring);
+	if (!ret)
+		ret = loom_bo_alloc(w->dev, 8ULL * run->max_batch, 0,
+				    &w->payloads);
+	if (!ret)
+		ret = loom_bo_alloc(w->dev, run->record_size * run->max_batch,
+				    0, &w->results);
+	return ret;
+}
+
+/* Every device must take the launch on every core a worker uses. */
+static int check_devices(struct device_run *run)
+{
+	const struct loom_work_device_config *c = run->config;
+
+	for (uint32_t i = 0; i < c->workers; i++) {
+		unsigned core;
+		struct loom_device *dev = worker_device(c, i, &core);
+		uint32_t cap;
+		const struct loom_arg *args = c->device_args ?
+			c->device_args[i % c->n_devices] : c->args;
+		int ret = loom_launch_items_check(dev, c->image, c->thread,
+						  args, c->n_args, core, &cap);
+
+		if (ret)
+			return ret;
+		run->child_capacity = cap;
+	}
+	return 0;
+}
+
+static enum loom_work_error start_run(struct device_run *run, int *device_error)
+{
+	const struct loom_work_device_config *c = run->config;
+	struct loom_sched_config sc = {
+		.occurrence = c->occurrence,
+		.workers = c->workers,
+		.deque_capacity = c->deque_capacity,
+		.max_batch = run->max_batch,
+		.flags = c->flags & LOOM_WORK_DEVICE_NO_TRACE ?
+			 LOOM_SCHED_NO_TRACE : 0,
+	};
+	enum loom_work_error err;
+	int ret = check_devices(run);
+
+	if (ret) {
+		*device_error = ret;
+		return LOOM_WORK_DEVICE_ERROR;
+	}
+	run->record_size = LOOM_ITEM_RESULT_SIZE(run->child_capacity);
+	err = loom_sched_create(&sc, &run->sched);
+	if (err)
+		return err;
+	run->workers = calloc(c->workers, sizeof(*run->workers));
+	if (!run->workers)
+		return LOOM_WORK_OUT_OF_MEMORY;
+	for (uint32_t i = 0; i < c->workers; i++) {
+		ret = setup_worker(run, i);
+		if (ret == -ENOMEM)
+			return LOOM_WORK_OUT_OF_MEMORY;
+		if (ret) {
+			*device_error = ret;
+			return LOOM_WORK_DEVICE_ERROR;
+		}
+	}
+	return loom_sched_admit(run->sched, c->root_payload, NULL);
+}
+
+/* The collective token: a syncobj of devices[0], signalled now. */
+static int collective_token(const struct loom_work_device_config *c,
+			    struct loom_token **out)
+{
+	struct loom_token *t;
+	int ret = loom_token_new(c->devices[0], &t);
+
+	if (ret)
+		return ret;
+	ret = drmSyncobjSignal(loom_device_fd(c->devices[0]), &t->syncobj, 1);
+	if (ret) {
+		loom_token_free(t);
+		return ret < 0 ? ret : -EIO;
+	}
+	*out = t;
+	return 0;
+}
+
+static bool config_ok(const struct loom_work_device_config *c)
+{
+	if (!c || !c->image || !c->thread ||
+	    (c->n_args && !c->args && !c->device_args) ||
+	    !c->devices || !c->n_devices || !c->workers ||
+	    c->workers == LOOM_SCHED_NO_WORKER || !c->deque_capacity)
+		return false;
+	for (unsigned i = 0; i < c->n_devices; i++)
+		if (!c->devices[i] ||
+		    (c->device_args && c->n_args && !c->device_args[i]))
+			return false;
+	return true;
+}
+
+enum loom_work_error loom_work_device_run(const struct loom_work_device_config *config,
+					  struct loom_work_device_result *result)
+{
+	struct device_run run = { .config = config };
+	enum loom_work_error err;
+	int device_error = 0;
+
+	if (!config_ok(config) || !result)
+		return LOOM_WORK_INVALID_ARGUMENT;
+	memset(result, 0, sizeof(*result));
+	run.max_batch = config->max_batch ? config->max_batch : 1;
+	if (pthread_mutex_init(&run.failure_lock, NULL))
+		return LOOM_WORK_OUT_OF_MEMORY;
+	err = start_run(&run, &device_error);
+	if (!err) {
+		drain(&run);
+		sum_counts(&run, result);
+		err = loom_sched_take_trace(run.sched, &result->work.trace);
+	} else {
+		result->device_error = device_error;
+	}
+	if (!err && run.error) {
+		err = run.error;
+		result->device_error = run.device_error;
+		result->work.failed = true;
+		result->work.failed_item = run.failed_item;
+		result->work.failed_payload = run.failed_payload;
+	}
+	if (!err && (config->flags & LOOM_WORK_DEVICE_TOKEN)) {
+		device_error = collective_token(config, &result->token);
+		if (device_error) {
+			result->device_error = device_error;
+			err = LOOM_WORK_DEVICE_ERROR;
+		}
+	}
+	free_workers(&run);
+	loom_sched_destroy(run.sched);
+	pthread_mutex_destroy(&run.failure_lock);
+	return err;
+}
+
+void loom_work_device_result_free(struct loom_work_device_result *result)
+{
+	if (!result)
+		return;
+	loom_work_sync_result_free(&result->work);
+	loom_token_free(result->token);
+	memset(result, 0, sizeof(*result));
+}

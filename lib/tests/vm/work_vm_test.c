@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * work_vm_test: the device adapter against the real driver and device.
+ * A tree of a few hundred nodes with irregular fanout is traversed on the
+ * device by the tree-spawner configuration (payload = node index, operand
+ * 0 = the child table) and on the host by the synchronous adapter with a
+ * plain C callback over the same table; the visited sets and the
+ * (WorkItemId, payload) pairs must be identical, for 1, 2 and 4 workers on
+ * one device and on two devices.  Child-capacity overflow fails the run
+ * naming the item, without hanging; the collective token orders later
+ * device work and is awaited through io_uring; items launches are checked
+ * like dense ones.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "configs.h"
+#include "loom/loom.h"
+#include "loom_device.h"
+
+#define SEC		1000000000LL
+#define N_NODES		300
+#define MAX_FANOUT	6
+
+/* node n: children first[n] .. first[n] + count[n] - 1 */
+static int64_t first_child[N_NODES], child_count[N_NODES];
+
+/* Irregular fanout 0..MAX_FANOUT, breadth-first numbering, all reachable. */
+static void gen_tree(void)
+{
+	uint32_t x = 12345;
+	int64_t next = 1;
+
+	for (int64_t n = 0; n < N_NODES; n++) {
+		int64_t c;
+
+		x = x * 1103515245u + 12345u;
+		c = (x >> 16) % (MAX_FANOUT + 1);
+		if (c == 0 && next == n + 1)
+			c = 1;	/* n is the last node numbered: keep going */
+		if (c > N_NODES - next)
+			c = N_NODES - next;
+		first_child[n] = c ? next : 0;
+		child_count[n] = c;
+		next += c;
+	}
+}
+
+static const enum loom_arg_type tree_sig[2] = { LOOM_ARG_MEMREF_I64, LOOM_ARG_I64 };
+static const enum loom_arg_type vadd_sig[3] = {
+	LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64 };
+
+/*
+ * "tree": capacity MAX_FANOUT; "tree_small": MAX_FANOUT - 1 (some nodes
+ * overflow it); "vadd": a dense thread.  Operand 0 is the table, the
+ * work-item argument is 1.
+ */
+static struct loom_image *test_image(const struct loom_device_info *info)
+{
+	static unsigned char cfg[2][16384];
+	size_t n0, n1;
+	struct loom_image_builder *b;
+	struct loom_image *img = NULL;
+	void *bytes;
+	size_t size;
+
+	n0 = loom_test_config_tree_spawner(cfg[0], sizeof(cfg[0]),
+					   info->fabric_width, info->fabric_height);
+	n1 = loom_test_config_vector_add(cfg[1], sizeof(cfg[1]),
+					 info->fabric_width, info->fabric_height);
+	if (!n0 || !n1 || loom_builder_new(info->fabric_width, info->fabric_height, &b))
+		return NULL;
+	if (!loom_builder_add_dynamic(b, "tree", tree_sig, 2, 1, MAX_FANOUT, cfg[0], n0) &&
+	    !loom_builder_add_dynamic(b, "tree_small", tree_sig, 2, 1, MAX_FANOUT - 1,
+				      cfg[0], n0) &&
+	    !loom_builder_add_dense(b, "vadd", 1, vadd_sig, 3, cfg[1], n1) &&
+	    !loom_builder_finish(b, &bytes, &size)) {
+		if (loom_image_load(bytes, size, &img))
+			img = NULL;
+		free(bytes);
+	}
+	loom_builder_free(b);
+	return img;
+}
+
+/* One device with the child table uploaded. */
+struct devctx {
+	struct loom_device *dev;
+	struct loom_bo *table;
+	struct loom_arg args[2];
+};
+
+static int devctx_open(struct devctx *d, unsigned nth)
+{
+	int64_t *t;
+	int ret = loom_device_open_nth(nth, &d->dev);
+
+	if (ret)
+		return ret;
+	ret = loom_bo_alloc(d->dev, N_NODES * 16, LOOM_BO_DEVICE_READ_ONLY, &d->table);
+	if (ret)
+		return ret;
+	t = loom_bo_map(d->table);
+	for (int n = 0; n < N_NODES; n++) {
+		t[2 * n] = first_child[n];
+		t[2 * n + 1] = child_count[n];
+	}
+	d->args[0] = (struct loom_arg){ LOOM_ARG_MEMREF_I64, loom_bo_va(d->table) };
+	d->args[1] = (struct loom_arg){ LOOM_ARG_I64, 0 };	/* the work item */
+	return 0;
+}
+
+static void devctx_close(struct devctx *d)
+{
+	loom_bo_free(d->table);
+	loom_device_close(d->dev);
+}
+
+/* ------------------------------------------------- what a run visited --- */
+
+struct pair {
+	struct loom_item_id id;
+	uint64_t payload;
+};
+
+struct visits {
+	pthread_mutex_t lock;
+	struct pair pairs[2 * N_NODES];
+	size_t n;
+	unsigned count[N_NODES];
+	unsigned bad_payload, bad_children;
+	unsigned by_worker[8];
+};
+
+static void visits_init(struct visits *v)
+{
+	memset(v, 0, sizeof(*v));
+	pthread_mutex_init(&v->lock, NULL);
+}
+
+/* Records @item and checks @children against the table. */
+static void visit(struct visits *v, const struct loom_sched_item *item,
+		  const uint64_t *children, size_t count)
+{
+	uint64_t p = item->payload;
+
+	pthread_mutex_lock(&v->lock);
+	if (v->n < 2 * N_NODES)
+		v->pairs[v->n++] = (struct pair){ item->id, p };
+	if (item->worker < 8)
+		v->by_worker[item->worker]++;
+	if (p >= N_NODES) {
+		v->bad_payload++;
+	} else {
+		v->count[p]++;
+		if (children && count != (size_t)child_count[p])
+			v->bad_children++;
+		for (size_t k = 0; children && k < count; k++)
+			if (children[k] != (uint64_t)(first_child[p] + (int64_t)k))
+				v->bad_children++;
+	}
+	pthread_mutex_unlock(&v->lock);
+}
+
+static void observe(void *ctx, const struct loom_sched_item *item,
+		    const uint64_t *children, size_t count)
+{
+	visit(ctx, item, children, count);
+}
+
+/* The host's traversal: children straight from the table. */
+static enum loom_work_sync_verdict host_fn(void *ctx, const struct loom_sched_item *item,
+					   uint64_t *children, size_t capacity,
+					   size_t *count)
+{
+	int64_t n = (int64_t)item->payload;
+
+	if (n < 0 || n >= N_NODES || (size_t)child_count[n] > capacity)
+		return LOOM_WORK_SYNC_ABORT;
+	for (int64_t k = 0; k < child_count[n]; k++)
+		children[k] = (uint64_t)(first_child[n] + k);
+	*count = (size_t)child_count[n];
+	visit(ctx, item, NULL, 0);
+	return LOOM_WORK_SYNC_CHILDREN;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+
+	return loom_item_id_compare(&x->id, &y->id);
+}
+
+/* The host run all device runs are compared with (kept alive for its ids). */
+static struct visits host;
+static struct loom_work_sync_result host_result;
+
+static void host_run(struct __test_metadata *_metadata)
+{
+	struct loom_work_sync_config c = {
+		.occurrence = 7, .root_payload = 0, .workers = 1,
+		.deque_capacity = N_NODES, .child_capacity = MAX_FANOUT,
+	};
+
+	gen_tree();
+	visits_init(&host);
+	ASSERT_EQ(LOOM_WORK_OK, loom_work_sync_run(&c, host_fn, &host, &host_result));
+	ASSERT_EQ(N_NODES, host.n);
+	qsort(host.pairs, host.n, sizeof(host.pairs[0]), pair_cmp);
+}
+
+/* Exactly one retirement completed the domain. */
+static unsigned completions(const struct loom_sched_trace *t)
+{
+	const struct loom_sched_event *e = loom_sched_trace_events(t);
+	unsigned n = 0;
+
+	for (size_t i = 0; i < loom_sched_trace_count(t); i++)
+		n += e[i].completes_domain;
+	return n;
+}
+
+/* One device run of "tree" over @n_dev devices; compares it with the host. */
+static void tree_run(struct __test_metadata *_metadata, struct devctx *d,
+		     unsigned n_dev, uint32_t workers, uint32_t max_batch)
+{
+	struct loom_device *devs[2] = { d[0].dev, n_dev > 1 ? d[1].dev : NULL };
+	const struct loom_arg *dargs[2] = { d[0].args, n_dev > 1 ? d[1].args : NULL };
+	static struct visits v;
+	struct loom_work_device_config c = {
+		.occurrence = 7, .root_payload = 0,
+		.image = NULL, .thread = "tree", .n_args = 2, .device_args = dargs,
+		.devices = devs, .n_devices = n_dev, .workers = workers,
+		.deque_capacity = N_NODES, .max_batch = max_batch,
+		.observe = observe, .observe_ctx = &v,
+	};
+	struct loom_work_device_result r;
+	struct loom_image *img = test_image(loom_device_info(d[0].dev));
+	enum loom_work_error err;
+
+	ASSERT_NE(NULL, img);
+	c.image = img;
+	visits_init(&v);
+	err = loom_work_device_run(&c, &r);
+	ASSERT_EQ(LOOM_WORK_OK, err) {
+		TH_LOG("%s: device error %s", loom_work_strerror(err),
+		       loom_strerror(r.device_error));
+	}
+	EXPECT_EQ(N_NODES, r.work.items_run);
+	EXPECT_EQ(N_NODES, r.work.items_completed);
+	EXPECT_EQ(0, r.work.items_cancelled);
+	EXPECT_EQ(N_NODES - 1, r.work.children_published);
+	EXPECT_FALSE(r.work.failed);
+	EXPECT_EQ(0, r.device_error);
+	EXPECT_LE((N_NODES + max_batch - 1) / max_batch, r.jobs_submitted);
+	EXPECT_GE(N_NODES, r.jobs_submitted);
+	EXPECT_EQ(1, completions(r.work.trace));
+	/* every node once, with the table's children */
+	EXPECT_EQ(0, v.bad_payload);
+	EXPECT_EQ(0, v.bad_children);
+	for (int node = 0; node < N_NODES; node++) {
+		if (v.count[node] != 1)
+			TH_LOG("node %d visited %u times", node, v.count[node]);
+		ASSERT_EQ(1, v.count[node]);
+	}
+	/* the same (WorkItemId, payload) pairs as the host */
+	ASSERT_EQ(host.n, v.n);
+	qsort(v.pairs, v.n, sizeof(v.pairs[0]), pair_cmp);
+	for (size_t i = 0; i < v.n; i++) {
+		ASSERT_TRUE(loom_item_id_equal(&host.pairs[i].id, &v.pairs[i].id));
+		ASSERT_EQ(host.pairs[i].payload, v.pairs[i].payload);
+	}
+	TH_LOG("%u device(s), %u workers, batch %u: %llu jobs, %llu steals; items by worker %u %u %u %u",
+	       n_dev, workers, max_batch, (unsigned long long)r.jobs_submitted,
+	       (unsigned long long)r.work.steals, v.by_worker[0], v.by_worker[1],
+	       v.by_worker[2], v.by_worker[3]);
+	loom_work_device_result_free(&r);
+	loom_image_free(img);
+}
+
+TEST(tree_one_device_matches_host)
+{
+	struct devctx d[1];
+
+	host_run(_metadata);
+	ASSERT_EQ(0, devctx_open(&d[0], 0));
+	tree_run(_metadata, d, 1, 1, 1);
+	tree_run(_metadata, d, 1, 2, 1);
+	tree_run(_metadata, d, 1, 4, 1);
+	tree_run(_metadata, d, 1, 1, 8);
+	tree_run(_metadata, d, 1, 2, 4);
+	tree_run(_metadata, d, 1, 4, 16);
+	devctx_close(&d[0]);
+	loom_work_sync_result_free(&host_result);
+}
+
+TEST(tree_two_devices_matches_host)
+{
+	struct devctx d[2];
+
+	host_run(_metadata);
+	ASSERT_EQ(0, devctx_open(&d[0], 0));
+	ASSERT_EQ(0, devctx_open(&d[1], 1));
+	tree_run(_metadata, d, 2, 2, 1);
+	tree_run(_metadata, d, 2, 4, 1);
+	tree_run(_metadata, d, 2, 4, 8);
+	devctx_close(&d[1]);
+	devctx_close(&d[0]);
+	loom_work_sync_result_free(&host_result);
+}
+
+/* "tree_small" overflows on nodes with MAX_FANOUT children. */
+static void overflow_run(struct __test_metadata *_metadata, struct devctx *d,
+			 uint32_t workers, uint32_t max_batch)
+{
+	struct loom_device *devs[1] = { d->dev };
+	struct loom_work_device_config c = {
+		.occurrence = 7, .root_payload = 0, .thread = "tree_small",
+		.args = d->args, .n_args = 2, .devices = devs, .n_devices = 1,
+		.workers = workers, .deque_capacity = N_NODES,
+		.max_batch = max_batch,
+	};
+	struct loom_work_device_result r;
+	struct loom_image *img = test_image(loom_device_info(d->dev));
+	enum loom_work_error err;
+	uint64_t p;
+	size_t i;
+
+	ASSERT_NE(NULL, img);
+	c.image = img;
+	err = loom_work_device_run(&c, &r);
+	ASSERT_EQ(LOOM_WORK_DEVICE_ERROR, err);
+	EXPECT_EQ(-ENOSPC, r.device_error);
+	ASSERT_TRUE(r.work.failed);
+	p = r.work.failed_payload;
+	ASSERT_GT(N_NODES, p);
+	EXPECT_EQ(MAX_FANOUT, child_count[p]);
+	/* named by the same identity the host gave that node */
+	for (i = 0; i < host.n; i++)
+		if (host.pairs[i].payload == p)
+			break;
+	ASSERT_GT(host.n, i);
+	EXPECT_TRUE(loom_item_id_equal(&host.pairs[i].id, &r.work.failed_item));
+	/* every item retired, once; the domain completed */
+	EXPECT_EQ(1 + r.work.children_published,
+		  r.work.items_completed + r.work.items_cancelled);
+	EXPECT_LE(1, r.work.items_cancelled);
+	EXPECT_EQ(1, completions(r.work.trace));
+	EXPECT_LE(1, r.jobs_submitted);
+	{
+		char text[128];
+
+		loom_item_id_format(&r.work.failed_item, text, sizeof(text));
+		TH_LOG("%u workers, batch %u: failed on %s (node %llu): %s",
+		       workers, max_batch, text, (unsigned long long)p,
+		       loom_strerror(r.device_error));
+	}
+	loom_work_device_result_free(&r);
+	loom_image_free(img);
+}
+
+TEST(child_overflow_names_the_item)
+{
+	struct devctx d;
+
+	host_run(_metadata);
+	ASSERT_EQ(0, devctx_open(&d, 0));
+	overflow_run(_metadata, &d, 1, 1);
+	overflow_run(_metadata, &d, 1, 8);
+	overflow_run(_metadata, &d, 4, 1);
+	overflow_run(_metadata, &d, 4, 4);
+	devctx_close(&d);
+	loom_work_sync_result_free(&host_result);
+}
+
+/*
+ * A job that faults (the table at an unmapped VA) fails the run naming the
+ * root, on one device and on two; nothing is published, nothing hangs.
+ */
+TEST(job_fault_names_the_item)
+{
+	struct devctx d[2];
+
+	ASSERT_EQ(0, devctx_open(&d[0], 0));
+	ASSERT_EQ(0, devctx_open(&d[1], 1));
+	for (unsigned n_dev = 1; n_dev <= 2; n_dev++) {
+		struct loom_device *devs[2] = { d[0].dev, d[1].dev };
+		struct loom_arg args[2] = { { LOOM_ARG_MEMREF_I64, 1ULL << 40 },
+					    { LOOM_ARG_I64, 0 } };
+		struct loom_work_device_config c = {
+			.occurrence = 3, .root_payload = 0, .thread = "tree",
+			.args = args, .n_args = 2, .devices = devs,
+			.n_devices = n_dev, .workers = 4, .deque_capacity = 8,
+			.max_batch = 2, .flags = LOOM_WORK_DEVICE_TOKEN,
+		};
+		struct loom_work_device_result r;
+		struct loom_image *img = test_image(loom_device_info(d[0].dev));
+
+		ASSERT_NE(NULL, img);
+		c.image = img;
+		ASSERT_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+		EXPECT_EQ(-EFAULT, r.device_error);
+		ASSERT_TRUE(r.work.failed);
+		EXPECT_TRUE(loom_item_id_is_root(&r.work.failed_item));
+		EXPECT_EQ(0, r.work.failed_payload);
+		EXPECT_EQ(1, r.work.items_run);
+		EXPECT_EQ(0, r.work.items_completed);
+		EXPECT_EQ(1, r.work.items_cancelled);
+		EXPECT_EQ(0, r.work.children_published);
+		EXPECT_EQ(1, r.jobs_submitted);
+		EXPECT_EQ(1, completions(r.work.trace));
+		EXPECT_EQ(NULL, r.token);	/* only a run that succeeded has one */
+		loom_work_device_result_free(&r);
+		loom_image_free(img);
+	}
+	devctx_close(&d[1]);
+	devctx_close(&d[0]);
+}
+
+/*
+ * The collective token: waited on, then a dependency of an items launch
+ * through io_uring (waited on through the ring, and its CQE reaped) and of
+ * an ioctl items launch.
+ */
+TEST(collective_token_orders_later_work)
+{
+	struct devctx d;
+	struct loom_device *devs[1];
+	struct loom_work_device_config c = {
+		.occurrence = 1, .root_payload = 0, .thread = "tree",
+		.n_args = 2, .n_devices = 1, .workers = 2, .deque_capacity = N_NODES,
+		.max_batch = 4, .flags = LOOM_WORK_DEVICE_TOKEN | LOOM_WORK_DEVICE_NO_TRACE,
+	};
+	struct loom_work_device_result r;
+	struct loom_image *img;
+	struct loom_ring *ring;
+	struct loom_bo *io;
+	struct loom_token *t, *rt, *it;
+	struct loom_completion cqe;
+	struct loom_job_counters cnt;
+	uint64_t *mem;
+	const struct loom_item_result *rec;
+	uint64_t rsize = LOOM_ITEM_RESULT_SIZE(MAX_FANOUT);
+	int64_t root = 0;
+
+	gen_tree();
+	ASSERT_EQ(0, devctx_open(&d, 0));
+	img = test_image(loom_device_info(d.dev));
+	ASSERT_NE(NULL, img);
+	devs[0] = d.dev;
+	c.devices = devs;
+	c.args = d.args;
+	c.image = img;
+	ASSERT_EQ(LOOM_WORK_OK, loom_work_device_run(&c, &r));
+	EXPECT_EQ(N_NODES, r.work.items_completed);
+	EXPECT_EQ(0, loom_sched_trace_count(r.work.trace));
+	ASSERT_NE(NULL, r.token);
+	t = r.token;
+	r.token = NULL;
+	loom_work_device_result_free(&r);
+	EXPECT_EQ(0, loom_token_wait(t, 10 * SEC));
+	EXPECT_EQ(1, loom_token_done(t));
+
+	ASSERT_EQ(0, loom_bo_alloc(d.dev, 4096, 0, &io));
+	mem = loom_bo_map(io);
+	mem[0] = (uint64_t)root;
+	ASSERT_EQ(0, loom_ring_create(d.dev, 4, &ring));
+	ASSERT_EQ(0, loom_ring_launch_items(ring, img, "tree", d.args, 2, 1,
+					    loom_bo_va(io), loom_bo_va(io) + 64,
+					    &t, 1, 0, 42, &rt));
+	EXPECT_EQ(0, loom_token_wait(rt, 10 * SEC));
+	ASSERT_EQ(1, loom_ring_reap(ring, &cqe, 1, true));
+	EXPECT_EQ(42, cqe.user_data);
+	EXPECT_EQ(0, cqe.res);
+	rec = (const struct loom_item_result *)((char *)mem + 64);
+	ASSERT_EQ(child_count[root], rec->child_count);
+	for (int64_t k = 0; k < child_count[root]; k++)
+		EXPECT_EQ(first_child[root] + k, (int64_t)rec->children[k]);
+
+	/* ioctl path: two items, the second's record after the first's */
+	mem[1] = 5;
+	memset((char *)mem + 64, 0, 2 * rsize);
+	ASSERT_EQ(0, loom_launch_items(d.dev, img, "tree", d.args, 2, 2,
+				       loom_bo_va(io), loom_bo_va(io) + 64,
+				       &rt, 1, 0, &it));
+	ASSERT_EQ(0, loom_token_wait(it, 10 * SEC));
+	ASSERT_EQ(0, loom_token_counters(it, &cnt));
+	EXPECT_EQ(2, cnt.items);
+	EXPECT_EQ(child_count[0] + child_count[5], cnt.spawns);
+	rec = (const struct loom_item_result *)((char *)mem + 64 + rsize);
+	ASSERT_EQ(child_count[5], rec->child_count);
+	for (int64_t k = 0; k < child_count[5]; k++)
+		EXPECT_EQ(first_child[5] + k, (int64_t)rec->children[k]);
+
+	loom_token_free(it);
+	loom_token_free(rt);
+	loom_token_free(t);
+	loom_ring_destroy(ring);
+	loom_bo_free(io);
+	loom_image_free(img);
+	devctx_close(&d);
+}
+
+TEST(items_launch_rejections)
+{
+	struct devctx d;
+	struct loom_device *devs[1];
+	struct loom_image *img;
+	struct loom_token *t = NULL;
+	struct loom_bo *io;
+	struct loom_arg bad[2];
+	struct loom_arg vargs[3];
+	int64_t n = 1;
+	uint64_t va;
+	struct loom_work_device_config c = {
+		.thread = "vadd", .n_args = 3, .n_devices = 1, .workers = 1,
+		.deque_capacity = 4,
+	};
+	struct loom_work_device_result r;
+
+	gen_tree();
+	ASSERT_EQ(0, devctx_open(&d, 0));
+	img = test_image(loom_device_info(d.dev));
+	ASSERT_NE(NULL, img);
+	ASSERT_EQ(0, loom_bo_alloc(d.dev, 4096, 0, &io));
+	va = loom_bo_va(io);
+	for (int i = 0; i < 3; i++)
+		vargs[i] = (struct loom_arg){ LOOM_ARG_MEMREF_I64, va };
+
+	EXPECT_EQ(LOOM_E_NO_THREAD, loom_launch_items(d.dev, img, "nope", d.args, 2, 1, va, va + 64, NULL, 0, 0, &t));
+	EXPECT_EQ(LOOM_E_DOMAIN_KIND, loom_launch_items(d.dev, img, "vadd", vargs, 3, 1, va, va + 64, NULL, 0, 0, &t));
+	EXPECT_EQ(LOOM_E_DOMAIN_KIND, loom_launch_dense(d.dev, img, "tree", d.args, 2, NULL, 0, NULL, 0, 0, &t));
+	EXPECT_EQ(LOOM_E_ARG_COUNT, loom_launch_items(d.dev, img, "tree", d.args, 1, 1, va, va + 64, NULL, 0, 0, &t));
+	bad[0] = d.args[0];
+	bad[1] = (struct loom_arg){ LOOM_ARG_INDEX, 0 };	/* work-item slot: wrong type */
+	EXPECT_EQ(LOOM_E_ARG_TYPE, loom_launch_items(d.dev, img, "tree", bad, 2, 1, va, va + 64, NULL, 0, 0, &t));
+	EXPECT_EQ(-EINVAL, loom_launch_items(d.dev, img, "tree", d.args, 2, 0, va, va + 64, NULL, 0, 0, &t));
+	EXPECT_EQ(-EINVAL, loom_launch_items(d.dev, img, "tree", d.args, 2, 1, va + 4, va + 64, NULL, 0, 0, &t));
+	EXPECT_EQ(-EINVAL, loom_launch_items(d.dev, img, "tree", d.args, 2, 1, va, va + 64, NULL, 0, 99, &t));
+	EXPECT_EQ(NULL, t);
+
+	/* the adapter checks the same before anything runs */
+	devs[0] = d.dev;
+	c.devices = devs;
+	c.image = img;
+	c.args = vargs;
+	EXPECT_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+	EXPECT_EQ(LOOM_E_DOMAIN_KIND, r.device_error);
+	EXPECT_FALSE(r.work.failed);
+	EXPECT_EQ(0, r.work.items_run);
+	EXPECT_EQ(0, r.jobs_submitted);
+	loom_work_device_result_free(&r);
+	c.workers = 0;
+	EXPECT_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_device_run(&c, &r));
+	(void)n;
+
+	loom_bo_free(io);
+	loom_image_free(img);
+	devctx_close(&d);
+}
+
+TEST_HARNESS_MAIN
