@@ -330,27 +330,18 @@ int loom_token_new(struct loom_device *dev, struct loom_token **out)
 	return 0;
 }
 
-int loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
-		      const char *thread, const struct loom_arg *args,
-		      unsigned n_args, const int64_t *extents,
-		      unsigned n_extents, struct loom_token *const *deps,
-		      unsigned n_deps, unsigned queue, struct loom_token **token)
+/* Submits a prepared launch by ioctl; releases @p either way. */
+static int loom_submit_prepared(struct loom_device *dev, struct loom_prepared *p,
+				unsigned queue, struct loom_token **token)
 {
-	struct loom_prepared p;
 	struct drm_loom_submit s;
 	struct loom_token *t;
 	int ret;
 
-	if (!token)
-		return -EINVAL;
-	ret = loom_launch_prepare(dev, img, thread, args, n_args, extents,
-				  n_extents, deps, n_deps, queue, &p);
-	if (ret)
-		return ret;
 	ret = loom_token_new(dev, &t);
 	if (ret)
 		goto out;
-	loom_launch_fill_submit(&p, queue, t->syncobj, &s);
+	loom_launch_fill_submit(p, queue, t->syncobj, &s);
 	if (drmIoctl(dev->fd, DRM_IOCTL_LOOM_SUBMIT, &s)) {
 		ret = -errno;
 		loom_token_free(t);
@@ -359,8 +350,26 @@ int loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
 	t->job_id = s.job_id;
 	*token = t;
 out:
-	loom_prepared_release(&p);
+	loom_prepared_release(p);
 	return ret;
+}
+
+int loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
+		      const char *thread, const struct loom_arg *args,
+		      unsigned n_args, const int64_t *extents,
+		      unsigned n_extents, struct loom_token *const *deps,
+		      unsigned n_deps, unsigned queue, struct loom_token **token)
+{
+	struct loom_prepared p;
+	int ret;
+
+	if (!token)
+		return -EINVAL;
+	ret = loom_launch_prepare(dev, img, thread, args, n_args, extents,
+				  n_extents, deps, n_deps, queue, &p);
+	if (ret)
+		return ret;
+	return loom_submit_prepared(dev, &p, queue, token);
 }
 
 int loom_launch_items(struct loom_device *dev, const struct loom_image *img,
@@ -371,8 +380,6 @@ int loom_launch_items(struct loom_device *dev, const struct loom_image *img,
 {
 	struct loom_items_batch items = { count, payload_va, result_va };
 	struct loom_prepared p;
-	struct drm_loom_submit s;
-	struct loom_token *t;
 	int ret;
 
 	if (!token)
@@ -381,20 +388,7 @@ int loom_launch_items(struct loom_device *dev, const struct loom_image *img,
 					deps, n_deps, queue, &p);
 	if (ret)
 		return ret;
-	ret = loom_token_new(dev, &t);
-	if (ret)
-		goto out;
-	loom_launch_fill_submit(&p, queue, t->syncobj, &s);
-	if (drmIoctl(dev->fd, DRM_IOCTL_LOOM_SUBMIT, &s)) {
-		ret = -errno;
-		loom_token_free(t);
-		goto out;
-	}
-	t->job_id = s.job_id;
-	*token = t;
-out:
-	loom_prepared_release(&p);
-	return ret;
+	return loom_submit_prepared(dev, &p, queue, token);
 }
 
 /* ------------------------------------------------------------- tokens --- */
