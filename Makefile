@@ -105,6 +105,11 @@ $(INITRAMFS): $(BUILD)/kmod/loom.ko tools/vm/init tools/vm/mkinitramfs | deps
 	@echo "  INITRD  $@" >&2
 	@tools/vm/mkinitramfs $@ $(KERNEL_ROOT)/root $(KV) tools/vm/init $(BUILD)/kmod/loom.ko
 
+# The optimised loomc, built and its path printed.
+.PHONY: print-loomc
+print-loomc: $(BUILD)/bin/loomc
+	@echo $(BUILD)/bin/loomc
+
 # What tools/loom-vm needs, built and printed as shell assignments.
 vm-env: qemu $(INITRAMFS)
 	@echo "LOOM_QEMU=$$(cat $(BUILD)/qemu.path)"
