@@ -29,7 +29,10 @@ HOST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 
 KMOD_SRCS := Kbuild $(shell find kernel uapi -name '*.[ch]' ! -path '*/tests/*')
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/*_test.c))
-VM_TOOLS := $(BUILD)/tools/loom-info
+VM_TOOLS := $(BUILD)/tools/loom-info $(BUILD)/tools/loom-run
+# Programs compiled by loomc for the VM (8x8 fabric), run by libloom.
+vpath %.loom compiler/tests/corpus/valid lib/tests/vm
+LCBS := $(patsubst %.loom,$(BUILD)/lcb/%.lcb,$(notdir $(wildcard compiler/tests/corpus/valid/*.loom lib/tests/vm/*.loom)))
 ENGINE_SRCS := $(wildcard qemu-device/engine/*.c)
 ENGINE_HDRS := $(wildcard qemu-device/engine/*.h) $(shell find uapi -name '*.h')
 ENGINE_TESTS := $(patsubst qemu-device/engine/tests/%.c,$(BUILD)/host/engine/%,$(wildcard qemu-device/engine/tests/*_test.c))
@@ -49,7 +52,7 @@ HARNESS_KMOD := $(BUILD)/harness-kmod/loom_selftest_warn.ko
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
 	harness-test demo shell checkpatch bench clean
 
-all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib
+all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib $(LCBS)
 
 deps:
 	@tools/loom-deps
@@ -175,6 +178,17 @@ $(BUILD)/vm-lib/%: lib/tests/vm/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard qemu-devi
 		-Iqemu-device/engine -Iqemu-device/engine/tests -Iselftests \
 		-o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
 
+# loom-run: a program's host function on a device, through libloom.
+$(BUILD)/tools/loom-run: tools/loom-run.c $(LIB_SRCS) $(LIB_HDRS) | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
+
+$(BUILD)/lcb/%.lcb: %.loom $(BUILD)/bin/loomc
+	@mkdir -p $(dir $@)
+	@echo "  LOOMC   $@" >&2
+	@$(BUILD)/bin/loomc --fabric 8x8 -o $@ $<
+
 # The library itself: libloom.a, libloom.so and loom.pc.
 LIB_OUT := $(BUILD)/lib
 .PHONY: lib install
@@ -250,8 +264,12 @@ bench: $(BUILD)/bench/fabric_bench $(BUILD)/bench/compile_bench | deps
 test: all qemu $(INITRAMFS) $(HARNESS_KMOD)
 	@BUILD=$(BUILD) tools/run-tests
 
-demo: qemu $(INITRAMFS) $(VM_TOOLS)
+demo: qemu $(INITRAMFS) $(VM_TOOLS) $(LCBS)
 	@tools/loom-vm --devices 2 $(BUILD)/tools/loom-info
+	@echo
+	@echo "The example programs, compiled by loomc for an 8x8 fabric and run by loom-run:"
+	@tools/loom-vm --device-opts ",fabric=8x8" --file $(BUILD)/tools/loom-run \
+		$(foreach f,$(LCBS),--file $(f)) tools/vm/demo-programs.sh
 
 shell: qemu $(INITRAMFS) selftests $(VM_TOOLS)
 	@tools/loom-vm --shell --devices 2 $(SELFTESTS) $(VM_TOOLS)

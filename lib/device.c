@@ -41,6 +41,10 @@ static const struct {
 	{ LOOM_E_JOB_EXPIRED, "the driver no longer remembers the job" },
 	{ LOOM_E_BAD_CONFIG, "malformed fabric configuration" },
 	{ LOOM_E_DUPLICATE_THREAD, "thread name already used" },
+	{ LOOM_E_CHECK_FAILED, "a loom.check of the host program failed" },
+	{ LOOM_E_NO_HOST_FUNC, "no such host function in the image" },
+	{ LOOM_E_WORK_FAILED, "a dynamic-work run of the host program failed" },
+	{ LOOM_E_HOST_FAULT, "host program access outside its buffers" },
 };
 
 const char *loom_strerror(int err)

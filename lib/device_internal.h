@@ -48,6 +48,8 @@ struct loom_image {
 	uint32_t templates_size;
 	char *strtab;
 	uint32_t strtab_size;
+	void *host;			/* .loom.host copy, aligned; NULL if none */
+	uint64_t host_size;
 	void *bytes;			/* owns every pointer above but threads/patches */
 };
 

@@ -300,6 +300,14 @@ static int map_sections(struct loom_image *img, unsigned char *b,
 		return -ENOMEM;
 	memcpy(img->threads, b + s[S_THREADS].offset, s[S_THREADS].size);
 	memcpy(img->patches, b + s[S_PATCHES].offset, s[S_PATCHES].size);
+	if (s[S_HOST].found) {
+		/* validated by loom_host_run(), which alone interprets it */
+		img->host = malloc(s[S_HOST].size + 1);
+		if (!img->host)
+			return -ENOMEM;
+		memcpy(img->host, b + s[S_HOST].offset, s[S_HOST].size);
+		img->host_size = s[S_HOST].size;
+	}
 	return 0;
 }
 
@@ -389,8 +397,17 @@ void loom_image_free(struct loom_image *img)
 		return;
 	free(img->threads);
 	free(img->patches);
+	free(img->host);
 	free(img->bytes);
 	free(img);
+}
+
+const void *loom_image_host_section(const struct loom_image *img,
+				    size_t *size)
+{
+	if (size)
+		*size = img->host ? img->host_size : 0;
+	return img->host;
 }
 
 unsigned loom_image_num_threads(const struct loom_image *img)

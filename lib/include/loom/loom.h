@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "loom_image.h"		/* enum loom_arg_type, enum loom_domain_kind */
 
@@ -637,6 +638,12 @@ enum loom_error {
 	LOOM_E_JOB_EXPIRED = -4109,	/* the driver no longer knows the job */
 	LOOM_E_BAD_CONFIG = -4110,	/* builder: a fabric configuration is malformed */
 	LOOM_E_DUPLICATE_THREAD = -4111,/* builder: the name is already used */
+	LOOM_E_CHECK_FAILED = -4112,	/* host program: a loom.check failed */
+	LOOM_E_NO_HOST_FUNC = -4113,	/* no host function of that name */
+	LOOM_E_WORK_FAILED = -4114,	/* host program: a dynamic-work run
+					   failed without a device error */
+	LOOM_E_HOST_FAULT = -4115,	/* host program: a load or store
+					   outside every buffer it allocated */
 };
 
 /* An English sentence for a LOOM_E_* or negative errno; never NULL. */
@@ -726,6 +733,14 @@ void loom_image_free(struct loom_image *img);
 unsigned loom_image_num_threads(const struct loom_image *img);
 void loom_image_fabric(const struct loom_image *img, unsigned *width,
 		       unsigned *height);
+/*
+ * The image's .loom.host section (struct loom_host_header ...), 8-byte
+ * aligned and valid while the image lives, its size in *@size; NULL (and
+ * 0) when the image has no host program.  Not validated by the loader:
+ * loom_host_run() checks it before running anything.
+ */
+const void *loom_image_host_section(const struct loom_image *img,
+				    size_t *size);
 /* LOOM_E_NO_THREAD if there is no thread @name. */
 int loom_image_thread(const struct loom_image *img, const char *name,
 		      struct loom_thread_info *info);
@@ -1014,6 +1029,80 @@ enum loom_work_error loom_work_device_run(const struct loom_work_device_config *
 					  struct loom_work_device_result *result);
 
 void loom_work_device_result_free(struct loom_work_device_result *result);
+
+/* =========================================================================
+ * Host programs (.loom.host, Documentation/compiler.rst)
+ * =========================================================================
+ *
+ * loom_host_run() interprets an image's host function on one device:
+ * ALLOC takes a zeroed BO, LOAD and STORE go through its CPU mapping (after
+ * every launch made so far has completed, so host accesses see launches in
+ * program order, as in the reference interpreter), a dense LAUNCH is a
+ * loom_launch_dense() on queue 0 after the tokens of its wait list, WAIT
+ * waits for a launch's token, a dynamic-work LAUNCH drains its domain with
+ * loom_work_device_run() (after its wait list) before the next instruction.
+ * The library prints nothing itself: PRINT goes to @print or @out.
+ */
+
+/* Receives one PRINT: @value of enum loom_arg_type @type. */
+typedef void (*loom_host_print_fn)(void *ctx, enum loom_arg_type type,
+				   int64_t value);
+
+/**
+ * struct loom_host_options - how to run a host program (NULL: defaults)
+ * @func: the host function; NULL means "main"
+ * @print: NULL, or called for each PRINT (takes precedence over @out)
+ * @print_ctx: its first argument
+ * @out: NULL (PRINT is silent), or where PRINT writes "<value>\n"
+ * @workers: dynamic-work scheduler workers; 0 means 1
+ * @deque_capacity: per-worker deque capacity; 0 means 65536
+ * @max_batch: items per dispatch; 0 means 64
+ * @timeout_ns: for each token wait; 0 or negative means forever
+ */
+struct loom_host_options {
+	const char *func;
+	loom_host_print_fn print;
+	void *print_ctx;
+	FILE *out;
+	uint32_t workers;
+	uint32_t deque_capacity;
+	uint32_t max_batch;
+	int64_t timeout_ns;
+};
+
+/**
+ * struct loom_host_stats - what a run did (filled on success and failure)
+ * @jobs: jobs submitted (dense launches plus items dispatches)
+ * @cycles: device cycles, the sum of the dense jobs' counters
+ * @items: dynamic-work items run
+ * @steals: dynamic-work acquisitions that stole
+ * @insns: host instructions executed
+ * @failed_insn: index (in the host section) of the instruction that
+ *	failed, or -1
+ * @check_lhs: for LOOM_E_CHECK_FAILED, the two values compared
+ * @check_rhs: likewise
+ */
+struct loom_host_stats {
+	uint64_t jobs;
+	uint64_t cycles;
+	uint64_t items;
+	uint64_t steals;
+	uint64_t insns;
+	int64_t failed_insn;
+	int64_t check_lhs, check_rhs;
+};
+
+/*
+ * Runs @opt->func of @img on @dev, and waits for everything it launched.
+ * Returns 0, or the first error: LOOM_E_BAD_IMAGE (no host program, or one
+ * that does not validate; nothing ran), LOOM_E_NO_HOST_FUNC,
+ * LOOM_E_CHECK_FAILED (a loom.check did not hold), LOOM_E_HOST_FAULT,
+ * LOOM_E_WORK_FAILED, -ENOMEM, or any error of the launches, waits and
+ * BO allocations it made.  @stats may be NULL.
+ */
+int loom_host_run(struct loom_device *dev, const struct loom_image *img,
+		  const struct loom_host_options *opt,
+		  struct loom_host_stats *stats);
 
 /* =========================================================================
  * Source induction variables (spec §3)

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run_vm_test: loom_host_run() against the real driver and device.
+ *
+ * The programs are loomc images copied into the guest's /data
+ * (tools/loom-vm --file x.lcb ...): every *.lcb there but bad_check.lcb
+ * must run to success (their loom.check instructions validate the
+ * results); bad_check.lcb (lib/tests/vm/bad_check.loom) must fail with
+ * LOOM_E_CHECK_FAILED (4 != 5) and print 4 first.  Images built for
+ * another fabric than the device's are skipped (logged); without any
+ * image in /data the corpus tests skip.  Images without a host program
+ * and a missing host function are checked with a builder image.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "loom/loom.h"
+#include "loom_device.h"
+
+#define DATA_DIR	"/data"
+#define BAD_CHECK	"bad_check.lcb"
+
+static int lcb_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 4 && !strcmp(d->d_name + n - 4, ".lcb");
+}
+
+struct printed {
+	int64_t values[16];
+	unsigned n;
+};
+
+static void record(void *ctx, enum loom_arg_type type, int64_t value)
+{
+	struct printed *p = ctx;
+
+	(void)type;
+	if (p->n < 16)
+		p->values[p->n++] = value;
+}
+
+/* Loads /data/@name; LOOM_E_FABRIC_MISMATCH if it is not for @dev. */
+static int load(struct loom_device *dev, const char *name,
+		struct loom_image **img)
+{
+	const struct loom_device_info *info = loom_device_info(dev);
+	char path[512];
+	unsigned w, h;
+	int ret;
+
+	snprintf(path, sizeof(path), DATA_DIR "/%s", name);
+	ret = loom_image_load_file(path, img);
+	if (ret)
+		return ret;
+	loom_image_fabric(*img, &w, &h);
+	if (w != info->fabric_width || h != info->fabric_height) {
+		loom_image_free(*img);
+		return LOOM_E_FABRIC_MISMATCH;
+	}
+	return 0;
+}
+
+FIXTURE(dev) {
+	struct loom_device *dev;
+	struct dirent **names;
+	int n_names;
+};
+
+FIXTURE_SETUP(dev)
+{
+	int ret = loom_device_open_first(&self->dev);
+
+	ASSERT_EQ(0, ret) {
+		TH_LOG("no loom device: %s", loom_strerror(ret));
+	}
+	self->n_names = scandir(DATA_DIR, &self->names, lcb_filter, alphasort);
+	if (self->n_names < 0) {
+		self->names = NULL;
+		self->n_names = 0;
+	}
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	for (int i = 0; i < self->n_names; i++)
+		free(self->names[i]);
+	free(self->names);
+	loom_device_close(self->dev);
+}
+
+TEST_F(dev, corpus_programs_pass_their_checks)
+{
+	unsigned ran = 0, failed = 0;
+
+	for (int i = 0; i < self->n_names; i++) {
+		const char *name = self->names[i]->d_name;
+		struct loom_host_options opt = { .workers = 2 };
+		struct loom_host_stats st;
+		struct loom_image *img;
+		int ret;
+
+		if (!strcmp(name, BAD_CHECK))
+			continue;
+		ret = load(self->dev, name, &img);
+		if (ret == LOOM_E_FABRIC_MISMATCH) {
+			TH_LOG("%s: skipped, built for another fabric", name);
+			continue;
+		}
+		EXPECT_EQ(0, ret) {
+			TH_LOG("%s: %s", name, loom_strerror(ret));
+		}
+		if (ret) {
+			failed++;
+			continue;
+		}
+		ret = loom_host_run(self->dev, img, &opt, &st);
+		EXPECT_EQ(0, ret) {
+			TH_LOG("%s: %s at host instruction %lld (%lld vs %lld)",
+			       name, loom_strerror(ret),
+			       (long long)st.failed_insn,
+			       (long long)st.check_lhs,
+			       (long long)st.check_rhs);
+		}
+		if (!ret) {
+			EXPECT_EQ(-1, st.failed_insn);
+			EXPECT_LT(0, st.insns);
+			TH_LOG("%s: ok: %llu jobs, %llu cycles, %llu items, "
+			       "%llu steals", name,
+			       (unsigned long long)st.jobs,
+			       (unsigned long long)st.cycles,
+			       (unsigned long long)st.items,
+			       (unsigned long long)st.steals);
+		}
+		ran++;
+		failed += ret != 0;
+		loom_image_free(img);
+	}
+	if (!ran)
+		SKIP(return, "no program image for this device in " DATA_DIR);
+	EXPECT_EQ(0, failed);
+}
+
+TEST_F(dev, wrong_check_fails_typed)
+{
+	struct printed out = { .n = 0 };
+	struct loom_host_options opt = { .print = record, .print_ctx = &out };
+	struct loom_host_stats st;
+	struct loom_image *img;
+	int ret;
+
+	ret = load(self->dev, BAD_CHECK, &img);
+	if (ret == -ENOENT || ret == LOOM_E_FABRIC_MISMATCH)
+		SKIP(return, DATA_DIR "/" BAD_CHECK " missing or not for this device");
+	ASSERT_EQ(0, ret);
+	ret = loom_host_run(self->dev, img, &opt, &st);
+	EXPECT_EQ(LOOM_E_CHECK_FAILED, ret);
+	EXPECT_LE(0, st.failed_insn);
+	EXPECT_EQ(4, st.check_lhs);
+	EXPECT_EQ(5, st.check_rhs);
+	ASSERT_EQ(1, out.n);
+	EXPECT_EQ(4, out.values[0]);
+	EXPECT_EQ(1, st.jobs);
+	EXPECT_STREQ("a loom.check of the host program failed",
+		     loom_strerror(ret));
+	/* a function that is not there */
+	opt.func = "nosuch";
+	EXPECT_EQ(LOOM_E_NO_HOST_FUNC, loom_host_run(self->dev, img, &opt, &st));
+	loom_image_free(img);
+}
+
+TEST_F(dev, image_without_host_program)
+{
+	const struct loom_device_info *info = loom_device_info(self->dev);
+	struct loom_image_builder *b;
+	struct loom_image *img;
+	struct loom_host_stats st;
+	size_t size;
+	void *bytes;
+
+	ASSERT_EQ(0, loom_builder_new(info->fabric_width, info->fabric_height, &b));
+	ASSERT_EQ(0, loom_builder_finish(b, &bytes, &size));
+	loom_builder_free(b);
+	ASSERT_EQ(0, loom_image_load(bytes, size, &img));
+	free(bytes);
+	EXPECT_EQ(NULL, loom_image_host_section(img, &size));
+	EXPECT_EQ(0, size);
+	EXPECT_EQ(LOOM_E_BAD_IMAGE, loom_host_run(self->dev, img, NULL, &st));
+	EXPECT_EQ(0, st.jobs);
+	loom_image_free(img);
+}
+
+TEST_HARNESS_MAIN
