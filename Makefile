@@ -36,8 +36,9 @@ LCBS := $(patsubst %.loom,$(BUILD)/lcb/%.lcb,$(notdir $(wildcard compiler/tests/
 ENGINE_SRCS := $(wildcard qemu-device/engine/*.c)
 ENGINE_HDRS := $(wildcard qemu-device/engine/*.h) $(shell find uapi -name '*.h')
 ENGINE_TESTS := $(patsubst qemu-device/engine/tests/%.c,$(BUILD)/host/engine/%,$(wildcard qemu-device/engine/tests/*_test.c))
-LIB_SRCS := $(wildcard lib/*.c)
-LIB_HDRS := $(wildcard lib/*.h lib/include/loom/*.h) $(shell find uapi -name '*.h')
+# libloom's host programs compute with the device's own ALU.
+LIB_SRCS := $(wildcard lib/*.c) qemu-device/engine/alu.c
+LIB_HDRS := $(wildcard lib/*.h lib/include/loom/*.h) $(shell find uapi -name '*.h') qemu-device/engine/engine.h
 LIB_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib/%,$(wildcard lib/tests/*_test.c))
 LIB_TSAN_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib-tsan/%,$(wildcard lib/tests/*_test.c))
 LIB_VM_TESTS := $(patsubst lib/tests/vm/%.c,$(BUILD)/vm-lib/%,$(wildcard lib/tests/vm/*_test.c))
@@ -142,7 +143,7 @@ $(BUILD)/host/engine/%: qemu-device/engine/tests/%.c $(wildcard qemu-device/engi
 	@$(CC) $(HOST_CFLAGS) -Iqemu-device/engine -o $@ $< $(BUILD)/host/engine/libengine.a
 
 # libloom's pure parts, under ASan+UBSan and, separately, TSan.
-LIB_CFLAGS = -Ilib -Ilib/include
+LIB_CFLAGS = -Ilib -Ilib/include -Iqemu-device/engine
 $(BUILD)/host/lib/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2

@@ -23,6 +23,7 @@
 
 #include "loom_device.h"
 #include "device_internal.h"
+#include "engine.h"		/* loom_alu() */
 
 #define SIGN64	(1ULL << 63)
 
@@ -33,104 +34,22 @@ static uint64_t sext32(uint64_t v)
 	return ((v & 0xffffffffULL) ^ (1ULL << 31)) - (1ULL << 31);
 }
 
-static uint64_t sra64(uint64_t v, unsigned s)
-{
-	uint64_t sign = 0 - (v >> 63);
-
-	return ((v ^ sign) >> s) ^ sign;
-}
-
 static bool lts(uint64_t a, uint64_t b)
 {
 	return (a ^ SIGN64) < (b ^ SIGN64);
 }
 
-static uint64_t neg_if(uint64_t v, bool neg)
-{
-	return neg ? 0 - v : v;
-}
-
-static uint64_t div_s(uint64_t a, uint64_t b, bool rem)
-{
-	bool na = a >> 63, nb = b >> 63;
-	uint64_t ma = neg_if(a, na), mb = neg_if(b, nb);
-
-	if (b == 0)
-		return rem ? a : ~0ULL;
-	return rem ? neg_if(ma % mb, na) : neg_if(ma / mb, na != nb);
-}
-
-static uint64_t div_u(uint64_t a, uint64_t b, bool rem)
-{
-	if (b == 0)
-		return rem ? a : ~0ULL;
-	return rem ? a % b : a / b;
-}
-
-static uint64_t cmp(unsigned op, uint64_t a, uint64_t b, bool slt, bool sgt)
-{
-	switch (op) {
-	case LOOM_OP_EQ:	return a == b;
-	case LOOM_OP_NE:	return a != b;
-	case LOOM_OP_LTS:	return slt;
-	case LOOM_OP_LTU:	return a < b;
-	case LOOM_OP_LES:	return !sgt;
-	case LOOM_OP_LEU:	return a <= b;
-	case LOOM_OP_GTS:	return sgt;
-	case LOOM_OP_GTU:	return a > b;
-	case LOOM_OP_GES:	return !slt;
-	case LOOM_OP_GEU:	return a >= b;
-	}
-	return 0;
-}
-
-static uint64_t alu64(unsigned op, uint64_t a, uint64_t b, uint64_t c)
-{
-	switch (op) {
-	case LOOM_OP_ADD:	return a + b;
-	case LOOM_OP_SUB:	return a - b;
-	case LOOM_OP_MUL:	return a * b;
-	case LOOM_OP_DIVS:	return div_s(a, b, false);
-	case LOOM_OP_DIVU:	return div_u(a, b, false);
-	case LOOM_OP_REMS:	return div_s(a, b, true);
-	case LOOM_OP_REMU:	return div_u(a, b, true);
-	case LOOM_OP_AND:	return a & b;
-	case LOOM_OP_OR:	return a | b;
-	case LOOM_OP_XOR:	return a ^ b;
-	case LOOM_OP_SHL:	return a << (b & 63);
-	case LOOM_OP_SHRL:	return a >> (b & 63);
-	case LOOM_OP_SHRA:	return sra64(a, b & 63);
-	case LOOM_OP_SELECT:	return a ? b : c;
-	}
-	return cmp(op, a, b, lts(a, b), lts(b, a));
-}
-
-/* The PE semantics (qemu-device/engine/alu.c) at LOOM_TYPE_I32. */
-static uint64_t alu32(unsigned op, uint64_t a, uint64_t b, uint64_t c)
-{
-	uint64_t sa = sext32(a), sb = sext32(b);
-	uint64_t za = a & 0xffffffffULL, zb = b & 0xffffffffULL;
-
-	switch (op) {
-	case LOOM_OP_DIVU:
-	case LOOM_OP_REMU:
-		return sext32(alu64(op, za, zb, 0));
-	case LOOM_OP_SHL:	return sext32(za << (b & 31));
-	case LOOM_OP_SHRL:	return sext32(za >> (b & 31));
-	case LOOM_OP_SHRA:	return sext32(sra64(sa, b & 31));
-	case LOOM_OP_SELECT:	return za ? sb : sext32(c);
-	}
-	if (op >= LOOM_OP_EQ && op <= LOOM_OP_GEU)
-		return cmp(op, za, zb, lts(sa, sb), lts(sb, sa));
-	return sext32(alu64(op, sa, sb, 0));
-}
-
+/*
+ * Host arithmetic is the PE arithmetic: one implementation,
+ * qemu-device/engine/alu.c, linked into libloom.  MOV is not an ALU
+ * operation there.
+ */
 static uint64_t alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
 		    uint64_t c)
 {
 	if (op == LOOM_OP_MOV)
 		return type == LOOM_TYPE_I32 ? sext32(a) : a;
-	return type == LOOM_TYPE_I32 ? alu32(op, a, b, c) : alu64(op, a, b, c);
+	return loom_alu(op, type, a, b, c);
 }
 
 /* ------------------------------------------------------ the program --- */
