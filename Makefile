@@ -1,6 +1,6 @@
 # loom: build, test and demo entry points.  See README.md.
 #
-#   make demo    build what is needed, boot the VM, show the devices
+#   make demo    build what is needed, boot the VM, run the examples
 #   make test    host unit tests + the VM run + the VM harness's self-tests
 #   make deps    install/prepare dependencies (every target does it itself)
 #   make shell   an interactive shell in the test VM
@@ -33,6 +33,10 @@ VM_TOOLS := $(BUILD)/tools/loom-info $(BUILD)/tools/loom-run
 # Programs compiled by loomc for the VM (8x8 fabric), run by libloom.
 vpath %.loom compiler/tests/corpus/valid lib/tests/vm
 LCBS := $(patsubst %.loom,$(BUILD)/lcb/%.lcb,$(notdir $(wildcard compiler/tests/corpus/valid/*.loom lib/tests/vm/*.loom)))
+# The examples: compiled for an 8x8 fabric, run by loom-run in the VM.
+EXAMPLES := $(wildcard examples/*.loom)
+EXAMPLE_LCBS := $(patsubst examples/%.loom,$(BUILD)/examples/%.lcb,$(EXAMPLES))
+EXAMPLE_FILES = $(foreach f,$(EXAMPLE_LCBS) $(EXAMPLES:.loom=.expected),--file $(f))
 ENGINE_SRCS := $(wildcard qemu-device/engine/*.c)
 ENGINE_HDRS := $(wildcard qemu-device/engine/*.h) $(shell find uapi -name '*.h')
 ENGINE_TESTS := $(patsubst qemu-device/engine/tests/%.c,$(BUILD)/host/engine/%,$(wildcard qemu-device/engine/tests/*_test.c))
@@ -45,7 +49,7 @@ LIB_VM_TESTS := $(patsubst lib/tests/vm/%.c,$(BUILD)/vm-lib/%,$(wildcard lib/tes
 COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c))
 COMPILER_HDRS := $(wildcard compiler/*.h) $(ENGINE_HDRS)
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
-HOST_TESTS := $(BUILD)/host/uapi_abi_test $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
+HOST_TESTS := $(BUILD)/host/uapi_abi_test $(BUILD)/host/examples/reference $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
 	$(COMPILER_TESTS) $(if $(wildcard compiler/loomc.c),$(BUILD)/host/loomc)
 INITRAMFS := $(BUILD)/vm/base.cpio.gz
 HARNESS_KMOD := $(BUILD)/harness-kmod/loom_selftest_warn.ko
@@ -53,7 +57,7 @@ HARNESS_KMOD := $(BUILD)/harness-kmod/loom_selftest_warn.ko
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
 	harness-test demo shell checkpatch bench clean
 
-all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib $(LCBS)
+all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib $(LCBS) $(EXAMPLE_LCBS)
 
 deps:
 	@tools/loom-deps
@@ -72,6 +76,8 @@ $(BUILD)/kmod/loom.ko: $(KMOD_SRCS) | deps
 	@if grep -q 'warning:' $(BUILD)/kmod/build.log; then \
 		cat $(BUILD)/kmod/build.log; echo "loom.ko: W=1 warnings are errors"; \
 		rm -f $@; exit 1; fi
+	@# Kbuild leaves loom.ko alone when no file it uses changed
+	@touch $@
 
 $(HARNESS_KMOD): tools/vm/selftest/loom_selftest_warn.c | deps
 	@mkdir -p $(dir $@)
@@ -190,6 +196,17 @@ $(BUILD)/lcb/%.lcb: %.loom $(BUILD)/bin/loomc
 	@echo "  LOOMC   $@" >&2
 	@$(BUILD)/bin/loomc --fabric 8x8 -o $@ $<
 
+$(BUILD)/examples/%.lcb: examples/%.loom $(BUILD)/bin/loomc
+	@mkdir -p $(dir $@)
+	@echo "  LOOMC   $@" >&2
+	@$(BUILD)/bin/loomc --fabric 8x8 -o $@ $<
+
+# What each example must print, computed independently in C.
+$(BUILD)/host/examples/reference: examples/reference.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(HOST_CFLAGS) -o $@ $<
+
 # The library itself: libloom.a, libloom.so and loom.pc.
 LIB_OUT := $(BUILD)/lib
 .PHONY: lib install
@@ -265,12 +282,12 @@ bench: $(BUILD)/bench/fabric_bench $(BUILD)/bench/compile_bench | deps
 test: all qemu $(INITRAMFS) $(HARNESS_KMOD)
 	@BUILD=$(BUILD) tools/run-tests
 
-demo: qemu $(INITRAMFS) $(VM_TOOLS) $(LCBS)
-	@tools/loom-vm --devices 2 $(BUILD)/tools/loom-info
-	@echo
-	@echo "The example programs, compiled by loomc for an 8x8 fabric and run by loom-run:"
+demo: qemu $(INITRAMFS) $(VM_TOOLS) $(EXAMPLE_LCBS)
+	@echo "The examples (examples/*.loom), compiled by loomc for an 8x8 fabric," \
+		"run by loom-run on the device in the VM:"
 	@tools/loom-vm --device-opts ",fabric=8x8" --file $(BUILD)/tools/loom-run \
-		$(foreach f,$(LCBS),--file $(f)) tools/vm/demo-programs.sh
+		--file tools/vm/run-examples $(EXAMPLE_FILES) $(foreach f,$(EXAMPLES),--file $(f)) \
+		$(BUILD)/tools/loom-info tools/vm/demo-examples
 
 shell: qemu $(INITRAMFS) selftests $(VM_TOOLS)
 	@tools/loom-vm --shell --devices 2 $(SELFTESTS) $(VM_TOOLS)
@@ -281,6 +298,7 @@ CHECKPATCH = perl $(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --sho
 checkpatch: | deps
 	@$(CHECKPATCH) -f $(shell find kernel -name '*.[ch]')
 	@$(CHECKPATCH) --ignore BIT_MACRO -f $(shell find uapi -name '*.h')
+	@rm -f .checkpatch-camelcase.*	# checkpatch's cache in a git tree
 	@echo "checkpatch --strict: clean"
 
 clean:

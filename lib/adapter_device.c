@@ -13,6 +13,10 @@
  * it.  The device never decides completion: only the scheduler's
  * retirements do, exactly as in the synchronous adapter.
  *
+ * Each dispatch ends with a WRITE_COUNTERS into the result BO's tail
+ * (after the records): io_uring jobs have no job id for JOB_INFO, and this
+ * is how the run sums what the device did.
+ *
  * A failure (a launch or job error, children that do not fit, more
  * children than the capacity) names the item, cancels the whole domain,
  * and every worker retires what it holds; cancelling needs no memory
@@ -52,6 +56,7 @@ struct device_worker {
 	uint64_t children_published;
 	uint64_t steals;
 	uint64_t jobs;
+	struct loom_job_counters counters;	/* summed over its dispatches */
 };
 
 struct device_run {
@@ -169,12 +174,67 @@ static size_t failing_index(const struct device_worker *w, size_t n)
 	return 0;
 }
 
+/* The counters area: after the max_batch records. */
+static uint64_t counters_offset(const struct device_worker *w)
+{
+	return w->run->record_size * w->run->max_batch;
+}
+
+static void add_counters(struct loom_job_counters *sum,
+			 const struct loom_job_counters *c)
+{
+	sum->cycles += c->cycles;
+	sum->firings += c->firings;
+	sum->stalls += c->stalls;
+	sum->instances += c->instances;
+	sum->items += c->items;
+	sum->spawns += c->spawns;
+	sum->mem_reads += c->mem_reads;
+	sum->mem_writes += c->mem_writes;
+}
+
+/* Sums a finished dispatch's counters and shows it to the observer. */
+static void account_dispatch(struct device_worker *w, size_t n,
+			     uint64_t submit_ns, int error)
+{
+	const struct loom_work_device_config *c = w->run->config;
+	const struct loom_hw_counters *hw = (const void *)
+		((const char *)loom_bo_map(w->results) + counters_offset(w));
+	struct loom_job_record rec = {
+		.thread = c->thread,
+		.device = w->index % c->n_devices,
+		.queue = w->core,
+		.worker = w->index,
+		.items = n,
+		.submit_ns = submit_ns,
+		.done_ns = loom_now_ns(),
+		.error = error,
+	};
+
+	if (!error) {
+		rec.counters = (struct loom_job_counters){
+			hw->cycles, hw->firings, hw->stalls, hw->instances,
+			hw->items, hw->spawns, hw->mem_reads, hw->mem_writes,
+		};
+		add_counters(&w->counters, &rec.counters);
+	}
+	if (c->observe_job)
+		c->observe_job(c->observe_job_ctx, &rec);
+}
+
 /* Runs one batch of @n items on the device, then publishes and retires. */
 static void run_batch(struct device_worker *w, size_t n)
 {
 	const struct loom_work_device_config *c = w->run->config;
 	uint64_t *payloads = loom_bo_map(w->payloads);
+	struct loom_items_batch items = {
+		.count = n,
+		.payload_va = loom_bo_va(w->payloads),
+		.result_va = loom_bo_va(w->results),
+		.counters_va = loom_bo_va(w->results) + counters_offset(w),
+	};
 	struct loom_completion done;
+	uint64_t submit_ns = loom_now_ns();
 	int ret;
 
 	for (size_t i = 0; i < n; i++) {
@@ -186,10 +246,8 @@ static void run_batch(struct device_worker *w, size_t n)
 		rec->reserved = RECORD_UNWRITTEN;
 		w->steals += w->batch[i].from_worker != w->batch[i].worker;
 	}
-	ret = loom_ring_launch_items(w->ring, c->image, c->thread, w->args,
-				     c->n_args, n, loom_bo_va(w->payloads),
-				     loom_bo_va(w->results), NULL, 0, w->core,
-				     w->jobs, NULL);
+	ret = loom_ring_launch_batch(w->ring, c->image, c->thread, w->args,
+				     c->n_args, &items, w->core, w->jobs);
 	if (!ret) {
 		w->jobs++;
 		do	/* a signal may interrupt the wait; the job runs on */
@@ -198,6 +256,7 @@ static void run_batch(struct device_worker *w, size_t n)
 		if (ret == 1)
 			w->items_run += n;
 		ret = ret == 1 ? done.res : ret < 0 ? ret : -EIO;
+		account_dispatch(w, n, submit_ns, ret);
 	}
 	if (ret) {
 		size_t bad = failing_index(w, n);
@@ -265,6 +324,7 @@ static void sum_counts(const struct device_run *run,
 		r->children_published += w->children_published;
 		r->steals += w->steals;
 		result->jobs_submitted += w->jobs;
+		add_counters(&result->counters, &w->counters);
 	}
 }
 
@@ -314,8 +374,9 @@ static int setup_worker(struct device_run *run, uint32_t i)
 		ret = loom_bo_alloc(w->dev, 8ULL * run->max_batch, 0,
 				    &w->payloads);
 	if (!ret)
-		ret = loom_bo_alloc(w->dev, run->record_size * run->max_batch,
-				    0, &w->results);
+		ret = loom_bo_alloc(w->dev, counters_offset(w) +
+				    sizeof(struct loom_hw_counters), 0,
+				    &w->results);
 	return ret;
 }
 

@@ -59,6 +59,7 @@ struct loom_token {
 	struct loom_device *dev;
 	uint32_t syncobj;
 	uint64_t job_id;		/* 0 for ring launches */
+	uint64_t submit_ns;		/* CLOCK_MONOTONIC at submission */
 	bool status_known;
 	int status;			/* once status_known */
 	struct loom_ring *ring;		/* ring launches: where the CQE lands */
@@ -92,6 +93,7 @@ struct loom_items_batch {
 	uint32_t count;
 	uint64_t payload_va;
 	uint64_t result_va;
+	uint64_t counters_va;	/* 0, or where WRITE_COUNTERS puts the job's */
 };
 
 /* An items launch's checks, without a batch: the adapter checks up front. */
@@ -105,6 +107,13 @@ int loom_launch_prepare_items(struct loom_device *dev,
 			      const struct loom_items_batch *items,
 			      struct loom_token *const *deps, unsigned n_deps,
 			      unsigned queue, struct loom_prepared *p);
+/* One items batch through a ring (no token, no deps): the device adapter. */
+int loom_ring_launch_batch(struct loom_ring *ring,
+			   const struct loom_image *img, const char *thread,
+			   const struct loom_arg *args, unsigned n_args,
+			   const struct loom_items_batch *items,
+			   unsigned queue, uint64_t user_data);
+uint64_t loom_now_ns(void);
 void loom_launch_fill_submit(const struct loom_prepared *p, unsigned queue,
 			     uint32_t out_syncobj, struct drm_loom_submit *s);
 void loom_prepared_release(struct loom_prepared *p);

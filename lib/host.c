@@ -194,6 +194,7 @@ static int check_func(const struct loom_image *img, const struct prog *p,
 
 struct launch {
 	struct loom_token *token;	/* NULL: nothing to wait for */
+	const char *thread;
 	bool counted;			/* counters taken */
 };
 
@@ -215,17 +216,41 @@ static int64_t timeout(const struct run *s)
 	return s->opt.timeout_ns > 0 ? s->opt.timeout_ns : -1;
 }
 
+/* A finished dense job, shown to the observer (once). */
+static void observe_dense(struct run *s, struct launch *l, int error,
+			  const struct loom_job_counters *c)
+{
+	struct loom_job_record rec = {
+		.thread = l->thread,
+		.worker = LOOM_SCHED_NO_WORKER,
+		.error = error,
+	};
+
+	if (!s->opt.observe_job ||
+	    loom_token_times(l->token, &rec.submit_ns, &rec.done_ns))
+		return;
+	if (c)
+		rec.counters = *c;
+	s->opt.observe_job(s->opt.observe_ctx, &rec);
+}
+
 static int wait_launch(struct run *s, struct launch *l)
 {
 	struct loom_job_counters c;
 	int ret;
 
-	if (!l->token)
-		return 0;
+	if (!l->token || l->counted)
+		return l->token ? loom_token_wait(l->token, timeout(s)) : 0;
 	ret = loom_token_wait(l->token, timeout(s));
-	if (!ret && !l->counted && !loom_token_counters(l->token, &c)) {
+	if (ret == -ETIMEDOUT)
+		return ret;
+	l->counted = true;
+	if (!ret && !loom_token_counters(l->token, &c)) {
 		s->st->cycles += c.cycles;
-		l->counted = true;
+		s->st->firings += c.firings;
+		observe_dense(s, l, 0, &c);
+	} else {
+		observe_dense(s, l, ret, NULL);
 	}
 	return ret;
 }
@@ -242,7 +267,8 @@ static int drain(struct run *s)
 	return 0;
 }
 
-static int add_launch(struct run *s, struct loom_token *token, uint64_t *id)
+static int add_launch(struct run *s, struct loom_token *token,
+		      const char *thread, uint64_t *id)
 {
 	if (s->n_launches == s->cap_launches) {
 		size_t cap = s->cap_launches ? 2 * s->cap_launches : 16;
@@ -253,7 +279,7 @@ static int add_launch(struct run *s, struct loom_token *token, uint64_t *id)
 		s->launches = l;
 		s->cap_launches = cap;
 	}
-	s->launches[s->n_launches] = (struct launch){ token, false };
+	s->launches[s->n_launches] = (struct launch){ token, thread, false };
 	*id = s->n_launches++;
 	return 0;
 }
@@ -372,7 +398,9 @@ static int run_items(struct run *s, const struct loom_thread_info *ti,
 		.deque_capacity = s->opt.deque_capacity ?
 				  s->opt.deque_capacity : 65536,
 		.max_batch = s->opt.max_batch ? s->opt.max_batch : 64,
-		.flags = LOOM_WORK_DEVICE_NO_TRACE,
+		.flags = s->opt.observe_domain ? 0 : LOOM_WORK_DEVICE_NO_TRACE,
+		.observe_job = s->opt.observe_job,
+		.observe_job_ctx = s->opt.observe_ctx,
 	};
 	struct loom_work_device_result res;
 	enum loom_work_error err;
@@ -390,6 +418,10 @@ static int run_items(struct run *s, const struct loom_thread_info *ti,
 	s->st->items += res.work.items_run;
 	s->st->steals += res.work.steals;
 	s->st->jobs += res.jobs_submitted;
+	s->st->cycles += res.counters.cycles;
+	s->st->firings += res.counters.firings;
+	if (s->opt.observe_domain)
+		s->opt.observe_domain(s->opt.observe_ctx, ti->name, &res);
 	ret = 0;
 	if (err != LOOM_WORK_OK)
 		ret = res.device_error ? res.device_error :
@@ -435,7 +467,7 @@ static int launch(struct run *s, uint32_t at, uint64_t *id)
 	}
 	if (ret)
 		return ret;
-	ret = add_launch(s, tok, id);
+	ret = add_launch(s, tok, ti.name, id);
 	if (ret && tok) {
 		loom_token_wait(tok, -1);
 		loom_token_free(tok);

@@ -174,6 +174,29 @@ static uint64_t patch_value(const struct loom_image_patch *p,
 	}
 }
 
+/* The command's size: the template, and a WRITE_COUNTERS if asked for. */
+static uint32_t cmd_size(const struct loom_image_thread *t,
+			 const struct loom_items_batch *items)
+{
+	bool counters = items && items->counters_va;
+
+	return t->template_size +
+	       (counters ? sizeof(struct loom_pkt_write) : 0);
+}
+
+/*
+ * The template ends with its dispatch, so a WRITE_COUNTERS appended after
+ * it reports exactly that dispatch: items jobs have no job id to ask
+ * JOB_INFO with when they go through io_uring.
+ */
+static void put_counters(unsigned char *p, uint64_t va)
+{
+	put32(p, LOOM_PKT_HEADER(LOOM_PKT_WRITE_COUNTERS,
+				 sizeof(struct loom_pkt_write) / 4));
+	put32(p + 4, 0);
+	put64(p + 8, va);
+}
+
 static int build_cmd(struct loom_device *dev, const struct loom_image *img,
 		     const struct loom_image_thread *t,
 		     const struct loom_bo *config, const struct loom_arg *args,
@@ -182,11 +205,13 @@ static int build_cmd(struct loom_device *dev, const struct loom_image *img,
 {
 	struct loom_bo *cmd;
 	unsigned char *p;
-	int ret = loom_bo_alloc(dev, t->template_size, 0, &cmd);
+	int ret = loom_bo_alloc(dev, cmd_size(t, items), 0, &cmd);
 
 	if (ret)
 		return ret;
 	p = cmd->map;
+	if (items && items->counters_va)
+		put_counters(p + t->template_size, items->counters_va);
 	memcpy(p, img->templates + t->template_offset, t->template_size);
 	for (uint32_t i = 0; i < t->num_patches; i++) {
 		const struct loom_image_patch *pt = &img->patches[t->patch_first + i];
@@ -220,7 +245,7 @@ static int prepare(struct loom_device *dev, const struct loom_image *img,
 		ret = build_cmd(dev, img, t, config, args, extents, items, &p->cmd);
 	if (ret)
 		return ret;
-	p->cmd_size = t->template_size;
+	p->cmd_size = cmd_size(t, items);
 	p->refs[0] = (struct drm_loom_bo_ref){ config->handle, DRM_LOOM_BO_REF_READ };
 	for (unsigned i = 0; i < n_deps; i++)
 		p->in_syncobjs[i] = deps[i]->syncobj;
@@ -285,7 +310,7 @@ int loom_launch_prepare_items(struct loom_device *dev,
 	if (ret)
 		return ret;
 	if (!items || !items->count || (items->payload_va & 7) ||
-	    (items->result_va & 7))
+	    (items->result_va & 7) || (items->counters_va & 7))
 		return -EINVAL;
 	return prepare(dev, img, loom_image_find(img, thread), args, NULL,
 		       items, deps, n_deps, queue, p);
@@ -342,6 +367,7 @@ static int loom_submit_prepared(struct loom_device *dev, struct loom_prepared *p
 	if (ret)
 		goto out;
 	loom_launch_fill_submit(p, queue, t->syncobj, &s);
+	t->submit_ns = loom_now_ns();
 	if (drmIoctl(dev->fd, DRM_IOCTL_LOOM_SUBMIT, &s)) {
 		ret = -errno;
 		loom_token_free(t);
@@ -378,7 +404,7 @@ int loom_launch_items(struct loom_device *dev, const struct loom_image *img,
 		      uint64_t result_va, struct loom_token *const *deps,
 		      unsigned n_deps, unsigned queue, struct loom_token **token)
 {
-	struct loom_items_batch items = { count, payload_va, result_va };
+	struct loom_items_batch items = { count, payload_va, result_va, 0 };
 	struct loom_prepared p;
 	int ret;
 
@@ -392,6 +418,14 @@ int loom_launch_items(struct loom_device *dev, const struct loom_image *img,
 }
 
 /* ------------------------------------------------------------- tokens --- */
+
+uint64_t loom_now_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec * 1000000000ULL + now.tv_nsec;
+}
 
 static int64_t deadline(int64_t timeout_ns)
 {
@@ -421,6 +455,26 @@ static int fence_status(struct loom_token *t)
 	if (ret)
 		return ret;
 	return info.status < 0 ? info.status : 0;
+}
+
+/* When the fence signalled (CLOCK_MONOTONIC), or 0 if it has not. */
+static int fence_time(struct loom_token *t, uint64_t *ns)
+{
+	struct sync_fence_info fi = { 0 };
+	struct sync_file_info info = {
+		.num_fences = 1, .sync_fence_info = (uintptr_t)&fi,
+	};
+	int fd, ret;
+
+	ret = drmSyncobjExportSyncFile(t->dev->fd, t->syncobj, &fd);
+	if (ret)
+		return ret < 0 ? ret : -EIO;
+	ret = ioctl(fd, SYNC_IOC_FILE_INFO, &info) ? -errno : 0;
+	close(fd);
+	if (ret)
+		return ret;
+	*ns = fi.status ? fi.timestamp_ns : 0;
+	return 0;
 }
 
 static int job_status(struct loom_token *t)
@@ -525,6 +579,24 @@ int loom_token_counters(struct loom_token *token,
 		info.counters.items, info.counters.spawns,
 		info.counters.mem_reads, info.counters.mem_writes,
 	};
+	return 0;
+}
+
+int loom_token_times(struct loom_token *token, uint64_t *submit_ns,
+		     uint64_t *done_ns)
+{
+	uint64_t done;
+	int ret;
+
+	if (!token || !submit_ns || !done_ns)
+		return -EINVAL;
+	ret = fence_time(token, &done);
+	if (ret)
+		return ret;
+	if (!done)
+		return -EBUSY;
+	*submit_ns = token->submit_ns;
+	*done_ns = done;
 	return 0;
 }
 

@@ -209,6 +209,8 @@ static int ring_submit(struct loom_ring *r, struct loom_prepared *p,
 	}
 	r->slots[slot].prep = p;
 	r->slots[slot].user_data = user_data;
+	if (t)
+		t->submit_ns = loom_now_ns();
 	ret = submit(r, slot, queue, t ? t->syncobj : 0);
 	if (ret) {
 		slot_abort(r, slot);
@@ -248,14 +250,14 @@ int loom_ring_launch_dense(struct loom_ring *r, const struct loom_image *img,
 	return ring_submit(r, p, queue, user_data, token);
 }
 
-int loom_ring_launch_items(struct loom_ring *r, const struct loom_image *img,
-			   const char *thread, const struct loom_arg *args,
-			   unsigned n_args, uint32_t count, uint64_t payload_va,
-			   uint64_t result_va, struct loom_token *const *deps,
-			   unsigned n_deps, unsigned queue, uint64_t user_data,
-			   struct loom_token **token)
+static int ring_launch_items(struct loom_ring *r, const struct loom_image *img,
+			     const char *thread, const struct loom_arg *args,
+			     unsigned n_args,
+			     const struct loom_items_batch *items,
+			     struct loom_token *const *deps, unsigned n_deps,
+			     unsigned queue, uint64_t user_data,
+			     struct loom_token **token)
 {
-	struct loom_items_batch items = { count, payload_va, result_va };
 	struct loom_prepared *p = calloc(1, sizeof(*p));
 	int ret;
 
@@ -264,12 +266,34 @@ int loom_ring_launch_items(struct loom_ring *r, const struct loom_image *img,
 		return p ? -EINVAL : -ENOMEM;
 	}
 	ret = loom_launch_prepare_items(r->dev, img, thread, args, n_args,
-					&items, deps, n_deps, queue, p);
+					items, deps, n_deps, queue, p);
 	if (ret) {
 		free(p);
 		return ret;
 	}
 	return ring_submit(r, p, queue, user_data, token);
+}
+
+int loom_ring_launch_items(struct loom_ring *r, const struct loom_image *img,
+			   const char *thread, const struct loom_arg *args,
+			   unsigned n_args, uint32_t count, uint64_t payload_va,
+			   uint64_t result_va, struct loom_token *const *deps,
+			   unsigned n_deps, unsigned queue, uint64_t user_data,
+			   struct loom_token **token)
+{
+	struct loom_items_batch items = { count, payload_va, result_va, 0 };
+
+	return ring_launch_items(r, img, thread, args, n_args, &items, deps,
+				 n_deps, queue, user_data, token);
+}
+
+int loom_ring_launch_batch(struct loom_ring *r, const struct loom_image *img,
+			   const char *thread, const struct loom_arg *args,
+			   unsigned n_args, const struct loom_items_batch *items,
+			   unsigned queue, uint64_t user_data)
+{
+	return ring_launch_items(r, img, thread, args, n_args, items, NULL, 0,
+				 queue, user_data, NULL);
 }
 
 unsigned loom_ring_in_flight(const struct loom_ring *r)

@@ -3,39 +3,268 @@
  * loom-run: run a compiled program's host function (@main) on a loom
  * device through libloom (loom_host_run).
  *
- * Usage: loom-run [--device PATH] [--workers N] [--stats] prog.lcb
- * Prints what the program prints (one value a line); --stats adds its
- * jobs, device cycles, dynamic-work items and steals on stderr.
+ * Usage: loom-run [--device PATH] [--workers N] [--stats] [--trace FILE]
+ *                 [--progress] prog.lcb
+ * Prints what the program prints (one value a line).  --stats adds its
+ * jobs, device cycles, PE firings, dynamic-work items, steals and wall
+ * time on stderr.  --trace writes a Chrome/Perfetto JSON trace: every job as a
+ * span on its hardware queue, and each dynamic-work domain's replay trace
+ * (the scheduler's transitions, in order, one per microsecond of a
+ * logical clock) on its workers.  A progress line (items, jobs, seconds)
+ * is kept on stderr during long runs when stderr is a terminal, or with
+ * --progress.
  * Exit status: 0 on success, 1 when the program (or the device, or the
  * image) fails, with loom_strerror's message on stderr, 2 on a usage error.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "loom/loom.h"
+
+#define PROGRESS_NS	250000000ULL	/* redraw the progress line this often */
+
+struct run_log {
+	pthread_mutex_t lock;
+	struct loom_job_record *jobs;
+	size_t n_jobs, cap_jobs;
+	FILE *trace;			/* NULL: no trace */
+	bool trace_events_written;
+	uint64_t logical_us;		/* replay events written so far */
+	int domains;			/* dynamic-work domains traced */
+	bool progress;
+	bool progress_shown;
+	uint64_t start_ns, last_progress_ns;
+	uint64_t items, n_done;
+	int error;			/* first failure to record */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+static void show_progress(struct run_log *log, uint64_t now)
+{
+	fprintf(stderr, "\rloom-run: %llu items, %llu jobs, %.1f s ",
+		(unsigned long long)log->items,
+		(unsigned long long)log->n_done,
+		(now - log->start_ns) / 1e9);
+	log->progress_shown = true;
+	log->last_progress_ns = now;
+}
+
+static void keep_job(struct run_log *log, const struct loom_job_record *job)
+{
+	if (log->n_jobs == log->cap_jobs) {
+		size_t cap = log->cap_jobs ? 2 * log->cap_jobs : 256;
+		struct loom_job_record *j = realloc(log->jobs, cap * sizeof(*j));
+
+		if (!j) {
+			log->error = -ENOMEM;
+			return;
+		}
+		log->jobs = j;
+		log->cap_jobs = cap;
+	}
+	log->jobs[log->n_jobs++] = *job;
+}
+
+/* libloom calls this from its worker threads, so everything is locked. */
+static void observe_job(void *ctx, const struct loom_job_record *job)
+{
+	struct run_log *log = ctx;
+	uint64_t now;
+
+	pthread_mutex_lock(&log->lock);
+	log->items += job->items;
+	log->n_done++;
+	if (log->trace && !log->error)
+		keep_job(log, job);
+	now = now_ns();
+	if (log->progress && now - log->last_progress_ns >= PROGRESS_NS)
+		show_progress(log, now);
+	pthread_mutex_unlock(&log->lock);
+}
+
+/* ------------------------------------------------------------ trace --- */
+
+static void trace_event(struct run_log *log, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void trace_event(struct run_log *log, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(log->trace_events_written ? ",\n" : "\n", log->trace);
+	log->trace_events_written = true;
+	va_start(ap, fmt);
+	vfprintf(log->trace, fmt, ap);
+	va_end(ap);
+}
+
+static void trace_name(struct run_log *log, const char *what, int pid,
+		       int tid, const char *name)
+{
+	trace_event(log, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,"
+		    "\"args\":{\"name\":\"%s\"}}", what, pid, tid, name);
+}
+
+static int by_done(const void *a, const void *b)
+{
+	const struct loom_job_record *x = a, *y = b;
+
+	return (x->done_ns > y->done_ns) - (x->done_ns < y->done_ns);
+}
+
+/* Process 1 + device: one track per hardware queue. */
+static void trace_jobs(struct run_log *log)
+{
+	uint64_t t0 = UINT64_MAX, busy_until[64] = { 0 };
+	bool named[64] = { false };
+
+	qsort(log->jobs, log->n_jobs, sizeof(*log->jobs), by_done);
+	for (size_t i = 0; i < log->n_jobs; i++)
+		if (log->jobs[i].submit_ns < t0)
+			t0 = log->jobs[i].submit_ns;
+	for (size_t i = 0; i < log->n_jobs; i++) {
+		const struct loom_job_record *j = &log->jobs[i];
+		unsigned q = j->queue % 64;
+		/* a queue runs its jobs in order: one starts when both it
+		 * is submitted and the previous one has ended */
+		uint64_t start = j->submit_ns > busy_until[q] ?
+				 j->submit_ns : busy_until[q];
+		char name[32];
+
+		if (start > j->done_ns)
+			start = j->done_ns;
+		busy_until[q] = j->done_ns;
+		if (!named[q]) {
+			snprintf(name, sizeof(name), "queue %u", j->queue);
+			trace_name(log, "thread_name", 1 + (int)j->device,
+				   (int)j->queue, name);
+			named[q] = true;
+		}
+		trace_event(log, "{\"ph\":\"X\",\"cat\":\"job\",\"name\":\"%s\","
+			    "\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,"
+			    "\"args\":{\"items\":%u,\"cycles\":%llu,"
+			    "\"firings\":%llu,\"error\":%d}}",
+			    j->thread, 1 + j->device, j->queue,
+			    (start - t0) / 1e3, (j->done_ns - start) / 1e3,
+			    j->items, (unsigned long long)j->counters.cycles,
+			    (unsigned long long)j->counters.firings, j->error);
+	}
+}
+
+/*
+ * Process 100 + n: dynamic-work domain n's replay trace.  Its events carry
+ * no time, only their order, so they sit one microsecond apart.
+ */
+static void observe_domain(void *ctx, const char *thread,
+			   const struct loom_work_device_result *res)
+{
+	struct run_log *log = ctx;
+	const struct loom_sched_event *ev;
+	char name[160], id[256];
+	size_t n;
+	int pid;
+
+	if (!log->trace || !res->work.trace)
+		return;
+	n = loom_sched_trace_count(res->work.trace);
+	ev = loom_sched_trace_events(res->work.trace);
+	pthread_mutex_lock(&log->lock);
+	pid = 100 + log->domains++;
+	snprintf(name, sizeof(name), "%s: replay trace (logical time)", thread);
+	trace_name(log, "process_name", pid, 0, name);
+	for (size_t i = 0; i < n; i++) {
+		loom_item_id_format(&ev[i].item, id, sizeof(id));
+		trace_event(log, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sched\","
+			    "\"name\":\"%s\",\"pid\":%d,\"tid\":%u,\"ts\":%llu,"
+			    "\"args\":{\"item\":\"%s\",\"other_worker\":%d,"
+			    "\"completes_domain\":%s}}",
+			    loom_sched_event_name(ev[i].kind), pid, ev[i].worker,
+			    (unsigned long long)log->logical_us++, id,
+			    ev[i].other_worker == LOOM_SCHED_NO_WORKER ? -1 :
+			    (int)ev[i].other_worker,
+			    ev[i].completes_domain ? "true" : "false");
+	}
+	pthread_mutex_unlock(&log->lock);
+}
+
+static int trace_open(struct run_log *log, const char *path)
+{
+	log->trace = fopen(path, "w");
+	if (!log->trace)
+		return -errno;
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", log->trace);
+	return 0;
+}
+
+static int trace_close(struct run_log *log, const char *path)
+{
+	int ret = 0;
+
+	trace_name(log, "process_name", 1, 0, "loom device: jobs per queue");
+	trace_jobs(log);
+	fputs("\n]}\n", log->trace);
+	if (ferror(log->trace))
+		ret = -EIO;
+	if (fclose(log->trace) && !ret)
+		ret = -errno;
+	if (!ret && log->error)
+		ret = log->error;
+	if (ret)
+		fprintf(stderr, "loom-run: %s: %s\n", path, strerror(-ret));
+	return ret;
+}
+
+/* ------------------------------------------------------------- main --- */
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: loom-run [--device PATH] [--workers N] [--stats] "
-		   "prog.lcb\n");
+		   "[--trace FILE] [--progress] prog.lcb\n");
 }
 
-int main(int argc, char **argv)
+static void report_failure(const char *file, int ret,
+			   const struct loom_host_stats *st)
 {
-	struct loom_host_options opt = { .out = stdout };
-	struct loom_host_stats st;
-	const char *path = NULL, *file = NULL;
-	struct loom_device *dev = NULL;
-	struct loom_image *img = NULL;
-	bool stats = false;
-	int ret;
+	fprintf(stderr, "loom-run: %s: %s", file, loom_strerror(ret));
+	if (st->failed_insn >= 0)
+		fprintf(stderr, " (host instruction %lld)",
+			(long long)st->failed_insn);
+	if (ret == LOOM_E_CHECK_FAILED)
+		fprintf(stderr, ": %lld != %lld", (long long)st->check_lhs,
+			(long long)st->check_rhs);
+	fputc('\n', stderr);
+}
 
+struct args {
+	const char *device, *file, *trace;
+	unsigned workers;
+	bool stats, progress;
+};
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-			path = argv[++i];
-		} else if (!strcmp(argv[i], "--workers") && i + 1 < argc) {
+		const char *arg = argv[i];
+		bool has_value = i + 1 < argc;
+
+		if (!strcmp(arg, "--device") && has_value) {
+			a->device = argv[++i];
+		} else if (!strcmp(arg, "--trace") && has_value) {
+			a->trace = argv[++i];
+		} else if (!strcmp(arg, "--workers") && has_value) {
 			char *end;
 			unsigned long n = strtoul(argv[++i], &end, 10);
 
@@ -44,53 +273,90 @@ int main(int argc, char **argv)
 					argv[i]);
 				return 2;
 			}
-			opt.workers = n;
-		} else if (!strcmp(argv[i], "--stats")) {
-			stats = true;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			a->workers = n;
+		} else if (!strcmp(arg, "--stats")) {
+			a->stats = true;
+		} else if (!strcmp(arg, "--progress")) {
+			a->progress = true;
+		} else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			usage(stdout);
-			return 0;
-		} else if (argv[i][0] == '-' || file) {
+			exit(0);
+		} else if (arg[0] == '-' || a->file) {
 			usage(stderr);
 			return 2;
 		} else {
-			file = argv[i];
+			a->file = arg;
 		}
 	}
-	if (!file) {
+	if (!a->file) {
 		usage(stderr);
 		return 2;
 	}
-	ret = loom_image_load_file(file, &img);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct run_log log = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct loom_host_options opt = {
+		.out = stdout,
+		.observe_job = observe_job,
+		.observe_domain = observe_domain,
+		.observe_ctx = &log,
+	};
+	struct loom_host_stats st;
+	struct loom_device *dev = NULL;
+	struct loom_image *img = NULL;
+	struct args a = { 0 };
+	int ret;
+
+	ret = parse_args(argc, argv, &a);
+	if (ret)
+		return ret;
+	opt.workers = a.workers;
+	log.progress = a.progress || isatty(STDERR_FILENO);
+	if (!a.trace)
+		opt.observe_domain = NULL;	/* no replay trace to record */
+	ret = loom_image_load_file(a.file, &img);
 	if (ret) {
-		fprintf(stderr, "loom-run: %s: %s\n", file, loom_strerror(ret));
+		fprintf(stderr, "loom-run: %s: %s\n", a.file, loom_strerror(ret));
 		return 1;
 	}
-	ret = path ? loom_device_open(path, &dev) : loom_device_open_first(&dev);
+	ret = a.device ? loom_device_open(a.device, &dev) :
+			 loom_device_open_first(&dev);
 	if (ret) {
-		fprintf(stderr, "loom-run: %s: %s\n", path ? path : "device",
-			loom_strerror(ret));
+		fprintf(stderr, "loom-run: %s: %s\n",
+			a.device ? a.device : "device", loom_strerror(ret));
 		loom_image_free(img);
 		return 1;
 	}
+	if (a.trace && trace_open(&log, a.trace)) {
+		fprintf(stderr, "loom-run: %s: %s\n", a.trace, strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	log.start_ns = log.last_progress_ns = now_ns();
 	ret = loom_host_run(dev, img, &opt, &st);
 	fflush(stdout);
-	if (ret) {
-		fprintf(stderr, "loom-run: %s: %s", file, loom_strerror(ret));
-		if (st.failed_insn >= 0)
-			fprintf(stderr, " (host instruction %lld)",
-				(long long)st.failed_insn);
-		if (ret == LOOM_E_CHECK_FAILED)
-			fprintf(stderr, ": %lld != %lld", (long long)st.check_lhs,
-				(long long)st.check_rhs);
+	if (log.progress_shown) {
+		show_progress(&log, now_ns());
 		fputc('\n', stderr);
 	}
-	if (stats)
-		fprintf(stderr, "jobs %llu cycles %llu items %llu steals %llu\n",
+	if (ret)
+		report_failure(a.file, ret, &st);
+	if (a.stats)
+		fprintf(stderr, "jobs %llu cycles %llu firings %llu items %llu "
+			"steals %llu time %.1f ms\n",
 			(unsigned long long)st.jobs,
 			(unsigned long long)st.cycles,
+			(unsigned long long)st.firings,
 			(unsigned long long)st.items,
-			(unsigned long long)st.steals);
+			(unsigned long long)st.steals,
+			(now_ns() - log.start_ns) / 1e6);
+	if (a.trace && trace_close(&log, a.trace) && !ret)
+		ret = 1;
+out:
+	free(log.jobs);
 	loom_device_close(dev);
 	loom_image_free(img);
 	return ret ? 1 : 0;

@@ -861,6 +861,44 @@ struct loom_job_counters {
 /* What a finished job did (JOB_INFO); -EBUSY while it runs. */
 int loom_token_counters(struct loom_token *token,
 			struct loom_job_counters *counters);
+/*
+ * When a finished job was submitted and when its fence signalled (the
+ * kernel's timestamp), both CLOCK_MONOTONIC nanoseconds; -EBUSY while it
+ * runs.  A queue runs its jobs in order, so a job started at the later of
+ * its submission and the previous job's end on the same queue.
+ */
+int loom_token_times(struct loom_token *token, uint64_t *submit_ns,
+		     uint64_t *done_ns);
+
+/**
+ * struct loom_job_record - one finished job, as a run's job observer sees it
+ * @thread: the thread it launched
+ * @device: index of its device among the run's devices
+ * @queue: the hardware queue (core) it ran on
+ * @worker: for an items dispatch, the scheduler worker that ran it; else
+ *	LOOM_SCHED_NO_WORKER
+ * @items: items in an items dispatch; 0 for a dense launch
+ * @submit_ns: CLOCK_MONOTONIC when the library submitted it
+ * @done_ns: when it completed: the fence's timestamp for a dense launch,
+ *	when its completion was reaped for an items dispatch
+ * @error: 0, or the job's error (its @counters are then zero)
+ * @counters: what the device counted for it
+ */
+struct loom_job_record {
+	const char *thread;
+	unsigned device;
+	unsigned queue;
+	uint32_t worker;
+	uint32_t items;
+	uint64_t submit_ns;
+	uint64_t done_ns;
+	int error;
+	struct loom_job_counters counters;
+};
+
+/* Watches finished jobs; may be called from several threads at once. */
+typedef void (*loom_job_observe_fn)(void *ctx,
+				    const struct loom_job_record *job);
 void loom_token_free(struct loom_token *token);
 
 /* =========================================================================
@@ -962,6 +1000,9 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
  * @flags: LOOM_WORK_DEVICE_*
  * @observe: NULL, or called once per item that ran successfully
  * @observe_ctx: its first argument
+ * @observe_job: NULL, or called once per items dispatch, from the thread
+ *	of the worker that ran it, after its completion was reaped
+ * @observe_job_ctx: its first argument
  */
 struct loom_work_device_config {
 	uint64_t occurrence;
@@ -979,6 +1020,8 @@ struct loom_work_device_config {
 	uint32_t flags;
 	loom_work_device_observe_fn observe;
 	void *observe_ctx;
+	loom_job_observe_fn observe_job;
+	void *observe_job_ctx;
 };
 
 /**
@@ -987,6 +1030,8 @@ struct loom_work_device_config {
  *	were in a dispatch whose CQE was reaped, @work.failed_item names
  *	the failing item
  * @jobs_submitted: items dispatches submitted
+ * @counters: the device's counters, summed over the dispatches that
+ *	succeeded (each dispatch ends with a LOOM_PKT_WRITE_COUNTERS)
  * @device_error: with LOOM_WORK_DEVICE_ERROR, the launch's or job's error
  *	(a LOOM_E_* or negative errno; -ENOSPC: the item spawned more than
  *	the thread's child capacity); else 0
@@ -999,6 +1044,7 @@ struct loom_work_device_config {
 struct loom_work_device_result {
 	struct loom_work_sync_result work;
 	uint64_t jobs_submitted;
+	struct loom_job_counters counters;
 	int device_error;
 	struct loom_token *token;
 };
@@ -1058,6 +1104,13 @@ typedef void (*loom_host_print_fn)(void *ctx, enum loom_arg_type type,
  * @deque_capacity: per-worker deque capacity; 0 means 65536
  * @max_batch: items per dispatch; 0 means 64
  * @timeout_ns: for each token wait; 0 or negative means forever
+ * @observe_job: NULL, or called for every job once it is known to have
+ *	finished (dense launches: when the run first waits for them;
+ *	items dispatches: as loom_work_device_config.observe_job)
+ * @observe_domain: NULL, or called after each dynamic-work launch with
+ *	its thread and result; the result then carries the scheduler's
+ *	replay trace (@result->work.trace), valid during the call
+ * @observe_ctx: the first argument of both
  */
 struct loom_host_options {
 	const char *func;
@@ -1068,12 +1121,17 @@ struct loom_host_options {
 	uint32_t deque_capacity;
 	uint32_t max_batch;
 	int64_t timeout_ns;
+	loom_job_observe_fn observe_job;
+	void (*observe_domain)(void *ctx, const char *thread,
+			       const struct loom_work_device_result *result);
+	void *observe_ctx;
 };
 
 /**
  * struct loom_host_stats - what a run did (filled on success and failure)
  * @jobs: jobs submitted (dense launches plus items dispatches)
- * @cycles: device cycles, the sum of the dense jobs' counters
+ * @cycles: device cycles, summed over every job
+ * @firings: PE firings, likewise
  * @items: dynamic-work items run
  * @steals: dynamic-work acquisitions that stole
  * @insns: host instructions executed
@@ -1085,6 +1143,7 @@ struct loom_host_options {
 struct loom_host_stats {
 	uint64_t jobs;
 	uint64_t cycles;
+	uint64_t firings;
 	uint64_t items;
 	uint64_t steals;
 	uint64_t insns;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,8 @@ TEST_F(dev, rank1_vector_add)
 	struct loom_arg a[3];
 	int64_t n = 100;
 	struct loom_token *t;
+	uint64_t sub, done;
+	struct timespec now;
 
 	for (int i = 0; i < n; i++) {
 		self->mem[i] = i;
@@ -247,6 +250,13 @@ TEST_F(dev, rank1_vector_add)
 	for (int i = 0; i < n; i++)
 		ASSERT_EQ(1001 * i, self->mem[A_C + i]);
 	EXPECT_EQ(-1, self->mem[A_C + n]);
+	/* submitted, then signalled: both CLOCK_MONOTONIC, in order */
+	ASSERT_EQ(0, loom_token_times(t, &sub, &done));
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	EXPECT_LT(0, sub);
+	EXPECT_LE(sub, done);
+	EXPECT_GE(now.tv_sec * 1000000000ULL + now.tv_nsec, done);
+	EXPECT_EQ(-EINVAL, loom_token_times(t, NULL, &done));
 	loom_token_free(t);
 }
 

@@ -223,6 +223,28 @@ static unsigned completions(const struct loom_sched_trace *t)
 	return n;
 }
 
+/* What the job observer saw of a run's dispatches. */
+struct dispatches {
+	pthread_mutex_t lock;
+	uint64_t jobs, items, cycles, bad;
+	uint32_t workers;
+};
+
+static void observe_job(void *ctx, const struct loom_job_record *job)
+{
+	struct dispatches *d = ctx;
+
+	pthread_mutex_lock(&d->lock);
+	d->jobs++;
+	d->items += job->items;
+	d->cycles += job->counters.cycles;
+	/* the WRITE_COUNTERS after the dispatch counted exactly its items */
+	d->bad += job->error || job->worker >= d->workers ||
+		  job->counters.items != job->items || !job->counters.cycles ||
+		  job->submit_ns > job->done_ns || strcmp(job->thread, "tree");
+	pthread_mutex_unlock(&d->lock);
+}
+
 /* One device run of "tree" over @n_dev devices; compares it with the host. */
 static void tree_run(struct __test_metadata *_metadata, struct devctx *d,
 		     unsigned n_dev, uint32_t workers, uint32_t max_batch)
@@ -230,12 +252,16 @@ static void tree_run(struct __test_metadata *_metadata, struct devctx *d,
 	struct loom_device *devs[2] = { d[0].dev, n_dev > 1 ? d[1].dev : NULL };
 	const struct loom_arg *dargs[2] = { d[0].args, n_dev > 1 ? d[1].args : NULL };
 	static struct visits v;
+	struct dispatches seen = {
+		.lock = PTHREAD_MUTEX_INITIALIZER, .workers = workers,
+	};
 	struct loom_work_device_config c = {
 		.occurrence = 7, .root_payload = 0,
 		.image = NULL, .thread = "tree", .n_args = 2, .device_args = dargs,
 		.devices = devs, .n_devices = n_dev, .workers = workers,
 		.deque_capacity = N_NODES, .max_batch = max_batch,
 		.observe = observe, .observe_ctx = &v,
+		.observe_job = observe_job, .observe_job_ctx = &seen,
 	};
 	struct loom_work_device_result r;
 	struct loom_image *img = test_image(loom_device_info(d[0].dev));
@@ -258,6 +284,13 @@ static void tree_run(struct __test_metadata *_metadata, struct devctx *d,
 	EXPECT_LE((N_NODES + max_batch - 1) / max_batch, r.jobs_submitted);
 	EXPECT_GE(N_NODES, r.jobs_submitted);
 	EXPECT_EQ(1, completions(r.work.trace));
+	/* every dispatch observed once; the device's counters add up */
+	EXPECT_EQ(r.jobs_submitted, seen.jobs);
+	EXPECT_EQ(N_NODES, seen.items);
+	EXPECT_EQ(0, seen.bad);
+	EXPECT_EQ(N_NODES, r.counters.items);
+	EXPECT_EQ(N_NODES - 1, r.counters.spawns);
+	EXPECT_EQ(seen.cycles, r.counters.cycles);
 	/* every node once, with the table's children */
 	EXPECT_EQ(0, v.bad_payload);
 	EXPECT_EQ(0, v.bad_children);
