@@ -31,6 +31,7 @@ struct active_item {
 	uint64_t serial;
 	uint64_t payload;
 	bool cancel_requested;
+	bool retired;			/* a hole until the batch is done */
 };
 
 struct sched_worker {
@@ -38,7 +39,8 @@ struct sched_worker {
 	uint32_t front;			/* slot of the oldest item */
 	uint32_t count;
 	struct active_item *active;	/* max_batch slots, acquisition order */
-	uint32_t nactive;
+	uint32_t nactive;		/* live ones among active[first, end) */
+	uint32_t first, end;
 };
 
 /*
@@ -122,18 +124,26 @@ static void deque_remove(struct loom_sched *sched, struct sched_worker *w,
 
 static struct active_item *find_active(struct sched_worker *w, uint64_t serial)
 {
-	for (uint32_t i = 0; i < w->nactive; i++)
-		if (w->active[i].serial == serial)
+	for (uint32_t i = w->first; i < w->end; i++)
+		if (!w->active[i].retired && w->active[i].serial == serial)
 			return &w->active[i];
 	return NULL;
 }
 
+/*
+ * A batch is acquired only by a worker with nothing active and usually
+ * retires in acquisition order: leaving holes and skipping the leading
+ * ones keeps each retirement O(1) where closing the gap made a batch
+ * quadratic.
+ */
 static void remove_active(struct sched_worker *w, struct active_item *slot)
 {
-	uint32_t i = (uint32_t)(slot - w->active);
-
-	memmove(slot, slot + 1, (w->nactive - i - 1) * sizeof(*slot));
+	slot->retired = true;
 	w->nactive--;
+	while (w->first < w->end && w->active[w->first].retired)
+		w->first++;
+	if (!w->nactive)
+		w->first = w->end = 0;
 }
 
 /* -------------------------------------------------------- trace log --- */
@@ -401,8 +411,9 @@ static bool take_one(struct loom_sched *sched, uint32_t worker,
 			return false;
 		q = deque_pop_front(sched, &sched->workers[victim]);
 	}
-	own->active[own->nactive++] = (struct active_item){ q.serial, q.payload,
-							    false };
+	own->active[own->end++] = (struct active_item){ q.serial, q.payload,
+							false, false };
+	own->nactive++;
 	log_event(sched, victim == LOOM_SCHED_NO_WORKER ?
 		  LOOM_SCHED_EV_ACQUIRE_LOCAL : LOOM_SCHED_EV_STEAL,
 		  worker, victim, q.serial, LOOM_WORK_ACTIVE);
@@ -707,8 +718,9 @@ enum loom_work_error loom_sched_cancel_all(struct loom_sched *sched,
 	for (uint32_t w = 0; w < sched->nworkers; w++) {
 		struct sched_worker *sw = &sched->workers[w];
 
-		for (uint32_t i = 0; i < sw->nactive; i++)
-			if (!sw->active[i].cancel_requested)
+		for (uint32_t i = sw->first; i < sw->end; i++)
+			if (!sw->active[i].retired &&
+			    !sw->active[i].cancel_requested)
 				request_cancel(sched, w, &sw->active[i]);
 	}
 	for (uint32_t w = 0; w < sched->nworkers; w++) {
