@@ -73,9 +73,10 @@ static void loom_core_reap(struct loom_core *core)
 
 		core->inflight[core->head] = NULL;
 		if (job) {
+			/* counted before the fence wakes anyone who reads them */
+			atomic64_inc(rec->status ? &core->jobs_failed : &core->jobs_done);
 			loom_job_hw_done(job, rec, has_dump ? dump : NULL,
 					 has_dump ? LOOM_DUMP_SIZE(dump->width * dump->height) : 0);
-			atomic64_inc(rec->status ? &core->jobs_failed : &core->jobs_done);
 		}
 		core->head = (core->head + 1) % LOOM_RING_SIZE;
 	}
