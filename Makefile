@@ -51,11 +51,11 @@ COMPILER_HDRS := $(wildcard compiler/*.h) $(ENGINE_HDRS)
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
 HOST_TESTS := $(BUILD)/host/uapi_abi_test $(BUILD)/host/examples/reference $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
 	$(COMPILER_TESTS) $(if $(wildcard compiler/loomc.c),$(BUILD)/host/loomc)
-INITRAMFS := $(BUILD)/vm/base.cpio.gz
+INITRAMFS = $(BUILD)/vm/base-$(subst $(eval) ,-,$(VM_EXTRA_MODULES)).cpio.gz
 HARNESS_KMOD := $(BUILD)/harness-kmod/loom_selftest_warn.ko
 
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
-	harness-test demo shell checkpatch bench clean
+	harness-test demo run shell checkpatch bench clean
 
 all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib $(LCBS) $(EXAMPLE_LCBS)
 
@@ -110,10 +110,14 @@ $(BUILD)/tools/%: tools/%.c $(shell find uapi -name '*.h') | deps
 # --- the VM's base initramfs ------------------------------------------------
 initramfs: $(INITRAMFS)
 
+# vgem: the benchmarks' reference fence (P2).  The module list is part of
+# the archive's name, so changing it makes a new one.
+VM_EXTRA_MODULES := vgem
 $(INITRAMFS): $(BUILD)/kmod/loom.ko tools/vm/init tools/vm/mkinitramfs | deps
 	@mkdir -p $(dir $@)
 	@echo "  INITRD  $@" >&2
-	@tools/vm/mkinitramfs $@ $(KERNEL_ROOT)/root $(KV) tools/vm/init $(BUILD)/kmod/loom.ko
+	@tools/vm/mkinitramfs $@ $(KERNEL_ROOT)/root $(KV) tools/vm/init $(BUILD)/kmod/loom.ko \
+		$(VM_EXTRA_MODULES)
 
 # The optimised loomc, built and its path printed.
 .PHONY: print-loomc
@@ -273,10 +277,32 @@ $(BUILD)/bench/compile_bench: bench/compile_bench.c $(COMPILER_SRCS) $(COMPILER_
 	@$(CC) $(CFLAGS_COMMON) -O2 $(COMPILER_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
 		$(COMPILER_SRCS) $(ENGINE_SRCS)
 
-bench: $(BUILD)/bench/fabric_bench $(BUILD)/bench/compile_bench | deps
-	@bench/run-fabric $(BUILD)/bench/fabric_bench
-	@echo
-	@$(BUILD)/bench/compile_bench bench/kernels/*.loom
+# P4: libloom's kernel and scheduler against OpenMP tasks, on the host.
+$(BUILD)/bench/tree_bench: bench/tree_bench.c $(LIB_SRCS) $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(CFLAGS_COMMON) -fopenmp $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) -ldrm -luring -lpthread
+
+# P1-P3 run in the VM.
+$(BUILD)/bench/vm/submit_bench: bench/vm/submit_bench.c $(shell find uapi -name '*.h') | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(VM_CFLAGS) -o $@ $< $(VM_LIBS)
+
+$(BUILD)/bench/vm/work_bench: bench/vm/work_bench.c $(LIB_SRCS) $(LIB_HDRS) | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
+
+$(BUILD)/bench/vm/work_bench.lcb: bench/vm/work_bench.loom $(BUILD)/bin/loomc
+	@mkdir -p $(dir $@)
+	@echo "  LOOMC   $@" >&2
+	@$(BUILD)/bin/loomc --fabric 8x8 -o $@ $<
+
+BENCH_BINS := $(addprefix $(BUILD)/bench/,fabric_bench compile_bench tree_bench \
+	vm/submit_bench vm/work_bench vm/work_bench.lcb)
+bench: qemu $(INITRAMFS) $(BENCH_BINS) | deps
+	@BUILD=$(BUILD) bench/run
 
 # --- test and demo --------------------------------------------------------------
 test: all qemu $(INITRAMFS) $(HARNESS_KMOD)
@@ -288,6 +314,17 @@ demo: qemu $(INITRAMFS) $(VM_TOOLS) $(EXAMPLE_LCBS)
 	@tools/loom-vm --device-opts ",fabric=8x8" --file $(BUILD)/tools/loom-run \
 		--file tools/vm/run-examples $(EXAMPLE_FILES) $(foreach f,$(EXAMPLES),--file $(f)) \
 		$(BUILD)/tools/loom-info tools/vm/demo-examples
+
+# make run PROG=prog.loom [RUN_ARGS="--workers 2"]: compile a program for
+# an 8x8 fabric and run it with loom-run --stats on a device in the VM.
+run: qemu $(INITRAMFS) $(BUILD)/tools/loom-run $(BUILD)/bin/loomc
+	@test -f "$(PROG)" || { echo "usage: make run PROG=prog.loom [RUN_ARGS='--workers 2']" >&2; exit 2; }
+	@mkdir -p $(BUILD)/run
+	@$(BUILD)/bin/loomc --fabric 8x8 -o $(BUILD)/run/$(basename $(notdir $(PROG))).lcb $(PROG)
+	@printf '#!/bin/sh\nexec /data/loom-run --stats %s /data/%s\n' '$(RUN_ARGS)' \
+		'$(basename $(notdir $(PROG))).lcb' > $(BUILD)/run/loom-run.sh
+	@tools/loom-vm --device-opts ",fabric=8x8" --file $(BUILD)/tools/loom-run \
+		--file $(BUILD)/run/$(basename $(notdir $(PROG))).lcb $(BUILD)/run/loom-run.sh
 
 shell: qemu $(INITRAMFS) selftests $(VM_TOOLS)
 	@tools/loom-vm --shell --devices 2 $(SELFTESTS) $(VM_TOOLS)

@@ -35,10 +35,13 @@
 #define MEM_BASE	0x100000ULL
 #define REGION		0x40000ULL
 
+struct summary;
+
 struct bench {
 	const char *file;
 	unsigned w, h;
 	struct diag *d;
+	struct summary *sum;
 };
 
 static double now_us(void)
@@ -119,6 +122,12 @@ static double measure(struct ir_func *f, const struct placement *p)
 	return (double)c.cycles / units;
 }
 
+/* Per fabric size, for the summary line: mapped threads and their sums. */
+static struct summary {
+	unsigned threads, mapped, rated;
+	double us, quality;
+} summary[2];
+
 static void bench_thread(struct bench *b, struct ir_func *f)
 {
 	struct placement *p = malloc(sizeof(*p));
@@ -136,6 +145,7 @@ static void bench_thread(struct bench *b, struct ir_func *f)
 			graph_free(&g);
 	}
 	us = (now_us() - t0) / REPS;
+	b->sum->threads++;
 	printf("%-16s %-12s %3ux%-3u ", base ? base + 1 : b->file, f->name,
 	       b->w, b->h);
 	if (err) {
@@ -144,6 +154,8 @@ static void bench_thread(struct bench *b, struct ir_func *f)
 		return;
 	}
 	meas = measure(f, p);
+	b->sum->mapped++;
+	b->sum->us += us;
 	printf("%9.1f %4d %5d %5d %8d %6d%-5s ", us, p->stats.pes,
 	       p->stats.ports, p->stats.hops, p->stats.longest_cycles,
 	       p->stats.cycles_per_instance, p->stats.loops ? "/iter" : "");
@@ -153,6 +165,10 @@ static void bench_thread(struct bench *b, struct ir_func *f)
 		printf("%9.2f %10s\n", meas, "-");
 	else
 		printf("%9.2f %10.2f\n", meas, p->stats.cycles_per_instance / meas);
+	if (meas >= 0 && !p->stats.loops) {
+		b->sum->rated++;
+		b->sum->quality += p->stats.cycles_per_instance / meas;
+	}
 	graph_free(&g);
 	free(p);
 }
@@ -177,7 +193,8 @@ int main(int argc, char **argv)
 	       "hops", "longest", "bound(cyc)", "meas(cyc)", "bound/meas");
 	for (size_t s = 0; s < 2; s++)
 		for (int i = 1; i < argc; i++) {
-			struct bench b = { argv[i], sizes[s][0], sizes[s][1], NULL };
+			struct bench b = { argv[i], sizes[s][0], sizes[s][1], NULL,
+					   &summary[s] };
 			struct loom_source src;
 			struct diag d;
 
@@ -191,5 +208,16 @@ int main(int argc, char **argv)
 			diag_free(&d);
 			loom_source_free(&src);
 		}
+	for (size_t s = 0; s < 2; s++) {
+		const struct summary *m = &summary[s];
+
+		if (!m->rated)
+			continue;
+		printf("RESULT\tP6\t%.3f\tcompiled / ideal throughput, %ux%u "
+		       "(bound/measured cycles, mean)\t%u of %u threads mapped, "
+		       "%.0f us mean to lower, place and route; %u loop-free "
+		       "rated\n", m->quality / m->rated, sizes[s][0], sizes[s][1],
+		       m->mapped, m->threads, m->us / m->mapped, m->rated);
+	}
 	return 0;
 }

@@ -131,6 +131,11 @@ int main(int argc, char **argv)
 	printf("firings/s       %.3g\n", done.counters.firings / best);
 	printf("ns per firing   %.1f\n", best * 1e9 / done.counters.firings);
 	printf("vs 1M cycles/s  %.2fx\n", done.counters.cycles / best / 1e6);
+	printf("RESULT\tP5\t%.3f\tfabric simulator cycles/s / 1M target "
+	       "(%ux%u vector add)\t%.3g cycles/s, %.3g PE firings/s, "
+	       "best of %u\n", done.counters.cycles / best / 1e6, w, h,
+	       done.counters.cycles / best, done.counters.firings / best,
+	       reps);
 	loom_fabric_destroy(core.fabric);
 	fake_bus_fini(&bus);
 	return 0;
