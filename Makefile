@@ -315,16 +315,20 @@ demo: qemu $(INITRAMFS) $(VM_TOOLS) $(EXAMPLE_LCBS)
 		--file tools/vm/run-examples $(EXAMPLE_FILES) $(foreach f,$(EXAMPLES),--file $(f)) \
 		$(BUILD)/tools/loom-info tools/vm/demo-examples
 
-# make run PROG=prog.loom [RUN_ARGS="--workers 2"]: compile a program for
-# an 8x8 fabric and run it with loom-run --stats on a device in the VM.
+# make run PROG=prog.loom [RUN_ARGS="--workers 2"] [TRACE=out.json]:
+# compile a program for an 8x8 fabric and run it with loom-run --stats on a
+# device in the VM; with TRACE, its Perfetto trace comes back to that file.
+RUN_LCB = $(BUILD)/run/$(basename $(notdir $(PROG))).lcb
 run: qemu $(INITRAMFS) $(BUILD)/tools/loom-run $(BUILD)/bin/loomc
-	@test -f "$(PROG)" || { echo "usage: make run PROG=prog.loom [RUN_ARGS='--workers 2']" >&2; exit 2; }
+	@test -f "$(PROG)" || { echo "usage: make run PROG=prog.loom [RUN_ARGS='--workers 2'] [TRACE=out.json]" >&2; exit 2; }
 	@mkdir -p $(BUILD)/run
-	@$(BUILD)/bin/loomc --fabric 8x8 -o $(BUILD)/run/$(basename $(notdir $(PROG))).lcb $(PROG)
-	@printf '#!/bin/sh\nexec /data/loom-run --stats %s /data/%s\n' '$(RUN_ARGS)' \
-		'$(basename $(notdir $(PROG))).lcb' > $(BUILD)/run/loom-run.sh
-	@tools/loom-vm --device-opts ",fabric=8x8" --file $(BUILD)/tools/loom-run \
-		--file $(BUILD)/run/$(basename $(notdir $(PROG))).lcb $(BUILD)/run/loom-run.sh
+	@$(BUILD)/bin/loomc --fabric 8x8 -o $(RUN_LCB) $(PROG)
+	@printf '#!/bin/sh\nexec /data/loom-run --stats %s %s /data/%s\n' '$(RUN_ARGS)' \
+		'$(if $(TRACE),--trace /tmp/$(notdir $(TRACE)))' '$(notdir $(RUN_LCB))' \
+		> $(BUILD)/run/loom-run.sh
+	@tools/loom-vm --device-opts ",fabric=8x8" --file $(BUILD)/tools/loom-run --file $(RUN_LCB) \
+		$(if $(TRACE),--fetch /tmp/$(notdir $(TRACE)) --fetch-dir $(dir $(TRACE))) \
+		$(BUILD)/run/loom-run.sh
 
 shell: qemu $(INITRAMFS) selftests $(VM_TOOLS)
 	@tools/loom-vm --shell --devices 2 $(SELFTESTS) $(VM_TOOLS)
