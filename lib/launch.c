@@ -437,21 +437,35 @@ static int64_t deadline(int64_t timeout_ns)
 	return now.tv_sec * 1000000000LL + now.tv_nsec + timeout_ns;
 }
 
-/*
- * The fence's own status through a sync_file: the driver sets the job's
- * error on it (kernel/loom_job.c), so this answers even for jobs JOB_INFO
- * has forgotten.
- */
-static int fence_status(struct loom_token *t)
+/* The token's fence as a sync_file sees it: @info and its one @fi. */
+static int fence_info(struct loom_token *t, struct sync_file_info *info,
+		      struct sync_fence_info *fi)
 {
-	struct sync_file_info info = { 0 };
 	int fd, ret;
 
+	*fi = (struct sync_fence_info){ 0 };
+	*info = (struct sync_file_info){
+		.num_fences = 1, .sync_fence_info = (uintptr_t)fi,
+	};
 	ret = drmSyncobjExportSyncFile(t->dev->fd, t->syncobj, &fd);
 	if (ret)
 		return ret < 0 ? ret : -EIO;
-	ret = ioctl(fd, SYNC_IOC_FILE_INFO, &info) ? -errno : 0;
+	ret = ioctl(fd, SYNC_IOC_FILE_INFO, info) ? -errno : 0;
 	close(fd);
+	return ret;
+}
+
+/*
+ * The fence's own status: the driver sets the job's error on it
+ * (kernel/loom_job.c), so this answers even for jobs JOB_INFO has
+ * forgotten.
+ */
+static int fence_status(struct loom_token *t)
+{
+	struct sync_file_info info;
+	struct sync_fence_info fi;
+	int ret = fence_info(t, &info, &fi);
+
 	if (ret)
 		return ret;
 	return info.status < 0 ? info.status : 0;
@@ -460,17 +474,10 @@ static int fence_status(struct loom_token *t)
 /* When the fence signalled (CLOCK_MONOTONIC), or 0 if it has not. */
 static int fence_time(struct loom_token *t, uint64_t *ns)
 {
-	struct sync_fence_info fi = { 0 };
-	struct sync_file_info info = {
-		.num_fences = 1, .sync_fence_info = (uintptr_t)&fi,
-	};
-	int fd, ret;
+	struct sync_file_info info;
+	struct sync_fence_info fi;
+	int ret = fence_info(t, &info, &fi);
 
-	ret = drmSyncobjExportSyncFile(t->dev->fd, t->syncobj, &fd);
-	if (ret)
-		return ret < 0 ? ret : -EIO;
-	ret = ioctl(fd, SYNC_IOC_FILE_INFO, &info) ? -errno : 0;
-	close(fd);
 	if (ret)
 		return ret;
 	*ns = fi.status ? fi.timestamp_ns : 0;
