@@ -1,9 +1,13 @@
 # loom: build, test and demo entry points.  See README.md.
 #
 #   make demo    build what is needed, boot the VM, run the examples
-#   make test    host unit tests + the VM run + the VM harness's self-tests
+#   make test    host unit tests + the VM runs + the VM harness's self-tests
+#   make bench   every benchmark in one run: a table of ratios, JSON, PNG
+#   make run PROG=prog.loom [RUN_ARGS=...] [TRACE=out.json]
+#                compile a program and run it on the device in the VM
 #   make deps    install/prepare dependencies (every target does it itself)
 #   make shell   an interactive shell in the test VM
+#   make lib, make install [DESTDIR=... PREFIX=...]   libloom and loom.pc
 #   make checkpatch   the kernel's checkpatch --strict over kernel/ and uapi/
 #
 # Build products live outside the source tree: $(LOOM_CACHE) holds what is
