@@ -29,6 +29,7 @@
 #include <string.h>
 #include <xf86drm.h>
 
+#include "adapter.h"
 #include "work_internal.h"
 #include "device_internal.h"
 #include "loom_device.h"
@@ -48,117 +49,24 @@ struct device_worker {
 	struct loom_bo *payloads;	/* max_batch u64 */
 	struct loom_bo *results;	/* max_batch records */
 	struct loom_sched_item *batch;
-	pthread_t thread;
-	bool started;
-	uint64_t items_run;
-	uint64_t items_completed;
-	uint64_t items_cancelled;
-	uint64_t children_published;
-	uint64_t steals;
+	struct loom_adapter_counts counts;
 	uint64_t jobs;
 	struct loom_job_counters counters;	/* summed over its dispatches */
 };
 
 struct device_run {
+	struct loom_adapter_run common;	/* child_capacity: the thread's */
 	const struct loom_work_device_config *config;
 	uint32_t max_batch;
-	uint32_t child_capacity;
 	uint64_t record_size;
-	struct loom_sched *sched;
 	struct device_worker *workers;
-	pthread_mutex_t failure_lock;
-	uint64_t cancelled_queued;
-	enum loom_work_error error;
-	int device_error;
-	struct loom_item_id failed_item;
-	uint64_t failed_payload;
 };
-
-static void fail_run(struct device_run *run, enum loom_work_error err,
-		     int device_error, const struct loom_sched_item *item)
-{
-	uint64_t cancelled = 0;
-
-	loom_sched_cancel_all(run->sched, &cancelled, NULL);
-	pthread_mutex_lock(&run->failure_lock);
-	if (!run->error) {
-		run->error = err;
-		run->device_error = device_error;
-		run->failed_item = item->id;
-		run->failed_payload = item->payload;
-	}
-	run->cancelled_queued += cancelled;
-	pthread_mutex_unlock(&run->failure_lock);
-}
-
-static void cancel_item(struct device_worker *w,
-			const struct loom_sched_item *item)
-{
-	enum loom_work_error err;
-
-	err = loom_sched_cancel(w->run->sched, item->resp, NULL, NULL);
-	if (err && err != LOOM_WORK_CANCEL_PENDING) {
-		fail_run(w->run, err, 0, item);
-		return;
-	}
-	err = loom_sched_cancel_active(w->run->sched, item, NULL);
-	if (err) {
-		fail_run(w->run, err, 0, item);
-		return;
-	}
-	w->items_cancelled++;
-}
-
-static void complete_item(struct device_worker *w,
-			  const struct loom_sched_item *item)
-{
-	enum loom_work_error err;
-
-	err = loom_sched_complete(w->run->sched, item, NULL);
-	if (err == LOOM_WORK_CANCEL_REQUESTED) {
-		cancel_item(w, item);
-		return;
-	}
-	if (err) {
-		fail_run(w->run, err, 0, item);
-		return;
-	}
-	w->items_completed++;
-}
 
 static const struct loom_item_result *record(const struct device_worker *w,
 					     size_t i)
 {
 	return (const struct loom_item_result *)
 		((const char *)loom_bo_map(w->results) + i * w->run->record_size);
-}
-
-static void publish_and_complete(struct device_worker *w,
-				 const struct loom_sched_item *item,
-				 const struct loom_item_result *rec)
-{
-	enum loom_work_error err;
-
-	if (rec->child_count > w->run->child_capacity) {
-		fail_run(w->run, LOOM_WORK_CHILD_OVERFLOW, 0, item);
-		cancel_item(w, item);
-		return;
-	}
-	err = loom_sched_publish(w->run->sched, item,
-				 (const uint64_t *)rec->children,
-				 rec->child_count, NULL);
-	if (err == LOOM_WORK_CANCEL_REQUESTED) {
-		cancel_item(w, item);
-		return;
-	}
-	if (err) {
-		fail_run(w->run, err == LOOM_WORK_WOULD_BLOCK ?
-			 LOOM_WORK_QUEUE_CAPACITY : err, 0, item);
-		cancel_item(w, item);
-		return;
-	}
-	w->children_published += rec->child_count;
-	complete_item(w, item);
 }
 
 /*
@@ -244,7 +152,7 @@ static void run_batch(struct device_worker *w, size_t n)
 		payloads[i] = w->batch[i].payload;
 		rec->child_count = 0;
 		rec->reserved = RECORD_UNWRITTEN;
-		w->steals += w->batch[i].from_worker != w->batch[i].worker;
+		w->counts.steals += w->batch[i].from_worker != w->batch[i].worker;
 	}
 	ret = loom_ring_launch_batch(w->ring, c->image, c->thread, w->args,
 				     c->n_args, &items, w->core, w->jobs);
@@ -254,26 +162,31 @@ static void run_batch(struct device_worker *w, size_t n)
 			ret = loom_ring_reap(w->ring, &done, 1, true);
 		while (ret == -EINTR || ret == -EAGAIN);
 		if (ret == 1)
-			w->items_run += n;
+			w->counts.items_run += n;
 		ret = ret == 1 ? done.res : ret < 0 ? ret : -EIO;
 		account_dispatch(w, n, submit_ns, ret);
 	}
 	if (ret) {
 		size_t bad = failing_index(w, n);
 
-		fail_run(w->run, LOOM_WORK_DEVICE_ERROR, ret, &w->batch[bad]);
+		loom_adapter_fail(&w->run->common, LOOM_WORK_DEVICE_ERROR, ret,
+				  &w->batch[bad]);
 		for (size_t i = 0; i < n; i++)
-			cancel_item(w, &w->batch[i]);
+			loom_adapter_cancel(&w->run->common, &w->counts,
+					    &w->batch[i]);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct loom_item_result *rec = record(w, i);
 
-		if (c->observe && rec->child_count <= w->run->child_capacity)
+		if (c->observe &&
+		    rec->child_count <= w->run->common.child_capacity)
 			c->observe(c->observe_ctx, &w->batch[i],
 				   (const uint64_t *)rec->children,
 				   rec->child_count);
-		publish_and_complete(w, &w->batch[i], rec);
+		loom_adapter_publish(&w->run->common, &w->counts, &w->batch[i],
+				     (const uint64_t *)rec->children,
+				     rec->child_count);
 	}
 }
 
@@ -282,31 +195,11 @@ static void *worker_main(void *arg)
 	struct device_worker *w = arg;
 	size_t n;
 
-	while (loom_sched_acquire_batch(w->run->sched, w->index, w->batch,
+	while (loom_sched_acquire_batch(w->run->common.sched, w->index, w->batch,
 					w->run->max_batch, LOOM_SCHED_WAIT,
 					&n) == LOOM_WORK_OK)
 		run_batch(w, n);
 	return NULL;
-}
-
-/*
- * Workers 1..N-1 on their own threads, worker 0 on the caller's.  A worker
- * whose thread cannot start never runs: only its own items publish to its
- * deque, so it stays empty and the others do the work.
- */
-static void drain(struct device_run *run)
-{
-	uint32_t n = run->config->workers;
-
-	for (uint32_t i = 1; i < n; i++) {
-		struct device_worker *w = &run->workers[i];
-
-		w->started = !pthread_create(&w->thread, NULL, worker_main, w);
-	}
-	worker_main(&run->workers[0]);
-	for (uint32_t i = 1; i < n; i++)
-		if (run->workers[i].started)
-			pthread_join(run->workers[i].thread, NULL);
 }
 
 static void sum_counts(const struct device_run *run,
@@ -314,15 +207,11 @@ static void sum_counts(const struct device_run *run,
 {
 	struct loom_work_sync_result *r = &result->work;
 
-	r->items_cancelled = run->cancelled_queued;
+	r->items_cancelled = run->common.cancelled_queued;
 	for (uint32_t i = 0; i < run->config->workers; i++) {
 		const struct device_worker *w = &run->workers[i];
 
-		r->items_run += w->items_run;
-		r->items_completed += w->items_completed;
-		r->items_cancelled += w->items_cancelled;
-		r->children_published += w->children_published;
-		r->steals += w->steals;
+		loom_adapter_add_counts(r, &w->counts);
 		result->jobs_submitted += w->jobs;
 		add_counters(&result->counters, &w->counters);
 	}
@@ -396,7 +285,7 @@ static int check_devices(struct device_run *run)
 
 		if (ret)
 			return ret;
-		run->child_capacity = cap;
+		run->common.child_capacity = cap;
 	}
 	return 0;
 }
@@ -419,8 +308,8 @@ static enum loom_work_error start_run(struct device_run *run, int *device_error)
 		*device_error = ret;
 		return LOOM_WORK_DEVICE_ERROR;
 	}
-	run->record_size = LOOM_ITEM_RESULT_SIZE(run->child_capacity);
-	err = loom_sched_create(&sc, &run->sched);
+	run->record_size = LOOM_ITEM_RESULT_SIZE(run->common.child_capacity);
+	err = loom_sched_create(&sc, &run->common.sched);
 	if (err)
 		return err;
 	run->workers = calloc(c->workers, sizeof(*run->workers));
@@ -435,7 +324,7 @@ static enum loom_work_error start_run(struct device_run *run, int *device_error)
 			return LOOM_WORK_DEVICE_ERROR;
 		}
 	}
-	return loom_sched_admit(run->sched, c->root_payload, NULL);
+	return loom_sched_admit(run->common.sched, c->root_payload, NULL);
 }
 
 /* The collective token: a syncobj of devices[0], signalled now. */
@@ -481,22 +370,20 @@ enum loom_work_error loom_work_device_run(const struct loom_work_device_config *
 		return LOOM_WORK_INVALID_ARGUMENT;
 	memset(result, 0, sizeof(*result));
 	run.max_batch = config->max_batch ? config->max_batch : 1;
-	if (pthread_mutex_init(&run.failure_lock, NULL))
+	if (loom_adapter_init(&run.common))
 		return LOOM_WORK_OUT_OF_MEMORY;
 	err = start_run(&run, &device_error);
 	if (!err) {
-		drain(&run);
+		loom_adapter_run_workers(run.workers, sizeof(*run.workers),
+					 config->workers, worker_main);
 		sum_counts(&run, result);
-		err = loom_sched_take_trace(run.sched, &result->work.trace);
+		err = loom_sched_take_trace(run.common.sched, &result->work.trace);
 	} else {
 		result->device_error = device_error;
 	}
-	if (!err && run.error) {
-		err = run.error;
-		result->device_error = run.device_error;
-		result->work.failed = true;
-		result->work.failed_item = run.failed_item;
-		result->work.failed_payload = run.failed_payload;
+	if (!err) {
+		err = loom_adapter_outcome(&run.common, &result->work);
+		result->device_error = run.common.device_error;
 	}
 	if (!err && (config->flags & LOOM_WORK_DEVICE_TOKEN)) {
 		device_error = collective_token(config, &result->token);
@@ -506,8 +393,8 @@ enum loom_work_error loom_work_device_run(const struct loom_work_device_config *
 		}
 	}
 	free_workers(&run);
-	loom_sched_destroy(run.sched);
-	pthread_mutex_destroy(&run.failure_lock);
+	loom_sched_destroy(run.common.sched);
+	loom_adapter_fini(&run.common);
 	return err;
 }
 

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * adapter.h: what the synchronous adapter (adapter_sync.c) and the device
+ * adapter (adapter_device.c) share: how a worker retires the items it
+ * holds, how a run records its first failure, and how a run's workers
+ * are started.  Both drain a domain through the bounded scheduler and
+ * differ only in how an item runs.
+ *
+ * Not installed; the names are global in libloom.a, hence the prefix.
+ */
+#ifndef LOOM_ADAPTER_H
+#define LOOM_ADAPTER_H
+
+#include <pthread.h>
+
+#include "loom/loom.h"
+
+/*
+ * The part of a run every worker touches: the scheduler, the children an
+ * item may report, and the first failure (workers race to record it).
+ */
+struct loom_adapter_run {
+	struct loom_sched *sched;
+	uint32_t child_capacity;
+	pthread_mutex_t failure_lock;
+	uint64_t cancelled_queued;	/* by every cancel_all of the run */
+	enum loom_work_error error;
+	int device_error;
+	struct loom_item_id failed_item;
+	uint64_t failed_payload;
+};
+
+/* One worker's counts: private to it, summed at the end. */
+struct loom_adapter_counts {
+	uint64_t items_run;
+	uint64_t items_completed;
+	uint64_t items_cancelled;
+	uint64_t children_published;
+	uint64_t steals;
+};
+
+/* LOOM_WORK_OK, or LOOM_WORK_OUT_OF_MEMORY when the lock cannot be made. */
+enum loom_work_error loom_adapter_init(struct loom_adapter_run *run);
+void loom_adapter_fini(struct loom_adapter_run *run);
+
+/* Records the first failure and cancels the domain so that it drains. */
+void loom_adapter_fail(struct loom_adapter_run *run, enum loom_work_error err,
+		       int device_error, const struct loom_sched_item *item);
+
+/* Cancels the active @item: a request (unless one is pending), then retire. */
+void loom_adapter_cancel(struct loom_adapter_run *run,
+			 struct loom_adapter_counts *counts,
+			 const struct loom_sched_item *item);
+
+/*
+ * Publishes @item's @count @children as one group, then completes it; an
+ * item claiming more than the run's child capacity, or a publication the
+ * scheduler refuses, fails the run and cancels the item.
+ */
+void loom_adapter_publish(struct loom_adapter_run *run,
+			  struct loom_adapter_counts *counts,
+			  const struct loom_sched_item *item,
+			  const uint64_t *children, size_t count);
+
+/*
+ * Runs @main on each of @n workers (@size bytes apart from @workers):
+ * worker 0 on the caller's thread, the others on their own.  A worker whose
+ * thread cannot start never runs: only its own items publish to its deque,
+ * so it stays empty and the others do the work.
+ */
+void loom_adapter_run_workers(void *workers, size_t size, uint32_t n,
+			      void *(*main)(void *));
+
+/* Adds one worker's @counts into @result. */
+void loom_adapter_add_counts(struct loom_work_sync_result *result,
+			     const struct loom_adapter_counts *counts);
+
+/* The run's failure into @result: its error, or LOOM_WORK_OK. */
+enum loom_work_error loom_adapter_outcome(const struct loom_adapter_run *run,
+					  struct loom_work_sync_result *result);
+
+#endif /* LOOM_ADAPTER_H */
