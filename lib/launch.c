@@ -253,6 +253,17 @@ static int prepare(struct loom_device *dev, const struct loom_image *img,
 	return 0;
 }
 
+/* @thread of @img, or why a launch of it cannot be made at all. */
+static int find_thread(const struct loom_device *dev,
+		       const struct loom_image *img, const char *thread,
+		       const struct loom_image_thread **t)
+{
+	if (!dev || !img)
+		return -EINVAL;
+	*t = loom_image_find(img, thread);
+	return *t ? 0 : LOOM_E_NO_THREAD;
+}
+
 int loom_launch_prepare(struct loom_device *dev, const struct loom_image *img,
 			const char *thread, const struct loom_arg *args,
 			unsigned n_args, const int64_t *extents,
@@ -261,14 +272,10 @@ int loom_launch_prepare(struct loom_device *dev, const struct loom_image *img,
 			struct loom_prepared *p)
 {
 	const struct loom_image_thread *t;
-	int ret;
+	int ret = find_thread(dev, img, thread, &t);
 
-	if (!dev || !img)
-		return -EINVAL;
-	t = loom_image_find(img, thread);
-	if (!t)
-		return LOOM_E_NO_THREAD;
-	ret = check_signature(t, args, n_args, extents, n_extents);
+	if (!ret)
+		ret = check_signature(t, args, n_args, extents, n_extents);
 	if (ret)
 		return ret;
 	return prepare(dev, img, t, args, extents, NULL, deps, n_deps, queue, p);
@@ -280,14 +287,10 @@ int loom_launch_items_check(struct loom_device *dev,
 			    unsigned queue, uint32_t *child_capacity)
 {
 	const struct loom_image_thread *t;
-	int ret;
+	int ret = find_thread(dev, img, thread, &t);
 
-	if (!dev || !img)
-		return -EINVAL;
-	t = loom_image_find(img, thread);
-	if (!t)
-		return LOOM_E_NO_THREAD;
-	ret = check_items_signature(t, args, n_args);
+	if (!ret)
+		ret = check_items_signature(t, args, n_args);
 	if (!ret)
 		ret = check_device(dev, img, t, queue, NULL, 0);
 	if (!ret && !(dev->info.hw_caps & LOOM_CAP_ITEMS))
@@ -429,12 +432,7 @@ uint64_t loom_now_ns(void)
 
 static int64_t deadline(int64_t timeout_ns)
 {
-	struct timespec now;
-
-	if (timeout_ns < 0)
-		return INT64_MAX;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec * 1000000000LL + now.tv_nsec + timeout_ns;
+	return timeout_ns < 0 ? INT64_MAX : (int64_t)loom_now_ns() + timeout_ns;
 }
 
 /* The token's fence as a sync_file sees it: @info and its one @fi. */

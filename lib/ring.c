@@ -189,24 +189,31 @@ static void slot_abort(struct loom_ring *r, unsigned slot)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Submits the prepared @p (owned from here on) through the ring. */
-static int ring_submit(struct loom_ring *r, struct loom_prepared *p,
+/*
+ * Submits the launch @prep describes through the ring, which keeps a copy
+ * of it until the CQE; @prep is consumed either way.
+ */
+static int ring_submit(struct loom_ring *r, struct loom_prepared *prep,
 		       unsigned queue, uint64_t user_data,
 		       struct loom_token **token)
 {
+	struct loom_prepared *p = malloc(sizeof(*p));
 	struct loom_token *t = NULL;
 	unsigned slot;
 	int ret;
 
-	ret = token ? loom_token_new(r->dev, &t) : 0;
+	ret = p ? 0 : -ENOMEM;
+	if (!ret && token)
+		ret = loom_token_new(r->dev, &t);
 	if (!ret)
 		ret = slot_get(r, &slot);
 	if (ret) {
 		loom_token_free(t);
-		loom_prepared_release(p);
+		loom_prepared_release(prep);
 		free(p);
 		return ret;
 	}
+	*p = *prep;
 	r->slots[slot].prep = p;
 	r->slots[slot].user_data = user_data;
 	if (t)
@@ -234,20 +241,14 @@ int loom_ring_launch_dense(struct loom_ring *r, const struct loom_image *img,
 			   unsigned n_deps, unsigned queue, uint64_t user_data,
 			   struct loom_token **token)
 {
-	struct loom_prepared *p = calloc(1, sizeof(*p));
+	struct loom_prepared p;
 	int ret;
 
-	if (!p || !r) {
-		free(p);
-		return p ? -EINVAL : -ENOMEM;
-	}
+	if (!r)
+		return -EINVAL;
 	ret = loom_launch_prepare(r->dev, img, thread, args, n_args, extents,
-				  n_extents, deps, n_deps, queue, p);
-	if (ret) {
-		free(p);
-		return ret;
-	}
-	return ring_submit(r, p, queue, user_data, token);
+				  n_extents, deps, n_deps, queue, &p);
+	return ret ? ret : ring_submit(r, &p, queue, user_data, token);
 }
 
 static int ring_launch_items(struct loom_ring *r, const struct loom_image *img,
@@ -258,20 +259,14 @@ static int ring_launch_items(struct loom_ring *r, const struct loom_image *img,
 			     unsigned queue, uint64_t user_data,
 			     struct loom_token **token)
 {
-	struct loom_prepared *p = calloc(1, sizeof(*p));
+	struct loom_prepared p;
 	int ret;
 
-	if (!p || !r) {
-		free(p);
-		return p ? -EINVAL : -ENOMEM;
-	}
+	if (!r)
+		return -EINVAL;
 	ret = loom_launch_prepare_items(r->dev, img, thread, args, n_args,
-					items, deps, n_deps, queue, p);
-	if (ret) {
-		free(p);
-		return ret;
-	}
-	return ring_submit(r, p, queue, user_data, token);
+					items, deps, n_deps, queue, &p);
+	return ret ? ret : ring_submit(r, &p, queue, user_data, token);
 }
 
 int loom_ring_launch_items(struct loom_ring *r, const struct loom_image *img,
