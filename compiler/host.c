@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "lower.h"
 
 struct hv {
 	const struct ir_value *v;
@@ -90,11 +91,6 @@ static void list(struct hc *c, uint32_t v)
 	h->list[h->num_list++] = v;
 }
 
-static unsigned dev_type(const struct ir_type *t)
-{
-	return ir_type_width(t) <= 32 ? LOOM_TYPE_I32 : LOOM_TYPE_I64;
-}
-
 static uint32_t alu(struct hc *c, unsigned op, unsigned type, uint32_t dst,
 		    uint32_t a, uint32_t b, uint32_t cc)
 {
@@ -113,41 +109,21 @@ static void error(struct hc *c, const struct ir_op *op, const char *why)
 
 /* ------------------------------------------------------- arithmetic --- */
 
-static const uint8_t alu_op[] = {
-	[ALU_ADD] = LOOM_OP_ADD, [ALU_SUB] = LOOM_OP_SUB,
-	[ALU_MUL] = LOOM_OP_MUL, [ALU_DIVS] = LOOM_OP_DIVS,
-	[ALU_DIVU] = LOOM_OP_DIVU, [ALU_REMS] = LOOM_OP_REMS,
-	[ALU_REMU] = LOOM_OP_REMU, [ALU_AND] = LOOM_OP_AND,
-	[ALU_OR] = LOOM_OP_OR, [ALU_XOR] = LOOM_OP_XOR,
-	[ALU_SHL] = LOOM_OP_SHL, [ALU_SHRS] = LOOM_OP_SHRA,
-	[ALU_SHRU] = LOOM_OP_SHRL,
-	[ALU_MAXS] = LOOM_OP_GTS, [ALU_MINS] = LOOM_OP_LTS,
-	[ALU_MAXU] = LOOM_OP_GTU, [ALU_MINU] = LOOM_OP_LTU,
-};
-
-static const uint8_t pred_op[IR_PRED_COUNT] = {
-	[IR_PRED_EQ] = LOOM_OP_EQ, [IR_PRED_NE] = LOOM_OP_NE,
-	[IR_PRED_SLT] = LOOM_OP_LTS, [IR_PRED_SLE] = LOOM_OP_LES,
-	[IR_PRED_SGT] = LOOM_OP_GTS, [IR_PRED_SGE] = LOOM_OP_GES,
-	[IR_PRED_ULT] = LOOM_OP_LTU, [IR_PRED_ULE] = LOOM_OP_LEU,
-	[IR_PRED_UGT] = LOOM_OP_GTU, [IR_PRED_UGE] = LOOM_OP_GEU,
-};
-
 static void binary(struct hc *c, struct ir_op *op)
 {
 	enum ir_alu a = ir_opinfo[op->code].alu;
-	unsigned type = dev_type(op->results[0].type);
+	unsigned type = lower_dev_type(op->results[0].type);
 	uint32_t x = reg(c, op->operands[0].value);
 	uint32_t y = reg(c, op->operands[1].value);
 	uint32_t dst = reg(c, &op->results[0]);
 
 	if (a >= ALU_MAXS && a <= ALU_MINU) {
-		uint32_t t = alu(c, alu_op[a], type, new_reg(c), x, y, 0);
+		uint32_t t = alu(c, lower_alu_op(a), type, new_reg(c), x, y, 0);
 
 		alu(c, LOOM_OP_SELECT, type, dst, t, x, y);
 		return;
 	}
-	alu(c, alu_op[a], type, dst, x, y, 0);
+	alu(c, lower_alu_op(a), type, dst, x, y, 0);
 }
 
 /* The fabric lowering's cast rules (Documentation/compiler.rst). */
@@ -302,12 +278,12 @@ static void host_op(struct hc *c, struct ir_op *op)
 	switch (ir_opinfo[op->code].syntax) {
 	case SYN_BINARY: case SYN_INDEX_BINARY: return binary(c, op);
 	case SYN_CMPI: case SYN_INDEX_CMP:
-		alu(c, pred_op[op->pred], dev_type(op->operands[0].value->type),
+		alu(c, lower_pred_op(op->pred), lower_dev_type(op->operands[0].value->type),
 		    reg(c, &op->results[0]), reg(c, op->operands[0].value),
 		    reg(c, op->operands[1].value), 0);
 		return;
 	case SYN_SELECT:
-		alu(c, LOOM_OP_SELECT, dev_type(op->results[0].type),
+		alu(c, LOOM_OP_SELECT, lower_dev_type(op->results[0].type),
 		    reg(c, &op->results[0]), reg(c, op->operands[0].value),
 		    reg(c, op->operands[1].value), reg(c, op->operands[2].value));
 		return;

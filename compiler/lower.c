@@ -130,7 +130,7 @@ static int port(struct lower *l, unsigned kind, unsigned index)
 	return l->ports[kind][index] - 1;
 }
 
-static unsigned dev_type(const struct ir_type *t)
+unsigned lower_dev_type(const struct ir_type *t)
 {
 	return ir_type_width(t) <= 32 ? LOOM_TYPE_I32 : LOOM_TYPE_I64;
 }
@@ -219,7 +219,7 @@ static int value(struct lower *l, struct scope *s, const struct ir_value *v)
 	if (n != G_NONE)
 		return n;
 	if (v->is_const)
-		n = konst(l, s, dev_type(v->type), const_of(v), v->loc);
+		n = konst(l, s, lower_dev_type(v->type), const_of(v), v->loc);
 	else if (!s->parent)
 		n = arg_port(l, v);
 	else
@@ -238,6 +238,8 @@ static const uint8_t alu_op[] = {
 	[ALU_OR] = LOOM_OP_OR, [ALU_XOR] = LOOM_OP_XOR,
 	[ALU_SHL] = LOOM_OP_SHL, [ALU_SHRS] = LOOM_OP_SHRA,
 	[ALU_SHRU] = LOOM_OP_SHRL,
+	[ALU_MAXS] = LOOM_OP_GTS, [ALU_MINS] = LOOM_OP_LTS,
+	[ALU_MAXU] = LOOM_OP_GTU, [ALU_MINU] = LOOM_OP_LTU,
 };
 
 static const uint8_t pred_op[IR_PRED_COUNT] = {
@@ -247,6 +249,16 @@ static const uint8_t pred_op[IR_PRED_COUNT] = {
 	[IR_PRED_ULT] = LOOM_OP_LTU, [IR_PRED_ULE] = LOOM_OP_LEU,
 	[IR_PRED_UGT] = LOOM_OP_GTU, [IR_PRED_UGE] = LOOM_OP_GEU,
 };
+
+unsigned lower_alu_op(enum ir_alu alu)
+{
+	return alu_op[alu];
+}
+
+unsigned lower_pred_op(enum ir_pred pred)
+{
+	return pred_op[pred];
+}
 
 /* The op computing b op a from a op b, or 0 when there is none. */
 static unsigned swapped(unsigned op)
@@ -298,11 +310,7 @@ static int minmax(struct lower *l, struct scope *s, enum ir_alu alu,
 		  unsigned type, const struct ir_value *a,
 		  const struct ir_value *b, struct loom_loc loc)
 {
-	static const uint8_t cmp[] = {
-		[ALU_MAXS] = LOOM_OP_GTS, [ALU_MINS] = LOOM_OP_LTS,
-		[ALU_MAXU] = LOOM_OP_GTU, [ALU_MINU] = LOOM_OP_LTU,
-	};
-	int c = binary(l, s, cmp[alu], type, a, b, loc);
+	int c = binary(l, s, alu_op[alu], type, a, b, loc);
 
 	return select_of(l, s, type, c, a, b, loc);
 }
@@ -312,7 +320,7 @@ static void lower_binary(struct lower *l, struct scope *s, struct ir_op *op)
 	enum ir_alu alu = ir_opinfo[op->code].alu;
 	const struct ir_value *a = op->operands[0].value;
 	const struct ir_value *b = op->operands[1].value;
-	unsigned type = dev_type(op->results[0].type);
+	unsigned type = lower_dev_type(op->results[0].type);
 	int n;
 
 	if (alu >= ALU_MAXS && alu <= ALU_MINU)
@@ -325,7 +333,7 @@ static void lower_binary(struct lower *l, struct scope *s, struct ir_op *op)
 static void lower_cmp(struct lower *l, struct scope *s, struct ir_op *op)
 {
 	const struct ir_value *a = op->operands[0].value;
-	int n = binary(l, s, pred_op[op->pred], dev_type(a->type), a,
+	int n = binary(l, s, pred_op[op->pred], lower_dev_type(a->type), a,
 		       op->operands[1].value, op->loc);
 
 	map_put(l, s, &op->results[0], n);
@@ -334,7 +342,7 @@ static void lower_cmp(struct lower *l, struct scope *s, struct ir_op *op)
 static void lower_select(struct lower *l, struct scope *s, struct ir_op *op)
 {
 	int c = value(l, s, op->operands[0].value);
-	int n = select_of(l, s, dev_type(op->results[0].type), c,
+	int n = select_of(l, s, lower_dev_type(op->results[0].type), c,
 			  op->operands[1].value, op->operands[2].value,
 			  op->loc);
 
@@ -411,7 +419,7 @@ static void lower_load(struct lower *l, struct scope *s, struct ir_op *op)
 		return unsupported(l, op, "a memref that is not a thread argument");
 	a = after(l, address(l, s, op, m, op->operands[1].value), s->mem[k],
 		  op->loc);
-	n = pe(l, LOOM_OP_LOAD, dev_type(op->type->elem), a, G_NONE, G_NONE,
+	n = pe(l, LOOM_OP_LOAD, lower_dev_type(op->type->elem), a, G_NONE, G_NONE,
 	       op->loc);
 
 	if (s->reads[k][1] != G_NONE) {
@@ -466,7 +474,7 @@ static void lower_store(struct lower *l, struct scope *s, struct ir_op *op)
 	const struct ir_value *v = op->operands[0].value;
 	const struct ir_value *m = op->operands[1].value;
 	int k = memref_arg(m);
-	unsigned type = dev_type(op->type->elem);
+	unsigned type = lower_dev_type(op->type->elem);
 	int a;
 
 	if (k < 0)
@@ -743,7 +751,7 @@ static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 	for (int i = 0; !l->errors && i < op->num_iter_args; i++) {
 		int init = value(l, s, op->operands[3 + i].value);
 		int c = value(l, &body, x[i]);
-		unsigned type = dev_type(op->results[i].type);
+		unsigned type = lower_dev_type(op->results[i].type);
 		/* REDUCE keeps its fold operation in imm: the count is a token */
 		int r = pe(l, LOOM_OP_REDUCE, type, init, ctok, c, op->loc);
 
