@@ -624,16 +624,22 @@ static bool check_loop(struct lower *l, struct ir_op *op,
 	return true;
 }
 
+/* The memref argument @op loads from or stores to, or -1. */
+static int accessed_arg(const struct ir_op *op)
+{
+	if (op->code == IR_OP_MEMREF_LOAD)
+		return memref_arg(op->operands[0].value);
+	if (op->code == IR_OP_MEMREF_STORE)
+		return memref_arg(op->operands[1].value);
+	return -1;
+}
+
 /* Memrefs accessed anywhere in @r. */
 static void touches(const struct ir_region *r, bool *t)
 {
 	for (const struct ir_op *op = r->first; op; op = op->next) {
-		int k = -1;
+		int k = accessed_arg(op);
 
-		if (op->code == IR_OP_MEMREF_LOAD)
-			k = memref_arg(op->operands[0].value);
-		if (op->code == IR_OP_MEMREF_STORE)
-			k = memref_arg(op->operands[1].value);
 		if (k >= 0)
 			t[k] = true;
 		if (op->body)
@@ -818,12 +824,8 @@ static void count_accesses(struct lower *l, const struct ir_region *r,
 			   int *count, int *stores, int depth)
 {
 	for (const struct ir_op *op = r->first; op; op = op->next) {
-		int k = -1;
+		int k = accessed_arg(op);
 
-		if (op->code == IR_OP_MEMREF_LOAD)
-			k = memref_arg(op->operands[0].value);
-		if (op->code == IR_OP_MEMREF_STORE)
-			k = memref_arg(op->operands[1].value);
 		if (op->code == IR_OP_WORK_SPAWN && l) {
 			if (depth)
 				l->loop_spawns++;
