@@ -55,7 +55,7 @@ COMPILER_HDRS := $(wildcard compiler/*.h) $(ENGINE_HDRS)
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
 HOST_TESTS := $(BUILD)/host/uapi_abi_test $(BUILD)/host/examples/reference $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
 	$(COMPILER_TESTS) $(if $(wildcard compiler/loomc.c),$(BUILD)/host/loomc)
-INITRAMFS = $(BUILD)/vm/base-$(subst $(eval) ,-,$(VM_EXTRA_MODULES)).cpio.gz
+INITRAMFS = $(BUILD)/vm/base$(foreach m,$(VM_EXTRA_MODULES),-$(m)).cpio.gz
 HARNESS_KMOD := $(BUILD)/harness-kmod/loom_selftest_warn.ko
 
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
