@@ -49,7 +49,7 @@
 #define LOOM_VERSION(major, minor)	(((major) << LOOM_VERSION_MAJOR_SHIFT) | (minor))
 #define LOOM_VERSION_MAJOR(v)		((v) >> LOOM_VERSION_MAJOR_SHIFT)
 #define LOOM_VERSION_MINOR(v)		((v) & LOOM_VERSION_MINOR_MASK)
-#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 2)
+#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 3)
 
 /*
  * LOOM_REG_CAPS (RO): capability bits; a set bit promises the feature.
@@ -63,6 +63,7 @@
 #define LOOM_CAP_ITEMS		(1U << 4)	/* LOOM_PKT_DISPATCH_ITEMS */
 #define LOOM_CAP_FAULT_INJECT	(1U << 5)	/* LOOM_CORE_FAULT_INJECT */
 #define LOOM_CAP_STATE_DUMP	(1U << 6)	/* LOOM_CORE_DUMP_* */
+#define LOOM_CAP_TLB		(1U << 7)	/* cached translations, LOOM_REG_MMU_INVALIDATE (0.3) */
 
 /*
  * LOOM_REG_SCRATCH (RW): holds the last value written; reset clears it.
@@ -108,6 +109,20 @@
 #define LOOM_ERROR_COMPLETION_DMA (1U << 1)	/* a completion could not be written */
 #define LOOM_ERROR_BAD_QUEUE	(1U << 2)	/* queue enabled with bad base/size */
 #define LOOM_ERROR_CORE_SHIFT	24		/* bits 24-31: core that erred */
+
+/*
+ * LOOM_REG_MMU_INVALIDATE (RW, ABI 0.3).  Every core's MMU keeps a TLB of
+ * the leaf translations it walked, tagged with the address space's pt_root,
+ * and keeps them across jobs.  Writing LOOM_MMU_INVALIDATE_ALL drops every
+ * cached translation of every core; a memory access that starts after the
+ * write has completed walks the tables again.  The driver writes it after
+ * it cleared PTEs and before the pages (or table pages) they pointed at are
+ * reused.  Reads return the number of invalidations done (wrapping), so a
+ * read after the write also flushes the posted write.
+ */
+#define LOOM_REG_MMU_INVALIDATE	0x0024
+#define LOOM_MMU_INVALIDATE_ALL	0x1
+#define LOOM_TLB_ENTRIES	64	/* per core, direct-mapped by VA page */
 
 /* ------------------------------------------------------------------------
  * MSI-X: one vector per core, raised when a job of that core's queue
@@ -181,6 +196,16 @@
 #define LOOM_INJECT_HANG	1	/* job makes no progress until stopped or reset */
 #define LOOM_INJECT_DMA_ERROR	2	/* first memory access fails: LOOM_STATUS_DMA_ERROR */
 #define LOOM_INJECT_MMU_FAULT	3	/* command fetch faults: LOOM_STATUS_MMU_FAULT */
+/*
+ * Misbehaving-device modes (ABI 0.3): the driver must not trust what the
+ * device writes.  Each lets the job run and then lies about it.
+ */
+#define LOOM_INJECT_CORRUPT_DUMP 4	/* as DMA_ERROR, and the dump header claims 255x255 tiles */
+#define LOOM_INJECT_SKIP_COMPLETION 5	/* no completion record; head moves, vector fires */
+#define LOOM_INJECT_WRONG_SEQNO	6	/* the record carries seqno + LOOM_INJECT_SEQNO_SKEW */
+#define LOOM_INJECT_BOGUS_HEAD	7	/* the next Q_HEAD read returns (head + size / 2) % size */
+#define LOOM_INJECT_MAX		LOOM_INJECT_BOGUS_HEAD
+#define LOOM_INJECT_SEQNO_SKEW	0x1000
 
 /*
  * State dump buffer (RW): bus address and size of a buffer the core fills
