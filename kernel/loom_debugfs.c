@@ -4,7 +4,8 @@
  *
  * /sys/kernel/debug/dri/N/queues: per core, the device's queue registers,
  * the driver's view of the ring, jobs in flight, completed, failed and
- * recovered from hangs.
+ * recovered from hangs, completions refused because the device wrote them
+ * wrong, and state dumps dropped.
  */
 
 #include <linux/debugfs.h>
@@ -38,6 +39,8 @@ static void loom_debugfs_core(struct seq_file *m, struct loom_core *core)
 	seq_printf(m, "  jobs: done %lld failed %lld resets %lld\n",
 		   atomic64_read(&core->jobs_done), atomic64_read(&core->jobs_failed),
 		   atomic64_read(&core->resets));
+	seq_printf(m, "  refused from the device: %lld, dumps dropped: %lld\n",
+		   atomic64_read(&core->hw_faults), atomic64_read(&core->dumps_dropped));
 }
 
 static int loom_debugfs_queues(struct seq_file *m, void *data)

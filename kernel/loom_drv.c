@@ -30,13 +30,23 @@
  * 0.2 - GET_PARAM: cores, fabric width and height, hardware limits
  * 0.3 - BO_CREATE, BO_MMAP_OFFSET, BO_WAIT, SUBMIT, JOB_INFO, uring_cmd
  *       SUBMIT, fdinfo; GET_PARAM: features, VA range
+ * 0.4 - SUBMIT_NONBLOCK, in-flight and pinned-memory limits, per-process
+ *       bans, EPROTO for completions the device got wrong
  */
 #define LOOM_DRIVER_MAJOR	0
-#define LOOM_DRIVER_MINOR	3
+#define LOOM_DRIVER_MINOR	4
 
 #define LOOM_FEATURES	(DRM_LOOM_FEATURE_SUBMIT | DRM_LOOM_FEATURE_URING_CMD | \
 			 DRM_LOOM_FEATURE_DEADLINE | DRM_LOOM_FEATURE_JOB_INFO | \
-			 DRM_LOOM_FEATURE_FDINFO)
+			 DRM_LOOM_FEATURE_FDINFO | DRM_LOOM_FEATURE_SUBMIT_NONBLOCK)
+
+unsigned int loom_max_pinned_mb = 1024;
+module_param_named(max_pinned_mb, loom_max_pinned_mb, uint, 0644);
+MODULE_PARM_DESC(max_pinned_mb, "MiB of BOs one open file may pin (BO_CREATE: ENOSPC beyond)");
+
+unsigned int loom_max_job_ms = 60000;
+module_param_named(max_job_ms, loom_max_job_ms, uint, 0644);
+MODULE_PARM_DESC(max_job_ms, "longest a job may run, progressing or not (ms)");
 
 /* The device ABI major this driver speaks. */
 #define LOOM_SUPPORTED_HW_MAJOR	LOOM_VERSION_MAJOR(LOOM_VERSION_CURRENT)
@@ -102,6 +112,70 @@ static int loom_ioctl_get_param(struct drm_device *drm, void *data,
 	return ret;
 }
 
+/* ---- processes ---------------------------------------------------------------- */
+
+/*
+ * The calling process's standing, created on its first open.  Entries of
+ * processes that are gone, and of processes with no file and no hang, are
+ * dropped here, so the list is bounded by the processes that use the device.
+ */
+static struct loom_client *loom_client_get(struct loom_device *ldev)
+{
+	struct loom_client *client, *tmp, *found = NULL;
+	struct pid *tgid = task_tgid(current);
+
+	mutex_lock(&ldev->clients_lock);
+	list_for_each_entry_safe(client, tmp, &ldev->clients, link) {
+		if (client->tgid == tgid) {
+			found = client;
+		} else if (!client->users && !pid_has_task(client->tgid, PIDTYPE_TGID)) {
+			list_del(&client->link);
+			put_pid(client->tgid);
+			kfree(client);
+		}
+	}
+	if (!found) {
+		found = kzalloc(sizeof(*found), GFP_KERNEL_ACCOUNT);
+		if (found) {
+			found->tgid = get_pid(tgid);
+			list_add(&found->link, &ldev->clients);
+		}
+	}
+	if (found)
+		found->users++;
+	mutex_unlock(&ldev->clients_lock);
+	return found;
+}
+
+static void loom_client_put(struct loom_device *ldev, struct loom_client *client)
+{
+	mutex_lock(&ldev->clients_lock);
+	/* A banned process stays banned while it lives. */
+	if (!--client->users && !atomic_read(&client->hangs)) {
+		list_del(&client->link);
+		put_pid(client->tgid);
+		kfree(client);
+	}
+	mutex_unlock(&ldev->clients_lock);
+}
+
+void loom_client_hung(struct loom_device *ldev, struct loom_client *client)
+{
+	if (atomic_inc_return(&client->hangs) == DRM_LOOM_MAX_HANGS)
+		drm_dbg_driver(&ldev->drm, "pid %d banned after %d hangs\n",
+			       pid_nr(client->tgid), DRM_LOOM_MAX_HANGS);
+}
+
+static void loom_clients_fini(struct loom_device *ldev)
+{
+	struct loom_client *client, *tmp;
+
+	list_for_each_entry_safe(client, tmp, &ldev->clients, link) {
+		put_pid(client->tgid);
+		kfree(client);
+	}
+}
+
 /* ---- files ------------------------------------------------------------------ */
 
 struct loom_file *loom_file_get(struct loom_file *lf)
@@ -113,10 +187,14 @@ struct loom_file *loom_file_get(struct loom_file *lf)
 static void loom_file_release(struct kref *ref)
 {
 	struct loom_file *lf = container_of(ref, struct loom_file, refcount);
+	struct loom_device *ldev = lf->ldev;
 
 	loom_vm_fini(&lf->vm);
 	loom_records_fini(lf);
+	loom_client_put(ldev, lf->client);
 	kvfree(lf);
+	if (atomic_dec_and_test(&ldev->files))
+		wake_up_all(&ldev->files_wq);
 }
 
 void loom_file_put(struct loom_file *lf)
@@ -131,16 +209,22 @@ static int loom_open(struct drm_device *drm, struct drm_file *file)
 	unsigned int i;
 	int ret;
 
-	lf = kvzalloc(sizeof(*lf), GFP_KERNEL);
+	lf = kvzalloc(sizeof(*lf), GFP_KERNEL_ACCOUNT);
 	if (!lf)
 		return -ENOMEM;
 	kref_init(&lf->refcount);
 	lf->ldev = ldev;
 	spin_lock_init(&lf->records_lock);
+	init_waitqueue_head(&lf->inflight_wq);
 	lf->client_id = atomic64_inc_return(&ldev->next_client_id);
+	lf->client = loom_client_get(ldev);
+	if (!lf->client) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 	ret = loom_vm_init(&lf->vm, ldev);
 	if (ret)
-		goto err_free;
+		goto err_client;
 	for (i = 0; i < ldev->num_cores; i++) {
 		struct drm_gpu_scheduler *sched = &ldev->cores[i].sched;
 
@@ -149,6 +233,7 @@ static int loom_open(struct drm_device *drm, struct drm_file *file)
 		if (ret)
 			goto err_entities;
 	}
+	atomic_inc(&ldev->files);
 	file->driver_priv = lf;
 	return 0;
 
@@ -156,6 +241,8 @@ err_entities:
 	while (i--)
 		drm_sched_entity_destroy(&lf->entity[i]);
 	loom_vm_fini(&lf->vm);
+err_client:
+	loom_client_put(ldev, lf->client);
 err_free:
 	kvfree(lf);
 	return ret;
@@ -188,21 +275,52 @@ static void loom_show_fdinfo(struct seq_file *m, struct file *f)
 	for (i = 0; i < ldev->num_cores; i++) {
 		seq_printf(m, "drm-engine-core%u:\t%lld ns\n", i,
 			   atomic64_read(&lf->busy_ns[i]));
+		seq_printf(m, "drm-engine-capacity-core%u:\t1\n", i);
 		seq_printf(m, "drm-cycles-core%u:\t%lld\n", i,
 			   atomic64_read(&lf->cycles[i]));
 	}
+	/* Every BO is pinned and resident for its whole life. */
 	seq_printf(m, "drm-memory-system:\t%lld KiB\n",
+		   atomic64_read(&lf->bo_bytes) / 1024);
+	seq_printf(m, "drm-total-system:\t%lld KiB\n",
+		   atomic64_read(&lf->bo_bytes) / 1024);
+	seq_printf(m, "drm-resident-system:\t%lld KiB\n",
 		   atomic64_read(&lf->bo_bytes) / 1024);
 }
 
+/*
+ * Every ioctl runs inside drm_dev_enter(): once the device is unplugged
+ * they fail with ENODEV instead of reaching for hardware that is gone.
+ */
+#define LOOM_IOCTL_ENTERED(fn)						\
+static int fn##_entered(struct drm_device *drm, void *data,		\
+			struct drm_file *file)				\
+{									\
+	int idx, ret;							\
+									\
+	if (!drm_dev_enter(drm, &idx))					\
+		return -ENODEV;						\
+	ret = fn(drm, data, file);					\
+	drm_dev_exit(idx);						\
+	return ret;							\
+}
+
+LOOM_IOCTL_ENTERED(loom_ioctl_bo_create)
+LOOM_IOCTL_ENTERED(loom_ioctl_bo_mmap_offset)
+LOOM_IOCTL_ENTERED(loom_ioctl_bo_wait)
+LOOM_IOCTL_ENTERED(loom_ioctl_submit)
+LOOM_IOCTL_ENTERED(loom_ioctl_job_info)
+
 static const struct drm_ioctl_desc loom_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(LOOM_GET_PARAM, loom_ioctl_get_param, DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(LOOM_BO_CREATE, loom_ioctl_bo_create, DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(LOOM_BO_MMAP_OFFSET, loom_ioctl_bo_mmap_offset,
+	DRM_IOCTL_DEF_DRV(LOOM_BO_CREATE, loom_ioctl_bo_create_entered,
 			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(LOOM_BO_WAIT, loom_ioctl_bo_wait, DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(LOOM_SUBMIT, loom_ioctl_submit, DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(LOOM_JOB_INFO, loom_ioctl_job_info, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(LOOM_BO_MMAP_OFFSET, loom_ioctl_bo_mmap_offset_entered,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(LOOM_BO_WAIT, loom_ioctl_bo_wait_entered, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(LOOM_SUBMIT, loom_ioctl_submit_entered, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(LOOM_JOB_INFO, loom_ioctl_job_info_entered,
+			  DRM_RENDER_ALLOW),
 };
 
 static const struct file_operations loom_drm_fops = {
@@ -251,13 +369,32 @@ static int loom_check_identity(struct loom_device *ldev)
 	ldev->num_cores = loom_read(ldev, LOOM_REG_NUM_CORES);
 	ldev->fabric = loom_read(ldev, LOOM_REG_FABRIC);
 	ldev->limits = loom_read(ldev, LOOM_REG_LIMITS);
+	/* The fabric size bounds the state dumps the device may write. */
 	if (!ldev->num_cores || ldev->num_cores > LOOM_MAX_CORES ||
-	    !LOOM_FABRIC_WIDTH(ldev->fabric) || !LOOM_FABRIC_HEIGHT(ldev->fabric)) {
+	    !LOOM_FABRIC_WIDTH(ldev->fabric) || !LOOM_FABRIC_HEIGHT(ldev->fabric) ||
+	    LOOM_FABRIC_WIDTH(ldev->fabric) > LOOM_FABRIC_MAX_DIM ||
+	    LOOM_FABRIC_HEIGHT(ldev->fabric) > LOOM_FABRIC_MAX_DIM) {
 		dev_err(dev, "implausible device: %u cores, fabric 0x%x\n",
 			ldev->num_cores, ldev->fabric);
 		return -ENODEV;
 	}
 	return 0;
+}
+
+/*
+ * The last reference to the DRM device is gone: every file is closed.
+ * Jobs and BOs may still hold their file's state for a moment (a job being
+ * freed, a deferred BO free); once they let go, nothing uses the
+ * schedulers.
+ */
+static void loom_drm_release(struct drm_device *drm, void *arg)
+{
+	struct loom_device *ldev = to_loom_device(drm);
+
+	wait_event(ldev->files_wq, !atomic_read(&ldev->files));
+	loom_sched_fini_all(ldev);
+	destroy_workqueue(ldev->wq);
+	loom_clients_fini(ldev);
 }
 
 static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -288,16 +425,30 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = drmm_mutex_init(&ldev->drm, &ldev->sched_lock);
 	if (ret)
 		return ret;
-	ret = loom_hw_init(ldev);
+	ret = drmm_mutex_init(&ldev->drm, &ldev->clients_lock);
 	if (ret)
 		return ret;
+	INIT_LIST_HEAD(&ldev->clients);
+	init_waitqueue_head(&ldev->files_wq);
+	ldev->wq = alloc_workqueue("loom", WQ_UNBOUND, 0);
+	if (!ldev->wq)
+		return -ENOMEM;
+	ret = loom_hw_init(ldev);
+	if (ret)
+		goto err_wq;
 	ret = loom_sched_init_all(ldev);
+	if (ret) {
+		loom_hw_fini(ldev);
+		goto err_wq;
+	}
+	/* From here on the schedulers and wq go with the DRM device. */
+	ret = drmm_add_action_or_reset(&ldev->drm, loom_drm_release, NULL);
 	if (ret)
 		goto err_hw;
 
 	ret = drm_dev_register(&ldev->drm, 0);
 	if (ret)
-		goto err_sched;
+		goto err_hw;
 
 	drm_info(&ldev->drm, "loom-cgra ABI %u.%u, %u cores of %ux%u tiles, caps 0x%08x\n",
 		 LOOM_VERSION_MAJOR(ldev->hw_version),
@@ -306,10 +457,11 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 ldev->hw_caps);
 	return 0;
 
-err_sched:
-	loom_sched_fini_all(ldev);
 err_hw:
 	loom_hw_fini(ldev);
+	return ret;
+err_wq:
+	destroy_workqueue(ldev->wq);
 	return ret;
 }
 
@@ -317,11 +469,20 @@ static void loom_remove(struct pci_dev *pdev)
 {
 	struct loom_device *ldev = pci_get_drvdata(pdev);
 
-	/* Open files keep the drm_device; drm_dev_enter() fails from now on. */
+	unsigned int i;
+
+	/*
+	 * Open files keep the drm_device; drm_dev_enter() fails from now on,
+	 * and returns once every ioctl, hang check and submit inside it left.
+	 */
 	drm_dev_unplug(&ldev->drm);
+	for (i = 0; i < ldev->num_cores; i++)
+		cancel_delayed_work_sync(&ldev->cores[i].hang_work);
 	loom_hw_cancel_all(ldev);
-	loom_sched_fini_all(ldev);
 	loom_hw_fini(ldev);
+	/* No reap is left to stage a dump: let the last ones land. */
+	for (i = 0; i < ldev->num_cores; i++)
+		flush_work(&ldev->cores[i].dump_work);
 }
 
 static const struct pci_device_id loom_pci_ids[] = {

@@ -16,6 +16,8 @@
 
 #include <linux/io.h>
 #include <linux/kref.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/spinlock.h>
@@ -32,12 +34,40 @@
 /* Device VAs handed to BOs: [LOOM_VA_START, LOOM_VA_END). */
 #define LOOM_VA_START		0x100000ULL
 #define LOOM_VA_END		(1ULL << (LOOM_VA_BITS - 1))
+/* How often a core with jobs on its ring is checked for a hang. */
+#define LOOM_HANG_CHECK_MS	100
 /* Jobs per file whose outcome JOB_INFO keeps. */
 #define LOOM_JOB_RECORDS	256
+/* Per core: failed jobs' dumps copied out of the device, awaiting a home. */
+#define LOOM_DUMP_STAGES	4
 
 struct loom_device;
 struct loom_file;
 struct loom_job;
+
+/**
+ * struct loom_dump_stage - a failed job's state dump, copied out of the
+ *	device's buffer in the IRQ handler, moved to the job's record by
+ *	dump_work in sleepable context
+ * @buf: LOOM_DUMP_MAX_SIZE bytes
+ * @len: bytes of dump in @buf, 0 when the stage is free
+ * @lf: the job's file (a reference while @len)
+ * @job_id: the job
+ */
+struct loom_dump_stage {
+	void *buf;
+	u32 len;
+	struct loom_file *lf;
+	u64 job_id;
+};
+
+/* Kinds of device misbehaviour, each logged once per core. */
+enum loom_hw_fault {
+	LOOM_HW_FAULT_HEAD,
+	LOOM_HW_FAULT_SEQNO,
+	LOOM_HW_FAULT_DUMP,
+	LOOM_HW_FAULT_COUNT
+};
 
 /**
  * struct loom_core - one compute core and its hardware queue
@@ -54,10 +84,17 @@ struct loom_job;
  * @fence_context: dma_fence context of this core's hardware fences
  * @seqno: last hardware fence seqno handed out
  * @hang_progress: LOOM_CORE_PROGRESS at the last hang check
+ * @hang_work: the hang check, armed while jobs are on the ring
+ * @last_done: when the device last finished a job (busy-time accounting)
+ * @stages: dumps on their way to JOB_INFO records
+ * @dump_work: moves @stages to the records
+ * @logged: enum loom_hw_fault kinds already logged
  * @irq: Linux IRQ number of this core's MSI-X vector
  * @jobs_done: jobs completed (debugfs)
  * @jobs_failed: jobs completed with an error (debugfs)
  * @resets: hang recoveries (debugfs)
+ * @hw_faults: completions the driver refused (debugfs)
+ * @dumps_dropped: dumps lost to full stages or a file's cap (debugfs)
  */
 struct loom_core {
 	struct loom_device *ldev;
@@ -76,10 +113,32 @@ struct loom_core {
 	u64 fence_context;
 	u64 seqno;
 	u32 hang_progress;
+	struct delayed_work hang_work;
+	ktime_t last_done;
+	struct loom_dump_stage stages[LOOM_DUMP_STAGES];
+	struct work_struct dump_work;
+	unsigned long logged;
 	int irq;
 	atomic64_t jobs_done;
 	atomic64_t jobs_failed;
 	atomic64_t resets;
+	atomic64_t hw_faults;
+	atomic64_t dumps_dropped;
+};
+
+/**
+ * struct loom_client - one process's standing with a device: bans follow
+ *	the process, not the file, so reopening the node does not lift them
+ * @link: in loom_device.clients
+ * @tgid: the process (a reference)
+ * @users: open files of the process
+ * @hangs: jobs of the process that hung
+ */
+struct loom_client {
+	struct list_head link;
+	struct pid *tgid;
+	unsigned int users;
+	atomic_t hangs;
 };
 
 /**
@@ -97,6 +156,12 @@ struct loom_core {
  * @cores: the cores
  * @error_irq: Linux IRQ number of the device-error vector
  * @next_client_id: drm-client-id values for fdinfo
+ * @wq: deferred BO frees, dumps and hang checks
+ * @files: struct loom_file alive (open or kept by BOs and jobs); the
+ *	schedulers outlive them all
+ * @files_wq: woken when @files drops to zero
+ * @clients_lock: protects @clients
+ * @clients: struct loom_client of processes that opened the device
  */
 struct loom_device {
 	struct drm_device drm;
@@ -111,6 +176,11 @@ struct loom_device {
 	struct loom_core cores[LOOM_MAX_CORES];
 	int error_irq;
 	atomic64_t next_client_id;
+	struct workqueue_struct *wq;
+	atomic_t files;
+	wait_queue_head_t files_wq;
+	struct mutex clients_lock;	/* @clients */
+	struct list_head clients;
 };
 
 /**
@@ -120,6 +190,9 @@ struct loom_device {
  * @mm: the VA allocator
  * @root: the level-0 table, @root_dma its bus address
  * @tables: every table page (struct loom_pt_page), freed with the VM
+ * @fence_lock: protects @last
+ * @last: per core, the done fence of the last job submitted on this
+ *	address space (jobs of one core finish in order), or NULL
  */
 struct loom_vm {
 	struct loom_device *ldev;
@@ -128,6 +201,8 @@ struct loom_vm {
 	u64 *root;
 	dma_addr_t root_dma;
 	struct list_head tables;
+	spinlock_t fence_lock;	/* @last */
+	struct dma_fence *last[LOOM_MAX_CORES];
 };
 
 /**
@@ -136,8 +211,9 @@ struct loom_vm {
  * @state: DRM_LOOM_JOB_*
  * @error: its fence's error
  * @hw: the device's completion record
- * @dump: the state dump (kmalloc'ed), or NULL
+ * @dump: the state dump (kvmalloc'ed), or NULL
  * @dump_len: its size
+ * @dump_core: core whose dump_work may still deliver a dump, or -1
  */
 struct loom_job_record {
 	u64 job_id;
@@ -146,6 +222,7 @@ struct loom_job_record {
 	struct loom_hw_completion hw;
 	void *dump;
 	u32 dump_len;
+	int dump_core;
 };
 
 /**
@@ -155,21 +232,24 @@ struct loom_job_record {
  * @ldev: the device
  * @vm: the file's address space
  * @entity: one scheduler entity per core
- * @hangs: jobs of this file that hung; at DRM_LOOM_MAX_HANGS it is banned
+ * @client: the opening process's standing (bans)
  * @client_id: drm-client-id for fdinfo
  * @next_job_id: last job id handed out
  * @records_lock: protects @records; taken from the IRQ handler
  * @records: outcomes of the last LOOM_JOB_RECORDS jobs
  * @busy_ns: per core, nanoseconds its jobs ran (fdinfo)
  * @cycles: per core, fabric cycles its jobs used (fdinfo)
- * @bo_bytes: bytes of BOs alive (fdinfo)
+ * @bo_bytes: bytes of BOs alive, all pinned (fdinfo, the pinned cap)
+ * @dump_bytes: bytes of state dumps in @records
+ * @inflight: jobs submitted and not yet freed
+ * @inflight_wq: woken when @inflight drops
  */
 struct loom_file {
 	struct kref refcount;
 	struct loom_device *ldev;
 	struct loom_vm vm;
 	struct drm_sched_entity entity[LOOM_MAX_CORES];
-	atomic_t hangs;
+	struct loom_client *client;
 	u64 client_id;
 	atomic64_t next_job_id;
 	spinlock_t records_lock;	/* @records; taken in hard IRQ */
@@ -177,6 +257,9 @@ struct loom_file {
 	atomic64_t busy_ns[LOOM_MAX_CORES];
 	atomic64_t cycles[LOOM_MAX_CORES];
 	atomic64_t bo_bytes;
+	atomic64_t dump_bytes;
+	atomic_t inflight;
+	wait_queue_head_t inflight_wq;
 };
 
 /**
@@ -185,12 +268,14 @@ struct loom_file {
  * @lf: the file whose address space maps it (a reference)
  * @node: its VA range in that address space
  * @flags: DRM_LOOM_BO_* flags
+ * @free_work: the deferred free, once the address space's jobs are done
  */
 struct loom_bo {
 	struct drm_gem_shmem_object base;
 	struct loom_file *lf;
 	struct drm_mm_node node;
 	u32 flags;
+	struct work_struct free_work;
 };
 
 /**
@@ -209,6 +294,8 @@ struct loom_bo {
  * @seen: the hang check has looked at it (it is the one running)
  * @started: when the hang check first saw it running
  * @last_progress: when its core's progress counter last moved
+ * @queued_at: when it was put on the ring
+ * @hw_seqno: the seqno of its descriptor, which its completion must echo
  * @hw_fence: its hardware fence while on the ring (reference); protected
  *	by core->lock
  */
@@ -226,6 +313,8 @@ struct loom_job {
 	bool seen;
 	ktime_t started;
 	ktime_t last_progress;
+	ktime_t queued_at;
+	u64 hw_seqno;
 	struct dma_fence *hw_fence;
 };
 
@@ -260,14 +349,21 @@ static inline void loom_core_write(struct loom_core *core, u32 reg, u32 val)
 }
 
 /* loom_drv.c */
+extern unsigned int loom_max_pinned_mb;
+extern unsigned int loom_max_job_ms;
 struct loom_file *loom_file_get(struct loom_file *lf);
 void loom_file_put(struct loom_file *lf);
+void loom_client_hung(struct loom_device *ldev, struct loom_client *client);
 
 /* loom_mmu.c */
 int loom_vm_init(struct loom_vm *vm, struct loom_device *ldev);
 void loom_vm_fini(struct loom_vm *vm);
 int loom_vm_map_bo(struct loom_vm *vm, struct loom_bo *bo);
 void loom_vm_unmap_bo(struct loom_vm *vm, struct loom_bo *bo);
+void loom_vm_add_fence(struct loom_vm *vm, unsigned int core,
+		       struct dma_fence *fence);
+bool loom_vm_idle(struct loom_vm *vm);
+void loom_vm_wait_idle(struct loom_vm *vm);
 
 /* loom_gem.c */
 struct drm_gem_object *loom_gem_create_object(struct drm_device *drm, size_t size);
@@ -284,18 +380,24 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 				    const struct loom_hw_job *desc);
 void loom_hw_stop_and_reset(struct loom_core *core);
 int loom_hw_status_errno(u32 status);
+void loom_hw_reap(struct loom_core *core);
+void loom_hw_dump_work(struct work_struct *work);
 
 /* loom_job.c */
 int loom_sched_init_all(struct loom_device *ldev);
 void loom_sched_fini_all(struct loom_device *ldev);
 int loom_submit(struct loom_device *ldev, struct drm_file *file,
-		struct drm_loom_submit *args, struct dma_fence **done);
+		struct drm_loom_submit *args, bool nonblock, struct dma_fence **done);
 int loom_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file);
 int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *file);
 void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec,
-		      const void *dump, u32 dump_len);
+		      bool dump_staged);
 void loom_job_hw_drop(struct loom_job *job, int error, bool final);
+void loom_job_hw_refused(struct loom_job *job);
 void loom_records_fini(struct loom_file *lf);
+void loom_record_attach_dump(struct loom_file *lf, u64 job_id, void *dump,
+			     u32 len);
+void loom_hang_work(struct work_struct *work);
 
 /* loom_uring.c */
 int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);

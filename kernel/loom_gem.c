@@ -7,6 +7,11 @@
  * never faults on a BO it was given, and its VA never changes.  Userspace
  * maps BOs with mmap() at the offset BO_MMAP_OFFSET returns; x86 is DMA
  * coherent, so mappings are cached.
+ *
+ * A freed BO stays mapped, its pages pinned, until every job already
+ * submitted on its address space has finished (loom_mmu.c says why); the
+ * wait happens on the device's workqueue, never in the caller.  A file may
+ * pin at most max_pinned_mb MiB of BOs (ENOSPC beyond).
  */
 
 #include <linux/dma-resv.h>
@@ -16,18 +21,37 @@
 
 #include "loom_drv.h"
 
-static void loom_gem_free(struct drm_gem_object *obj)
+static void loom_gem_release(struct loom_bo *bo)
 {
-	struct loom_bo *bo = to_loom_bo(obj);
 	struct loom_file *lf = bo->lf;
 
 	if (lf) {
 		loom_vm_unmap_bo(&lf->vm, bo);
-		atomic64_sub(obj->size, &lf->bo_bytes);
+		atomic64_sub(bo->base.base.size, &lf->bo_bytes);
 	}
 	drm_gem_shmem_free(&bo->base);
 	if (lf)
 		loom_file_put(lf);
+}
+
+static void loom_gem_free_work(struct work_struct *work)
+{
+	struct loom_bo *bo = container_of(work, struct loom_bo, free_work);
+
+	loom_vm_wait_idle(&bo->lf->vm);
+	loom_gem_release(bo);
+}
+
+static void loom_gem_free(struct drm_gem_object *obj)
+{
+	struct loom_bo *bo = to_loom_bo(obj);
+
+	if (!bo->lf || loom_vm_idle(&bo->lf->vm)) {
+		loom_gem_release(bo);
+		return;
+	}
+	INIT_WORK(&bo->free_work, loom_gem_free_work);
+	queue_work(bo->lf->ldev->wq, &bo->free_work);
 }
 
 static const struct drm_gem_object_funcs loom_gem_funcs = {
@@ -44,7 +68,7 @@ static const struct drm_gem_object_funcs loom_gem_funcs = {
 
 struct drm_gem_object *loom_gem_create_object(struct drm_device *drm, size_t size)
 {
-	struct loom_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	struct loom_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
@@ -52,10 +76,23 @@ struct drm_gem_object *loom_gem_create_object(struct drm_device *drm, size_t siz
 	return &bo->base.base;
 }
 
+/* Counts @size against the file's pinned-memory cap. */
+static int loom_pin_charge(struct loom_file *lf, u64 size)
+{
+	u64 cap = (u64)READ_ONCE(loom_max_pinned_mb) << 20;
+
+	if (atomic64_add_return(size, &lf->bo_bytes) > cap) {
+		atomic64_sub(size, &lf->bo_bytes);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 int loom_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct loom_file *lf = file->driver_priv;
 	struct drm_loom_bo_create *args = data;
+	u64 size = PAGE_ALIGN(args->size);
 	struct drm_gem_shmem_object *shmem;
 	struct loom_bo *bo;
 	int ret;
@@ -64,19 +101,25 @@ int loom_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fi
 		return -EINVAL;
 	if (!args->size || args->size > DRM_LOOM_BO_MAX_SIZE)
 		return -EINVAL;
+	ret = loom_pin_charge(lf, size);
+	if (ret)
+		return ret;
 
-	shmem = drm_gem_shmem_create(drm, PAGE_ALIGN(args->size));
-	if (IS_ERR(shmem))
+	shmem = drm_gem_shmem_create(drm, size);
+	if (IS_ERR(shmem)) {
+		atomic64_sub(size, &lf->bo_bytes);
 		return PTR_ERR(shmem);
+	}
 	bo = container_of(shmem, struct loom_bo, base);
 	bo->flags = args->flags;
 
 	ret = loom_vm_map_bo(&lf->vm, bo);
-	if (ret)
+	if (ret) {
+		atomic64_sub(size, &lf->bo_bytes);
 		goto err_put;
+	}
 	/* The BO's mapping lives in lf->vm: keep it until the BO goes. */
 	bo->lf = loom_file_get(lf);
-	atomic64_add(shmem->base.size, &lf->bo_bytes);
 
 	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
 	if (ret)

@@ -8,6 +8,15 @@
  * fires after each completion record lands, and the handler walks the
  * slots from the driver's head to the device's, signalling each job's
  * hardware fence with the errno its status maps to.
+ *
+ * Nothing the device writes is trusted: a head outside the window of jobs
+ * in flight is ignored (the hang check reads it again), a record must echo
+ * its job's seqno (slots are cleared before reuse, so a record never
+ * written shows as seqno 0), and a dump must carry the job's seqno and the
+ * fabric size read at probe.  A job whose record is refused ends with EPROTO;
+ * each kind of misbehaviour is logged once per core.  Dumps are copied out
+ * of the device's buffer into preallocated stages and handed to the job's
+ * record by a worker, which may sleep.
  */
 
 #include <linux/delay.h>
@@ -56,29 +65,155 @@ int loom_hw_status_errno(u32 status)
 	}
 }
 
+static void loom_core_misbehaved(struct loom_core *core, enum loom_hw_fault kind,
+				 u32 value)
+{
+	static const char * const what[LOOM_HW_FAULT_COUNT] = {
+		[LOOM_HW_FAULT_HEAD] = "a queue head outside the jobs in flight",
+		[LOOM_HW_FAULT_SEQNO] = "a completion record with the wrong seqno",
+		[LOOM_HW_FAULT_DUMP] = "a state dump that does not fit its fabric",
+	};
+
+	atomic64_inc(&core->hw_faults);
+	if (!test_and_set_bit(kind, &core->logged))
+		dev_err(&core->ldev->pdev->dev,
+			"core %u: device wrote %s (0x%x); not trusted\n",
+			core->index, what[kind], value);
+}
+
+/*
+ * Copies the dump of the job with @seqno out of the device's buffer into a
+ * free stage for @job, if it is that job's and has the fabric's size.
+ * Returns whether a stage now holds it.  core->lock held.
+ */
+static bool loom_core_stage_dump(struct loom_core *core, struct loom_job *job,
+				 u64 seqno)
+{
+	const struct loom_hw_dump *hdr = core->dump;
+	struct loom_device *ldev = core->ldev;
+	struct loom_dump_stage *stage = NULL;
+	struct loom_hw_dump copy;
+	unsigned int i;
+	u32 len;
+
+	memcpy(&copy, hdr, sizeof(copy));
+	if (copy.magic != LOOM_DUMP_MAGIC || copy.seqno != seqno)
+		return false;
+	if (copy.width != LOOM_FABRIC_WIDTH(ldev->fabric) ||
+	    copy.height != LOOM_FABRIC_HEIGHT(ldev->fabric)) {
+		loom_core_misbehaved(core, LOOM_HW_FAULT_DUMP,
+				     copy.width | copy.height << 8);
+		return false;
+	}
+	for (i = 0; i < LOOM_DUMP_STAGES && !stage; i++)
+		if (!core->stages[i].len)
+			stage = &core->stages[i];
+	if (!stage) {
+		atomic64_inc(&core->dumps_dropped);
+		return false;
+	}
+	/* Probe bounded the fabric: this is at most LOOM_DUMP_MAX_SIZE. */
+	len = LOOM_DUMP_SIZE(copy.width * copy.height);
+	memcpy(stage->buf, hdr, len);
+	/* The device may have begun the next job's dump meanwhile. */
+	dma_rmb();
+	if (READ_ONCE(hdr->seqno) != seqno)
+		return false;
+	memcpy(stage->buf, &copy, sizeof(copy));
+	stage->len = len;
+	stage->lf = loom_file_get(job->lf);
+	stage->job_id = job->job_id;
+	queue_work(ldev->wq, &core->dump_work);
+	return true;
+}
+
+/* Finishes the job in the slot at core->head; core->lock held. */
+static void loom_core_finish_slot(struct loom_core *core)
+{
+	struct loom_job *job = core->inflight[core->head];
+	struct loom_hw_completion rec;
+	ktime_t now = ktime_get(), start;
+	bool dump;
+
+	core->inflight[core->head] = NULL;
+	if (!job)
+		return;
+	memcpy(&rec, &core->done[core->head], sizeof(rec));
+	/* It ran from when it could start: queued, or the previous job's end. */
+	start = ktime_after(job->queued_at, core->last_done) ? job->queued_at :
+							       core->last_done;
+	atomic64_add(ktime_to_ns(ktime_sub(now, start)),
+		     &job->lf->busy_ns[core->index]);
+	core->last_done = now;
+	if (rec.seqno != job->hw_seqno) {
+		loom_core_misbehaved(core, LOOM_HW_FAULT_SEQNO, (u32)rec.seqno);
+		atomic64_inc(&core->jobs_failed);
+		loom_job_hw_refused(job);
+		return;
+	}
+	dump = rec.status != LOOM_STATUS_OK &&
+	       loom_core_stage_dump(core, job, rec.seqno);
+	/* counted before the fence wakes anyone who reads them */
+	atomic64_inc(rec.status ? &core->jobs_failed : &core->jobs_done);
+	loom_job_hw_done(job, &rec, dump);
+}
+
 /* Processes every completion the device has written; core->lock held. */
-static void loom_core_reap(struct loom_core *core)
+void loom_hw_reap(struct loom_core *core)
 {
 	u32 head = loom_core_read(core, LOOM_CORE_Q_HEAD);
-	const struct loom_hw_dump *dump = core->dump;
+	u32 inflight = (core->tail - core->head) % LOOM_RING_SIZE;
 
+	if (head >= LOOM_RING_SIZE ||
+	    (head - core->head) % LOOM_RING_SIZE > inflight) {
+		loom_core_misbehaved(core, LOOM_HW_FAULT_HEAD, head);
+		return;
+	}
 	/* The record is written before the head moves: read it after. */
 	dma_rmb();
-	while (core->head != head && head < LOOM_RING_SIZE) {
-		struct loom_job *job = core->inflight[core->head];
-		const struct loom_hw_completion *rec = &core->done[core->head];
-		bool has_dump = rec->status != LOOM_STATUS_OK &&
-				dump->magic == LOOM_DUMP_MAGIC &&
-				dump->seqno == rec->seqno;
-
-		core->inflight[core->head] = NULL;
-		if (job) {
-			/* counted before the fence wakes anyone who reads them */
-			atomic64_inc(rec->status ? &core->jobs_failed : &core->jobs_done);
-			loom_job_hw_done(job, rec, has_dump ? dump : NULL,
-					 has_dump ? LOOM_DUMP_SIZE(dump->width * dump->height) : 0);
-		}
+	while (core->head != head) {
+		loom_core_finish_slot(core);
 		core->head = (core->head + 1) % LOOM_RING_SIZE;
+	}
+}
+
+/* Hands staged dumps to their jobs' records; may sleep. */
+void loom_hw_dump_work(struct work_struct *work)
+{
+	struct loom_core *core = container_of(work, struct loom_core, dump_work);
+	unsigned int i;
+
+	for (i = 0; i < LOOM_DUMP_STAGES; i++) {
+		struct loom_dump_stage *stage = &core->stages[i];
+		unsigned long flags;
+		struct loom_file *lf;
+		void *copy = NULL;
+		u64 job_id;
+		u32 len;
+
+		spin_lock_irqsave(&core->lock, flags);
+		len = stage->len;
+		lf = stage->lf;
+		job_id = stage->job_id;
+		spin_unlock_irqrestore(&core->lock, flags);
+		if (!len)
+			continue;
+		/* Only this worker empties a stage: it cannot change under us. */
+		if (atomic64_add_return(len, &lf->dump_bytes) <=
+		    DRM_LOOM_DUMP_BYTES_PER_FILE)
+			copy = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+		if (copy)
+			memcpy(copy, stage->buf, len);
+		else
+			atomic64_sub(len, &lf->dump_bytes);
+		spin_lock_irqsave(&core->lock, flags);
+		stage->len = 0;
+		stage->lf = NULL;
+		spin_unlock_irqrestore(&core->lock, flags);
+		if (!copy)
+			atomic64_inc(&core->dumps_dropped);
+		loom_record_attach_dump(lf, job_id, copy, copy ? len : 0);
+		loom_file_put(lf);
 	}
 }
 
@@ -88,7 +223,7 @@ static irqreturn_t loom_core_irq(int irq, void *arg)
 	unsigned long flags;
 
 	spin_lock_irqsave(&core->lock, flags);
-	loom_core_reap(core);
+	loom_hw_reap(core);
 	spin_unlock_irqrestore(&core->lock, flags);
 	return IRQ_HANDLED;
 }
@@ -124,12 +259,20 @@ static int loom_core_init(struct loom_device *ldev, unsigned int index)
 {
 	struct loom_core *core = &ldev->cores[index];
 	struct device *dev = &ldev->pdev->dev;
+	unsigned int i;
 	int ret;
 
 	core->ldev = ldev;
 	core->index = index;
 	spin_lock_init(&core->lock);
+	INIT_DELAYED_WORK(&core->hang_work, loom_hang_work);
+	INIT_WORK(&core->dump_work, loom_hw_dump_work);
 	core->fence_context = dma_fence_context_alloc(1);
+	for (i = 0; i < LOOM_DUMP_STAGES; i++) {
+		core->stages[i].buf = devm_kzalloc(dev, LOOM_DUMP_MAX_SIZE, GFP_KERNEL);
+		if (!core->stages[i].buf)
+			return -ENOMEM;
+	}
 	core->ring = dmam_alloc_coherent(dev, LOOM_RING_SIZE * sizeof(*core->ring),
 					 &core->ring_dma, GFP_KERNEL);
 	core->done = dmam_alloc_coherent(dev, LOOM_RING_SIZE * sizeof(*core->done),
@@ -172,7 +315,9 @@ int loom_hw_init(struct loom_device *ldev)
 	unsigned int i, vectors = ldev->num_cores + 1;
 	int ret;
 
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	/* Rings, tables and pages are reached through LOOM_PTE_ADDR_MASK. */
+	ret = dma_set_mask_and_coherent(&pdev->dev,
+					DMA_BIT_MASK(fls64(LOOM_PTE_ADDR_MASK)));
 	if (ret)
 		return ret;
 	pci_set_master(pdev);
@@ -199,7 +344,8 @@ int loom_hw_init(struct loom_device *ldev)
 
 /*
  * The device is going away: stop every core and fail every job on a ring
- * with -ENODEV, then let the schedulers retire them.
+ * with -ENODEV.  The schedulers stay: jobs still queued reach run_job,
+ * which fails them with -ENODEV too.
  */
 void loom_hw_cancel_all(struct loom_device *ldev)
 {
@@ -208,10 +354,10 @@ void loom_hw_cancel_all(struct loom_device *ldev)
 
 	for (i = 0; i < ldev->num_cores; i++) {
 		struct loom_core *core = &ldev->cores[i];
-		int wait;
 
-		loom_core_write(core, LOOM_CORE_RESET, LOOM_RESET_MAGIC);
 		spin_lock_irqsave(&core->lock, flags);
+		/* Under the lock: no reap may run between reset and drop. */
+		loom_core_write(core, LOOM_CORE_RESET, LOOM_RESET_MAGIC);
 		for (slot = 0; slot < LOOM_RING_SIZE; slot++) {
 			struct loom_job *job = core->inflight[slot];
 
@@ -219,10 +365,8 @@ void loom_hw_cancel_all(struct loom_device *ldev)
 			if (job)
 				loom_job_hw_drop(job, -ENODEV, true);
 		}
+		core->head = core->tail;
 		spin_unlock_irqrestore(&core->lock, flags);
-		/* free_job() runs in the scheduler thread: let it drain. */
-		for (wait = 0; wait < 100 && !list_empty(&core->sched.pending_list); wait++)
-			usleep_range(10000, 20000);
 	}
 }
 
@@ -249,14 +393,21 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 	core->ring[slot] = *desc;
 	core->ring[slot].seqno = core->seqno;
 	core->ring[slot].completion = core->done_dma + slot * sizeof(*core->done);
+	/* seqno 0 is never issued: a record never written shows as such. */
+	memset(&core->done[slot], 0, sizeof(core->done[slot]));
 	core->inflight[slot] = job;
 	/* Set before the doorbell: the completion may come at once. */
 	job->hw_fence = dma_fence_get(fence);
+	job->hw_seqno = core->seqno;
+	job->queued_at = ktime_get();
+	job->seen = false;
 	core->tail = (slot + 1) % LOOM_RING_SIZE;
 	/* The descriptor must be in memory before the doorbell. */
 	dma_wmb();
 	loom_core_write(core, LOOM_CORE_Q_TAIL, core->tail);
 	spin_unlock_irqrestore(&core->lock, flags);
+	queue_delayed_work(core->ldev->wq, &core->hang_work,
+			   msecs_to_jiffies(LOOM_HANG_CHECK_MS));
 	return fence;
 }
 
@@ -280,7 +431,7 @@ void loom_hw_stop_and_reset(struct loom_core *core)
 	}
 
 	spin_lock_irqsave(&core->lock, flags);
-	loom_core_reap(core);
+	loom_hw_reap(core);
 	for (i = 0; i < LOOM_RING_SIZE; i++) {
 		struct loom_job *job = core->inflight[i];
 

@@ -9,13 +9,20 @@
  * it on the core's ring.
  *
  * Hangs are told from long jobs by the core's progress counter: every
- * hang-check period the scheduler's timeout handler samples it, and only a
- * job that made no progress for its deadline (or ran ten deadlines) is
- * stopped.  Recovery stops the core (the job completes with
- * LOOM_STATUS_STOPPED and a state dump, which also goes to devcoredump),
- * resets it, fails the guilty job with -ETIMEDOUT and resubmits the
- * innocent ones.  A file whose jobs hung DRM_LOOM_MAX_HANGS times is refused
- * further submissions with -ECANCELED.
+ * LOOM_HANG_CHECK_MS while a core has jobs on its ring, loom's own hang
+ * check samples it, and only a job that made no progress for its deadline,
+ * ran ten deadlines, or ran past the runtime cap (max_job_ms) is stopped.
+ * (The scheduler's own timeout is off: its handler would have to put a
+ * long job back on the pending list by hand.)  Recovery uses the
+ * scheduler's stop/resubmit/start: it stops the core (the job completes
+ * with LOOM_STATUS_STOPPED and a state dump, which also goes to
+ * devcoredump), resets it, fails the guilty job with -ETIMEDOUT and runs
+ * the innocent ones again.  A process whose jobs hung DRM_LOOM_MAX_HANGS
+ * times is refused further submissions with -ECANCELED.
+ *
+ * A file has at most DRM_LOOM_MAX_INFLIGHT_JOBS jobs between SUBMIT and
+ * free_job(); SUBMIT waits for room, or fails with -EAGAIN when asked not
+ * to wait.
  */
 
 #include <linux/devcoredump.h>
@@ -31,7 +38,6 @@
 #include "loom_compat.h"
 #include "loom_drv.h"
 
-#define LOOM_HANG_CHECK_MS		100
 #define LOOM_DEFAULT_DEADLINE_NS	(2ULL * NSEC_PER_SEC)
 
 static struct loom_job *to_loom_job(struct drm_sched_job *sched_job)
@@ -64,28 +70,39 @@ static struct loom_job_record *loom_record(struct loom_file *lf, u64 job_id)
 	return &lf->records[job_id % LOOM_JOB_RECORDS];
 }
 
+static void loom_record_free_dump(struct loom_file *lf, void *dump, u32 len)
+{
+	if (dump)
+		atomic64_sub(len, &lf->dump_bytes);
+	kvfree(dump);
+}
+
 static void loom_record_start(struct loom_file *lf, u64 job_id)
 {
 	struct loom_job_record *rec = loom_record(lf, job_id);
 	unsigned long flags;
 	void *old;
+	u32 old_len;
 
 	spin_lock_irqsave(&lf->records_lock, flags);
 	old = rec->dump;
+	old_len = rec->dump_len;
 	memset(rec, 0, sizeof(*rec));
 	rec->job_id = job_id;
 	rec->state = DRM_LOOM_JOB_PENDING;
+	rec->dump_core = -1;
 	spin_unlock_irqrestore(&lf->records_lock, flags);
-	kfree(old);
+	loom_record_free_dump(lf, old, old_len);
 }
 
-/* Records an outcome unless one was recorded already. */
+/*
+ * Records an outcome unless one was recorded already.  @dump_core is the
+ * core whose dump_work will deliver the job's dump, or -1.
+ */
 static void loom_record_done(struct loom_file *lf, u64 job_id, int error,
-			     const struct loom_hw_completion *hw,
-			     const void *dump, u32 dump_len)
+			     const struct loom_hw_completion *hw, int dump_core)
 {
 	struct loom_job_record *rec = loom_record(lf, job_id);
-	void *copy = dump ? kmemdup(dump, dump_len, GFP_ATOMIC) : NULL;
 	unsigned long flags;
 
 	spin_lock_irqsave(&lf->records_lock, flags);
@@ -94,12 +111,27 @@ static void loom_record_done(struct loom_file *lf, u64 job_id, int error,
 		rec->error = error;
 		if (hw)
 			rec->hw = *hw;
-		rec->dump = copy;
-		rec->dump_len = copy ? dump_len : 0;
-		copy = NULL;
+		rec->dump_core = dump_core;
 	}
 	spin_unlock_irqrestore(&lf->records_lock, flags);
-	kfree(copy);
+}
+
+/* dump_work delivers a job's dump (NULL: there is none after all). */
+void loom_record_attach_dump(struct loom_file *lf, u64 job_id, void *dump,
+			     u32 len)
+{
+	struct loom_job_record *rec = loom_record(lf, job_id);
+	unsigned long flags;
+
+	spin_lock_irqsave(&lf->records_lock, flags);
+	if (rec->job_id == job_id && rec->dump_core >= 0 && !rec->dump) {
+		rec->dump = dump;
+		rec->dump_len = len;
+		rec->dump_core = -1;
+		dump = NULL;
+	}
+	spin_unlock_irqrestore(&lf->records_lock, flags);
+	loom_record_free_dump(lf, dump, len);
 }
 
 void loom_records_fini(struct loom_file *lf)
@@ -107,7 +139,7 @@ void loom_records_fini(struct loom_file *lf)
 	unsigned int i;
 
 	for (i = 0; i < LOOM_JOB_RECORDS; i++)
-		kfree(lf->records[i].dump);
+		loom_record_free_dump(lf, lf->records[i].dump, lf->records[i].dump_len);
 }
 
 static void loom_job_signal_hw(struct loom_job *job, int error)
@@ -124,19 +156,18 @@ static void loom_job_signal_hw(struct loom_job *job, int error)
 }
 
 /*
- * The device is done with @job; @rec is its completion record.  Called
- * with core->lock held, from the IRQ handler or recovery.
+ * The device is done with @job; @rec is its completion record and a stage
+ * holds its dump when @dump_staged.  Called with core->lock held, from the
+ * IRQ handler, the hang check or recovery.
  */
 void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec,
-		      const void *dump, u32 dump_len)
+		      bool dump_staged)
 {
 	int error = loom_hw_status_errno(rec->status);
 
-	loom_record_done(job->lf, job->job_id, error, rec, dump, dump_len);
+	loom_record_done(job->lf, job->job_id, error, rec,
+			 dump_staged ? (int)job->core->index : -1);
 	atomic64_add(rec->counters.cycles, &job->lf->cycles[job->core->index]);
-	if (job->seen)
-		atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), job->started)),
-			     &job->lf->busy_ns[job->core->index]);
 	/*
 	 * The 6.1 scheduler does not pass the hardware fence's error on to
 	 * the done fence: set it there too, before the signal completes it.
@@ -147,6 +178,18 @@ void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec
 }
 
 /*
+ * The device ended @job with a completion record that failed the checks:
+ * the job fails with -EPROTO and nothing of the record is kept.
+ * core->lock held.
+ */
+void loom_job_hw_refused(struct loom_job *job)
+{
+	loom_record_done(job->lf, job->job_id, -EPROTO, NULL, -1);
+	dma_fence_set_error(&job->base.s_fence->finished, -EPROTO);
+	loom_job_signal_hw(job, -EPROTO);
+}
+
+/*
  * The device dropped @job without running it to the end: a reset (the
  * scheduler will resubmit it, @final false) or the device going away
  * (@final true: the job fails with @error).  core->lock held.
@@ -154,7 +197,7 @@ void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec
 void loom_job_hw_drop(struct loom_job *job, int error, bool final)
 {
 	if (final) {
-		loom_record_done(job->lf, job->job_id, error, NULL, NULL, 0);
+		loom_record_done(job->lf, job->job_id, error, NULL, -1);
 		dma_fence_set_error(&job->base.s_fence->finished, error);
 	}
 	loom_job_signal_hw(job, -ECANCELED);
@@ -176,31 +219,21 @@ static struct dma_fence *loom_run_job(struct drm_sched_job *sched_job)
 		dma_fence_set_error(&sched_job->s_fence->finished, -ENODEV);
 		return NULL;
 	}
-	job->seen = false;
 	fence = loom_hw_queue_job(job->core, job, &job->desc);
 	drm_dev_exit(idx);
 	return fence;
 }
 
-static void loom_recover(struct loom_core *core, struct loom_job *bad)
+/* The hung job's state dump, for whoever debugs the hang. */
+static void loom_hang_coredump(struct loom_core *core, struct loom_job *bad)
 {
-	struct loom_device *ldev = core->ldev;
 	struct loom_job_record *rec;
 	unsigned long flags;
-	void *dump = NULL;
 	u32 dump_len = 0;
+	void *dump;
 
-	drm_sched_stop(&core->sched, &bad->base);
-	loom_hw_stop_and_reset(core);
-	/* It may have finished just as it was declared hung. */
-	if (!dma_fence_is_signaled(&bad->base.s_fence->finished))
-		dma_fence_set_error(&bad->base.s_fence->finished, -ETIMEDOUT);
-	loom_record_done(bad->lf, bad->job_id, -ETIMEDOUT, NULL, NULL, 0);
-
-	/*
-	 * The state dump of the hung job, for whoever debugs the hang.
-	 * dev_coredumpv() takes ownership and vfree()s it.
-	 */
+	flush_work(&core->dump_work);
+	/* dev_coredumpv() takes ownership and vfree()s it. */
 	dump = vmalloc(LOOM_DUMP_MAX_SIZE);
 	spin_lock_irqsave(&bad->lf->records_lock, flags);
 	rec = loom_record(bad->lf, bad->job_id);
@@ -210,46 +243,46 @@ static void loom_recover(struct loom_core *core, struct loom_job *bad)
 	}
 	spin_unlock_irqrestore(&bad->lf->records_lock, flags);
 	if (dump_len)
-		dev_coredumpv(&ldev->pdev->dev, dump, dump_len, GFP_KERNEL);
+		dev_coredumpv(&core->ldev->pdev->dev, dump, dump_len, GFP_KERNEL);
 	else
 		vfree(dump);
+}
 
-	if (atomic_inc_return(&bad->lf->hangs) == DRM_LOOM_MAX_HANGS)
-		drm_dbg_driver(&ldev->drm, "client %llu banned after %d hangs\n",
-			       bad->lf->client_id, DRM_LOOM_MAX_HANGS);
+/*
+ * Stops the core, fails @bad with -ETIMEDOUT and runs every other job of
+ * the core again.  Holds a reference to @bad: drm_sched_stop() may free
+ * it if it finished meanwhile.
+ */
+static void loom_recover(struct loom_core *core, struct loom_job *bad)
+{
+	struct loom_device *ldev = core->ldev;
+	unsigned long flags;
+	bool hung;
+
+	drm_sched_stop(&core->sched, NULL);
+	spin_lock_irqsave(&core->lock, flags);
+	hung = bad->hw_fence;
+	/* Not signalled: its scheduler callback is gone, s_fence stays. */
+	if (hung)
+		dma_fence_set_error(&bad->base.s_fence->finished, -ETIMEDOUT);
+	spin_unlock_irqrestore(&core->lock, flags);
+	loom_hw_stop_and_reset(core);
+
+	if (hung) {
+		loom_record_done(bad->lf, bad->job_id, -ETIMEDOUT, NULL, -1);
+		loom_hang_coredump(core, bad);
+		loom_client_hung(ldev, bad->lf->client);
+	}
 	drm_sched_resubmit_jobs(&core->sched);
 	drm_sched_start(&core->sched, true);
 }
 
-/* Puts a job the timeout handler took off the pending list back on it. */
-static enum drm_gpu_sched_stat loom_not_hung(struct drm_sched_job *sched_job)
+/* Whether the running @job is hung at @now; updates its progress marks. */
+static bool loom_job_hung(struct loom_core *core, struct loom_job *job,
+			  u32 progress, ktime_t now)
 {
-	struct drm_gpu_scheduler *sched = sched_job->sched;
+	u64 cap = (u64)READ_ONCE(loom_max_job_ms) * NSEC_PER_MSEC;
 
-	spin_lock(&sched->job_list_lock);
-	list_add(&sched_job->list, &sched->pending_list);
-	spin_unlock(&sched->job_list_lock);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
-}
-
-static enum drm_gpu_sched_stat loom_timedout_job(struct drm_sched_job *sched_job)
-{
-	struct loom_job *job = to_loom_job(sched_job);
-	struct loom_core *core = job->core;
-	ktime_t now = ktime_get();
-	unsigned long flags;
-	bool done;
-	u32 progress;
-	int idx;
-
-	spin_lock_irqsave(&core->lock, flags);
-	done = !job->hw_fence;
-	spin_unlock_irqrestore(&core->lock, flags);
-	if (done || !drm_dev_enter(&core->ldev->drm, &idx))
-		return loom_not_hung(sched_job);
-
-	progress = loom_core_read(core, LOOM_CORE_PROGRESS);
-	drm_dev_exit(idx);
 	if (!job->seen) {
 		job->seen = true;
 		job->started = now;
@@ -258,31 +291,71 @@ static enum drm_gpu_sched_stat loom_timedout_job(struct drm_sched_job *sched_job
 		job->last_progress = now;
 	}
 	core->hang_progress = progress;
+	return ktime_to_ns(ktime_sub(now, job->last_progress)) >= job->deadline ||
+	       ktime_to_ns(ktime_sub(now, job->started)) >= min(10 * job->deadline, cap);
+}
 
-	if (ktime_to_ns(ktime_sub(now, job->last_progress)) < job->deadline &&
-	    ktime_to_ns(ktime_sub(now, job->started)) < 10 * job->deadline)
-		return loom_not_hung(sched_job);
+/*
+ * The hang check: runs every LOOM_HANG_CHECK_MS while the core has jobs on
+ * its ring.  It also reaps, in case an interrupt was lost or the device
+ * showed a bogus head.
+ */
+void loom_hang_work(struct work_struct *work)
+{
+	struct loom_core *core = container_of(to_delayed_work(work),
+					      struct loom_core, hang_work);
+	struct loom_device *ldev = core->ldev;
+	struct loom_job *job;
+	unsigned long flags;
+	bool hung = false, busy;
+	int idx;
 
-	drm_dbg_driver(&core->ldev->drm, "core %u: job %llu hung\n", core->index,
-		       job->job_id);
-	loom_recover(core, job);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
+	if (!drm_dev_enter(&ldev->drm, &idx))
+		return;
+	spin_lock_irqsave(&core->lock, flags);
+	loom_hw_reap(core);
+	job = core->inflight[core->head];
+	if (job) {
+		kref_get(&job->refcount);
+		hung = loom_job_hung(core, job,
+				     loom_core_read(core, LOOM_CORE_PROGRESS),
+				     ktime_get());
+	}
+	spin_unlock_irqrestore(&core->lock, flags);
+
+	if (hung) {
+		drm_dbg_driver(&ldev->drm, "core %u: job %llu hung\n", core->index,
+			       job->job_id);
+		loom_recover(core, job);
+	}
+	if (job)
+		loom_job_put(job);
+
+	spin_lock_irqsave(&core->lock, flags);
+	busy = core->head != core->tail;
+	spin_unlock_irqrestore(&core->lock, flags);
+	if (busy)
+		queue_delayed_work(ldev->wq, &core->hang_work,
+				   msecs_to_jiffies(LOOM_HANG_CHECK_MS));
+	drm_dev_exit(idx);
 }
 
 static void loom_free_job(struct drm_sched_job *sched_job)
 {
 	struct loom_job *job = to_loom_job(sched_job);
+	struct loom_file *lf = job->lf;
 
 	/* Jobs that never reached the device record their fence's error. */
-	loom_record_done(job->lf, job->job_id, sched_job->s_fence->finished.error,
-			 NULL, NULL, 0);
+	loom_record_done(lf, job->job_id, sched_job->s_fence->finished.error,
+			 NULL, -1);
 	drm_sched_job_cleanup(sched_job);
+	atomic_dec(&lf->inflight);
+	wake_up(&lf->inflight_wq);
 	loom_job_put(job);
 }
 
 static const struct drm_sched_backend_ops loom_sched_ops = {
 	.run_job = loom_run_job,
-	.timedout_job = loom_timedout_job,
 	.free_job = loom_free_job,
 };
 
@@ -295,7 +368,8 @@ int loom_sched_init_all(struct loom_device *ldev)
 		struct loom_sched_params params = {
 			.ops = &loom_sched_ops,
 			.credit_limit = LOOM_RING_SIZE - 1,
-			.timeout = msecs_to_jiffies(LOOM_HANG_CHECK_MS),
+			/* loom_hang_work() watches the jobs instead */
+			.timeout = MAX_SCHEDULE_TIMEOUT,
 			.name = "loom",
 			.dev = &ldev->pdev->dev,
 		};
@@ -353,9 +427,9 @@ static int loom_job_lookup_bos(struct loom_job *job, struct drm_file *file,
 	u32 i, n = args->bo_count + 1;
 	int ret = 0;
 
-	job->bos = kvcalloc(n, sizeof(*job->bos), GFP_KERNEL);
-	job->bo_write = kvcalloc(n, sizeof(*job->bo_write), GFP_KERNEL);
-	refs = kvmalloc_array(args->bo_count ?: 1, sizeof(*refs), GFP_KERNEL);
+	job->bos = kvcalloc(n, sizeof(*job->bos), GFP_KERNEL_ACCOUNT);
+	job->bo_write = kvcalloc(n, sizeof(*job->bo_write), GFP_KERNEL_ACCOUNT);
+	refs = kvmalloc_array(args->bo_count ?: 1, sizeof(*refs), GFP_KERNEL_ACCOUNT);
 	if (!job->bos || !job->bo_write || !refs) {
 		ret = -ENOMEM;
 		goto out;
@@ -418,7 +492,8 @@ static int loom_job_add_syncobj_deps(struct loom_job *job, struct drm_file *file
 
 	if (!args->in_syncobj_count)
 		return 0;
-	handles = kvmalloc_array(args->in_syncobj_count, sizeof(*handles), GFP_KERNEL);
+	handles = kvmalloc_array(args->in_syncobj_count, sizeof(*handles),
+				 GFP_KERNEL_ACCOUNT);
 	if (!handles)
 		return -ENOMEM;
 	if (copy_from_user(handles, u64_to_user_ptr(args->in_syncobjs),
@@ -439,7 +514,7 @@ static int loom_job_add_syncobj_deps(struct loom_job *job, struct drm_file *file
 static int loom_submit_check(struct loom_device *ldev, struct loom_file *lf,
 			     const struct drm_loom_submit *args)
 {
-	if (args->flags || args->pad)
+	if ((args->flags & ~DRM_LOOM_SUBMIT_FLAGS) || args->pad)
 		return -EINVAL;
 	if (args->queue >= ldev->num_cores)
 		return -EINVAL;
@@ -450,8 +525,25 @@ static int loom_submit_check(struct loom_device *ldev, struct loom_file *lf,
 	    args->in_syncobj_count > DRM_LOOM_MAX_IN_SYNCOBJS ||
 	    args->deadline_ns > DRM_LOOM_MAX_DEADLINE_NS)
 		return -EINVAL;
-	if (atomic_read(&lf->hangs) >= DRM_LOOM_MAX_HANGS)
+	if (atomic_read(&lf->client->hangs) >= DRM_LOOM_MAX_HANGS)
 		return -ECANCELED;
+	return 0;
+}
+
+/* Takes one of the file's in-flight slots, waiting for one unless told not to. */
+static int loom_inflight_get(struct loom_file *lf, bool nonblock)
+{
+	while (!atomic_add_unless(&lf->inflight, 1, DRM_LOOM_MAX_INFLIGHT_JOBS)) {
+		int ret;
+
+		if (nonblock)
+			return -EAGAIN;
+		ret = wait_event_interruptible(lf->inflight_wq,
+					       atomic_read(&lf->inflight) <
+					       DRM_LOOM_MAX_INFLIGHT_JOBS);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -486,6 +578,8 @@ static int loom_job_push(struct loom_device *ldev, struct loom_job *job,
 	/* Taken before the push: the job may be done and cleaned up at once. */
 	*done = dma_fence_get(&job->base.s_fence->finished);
 	loom_record_start(job->lf, job->job_id);
+	/* Before it can run: BOs freed from now on wait for it. */
+	loom_vm_add_fence(&job->lf->vm, job->core->index, *done);
 	/* The scheduler's reference, dropped in free_job(). */
 	kref_get(&job->refcount);
 	drm_sched_entity_push_job(&job->base);
@@ -502,10 +596,11 @@ static int loom_job_push(struct loom_device *ldev, struct loom_job *job,
 
 /*
  * The SUBMIT ioctl's work, shared with uring_cmd.  On success *@done (if
- * non-NULL) receives a reference to the job's done fence.
+ * non-NULL) receives a reference to the job's done fence.  With @nonblock
+ * (or DRM_LOOM_SUBMIT_NONBLOCK) a full in-flight budget is -EAGAIN.
  */
 int loom_submit(struct loom_device *ldev, struct drm_file *file,
-		struct drm_loom_submit *args, struct dma_fence **done)
+		struct drm_loom_submit *args, bool nonblock, struct dma_fence **done)
 {
 	struct loom_file *lf = file->driver_priv;
 	struct drm_syncobj *out = NULL;
@@ -516,9 +611,14 @@ int loom_submit(struct loom_device *ldev, struct drm_file *file,
 	ret = loom_submit_check(ldev, lf, args);
 	if (ret)
 		return ret;
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
-	if (!job)
-		return -ENOMEM;
+	ret = loom_inflight_get(lf, nonblock || (args->flags & DRM_LOOM_SUBMIT_NONBLOCK));
+	if (ret)
+		return ret;
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	if (!job) {
+		ret = -ENOMEM;
+		goto err_inflight;
+	}
 	kref_init(&job->refcount);
 	job->lf = loom_file_get(lf);
 	job->core = &ldev->cores[args->queue];
@@ -558,15 +658,35 @@ err_syncobj:
 		drm_syncobj_put(out);
 err_put:
 	loom_job_put(job);
+err_inflight:
+	/* A job that was pushed gives its slot back in free_job(). */
+	if (ret) {
+		atomic_dec(&lf->inflight);
+		wake_up(&lf->inflight_wq);
+	}
 	return ret;
 }
 
 int loom_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	return loom_submit(to_loom_device(drm), file, data, NULL);
+	return loom_submit(to_loom_device(drm), file, data, false, NULL);
 }
 
 /* ---- JOB_INFO -------------------------------------------------------------- */
+
+/* A dump still on its way to the record arrives before JOB_INFO reads it. */
+static void loom_job_info_flush_dump(struct loom_file *lf, u64 job_id)
+{
+	struct loom_job_record *rec = loom_record(lf, job_id);
+	unsigned long flags;
+	int core;
+
+	spin_lock_irqsave(&lf->records_lock, flags);
+	core = rec->job_id == job_id ? rec->dump_core : -1;
+	spin_unlock_irqrestore(&lf->records_lock, flags);
+	if (core >= 0)
+		flush_work(&lf->ldev->cores[core].dump_work);
+}
 
 int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *file)
 {
@@ -581,6 +701,7 @@ int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *fil
 
 	if (args->pad || !args->job_id)
 		return -EINVAL;
+	loom_job_info_flush_dump(lf, args->job_id);
 	spin_lock_irqsave(&lf->records_lock, flags);
 	rec = loom_record(lf, args->job_id);
 	if (rec->job_id != args->job_id) {

@@ -7,11 +7,20 @@
  * device VAs.  A BO is mapped when it is created and unmapped when it is
  * freed; table pages live until the address space goes.  Jobs name the
  * level-0 table of their file, so another file's BOs are simply not there.
+ *
+ * A job may touch any BO of its address space, not only those it listed,
+ * so a BO is unmapped and its pages released only once every job submitted
+ * on the address space has finished: the address space keeps the done
+ * fence of its last job per core (a core finishes its jobs in order).  The
+ * device caches translations (LOOM_CAP_TLB): after clearing PTEs, and
+ * before the pages or table pages are reused, the driver invalidates them.
  */
 
+#include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <drm/drm_drv.h>
 
 #include "loom_drv.h"
 
@@ -48,6 +57,7 @@ int loom_vm_init(struct loom_vm *vm, struct loom_device *ldev)
 
 	vm->ldev = ldev;
 	mutex_init(&vm->lock);
+	spin_lock_init(&vm->fence_lock);
 	INIT_LIST_HEAD(&vm->tables);
 	root = loom_pt_alloc(vm);
 	if (!root)
@@ -58,10 +68,93 @@ int loom_vm_init(struct loom_vm *vm, struct loom_device *ldev)
 	return 0;
 }
 
+/*
+ * Drops every translation the device cached.  Without the device (unplug)
+ * there is nothing to invalidate.
+ */
+static void loom_vm_invalidate(struct loom_vm *vm)
+{
+	struct loom_device *ldev = vm->ldev;
+	int idx;
+
+	if (!(ldev->hw_caps & LOOM_CAP_TLB) || !drm_dev_enter(&ldev->drm, &idx))
+		return;
+	loom_write(ldev, LOOM_REG_MMU_INVALIDATE, LOOM_MMU_INVALIDATE_ALL);
+	/* The read flushes the posted write: the invalidation is done. */
+	loom_read(ldev, LOOM_REG_MMU_INVALIDATE);
+	drm_dev_exit(idx);
+}
+
+/* Remembers @fence, a job's done fence, as the last on @core. */
+void loom_vm_add_fence(struct loom_vm *vm, unsigned int core,
+		       struct dma_fence *fence)
+{
+	struct dma_fence *old;
+
+	spin_lock(&vm->fence_lock);
+	old = vm->last[core];
+	vm->last[core] = dma_fence_get(fence);
+	spin_unlock(&vm->fence_lock);
+	dma_fence_put(old);
+}
+
+/* The fence of the last job on core @i not known done, or NULL. */
+static struct dma_fence *loom_vm_busy_fence(struct loom_vm *vm, unsigned int i)
+{
+	struct dma_fence *fence;
+
+	spin_lock(&vm->fence_lock);
+	fence = vm->last[i];
+	if (fence && dma_fence_is_signaled(fence)) {
+		vm->last[i] = NULL;
+		spin_unlock(&vm->fence_lock);
+		dma_fence_put(fence);
+		return NULL;
+	}
+	fence = dma_fence_get(fence);
+	spin_unlock(&vm->fence_lock);
+	return fence;
+}
+
+/* Whether every job submitted on @vm so far has finished. */
+bool loom_vm_idle(struct loom_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < LOOM_MAX_CORES; i++) {
+		struct dma_fence *fence = loom_vm_busy_fence(vm, i);
+
+		dma_fence_put(fence);
+		if (fence)
+			return false;
+	}
+	return true;
+}
+
+/* Waits until every job submitted on @vm so far has finished. */
+void loom_vm_wait_idle(struct loom_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < LOOM_MAX_CORES; i++) {
+		struct dma_fence *fence = loom_vm_busy_fence(vm, i);
+
+		if (fence) {
+			dma_fence_wait(fence, false);
+			dma_fence_put(fence);
+		}
+	}
+}
+
 void loom_vm_fini(struct loom_vm *vm)
 {
 	struct loom_pt_page *pt, *tmp;
+	unsigned int i;
 
+	/* A new address space may get these table pages. */
+	loom_vm_invalidate(vm);
+	for (i = 0; i < LOOM_MAX_CORES; i++)
+		dma_fence_put(vm->last[i]);
 	drm_mm_takedown(&vm->mm);
 	list_for_each_entry_safe(pt, tmp, &vm->tables, link) {
 		dma_free_coherent(loom_vm_dev(vm), LOOM_PAGE_SIZE, pt->cpu, pt->dma);
@@ -178,6 +271,7 @@ void loom_vm_unmap_bo(struct loom_vm *vm, struct loom_bo *bo)
 		return;
 	mutex_lock(&vm->lock);
 	loom_vm_clear(vm, bo->node.start, bo->node.size);
+	loom_vm_invalidate(vm);
 	drm_mm_remove_node(&bo->node);
 	mutex_unlock(&vm->lock);
 }

@@ -11,7 +11,11 @@
  * timeouts, resets and device removal included.
  *
  * uring_cmd does not pass through drm_ioctl(): the checks drm_ioctl()
- * would make (device present, a loom file) are made here.
+ * would make (device present, a loom file) are made here.  An issue with
+ * IO_URING_F_NONBLOCK (io_uring makes it holding its own lock) never waits
+ * for room in the file's in-flight budget: it gets -EAGAIN, and io_uring
+ * issues the command again from a worker that may wait.  Its in-syncobjs
+ * are then looked up at that later issue.
  */
 
 #include <linux/io_uring.h>
@@ -59,6 +63,7 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	struct drm_loom_submit args;
 	struct loom_uring_cmd *cmd;
 	struct dma_fence *done;
+	bool nonblock = issue_flags & IO_URING_F_NONBLOCK;
 	int idx, ret;
 
 	if (ioucmd->cmd_op != DRM_LOOM_URING_CMD_SUBMIT)
@@ -68,14 +73,14 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	/* The SQE is shared with userspace: read it once. */
 	memcpy(&args, ioucmd->cmd, sizeof(args));
 
-	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
+	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL_ACCOUNT);
 	if (!cmd)
 		return -ENOMEM;
 	if (!drm_dev_enter(&ldev->drm, &idx)) {
 		kfree(cmd);
 		return -ENODEV;
 	}
-	ret = loom_submit(ldev, file, &args, &done);
+	ret = loom_submit(ldev, file, &args, nonblock, &done);
 	drm_dev_exit(idx);
 	if (ret) {
 		kfree(cmd);

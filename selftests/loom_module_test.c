@@ -5,6 +5,8 @@
  * file (the file then gets ENODEV, not a crash).
  */
 #include <liburing.h>
+#include <poll.h>
+#include <linux/sync_file.h>
 
 #include "kselftest_harness.h"
 #include "loom_selftest.h"
@@ -175,6 +177,130 @@ TEST(unbind_with_jobs_in_flight)
 	snprintf(buf, sizeof(buf), "echo %s > /sys/bus/pci/drivers/loom/bind", slot);
 	ASSERT_EQ(0, run(buf));
 	ASSERT_EQ(1, loom_find_nodes(&node, 1));
+}
+
+/* The PCI slot of the first loom node, for sysfs bind/unbind. */
+static void node_slot(const struct loom_node *node, char *slot, size_t size)
+{
+	char link[128];
+	ssize_t len = readlink(node->sysfs, link, sizeof(link) - 1);
+
+	link[len > 0 ? len : 0] = 0;
+	snprintf(slot, size, "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : "");
+}
+
+static int driver_bind(const char *what, const char *slot)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "echo %s > /sys/bus/pci/drivers/loom/%s", slot, what);
+	return run(buf);
+}
+
+/*
+ * Unbind with a hung job on core 0, 100 jobs queued behind it (more than
+ * the ring holds), a job on core 1 blocked on the hung one's fence, and
+ * io_uring commands queued too: every job completes exactly once, within
+ * seconds, and every command's CQE comes.  @hang_ms > 0 unbinds while the
+ * hang is being recovered instead.
+ */
+static void unbind_under_load(struct __test_metadata *_metadata, int hang_ms)
+{
+	struct loom_node node;
+	struct loom_test_bo cmd, cfg;
+	struct io_uring ring;
+	uint32_t words[16], syncs[102];
+	int fences[102];
+	struct loom_cmd c = { words, 0 };
+	char slot[64];
+	int fd, done = 0;
+
+	ASSERT_EQ(1, loom_find_nodes(&node, 1));
+	node_slot(&node, slot, sizeof(slot));
+	fd = open(node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	cmd = loom_bo(fd, 4096);
+	cfg = loom_bo(fd, 4096);
+	ASSERT_NE(NULL, cfg.map);
+	cmd_load_config(&c, cfg.va, loom_test_config_vector_add(cfg.map, 4096, 4, 4));
+	memcpy(cmd.map, words, c.len * 4);
+	ASSERT_EQ(0, io_uring_queue_init(64, &ring, IORING_SETUP_SQE128));
+
+	loom_poke_core(&node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+	for (int i = 0; i < 102; i++) {
+		struct drm_loom_submit s = {
+			.queue = i == 101, .cmd_handle = cmd.handle, .cmd_size = c.len * 4,
+			.deadline_ns = hang_ms ? hang_ms * 1000000ULL : 30000000000ULL,
+		};
+
+		ASSERT_EQ(0, drmSyncobjCreate(fd, 0, &syncs[i]));
+		s.out_syncobj = syncs[i];
+		if (i == 101) {
+			s.in_syncobjs = (uintptr_t)&syncs[0];
+			s.in_syncobj_count = 1;
+		}
+		ASSERT_EQ(0, _test_submit(fd, &s));
+	}
+	for (int i = 0; i < 32; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+		struct drm_loom_submit s = {
+			.cmd_handle = cmd.handle, .cmd_size = c.len * 4,
+		};
+
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+		sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+		sqe_set_submit(sqe, &s);
+		sqe->user_data = 1000 + i;
+	}
+	ASSERT_EQ(32, io_uring_submit(&ring));
+	usleep(hang_ms ? (hang_ms + 50) * 1000 : 200000);
+
+	/* An unplugged device's ioctls fail: wait through sync_files. */
+	for (int i = 0; i < 102; i++)
+		ASSERT_EQ(0, drmSyncobjExportSyncFile(fd, syncs[i], &fences[i]));
+	ASSERT_EQ(0, driver_bind("unbind", slot));
+	for (int i = 0; i < 102; i++) {
+		struct pollfd pfd = { .fd = fences[i], .events = POLLIN };
+		struct sync_file_info info = { 0 };
+
+		EXPECT_EQ(1, poll(&pfd, 1, 10000)) TH_LOG("job %d never completed", i);
+		EXPECT_EQ(0, ioctl(fences[i], SYNC_IOC_FILE_INFO, &info));
+		/* the hung one and those behind it fail; core 1's may have run */
+		if (i < 101)
+			EXPECT_GT(0, info.status) TH_LOG("job %d: %d", i, info.status);
+		close(fences[i]);
+	}
+	while (done < 32) {
+		struct __kernel_timespec ts = { .tv_sec = 10 };
+		struct io_uring_cqe *cqe;
+
+		ASSERT_EQ(0, io_uring_wait_cqe_timeout(&ring, &cqe, &ts));
+		EXPECT_LE(1000, cqe->user_data);
+		EXPECT_GT(1032, cqe->user_data);
+		io_uring_cqe_seen(&ring, cqe);
+		done++;
+	}
+	{
+		struct __kernel_timespec ts = { .tv_nsec = 100000000 };
+		struct io_uring_cqe *cqe;
+
+		EXPECT_EQ(-ETIME, io_uring_wait_cqe_timeout(&ring, &cqe, &ts))
+			TH_LOG("a command completed twice");
+	}
+	io_uring_queue_exit(&ring);
+	close(fd);
+	ASSERT_EQ(0, driver_bind("bind", slot));
+	ASSERT_EQ(1, loom_find_nodes(&node, 1));
+}
+
+TEST(unbind_with_queued_and_blocked_jobs)
+{
+	unbind_under_load(_metadata, 0);
+}
+
+TEST(unbind_during_hang_recovery)
+{
+	unbind_under_load(_metadata, 100);
 }
 
 /*

@@ -6,140 +6,11 @@
  * injected hang, DMA error and MMU fault.
  */
 #include <liburing.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "loom_selftest.h"
-#include "configs.h"	/* the engine's hand-built configurations */
-
-#define CMD_BO_SIZE	(256 * 1024)
-
-#define CMD_SLOT	128		/* bytes per command buffer in the cmd BO */
-#define N		64
-
-/*
- * A job that appends to an ordered log: it loads *counter, stores the old
- * value at its own log slot and stores old + 1 back.  Run in dependency
- * order, job i logs i; any reordering shows.  Operands: 0 = counter VA,
- * 1 = this job's log slot VA.  Rank 0.
- */
-static size_t counter_config(void *buf, size_t size)
-{
-	struct fb *b = malloc(sizeof(*b));
-	size_t n;
-
-	if (!b)
-		return 0;
-	fb_init(b, 4, 4);
-	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
-	fb_port(b, LOOM_DIR_N, 2, LOOM_PORT_OPERAND, 1);
-	fb_port(b, LOOM_DIR_W, 2, LOOM_PORT_OPERAND, 0);
-	/* (1,0) LOAD counter -> S and E */
-	fb_pe(b, 1, 0, LOOM_OP_LOAD, LOOM_TYPE_I64, 0, 0);
-	fb_route(b, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
-	fb_route(b, 1, 0, LOOM_OUT_S, LOOM_SRC_PE);
-	fb_route(b, 1, 0, LOOM_OUT_E, LOOM_SRC_PE);
-	/* (2,0) STORE log <- old; done -> (2,1) SINK */
-	fb_pe(b, 2, 0, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
-	fb_route(b, 2, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
-	fb_route(b, 2, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
-	fb_route(b, 2, 0, LOOM_OUT_S, LOOM_SRC_PE);
-	fb_pe(b, 2, 1, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
-	fb_route(b, 2, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
-	/* (1,1) ADD 1 -> S */
-	fb_pe(b, 1, 1, LOOM_OP_ADD, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 1);
-	fb_route(b, 1, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
-	fb_route(b, 1, 1, LOOM_OUT_S, LOOM_SRC_PE);
-	/* (0,2) forwards the counter VA east; (1,2) STORE counter <- old + 1 */
-	fb_route(b, 0, 2, LOOM_OUT_E, LOOM_SRC_W);
-	fb_pe(b, 1, 2, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
-	fb_route(b, 1, 2, LOOM_OUT_PE_A, LOOM_SRC_W);
-	fb_route(b, 1, 2, LOOM_OUT_PE_B, LOOM_SRC_N);
-	fb_route(b, 1, 2, LOOM_OUT_S, LOOM_SRC_PE);
-	fb_pe(b, 1, 3, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
-	fb_route(b, 1, 3, LOOM_OUT_PE_A, LOOM_SRC_N);
-	n = fb_image(b, buf, size);
-	free(b);
-	return n;
-}
-
-FIXTURE(job) {
-	struct loom_node node;
-	int fd;
-	struct loom_test_bo cmd, cfg, data;
-	uint32_t vadd_size, counter_size;	/* config images in cfg */
-	uint64_t vadd_va, counter_va;
-};
-
-FIXTURE_SETUP(job)
-{
-	ASSERT_LE(1, loom_find_nodes(&self->node, 1));
-	self->fd = open(self->node.path, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->fd);
-	self->cmd = loom_bo(self->fd, CMD_BO_SIZE);
-	self->cfg = loom_bo(self->fd, 8192);
-	self->data = loom_bo(self->fd, 1 << 20);
-	ASSERT_NE(NULL, self->cmd.map);
-	ASSERT_NE(NULL, self->cfg.map);
-	ASSERT_NE(NULL, self->data.map);
-	self->vadd_size = loom_test_config_vector_add(self->cfg.map, 4096, 4, 4);
-	self->counter_size = counter_config((char *)self->cfg.map + 4096, 4096);
-	ASSERT_NE(0, self->vadd_size);
-	ASSERT_NE(0, self->counter_size);
-	self->vadd_va = self->cfg.va;
-	self->counter_va = self->cfg.va + 4096;
-}
-
-FIXTURE_TEARDOWN(job)
-{
-	close(self->fd);
-}
-
-/* Writes a command buffer into slot @slot of the cmd BO; returns its size. */
-static uint32_t put_cmd(struct loom_test_bo *cmd_bo, unsigned slot,
-			const struct loom_cmd *c)
-{
-	memcpy((char *)cmd_bo->map + slot * CMD_SLOT, c->words, c->len * 4);
-	return c->len * 4;
-}
-
-static struct drm_loom_submit submit_args(FIXTURE_DATA(job) *self, unsigned slot,
-					  uint32_t size, struct drm_loom_bo_ref *refs,
-					  unsigned nrefs)
-{
-	return (struct drm_loom_submit){
-		.cmd_handle = self->cmd.handle,
-		.cmd_offset = slot * CMD_SLOT,
-		.cmd_size = size,
-		.bo_count = nrefs,
-		.bos = (uintptr_t)refs,
-	};
-}
-
-/* A vector-add job over N elements of data (a, b, c at 0, 8K, 16K). */
-static uint32_t vadd_cmd(FIXTURE_DATA(job) *self, unsigned slot, int64_t n)
-{
-	uint32_t words[32];
-	struct loom_cmd c = { words, 0 };
-	uint64_t ops[3] = { self->data.va, self->data.va + 8192, self->data.va + 16384 };
-
-	cmd_load_config(&c, self->vadd_va, self->vadd_size);
-	cmd_operands(&c, 3, ops);
-	cmd_dense(&c, 1, &n);
-	return put_cmd(&self->cmd, slot, &c);
-}
-
-/* A counter-log job writing log slot @i. */
-static uint32_t counter_cmd(FIXTURE_DATA(job) *self, unsigned slot, unsigned i)
-{
-	uint32_t words[32];
-	struct loom_cmd c = { words, 0 };
-	uint64_t ops[2] = { self->data.va, self->data.va + 8 + 8 * i };
-
-	cmd_load_config(&c, self->counter_va, self->counter_size);
-	cmd_operands(&c, 2, ops);
-	cmd_dense(&c, 0, NULL);
-	return put_cmd(&self->cmd, slot, &c);
-}
+#include "loom_job.h"
 
 /* ---- buffers ------------------------------------------------------------ */
 
@@ -210,7 +81,7 @@ TEST_F(job, submit_rejects_bad_input)
 	s.field = value;						\
 	EXPECT_EQ(-(err), _test_submit(self->fd, &s)) TH_LOG(#field " = " #value); \
 } while (0)
-	BAD(EINVAL, flags, 1);
+	BAD(EINVAL, flags, ~DRM_LOOM_SUBMIT_FLAGS);
 	BAD(EINVAL, pad, 1);
 	BAD(EINVAL, queue, cores);
 	BAD(EINVAL, queue, ~0U);
@@ -500,30 +371,6 @@ TEST_F(job, another_files_va_faults_and_is_untouched)
 	close(other);
 }
 
-/* Submits a vector add with @deadline_ns; returns its JOB_INFO. */
-static struct drm_loom_job_info run_vadd(FIXTURE_DATA(job) *self,
-					 struct __test_metadata *_metadata,
-					 unsigned queue, uint64_t deadline_ns)
-{
-	struct drm_loom_bo_ref refs[2] = {
-		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
-		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
-	};
-	struct drm_loom_job_info info = { 0 };
-	struct drm_loom_submit s = submit_args(self, queue, vadd_cmd(self, queue, 8), refs, 2);
-	uint32_t sync;
-
-	EXPECT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
-	s.queue = queue;
-	s.deadline_ns = deadline_ns;
-	s.out_syncobj = sync;
-	EXPECT_EQ(0, _test_submit(self->fd, &s));
-	EXPECT_EQ(0, loom_syncobj_wait(self->fd, sync, 10000));
-	EXPECT_EQ(0, _test_job_info(self->fd, s.job_id, &info));
-	drmSyncobjDestroy(self->fd, sync);
-	return info;
-}
-
 TEST_F(job, injected_faults_are_reported_and_the_core_recovers)
 {
 	struct drm_loom_job_info info;
@@ -580,32 +427,49 @@ TEST_F(job, hang_dump_reaches_job_info)
 	EXPECT_EQ(4, hdr->width);
 }
 
-TEST_F(job, a_file_that_keeps_hanging_is_banned)
+/*
+ * Bans follow the process that opened the file: reopening the node does
+ * not lift them, and another process is not punished.
+ */
+TEST_F(job, a_process_that_keeps_hanging_is_banned)
 {
-	struct drm_loom_bo_ref refs[1] = { { self->cfg.handle, DRM_LOOM_BO_REF_READ } };
 	struct drm_loom_submit s;
 	struct drm_loom_job_info info;
-	int other;
+	int first = self->fd, status;
+	pid_t child;
+
+	/* Another process hangs first: it is banned, we are not. */
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		if (reopen(self))
+			_exit(3);
+		for (int i = 0; i < DRM_LOOM_MAX_HANGS; i++) {
+			loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+			info = run_vadd(self, _metadata, 0, 100 * 1000 * 1000);
+			if (info.error != -ETIMEDOUT)
+				_exit(1);
+		}
+		s = submit_args(self, 0, vadd_cmd(self, 0, 1), NULL, 0);
+		_exit(_test_submit(self->fd, &s) == -ECANCELED ? 0 : 2);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("the other process was not banned");
+	info = run_vadd(self, _metadata, 0, 0);
+	EXPECT_EQ(0, info.error) TH_LOG("another process's ban reached us");
 
 	for (int i = 0; i < DRM_LOOM_MAX_HANGS; i++) {
 		loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
 		info = run_vadd(self, _metadata, 0, 100 * 1000 * 1000);
 		EXPECT_EQ(-ETIMEDOUT, info.error);
 	}
-	s = submit_args(self, 0, vadd_cmd(self, 0, 1), refs, 1);
+	s = submit_args(self, 0, vadd_cmd(self, 0, 1), NULL, 0);
 	EXPECT_EQ(-ECANCELED, _test_submit(self->fd, &s));
-	/* another file is not punished */
-	other = open(self->node.path, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, other);
-	self->fd = other;
-	self->cmd = loom_bo(other, CMD_BO_SIZE);
-	self->cfg = loom_bo(other, 8192);
-	self->data = loom_bo(other, 1 << 20);
-	ASSERT_NE(NULL, self->data.map);
-	self->vadd_size = loom_test_config_vector_add(self->cfg.map, 4096, 4, 4);
-	self->vadd_va = self->cfg.va;
-	info = run_vadd(self, _metadata, 0, 0);
-	EXPECT_EQ(0, info.error);
+	/* Closing every file and opening a new one does not lift it. */
+	close(first);
+	ASSERT_EQ(0, reopen(self));
+	s = submit_args(self, 0, vadd_cmd(self, 0, 1), NULL, 0);
+	EXPECT_EQ(-ECANCELED, _test_submit(self->fd, &s));
 }
 
 /* A hang on one device leaves the other device's jobs alone. */

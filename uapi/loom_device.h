@@ -63,7 +63,7 @@
 #define LOOM_CAP_ITEMS		(1U << 4)	/* LOOM_PKT_DISPATCH_ITEMS */
 #define LOOM_CAP_FAULT_INJECT	(1U << 5)	/* LOOM_CORE_FAULT_INJECT */
 #define LOOM_CAP_STATE_DUMP	(1U << 6)	/* LOOM_CORE_DUMP_* */
-#define LOOM_CAP_TLB		(1U << 7)	/* cached translations, LOOM_REG_MMU_INVALIDATE (0.3) */
+#define LOOM_CAP_TLB		(1U << 7)	/* TLB, LOOM_REG_MMU_INVALIDATE (0.3) */
 
 /*
  * LOOM_REG_SCRATCH (RW): holds the last value written; reset clears it.

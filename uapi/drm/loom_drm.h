@@ -28,7 +28,7 @@ extern "C" {
  * uapi version, answered by DRM_LOOM_PARAM_UAPI_VERSION.  It grows whenever
  * an ioctl or parameter is added; userspace compares it instead of probing.
  */
-#define DRM_LOOM_UAPI_VERSION	3
+#define DRM_LOOM_UAPI_VERSION	4
 
 #define DRM_LOOM_GET_PARAM	0x00
 #define DRM_LOOM_BO_CREATE	0x01
@@ -76,6 +76,7 @@ enum drm_loom_param {
 #define DRM_LOOM_FEATURE_DEADLINE	(1ULL << 2)	/* drm_loom_submit.deadline_ns */
 #define DRM_LOOM_FEATURE_JOB_INFO	(1ULL << 3)	/* JOB_INFO, fault records */
 #define DRM_LOOM_FEATURE_FDINFO		(1ULL << 4)	/* drm-* keys in fdinfo */
+#define DRM_LOOM_FEATURE_SUBMIT_NONBLOCK (1ULL << 5)	/* DRM_LOOM_SUBMIT_NONBLOCK (uapi 4) */
 
 /**
  * struct drm_loom_get_param - read one device or driver fact
@@ -151,15 +152,31 @@ struct drm_loom_bo_ref {
 };
 
 #define DRM_LOOM_MAX_BOS		4096
-/* A file whose jobs hung this many times: SUBMIT fails with ECANCELED. */
+/*
+ * A process whose jobs hung this many times on a device: its SUBMITs there
+ * fail with ECANCELED, from every file it has or opens, until it exits.
+ */
 #define DRM_LOOM_MAX_HANGS		3
 #define DRM_LOOM_MAX_IN_SYNCOBJS	256
 #define DRM_LOOM_MAX_DEADLINE_NS	(600ULL * 1000000000ULL)
+/*
+ * Jobs one file may have submitted and not yet finished (uapi 4).  SUBMIT
+ * beyond it waits (interruptibly) for one to finish, or fails with EAGAIN
+ * with DRM_LOOM_SUBMIT_NONBLOCK.
+ */
+#define DRM_LOOM_MAX_INFLIGHT_JOBS	1024
+
+/* Bytes of state dumps JOB_INFO keeps per file; later dumps are dropped. */
+#define DRM_LOOM_DUMP_BYTES_PER_FILE	(256 * 1024)
+
+/* drm_loom_submit.flags */
+#define DRM_LOOM_SUBMIT_NONBLOCK	(1U << 0)	/* EAGAIN instead of waiting (uapi 4) */
+#define DRM_LOOM_SUBMIT_FLAGS		DRM_LOOM_SUBMIT_NONBLOCK
 
 /**
  * struct drm_loom_submit - run a command buffer on one hardware queue
  * @queue: core index, below DRM_LOOM_PARAM_NUM_CORES
- * @flags: must be zero
+ * @flags: DRM_LOOM_SUBMIT_* flags
  * @cmd_handle: the BO holding the command buffer (also implicitly read)
  * @cmd_offset: byte offset of the commands in it, a multiple of 8
  * @cmd_size: bytes of commands, a multiple of 4, 4..LOOM_CMD_MAX_SIZE
@@ -174,7 +191,9 @@ struct drm_loom_bo_ref {
  * @deadline_ns: how long the job may make no progress before it is
  *	declared hung; 0 for the driver's default, at most
  *	DRM_LOOM_MAX_DEADLINE_NS.  A job whose device progress counter keeps
- *	moving is long, not hung, and is given time up to 10 deadlines.
+ *	moving is long, not hung, and is given time up to 10 deadlines, but
+ *	never more than the driver's runtime cap (module parameter
+ *	max_job_ms, 60 s by default): past it the job fails with ETIMEDOUT.
  * @pad: must be zero
  * @job_id: out, this file's identifier of the job (for JOB_INFO)
  */
@@ -219,10 +238,15 @@ struct drm_loom_counters {
  * @job_id: in, from drm_loom_submit.job_id; the last 256 jobs of the file
  *	are kept (older ones: ENOENT)
  * @dump_size: in, bytes available at @dump; out, bytes of the device's
- *	state dump (struct loom_hw_dump) the job has, 0 if none
+ *	state dump (struct loom_hw_dump) the job has, 0 if none (also when
+ *	the dump failed the driver's checks, or the file's records already
+ *	hold DRM_LOOM_DUMP_BYTES_PER_FILE bytes of dumps)
  * @dump: in, user pointer for the dump, or 0
  * @state: out, DRM_LOOM_JOB_*
- * @error: out, 0 or the negative errno its fence completed with
+ * @error: out, 0 or the negative errno its fence completed with; EPROTO
+ *	when the device's completion record failed the driver's checks (a
+ *	seqno other than the job's, a record never written): the fields
+ *	below are then zero, never another job's
  * @hw_status: out, enum loom_hw_status of the device
  * @detail: out, its detail (uapi/loom_device.h)
  * @fault_va: out, the faulting device VA of an MMU fault

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The job fixture shared by the kselftests that submit work: a file with a
+ * command BO, a configuration BO (vector add and an ordered counter log)
+ * and a data BO, and helpers that write command buffers into slots of the
+ * command BO and submit them.  Include after kselftest_harness.h.
+ */
+#ifndef LOOM_JOB_H
+#define LOOM_JOB_H
+
+#include "configs.h"	/* the engine's hand-built configurations */
+
+#define CMD_BO_SIZE	(256 * 1024)
+
+#define CMD_SLOT	128		/* bytes per command buffer in the cmd BO */
+#define N		64
+
+/*
+ * A job that appends to an ordered log: it loads *counter, stores the old
+ * value at its own log slot and stores old + 1 back.  Run in dependency
+ * order, job i logs i; any reordering shows.  Operands: 0 = counter VA,
+ * 1 = this job's log slot VA.  Rank 0.
+ */
+static inline size_t counter_config(void *buf, size_t size)
+{
+	struct fb *b = malloc(sizeof(*b));
+	size_t n;
+
+	if (!b)
+		return 0;
+	fb_init(b, 4, 4);
+	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
+	fb_port(b, LOOM_DIR_N, 2, LOOM_PORT_OPERAND, 1);
+	fb_port(b, LOOM_DIR_W, 2, LOOM_PORT_OPERAND, 0);
+	/* (1,0) LOAD counter -> S and E */
+	fb_pe(b, 1, 0, LOOM_OP_LOAD, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 1, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_route(b, 1, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	/* (2,0) STORE log <- old; done -> (2,1) SINK */
+	fb_pe(b, 2, 0, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 2, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 2, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
+	fb_route(b, 2, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 2, 1, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 2, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	/* (1,1) ADD 1 -> S */
+	fb_pe(b, 1, 1, LOOM_OP_ADD, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 1);
+	fb_route(b, 1, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 1, 1, LOOM_OUT_S, LOOM_SRC_PE);
+	/* (0,2) forwards the counter VA east; (1,2) STORE counter <- old + 1 */
+	fb_route(b, 0, 2, LOOM_OUT_E, LOOM_SRC_W);
+	fb_pe(b, 1, 2, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 2, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 1, 2, LOOM_OUT_PE_B, LOOM_SRC_N);
+	fb_route(b, 1, 2, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 1, 3, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 3, LOOM_OUT_PE_A, LOOM_SRC_N);
+	n = fb_image(b, buf, size);
+	free(b);
+	return n;
+}
+
+FIXTURE(job) {
+	struct loom_node node;
+	int fd;
+	struct loom_test_bo cmd, cfg, data;
+	uint32_t vadd_size, counter_size;	/* config images in cfg */
+	uint64_t vadd_va, counter_va;
+};
+
+FIXTURE_SETUP(job)
+{
+	ASSERT_LE(1, loom_find_nodes(&self->node, 1));
+	self->fd = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	self->cmd = loom_bo(self->fd, CMD_BO_SIZE);
+	self->cfg = loom_bo(self->fd, 8192);
+	self->data = loom_bo(self->fd, 1 << 20);
+	ASSERT_NE(NULL, self->cmd.map);
+	ASSERT_NE(NULL, self->cfg.map);
+	ASSERT_NE(NULL, self->data.map);
+	self->vadd_size = loom_test_config_vector_add(self->cfg.map, 4096, 4, 4);
+	self->counter_size = counter_config((char *)self->cfg.map + 4096, 4096);
+	ASSERT_NE(0, self->vadd_size);
+	ASSERT_NE(0, self->counter_size);
+	self->vadd_va = self->cfg.va;
+	self->counter_va = self->cfg.va + 4096;
+}
+
+FIXTURE_TEARDOWN(job)
+{
+	close(self->fd);
+}
+
+/* Writes a command buffer into slot @slot of the cmd BO; returns its size. */
+static inline uint32_t put_cmd(struct loom_test_bo *cmd_bo, unsigned slot,
+			const struct loom_cmd *c)
+{
+	memcpy((char *)cmd_bo->map + slot * CMD_SLOT, c->words, c->len * 4);
+	return c->len * 4;
+}
+
+static inline struct drm_loom_submit submit_args(FIXTURE_DATA(job) *self, unsigned slot,
+					  uint32_t size, struct drm_loom_bo_ref *refs,
+					  unsigned nrefs)
+{
+	return (struct drm_loom_submit){
+		.cmd_handle = self->cmd.handle,
+		.cmd_offset = slot * CMD_SLOT,
+		.cmd_size = size,
+		.bo_count = nrefs,
+		.bos = (uintptr_t)refs,
+	};
+}
+
+/* A vector-add job over N elements of data (a, b, c at 0, 8K, 16K). */
+static inline uint32_t vadd_cmd(FIXTURE_DATA(job) *self, unsigned slot, int64_t n)
+{
+	uint32_t words[32];
+	struct loom_cmd c = { words, 0 };
+	uint64_t ops[3] = { self->data.va, self->data.va + 8192, self->data.va + 16384 };
+
+	cmd_load_config(&c, self->vadd_va, self->vadd_size);
+	cmd_operands(&c, 3, ops);
+	cmd_dense(&c, 1, &n);
+	return put_cmd(&self->cmd, slot, &c);
+}
+
+/* A counter-log job writing log slot @i. */
+static inline uint32_t counter_cmd(FIXTURE_DATA(job) *self, unsigned slot, unsigned i)
+{
+	uint32_t words[32];
+	struct loom_cmd c = { words, 0 };
+	uint64_t ops[2] = { self->data.va, self->data.va + 8 + 8 * i };
+
+	cmd_load_config(&c, self->counter_va, self->counter_size);
+	cmd_operands(&c, 2, ops);
+	cmd_dense(&c, 0, NULL);
+	return put_cmd(&self->cmd, slot, &c);
+}
+
+/* Submits a vector add with @deadline_ns; returns its JOB_INFO. */
+static inline struct drm_loom_job_info run_vadd(FIXTURE_DATA(job) *self,
+					 struct __test_metadata *_metadata,
+					 unsigned queue, uint64_t deadline_ns)
+{
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct drm_loom_job_info info = { 0 };
+	struct drm_loom_submit s = submit_args(self, queue, vadd_cmd(self, queue, 8), refs, 2);
+	uint32_t sync;
+
+	EXPECT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	s.queue = queue;
+	s.deadline_ns = deadline_ns;
+	s.out_syncobj = sync;
+	EXPECT_EQ(0, _test_submit(self->fd, &s));
+	EXPECT_EQ(0, loom_syncobj_wait(self->fd, sync, 10000));
+	EXPECT_EQ(0, _test_job_info(self->fd, s.job_id, &info));
+	drmSyncobjDestroy(self->fd, sync);
+	return info;
+}
+
+/* Points the fixture at a new file of the node, with its own BOs. */
+static inline int reopen(FIXTURE_DATA(job) *self)
+{
+	int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	self->fd = fd;
+	self->cmd = loom_bo(fd, CMD_BO_SIZE);
+	self->cfg = loom_bo(fd, 8192);
+	self->data = loom_bo(fd, 1 << 20);
+	if (!self->cmd.map || !self->cfg.map || !self->data.map)
+		return -ENOMEM;
+	self->vadd_size = loom_test_config_vector_add(self->cfg.map, 4096, 4, 4);
+	self->vadd_va = self->cfg.va;
+	return 0;
+}
+
+#endif /* LOOM_JOB_H */

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * loom.ko against a hostile client and a misbehaving device: a BO closed
+ * under a running job stays the job's until it ends; completions, heads and
+ * dumps the device gets wrong fail only their job; limits on jobs in
+ * flight, pinned memory and runtime; fdinfo accounting; mmap and bans
+ * across files and processes; what a killed process's queued jobs get.
+ */
+#include <liburing.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <linux/sync_file.h>
+
+#include "kselftest_harness.h"
+#include "loom_selftest.h"
+#include "loom_job.h"
+
+/* Writes a module parameter of loom; returns 0 or -errno. */
+static int set_param(const char *name, unsigned int value)
+{
+	char path[96];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/module/loom/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%u\n", value) < 0 ? -EIO : 0;
+	return fclose(f) ? -errno : ret;
+}
+
+/*
+ * A long job: @extent instances of the counter log, all hammering the
+ * counter at @va and the log slot after it (a BO the job need not list).
+ */
+static uint32_t long_cmd(FIXTURE_DATA(job) *self, unsigned slot, uint64_t va,
+			 int64_t extent)
+{
+	uint32_t words[32];
+	struct loom_cmd c = { words, 0 };
+	uint64_t ops[2] = { va, va + 8 };
+
+	cmd_load_config(&c, self->counter_va, self->counter_size);
+	cmd_operands(&c, 2, ops);
+	cmd_dense(&c, 1, &extent);
+	return put_cmd(&self->cmd, slot, &c);
+}
+
+/* Submits the command in @slot reading cfg; returns the job id, 0 on error. */
+static uint64_t submit_slot(FIXTURE_DATA(job) *self, unsigned slot, uint32_t size,
+			    uint32_t out, uint32_t flags)
+{
+	struct drm_loom_bo_ref refs[1] = { { self->cfg.handle, DRM_LOOM_BO_REF_READ } };
+	struct drm_loom_submit s = submit_args(self, slot, size, refs, 1);
+
+	s.out_syncobj = out;
+	s.flags = flags;
+	return _test_submit(self->fd, &s) ? 0 : s.job_id;
+}
+
+static int job_error(FIXTURE_DATA(job) *self, uint64_t job_id)
+{
+	struct drm_loom_job_info info;
+
+	if (_test_job_info(self->fd, job_id, &info))
+		return -1000;
+	return info.state == DRM_LOOM_JOB_DONE ? info.error : -1001;
+}
+
+/* ---- 1. a BO freed under a job ------------------------------------------------ */
+
+/*
+ * A job writes a BO it did not list; the BO is closed while the job runs.
+ * Its pages must stay the job's until it ends (the job succeeds, nothing
+ * faults), and memory handed out afterwards must read as zeros.  The device
+ * caches translations: without the deferred free and the invalidation the
+ * job keeps storing into pages the kernel reused.
+ */
+TEST_F(job, closed_bo_stays_the_jobs_until_it_ends)
+{
+	struct loom_test_bo victim = loom_bo(self->fd, 65536), fresh[64];
+	struct drm_gem_close close_args = { 0 };
+	uint32_t sync;
+	uint64_t id;
+
+	ASSERT_NE(NULL, victim.map);
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	id = submit_slot(self, 0, long_cmd(self, 0, victim.va, 1 << 21), sync, 0);
+	ASSERT_NE(0, id);
+	usleep(200000);
+	ASSERT_EQ(-1001, job_error(self, id)) TH_LOG("the job was too short to test");
+	munmap(victim.map, victim.size);
+	close_args.handle = victim.handle;
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_GEM_CLOSE, &close_args));
+
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 60000));
+	EXPECT_EQ(0, job_error(self, id)) TH_LOG("the job lost its memory");
+	for (int i = 0; i < 64; i++) {
+		const uint64_t *word;
+		size_t w = 0;
+
+		fresh[i] = loom_bo(self->fd, 65536);
+		ASSERT_NE(NULL, fresh[i].map);
+		word = fresh[i].map;
+		while (w < 65536 / 8 && !word[w])
+			w++;
+		EXPECT_EQ(65536 / 8, w) TH_LOG("fresh BO %d is not zero at word %zu", i, w);
+	}
+}
+
+/* ---- 2. a device that lies ------------------------------------------------------ */
+
+TEST_F(job, corrupt_dump_header_is_refused)
+{
+	struct drm_loom_job_info info;
+
+	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_CORRUPT_DUMP);
+	info = run_vadd(self, _metadata, 0, 0);
+	EXPECT_EQ(-EIO, info.error);
+	EXPECT_EQ(LOOM_STATUS_DMA_ERROR, info.hw_status);
+	EXPECT_EQ(0, info.dump_size) TH_LOG("a 255x255 dump on a 4x4 fabric was kept");
+	info = run_vadd(self, _metadata, 0, 0);
+	EXPECT_EQ(0, info.error);
+}
+
+TEST_F(job, unwritten_completion_is_not_another_jobs_result)
+{
+	struct drm_loom_job_info info;
+
+	/* The slots hold good records of earlier jobs: none may be reused. */
+	for (int i = 0; i < 70; i++)
+		EXPECT_EQ(0, run_vadd(self, _metadata, 0, 0).error);
+	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_SKIP_COMPLETION);
+	info = run_vadd(self, _metadata, 0, 0);
+	EXPECT_EQ(-EPROTO, info.error);
+	EXPECT_EQ(0, info.hw_status);
+	EXPECT_EQ(0, info.counters.cycles);
+	EXPECT_EQ(0, run_vadd(self, _metadata, 0, 0).error);
+}
+
+TEST_F(job, completion_with_wrong_seqno_fails_its_job)
+{
+	struct drm_loom_job_info info;
+
+	loom_poke_core(&self->node, 1, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_WRONG_SEQNO);
+	info = run_vadd(self, _metadata, 1, 0);
+	EXPECT_EQ(-EPROTO, info.error);
+	EXPECT_EQ(0, info.counters.cycles);
+	EXPECT_EQ(0, run_vadd(self, _metadata, 1, 0).error);
+}
+
+/* A head outside the jobs in flight is ignored; later jobs are intact. */
+TEST_F(job, bogus_head_completes_nothing_early)
+{
+	int64_t *log = self->data.map;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	uint64_t ids[N];
+	uint32_t sync;
+
+	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_BOGUS_HEAD);
+	EXPECT_EQ(0, run_vadd(self, _metadata, 0, 0).error);
+	memset(log, 0xff, 8 * (N + 1));
+	log[0] = 0;
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	for (unsigned i = 0; i < N; i++) {
+		struct drm_loom_submit s = submit_args(self, i, counter_cmd(self, i, i), refs, 2);
+
+		s.out_syncobj = sync;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+		ids[i] = s.job_id;
+	}
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 20000));
+	for (unsigned i = 0; i < N; i++) {
+		EXPECT_EQ(0, job_error(self, ids[i])) TH_LOG("job %u", i);
+		EXPECT_EQ(i, log[1 + i]);
+	}
+}
+
+/* ---- 4. resource limits -------------------------------------------------------- */
+
+TEST_F(job, inflight_jobs_are_bounded)
+{
+	uint32_t size = long_cmd(self, 0, self->data.va, 1 << 20);
+	unsigned n = 0;
+	uint64_t id;
+
+	/* A long job first: everything after it stays in flight. */
+	id = submit_slot(self, 0, size, 0, 0);
+	ASSERT_NE(0, id);
+	size = vadd_cmd(self, 1, 1);
+	while (n < 2 * DRM_LOOM_MAX_INFLIGHT_JOBS &&
+	       submit_slot(self, 1, size, 0, DRM_LOOM_SUBMIT_NONBLOCK))
+		n++;
+	EXPECT_EQ(DRM_LOOM_MAX_INFLIGHT_JOBS - 1, n);
+	{
+		struct drm_loom_bo_ref refs[1] = { { self->cfg.handle, DRM_LOOM_BO_REF_READ } };
+		struct drm_loom_submit s = submit_args(self, 1, size, refs, 1);
+
+		s.flags = DRM_LOOM_SUBMIT_NONBLOCK;
+		EXPECT_EQ(-EAGAIN, _test_submit(self->fd, &s));
+		/* without the flag it waits for room, then goes in */
+		s.flags = 0;
+		EXPECT_EQ(0, _test_submit(self->fd, &s));
+	}
+}
+
+TEST_F(job, pinned_memory_is_capped_per_file)
+{
+	struct loom_test_bo bo[40];
+	struct drm_gem_close close_args = { 0 };
+	int other, n = 0;
+
+	ASSERT_EQ(0, set_param("max_pinned_mb", 16));
+	other = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, other);
+	while (n < 40 && !_test_bo_create(other, 1 << 20, 0, &bo[n]))
+		n++;
+	EXPECT_EQ(16, n);
+	EXPECT_EQ(-ENOSPC, _test_bo_create(other, 1 << 20, 0, &bo[n]));
+	/* the cap is per file: this one still has room */
+	EXPECT_EQ(0, _test_bo_create(self->fd, 1 << 20, 0, &bo[39]));
+	close_args.handle = bo[0].handle;
+	ASSERT_EQ(0, ioctl(other, DRM_IOCTL_GEM_CLOSE, &close_args));
+	EXPECT_EQ(0, _test_bo_create(other, 1 << 20, 0, &bo[0]));
+	close(other);
+	ASSERT_EQ(0, set_param("max_pinned_mb", 1024));
+}
+
+/* ---- 5. one client holding a core ------------------------------------------------ */
+
+/* A job that keeps progressing is still stopped at the runtime cap. */
+TEST_F(job, runtime_is_capped)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct drm_loom_bo_ref refs[1] = { { self->cfg.handle, DRM_LOOM_BO_REF_READ } };
+	struct drm_loom_submit s;
+	uint32_t sync;
+	uint64_t id;
+
+	ASSERT_EQ(0, set_param("max_job_ms", 500));
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	id = submit_slot(self, 0, long_cmd(self, 0, self->data.va, 1LL << 30), sync, 0);
+	ASSERT_NE(0, id);
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 10000));
+	EXPECT_EQ(-ETIMEDOUT, job_error(self, id));
+
+	/* the same through io_uring: the CQE comes, with the error */
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, IORING_SETUP_SQE128));
+	sqe = io_uring_get_sqe(&ring);
+	s = submit_args(self, 1, long_cmd(self, 1, self->data.va, 1LL << 30), refs, 1);
+	s.queue = 1;
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, self->fd, NULL, 0, 0);
+	sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+	sqe_set_submit(sqe, &s);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	{
+		struct __kernel_timespec ts = { .tv_sec = 10 };
+
+		ASSERT_EQ(0, io_uring_wait_cqe_timeout(&ring, &cqe, &ts));
+	}
+	EXPECT_EQ(-ETIMEDOUT, cqe->res);
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_queue_exit(&ring);
+	ASSERT_EQ(0, set_param("max_job_ms", 60000));
+}
+
+/* ---- 6. long jobs through many hang checks ---------------------------------- */
+
+/*
+ * Long jobs are checked every 100 ms and left alone; the jobs queued behind
+ * them on both cores all run, in order, exactly once.
+ */
+TEST_F(job, long_jobs_and_the_jobs_behind_them_all_complete)
+{
+	int64_t *log = self->data.map;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct loom_test_bo scratch = loom_bo(self->fd, 4096);
+	uint64_t longs[2], ids[N];
+	uint32_t sync;
+
+	ASSERT_NE(NULL, scratch.map);
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	for (unsigned q = 0; q < 2; q++) {
+		struct drm_loom_submit s = submit_args(self, 100 + q,
+						       long_cmd(self, 100 + q, scratch.va + 64 * q,
+								1 << 20), refs + 1, 1);
+
+		s.queue = q;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+		longs[q] = s.job_id;
+	}
+	memset(log, 0xff, 8 * (N + 1));
+	log[0] = 0;
+	for (unsigned i = 0; i < N; i++) {
+		struct drm_loom_submit s = submit_args(self, i, counter_cmd(self, i, i), refs, 2);
+
+		s.queue = i % 2;
+		s.out_syncobj = sync;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+		ids[i] = s.job_id;
+	}
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 60000));
+	for (unsigned q = 0; q < 2; q++)
+		EXPECT_EQ(0, job_error(self, longs[q]));
+	/* implicit fencing on data orders the log across the two cores */
+	for (unsigned i = 0; i < N; i++) {
+		EXPECT_EQ(0, job_error(self, ids[i]));
+		EXPECT_EQ(i, log[1 + i]);
+	}
+}
+
+/* ---- 7. accounting and small things ------------------------------------------------ */
+
+static long long fdinfo_value(int fd, const char *key)
+{
+	char path[64], line[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
+			v = atoll(line + strlen(key) + 1);
+	fclose(f);
+	return v;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Every job's busy time counts, short ones too. */
+TEST_F(job, fdinfo_counts_every_jobs_busy_time)
+{
+	int64_t extent = 1024, wall = 0, t;
+	long long before, after;
+	uint32_t sync, size;
+
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	/* a job of roughly 10 ms on this machine */
+	for (;;) {
+		size = long_cmd(self, 0, self->data.va, extent);
+		t = now_ns();
+		ASSERT_NE(0, submit_slot(self, 0, size, sync, 0));
+		ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 10000));
+		if (now_ns() - t >= 10000000 || extent >= 1 << 24)
+			break;
+		extent *= 2;
+	}
+	before = fdinfo_value(self->fd, "drm-engine-core0");
+	for (int i = 0; i < 100; i++) {
+		t = now_ns();
+		ASSERT_NE(0, submit_slot(self, 0, size, sync, 0));
+		ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 10000));
+		wall += now_ns() - t;
+	}
+	after = fdinfo_value(self->fd, "drm-engine-core0");
+	EXPECT_LE(wall / 2, after - before)
+		TH_LOG("100 jobs took %lld ns, fdinfo counted %lld", (long long)wall,
+		       after - before);
+	EXPECT_EQ(1, fdinfo_value(self->fd, "drm-engine-capacity-core0"));
+	EXPECT_LE((CMD_BO_SIZE + 8192 + (1 << 20)) / 1024,
+		  fdinfo_value(self->fd, "drm-total-system"));
+	EXPECT_EQ(fdinfo_value(self->fd, "drm-total-system"),
+		  fdinfo_value(self->fd, "drm-resident-system"));
+}
+
+/* The mmap offset of one file's BO maps nothing through another file. */
+TEST_F(job, mmap_of_another_files_offset_is_refused)
+{
+	struct drm_loom_bo_mmap_offset off = { .handle = self->data.handle };
+	int other = open(self->node.path, O_RDWR | O_CLOEXEC);
+	void *p;
+
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_BO_MMAP_OFFSET, &off));
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, other, off.offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EACCES, errno);
+	close(other);
+}
+
+/*
+ * A forked child shares the file; it exits first, with jobs of its own in
+ * flight: the parent's file, BOs and jobs go on.
+ */
+TEST_F(job, child_sharing_the_file_exits_first)
+{
+	pid_t child = fork();
+	int status;
+
+	ASSERT_LE(0, child);
+	if (!child) {
+		submit_slot(self, 5, long_cmd(self, 5, self->data.va + 4096, 1 << 18), 0, 0);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, run_vadd(self, _metadata, 0, 0).error);
+	EXPECT_EQ(0, run_vadd(self, _metadata, 1, 0).error);
+}
+
+/*
+ * Another user's process, with a file of its own, reaches none of our BOs:
+ * our mmap offsets are refused, and the same VAs in its address space are
+ * its own BOs.
+ */
+TEST_F(job, another_user_reaches_nothing)
+{
+	struct drm_loom_bo_mmap_offset off = { .handle = self->data.handle };
+	uint64_t *c = (uint64_t *)((char *)self->data.map + 16384);
+	int status;
+	pid_t child;
+
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_BO_MMAP_OFFSET, &off));
+	for (int i = 0; i < 8; i++)
+		c[i] = 0x1234;
+	ASSERT_EQ(0, chmod(self->node.path, 0666));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		close(self->fd);
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		if (reopen(self))
+			_exit(11);
+		if (mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, off.offset) != MAP_FAILED)
+			_exit(12);
+		/* writes c = a + b at the same VAs, in its own address space */
+		_exit(run_vadd(self, _metadata, 0, 0).error == 0 ? 0 : 13);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	chmod(self->node.path, 0600);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	for (int i = 0; i < 8; i++)
+		EXPECT_EQ(0x1234, c[i]);
+}
+
+/* Sends @fd over @sock. */
+static int send_fd(int sock, int fd)
+{
+	char byte = 0, ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char byte, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/*
+ * A process killed with jobs still waiting in its queue: they are never
+ * run, and their fences say ESRCH (Documentation/uapi.rst).
+ */
+TEST_F(job, killed_process_queued_jobs_get_esrch)
+{
+	struct sync_file_info info = { 0 };
+	struct pollfd pfd;
+	int sv[2], fence, status;
+	pid_t child;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		struct drm_loom_bo_ref refs[1] = { { self->cfg.handle, DRM_LOOM_BO_REF_READ } };
+		uint32_t hung, queued;
+		struct drm_loom_submit s;
+		int fd;
+
+		if (reopen(self) || drmSyncobjCreate(self->fd, 0, &hung) ||
+		    drmSyncobjCreate(self->fd, 0, &queued))
+			_exit(1);
+		loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+		s = submit_args(self, 0, vadd_cmd(self, 0, 1), refs, 1);
+		s.out_syncobj = hung;
+		s.deadline_ns = 2000000000ULL;
+		if (_test_submit(self->fd, &s))
+			_exit(2);
+		/* waits in the entity for the hung job */
+		s = submit_args(self, 1, vadd_cmd(self, 1, 1), refs, 1);
+		s.in_syncobjs = (uintptr_t)&hung;
+		s.in_syncobj_count = 1;
+		s.out_syncobj = queued;
+		if (_test_submit(self->fd, &s) ||
+		    drmSyncobjExportSyncFile(self->fd, queued, &fd) || send_fd(sv[1], fd))
+			_exit(3);
+		pause();
+		_exit(4);
+	}
+	fence = recv_fd(sv[0]);
+	ASSERT_LE(0, fence);
+	kill(child, SIGKILL);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	pfd = (struct pollfd){ .fd = fence, .events = POLLIN };
+	ASSERT_EQ(1, poll(&pfd, 1, 20000));
+	ASSERT_EQ(0, ioctl(fence, SYNC_IOC_FILE_INFO, &info));
+	EXPECT_EQ(-ESRCH, info.status);
+	close(fence);
+}
+
+/*
+ * On 6.1 the card node serves the same ioctls and uring_cmd as the render
+ * node (none needs DRM_AUTH or master; Documentation/uapi.rst).
+ */
+TEST(card_node_serves_what_the_render_node_does)
+{
+	char path[32];
+	int fd = -1;
+
+	for (int minor = 0; minor < 64 && fd < 0; minor++) {
+		snprintf(path, sizeof(path), "/dev/dri/card%d", minor);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0 && !loom_is_loom_fd(fd)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(DRM_LOOM_UAPI_VERSION, test_get_param(fd, DRM_LOOM_PARAM_UAPI_VERSION));
+	{
+		struct loom_test_bo bo = loom_bo(fd, 4096);
+
+		EXPECT_NE(NULL, bo.map);
+	}
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
