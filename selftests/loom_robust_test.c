@@ -521,8 +521,13 @@ TEST_F(job, killed_process_queued_jobs_get_esrch)
 		s.deadline_ns = 2000000000ULL;
 		if (_test_submit(self->fd, &s))
 			_exit(2);
-		/* waits in the entity for the hung job */
+		/*
+		 * Waits in core 1's queue for the hung job.  (On core 0 it would
+		 * not: the scheduler lets a job follow one of its own once that
+		 * is merely scheduled, and it would sit on the ring.)
+		 */
 		s = submit_args(self, 1, vadd_cmd(self, 1, 1), refs, 1);
+		s.queue = 1;
 		s.in_syncobjs = (uintptr_t)&hung;
 		s.in_syncobj_count = 1;
 		s.out_syncobj = queued;
