@@ -19,14 +19,11 @@ struct cp_job {
 	struct loom_core *core;
 	const struct loom_hw_job *desc;
 	struct loom_hw_completion *done;
-	struct loom_mmu mmu;
+	struct loom_mmu *mmu;	/* the core's */
 	bool inject_dma;	/* the next memory access fails */
 	const uint8_t *cmd;	/* the fetched command buffer */
 	uint32_t offset;	/* of the packet being executed */
 	uint32_t dwords;	/* its length */
-	/* one-entry TLBs for the fabric's loads and stores */
-	uint64_t tlb_va[2], tlb_bus[2];
-	bool tlb_valid[2];
 	/* the running item's children */
 	bool in_items;
 	uint64_t *children;
@@ -44,9 +41,9 @@ static int job_fail(struct cp_job *j, int status, uint32_t detail)
 	j->done->status = status;
 	j->done->detail = detail;
 	if (status == LOOM_STATUS_MMU_FAULT) {
-		j->done->fault_va = j->mmu.fault_va;
+		j->done->fault_va = j->mmu->fault_va;
 		if (!detail)
-			j->done->detail = j->mmu.fault;
+			j->done->detail = j->mmu->fault;
 	}
 	return status;
 }
@@ -58,7 +55,7 @@ static int job_read(struct cp_job *j, uint64_t va, void *buf, size_t len)
 		j->inject_dma = false;
 		return LOOM_STATUS_DMA_ERROR;
 	}
-	return loom_mmu_read(&j->mmu, va, buf, len);
+	return loom_mmu_read(j->mmu, va, buf, len);
 }
 
 static int job_write(struct cp_job *j, uint64_t va, const void *buf, size_t len)
@@ -67,37 +64,21 @@ static int job_write(struct cp_job *j, uint64_t va, const void *buf, size_t len)
 		j->inject_dma = false;
 		return LOOM_STATUS_DMA_ERROR;
 	}
-	return loom_mmu_write(&j->mmu, va, buf, len);
+	return loom_mmu_write(j->mmu, va, buf, len);
 }
 
 /* ---- the fabric's view of the job ---------------------------------------- */
 
 /*
- * Bus address of @va for a fabric access of @size bytes, through a
- * one-entry TLB per direction: streams of loads hit the same page.
+ * Bus address of @va for a fabric access of @size bytes within one page
+ * (the core's TLB makes this cheap), or -1 when the access spans pages.
  */
 static int fabric_translate(struct cp_job *j, uint64_t va, unsigned size,
 			    bool write, uint64_t *addr)
 {
-	uint64_t page = va & ~(LOOM_PAGE_SIZE - 1);
-	int ret;
-
 	if ((va & (LOOM_PAGE_SIZE - 1)) + size > LOOM_PAGE_SIZE)
 		return -1;	/* spans pages: take the slow path */
-	if (j->tlb_valid[write] && j->tlb_va[write] == page) {
-		*addr = j->tlb_bus[write] | (va & (LOOM_PAGE_SIZE - 1));
-		return LOOM_STATUS_OK;
-	}
-	ret = loom_mmu_translate(&j->mmu, page, write, addr);
-	if (ret) {
-		j->mmu.fault_va = va;
-		return ret;
-	}
-	j->tlb_va[write] = page;
-	j->tlb_bus[write] = *addr;
-	j->tlb_valid[write] = true;
-	*addr |= va & (LOOM_PAGE_SIZE - 1);
-	return LOOM_STATUS_OK;
+	return loom_mmu_translate(j->mmu, va, write, addr);
 }
 
 static int fabric_load(void *opaque, uint64_t va, unsigned size, uint64_t *value)
@@ -112,7 +93,7 @@ static int fabric_load(void *opaque, uint64_t va, unsigned size, uint64_t *value
 		return job_read(j, va, value, size);
 	ret = fabric_translate(j, va, size, false, &addr);
 	if (ret < 0)
-		return loom_mmu_read(&j->mmu, va, value, size);
+		return loom_mmu_read(j->mmu, va, value, size);
 	if (ret)
 		return ret;
 	return bus->read(bus->opaque, addr, value, size) ? LOOM_STATUS_DMA_ERROR :
@@ -130,7 +111,7 @@ static int fabric_store(void *opaque, uint64_t va, unsigned size, uint64_t value
 		return job_write(j, va, &value, size);
 	ret = fabric_translate(j, va, size, true, &addr);
 	if (ret < 0)
-		return loom_mmu_write(&j->mmu, va, &value, size);
+		return loom_mmu_write(j->mmu, va, &value, size);
 	if (ret)
 		return ret;
 	return bus->write(bus->opaque, addr, &value, size) ? LOOM_STATUS_DMA_ERROR :
@@ -435,7 +416,7 @@ static void run_job(struct cp_job *j)
 		return;
 	}
 	if (inject == LOOM_INJECT_MMU_FAULT) {
-		j->mmu.fault_va = desc->cmd_va;
+		j->mmu->fault_va = desc->cmd_va;
 		job_fail(j, LOOM_STATUS_MMU_FAULT, LOOM_MMU_FAULT_INJECTED);
 		return;
 	}
@@ -464,9 +445,14 @@ void loom_core_run_job(struct loom_core *core, const struct loom_hw_job *job,
 		.core = core,
 		.desc = job,
 		.done = done,
-		.mmu = { .bus = core->bus, .pt_root = job->pt_root },
+		.mmu = &core->mmu,
 	};
 
+	/* The TLB stays; the address space and the fault are this job's. */
+	core->mmu.bus = core->bus;
+	core->mmu.pt_root = job->pt_root;
+	core->mmu.fault = LOOM_MMU_FAULT_NONE;
+	core->mmu.fault_va = 0;
 	start_completion(job, done);
 	/*
 	 * Nothing carries over between jobs: a job that dispatches without

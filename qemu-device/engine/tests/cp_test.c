@@ -658,6 +658,41 @@ TEST(timestamp_and_progress)
 	teardown();
 }
 
+/* ---- the TLB across jobs ------------------------------------------------------ */
+
+TEST(tlb_outlives_jobs_until_invalidated)
+{
+	/* a slot of its own: DATA_VA + 0x20000 shares CONFIG_VA's */
+	uint64_t c = DATA_VA + 0x21000, old_page, new_page;
+	uint32_t invalidations = 0;
+
+	setup();
+	core.mmu.invalidations = &invalidations;
+	poke64(DATA_VA, 21);
+	old_page = *fake_bus_leaf(&bus, c) & LOOM_PTE_ADDR_MASK;
+	REQUIRE_EQ(LOOM_STATUS_OK, vector_add(1, DATA_VA, DATA_VA, c).status);
+	CHECK_EQ(42, *fake_bus_ptr(&bus, old_page));
+	/* c's PTE now names another page; nobody invalidates */
+	new_page = fake_bus_alloc_page(&bus);
+	*fake_bus_leaf(&bus, c) = new_page | LOOM_PTE_VALID | LOOM_PTE_READ | LOOM_PTE_WRITE;
+	poke64(DATA_VA, 30);
+	REQUIRE_EQ(LOOM_STATUS_OK, vector_add(1, DATA_VA, DATA_VA, c).status);
+	CHECK_EQ(60, *fake_bus_ptr(&bus, old_page));
+	CHECK_EQ(0, *fake_bus_ptr(&bus, new_page));
+	/* LOOM_REG_MMU_INVALIDATE */
+	invalidations++;
+	poke64(DATA_VA, 50);
+	REQUIRE_EQ(LOOM_STATUS_OK, vector_add(1, DATA_VA, DATA_VA, c).status);
+	CHECK_EQ(60, *fake_bus_ptr(&bus, old_page));
+	CHECK_EQ(100, *fake_bus_ptr(&bus, new_page));
+	/* and a reset's flush does the same */
+	*fake_bus_leaf(&bus, c) = old_page | LOOM_PTE_VALID | LOOM_PTE_READ | LOOM_PTE_WRITE;
+	loom_mmu_flush(&core.mmu);
+	REQUIRE_EQ(LOOM_STATUS_OK, vector_add(1, DATA_VA, DATA_VA, c).status);
+	CHECK_EQ(100, *fake_bus_ptr(&bus, old_page));
+	teardown();
+}
+
 int main(void)
 {
 	RUN(vector_add_matches_c);
@@ -678,5 +713,6 @@ int main(void)
 	RUN(stop_gives_status_and_dump);
 	RUN(deadlock_dump_explains);
 	RUN(timestamp_and_progress);
+	RUN(tlb_outlives_jobs_until_invalidated);
 	return checks_done();
 }
