@@ -20,6 +20,7 @@ struct cp_job {
 	const struct loom_hw_job *desc;
 	struct loom_hw_completion *done;
 	struct loom_mmu *mmu;	/* the core's */
+	int inject;		/* LOOM_INJECT_* this job consumed */
 	bool inject_dma;	/* the next memory access fails */
 	const uint8_t *cmd;	/* the fetched command buffer */
 	uint32_t offset;	/* of the packet being executed */
@@ -365,9 +366,13 @@ static bool descriptor_valid(const struct loom_hw_job *desc)
 	       !(desc->pt_root & (LOOM_PAGE_SIZE - 1));
 }
 
+/*
+ * With @corrupt (LOOM_INJECT_CORRUPT_DUMP) the header claims 255x255 tiles;
+ * what is written is still the true dump, truncated to @size.
+ */
 static void take_dump(struct loom_core *core, const struct loom_hw_job *desc,
-		      const struct loom_hw_completion *done, void *buf,
-		      size_t size, size_t *len)
+		      const struct loom_hw_completion *done, bool corrupt,
+		      void *buf, size_t size, size_t *len)
 {
 	unsigned tiles;
 	struct loom_hw_dump *dump;
@@ -391,6 +396,8 @@ static void take_dump(struct loom_core *core, const struct loom_hw_job *desc,
 	dump->progress = __atomic_load_n(&core->progress, __ATOMIC_RELAXED);
 	dump->counters = done->counters;
 	need = LOOM_DUMP_SIZE(tiles);
+	if (corrupt)
+		dump->width = dump->height = 255;
 	*len = need < size ? need : size;
 	memcpy(buf, dump, *len);
 	free(dump);
@@ -407,20 +414,20 @@ static void run_job(struct cp_job *j)
 {
 	const struct loom_hw_job *desc = j->desc;
 	uint8_t *cmd;
-	int inject = j->core->inject;
 	int ret;
 
-	j->core->inject = LOOM_INJECT_NONE;
 	if (!descriptor_valid(desc)) {
 		job_fail(j, LOOM_STATUS_BAD_DESCRIPTOR, 0);
 		return;
 	}
-	if (inject == LOOM_INJECT_MMU_FAULT) {
+	if (j->inject == LOOM_INJECT_MMU_FAULT) {
 		j->mmu->fault_va = desc->cmd_va;
 		job_fail(j, LOOM_STATUS_MMU_FAULT, LOOM_MMU_FAULT_INJECTED);
 		return;
 	}
-	j->inject_dma = inject == LOOM_INJECT_DMA_ERROR;
+	/* A corrupt dump needs a failed job: the same one DMA_ERROR makes. */
+	j->inject_dma = j->inject == LOOM_INJECT_DMA_ERROR ||
+			j->inject == LOOM_INJECT_CORRUPT_DUMP;
 
 	cmd = malloc(desc->cmd_size ? desc->cmd_size : 1);
 	if (!cmd) {
@@ -446,8 +453,10 @@ void loom_core_run_job(struct loom_core *core, const struct loom_hw_job *job,
 		.desc = job,
 		.done = done,
 		.mmu = &core->mmu,
+		.inject = core->inject,
 	};
 
+	core->inject = LOOM_INJECT_NONE;
 	/* The TLB stays; the address space and the fault are this job's. */
 	core->mmu.bus = core->bus;
 	core->mmu.pt_root = job->pt_root;
@@ -465,7 +474,11 @@ void loom_core_run_job(struct loom_core *core, const struct loom_hw_job *job,
 	done->packet_offset = done->status ? j.offset : job->cmd_size;
 	*dump_len = 0;
 	if (done->status != LOOM_STATUS_OK)
-		take_dump(core, job, done, dump, dump_size, dump_len);
+		take_dump(core, job, done, j.inject == LOOM_INJECT_CORRUPT_DUMP,
+			  dump, dump_size, dump_len);
+	/* Only the record lies: the dump and the caller keep the true seqno. */
+	if (j.inject == LOOM_INJECT_WRONG_SEQNO)
+		done->seqno += LOOM_INJECT_SEQNO_SKEW;
 }
 
 void loom_core_stopped_job(struct loom_core *core,
@@ -475,5 +488,5 @@ void loom_core_stopped_job(struct loom_core *core,
 {
 	start_completion(job, done);
 	done->status = LOOM_STATUS_STOPPED;
-	take_dump(core, job, done, dump, dump_size, dump_len);
+	take_dump(core, job, done, false, dump, dump_size, dump_len);
 }

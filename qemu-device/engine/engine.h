@@ -218,7 +218,10 @@ void loom_fabric_dump(const struct loom_fabric *f, struct loom_hw_dump *dump,
  * @mmu: its MMU; the TLB lives across jobs, each job sets the address
  *	space.  The caller may set @mmu.invalidations once and empties the TLB
  *	with loom_mmu_flush() on reset, never while a job runs.
- * @inject: pending LOOM_INJECT_* for the next job (consumed by it)
+ * @inject: pending LOOM_INJECT_* for the next job (consumed by it).  The
+ *	engine acts on the modes that change what the job does or reports:
+ *	DMA_ERROR, MMU_FAULT, CORRUPT_DUMP and WRONG_SEQNO.  HANG,
+ *	SKIP_COMPLETION and BOGUS_HEAD concern the queue: the caller's.
  * @stop: set (relaxed) to stop the running job
  * @progress: LOOM_CORE_PROGRESS
  * @operands: values from the last SET_OPERANDS of the running job
@@ -241,8 +244,10 @@ struct loom_core {
  * and runs every packet.  Fills @done (the completion record to write) and,
  * when the job ends with an error or is stopped and @dump is non-NULL,
  * the state dump (@dump_size bytes available; *@dump_len the bytes used,
- * 0 when no dump was taken).  LOOM_INJECT_HANG is not handled here: the
- * caller waits for a stop or reset instead of running the job.
+ * 0 when no dump was taken).  Consumes core->inject.  LOOM_INJECT_HANG is
+ * not handled here: the caller waits for a stop or reset instead of running
+ * the job; nor are SKIP_COMPLETION and BOGUS_HEAD, which change what the
+ * caller does with @done and the queue, not the job.
  */
 void loom_core_run_job(struct loom_core *core, const struct loom_hw_job *job,
 		       struct loom_hw_completion *done, void *dump,
