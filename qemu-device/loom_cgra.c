@@ -5,7 +5,7 @@
  * with the driver; Documentation/device.rst is the programming model.  What
  * the device computes lives in engine/ (plain C, tested on the host); this
  * file is the QEMU glue: PCIe endpoint, BAR0, MSI-X, one execution thread
- * per core, DMA, reset and fault injection.
+ * per core, DMA, TLB invalidation, reset and fault injection.
  *
  * Usage:
  *   -device loom-cgra[,cores=N][,fabric=WxH]
@@ -84,6 +84,13 @@ struct LoomCgraState {
     unsigned fabric_height;
     uint32_t scratch;
     uint32_t error_status;  /* under the BQL */
+    /*
+     * LOOM_REG_MMU_INVALIDATE: invalidations done, and the generation every
+     * core's TLB compares with before each translation (engine/mmu.c).
+     * Written under the BQL with a release increment, read by the core
+     * threads without a lock.  Reset leaves it: it only goes forward.
+     */
+    uint32_t mmu_invalidations;
     LoomCore cores[LOOM_MAX_CORES];
 };
 
@@ -269,6 +276,8 @@ static void loom_core_reset_locked(LoomCore *c)
     }
     __atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&c->engine.progress, 0, __ATOMIC_RELAXED);
+    /* The thread has let go of the engine: its TLB is ours to empty. */
+    loom_mmu_flush(&c->engine.mmu);
     c->inject = LOOM_INJECT_NONE;
     c->status = 0;
     c->completed = 0;
@@ -292,6 +301,22 @@ static void loom_cgra_reset_all(LoomCgraState *s)
 
 /* ---- MMIO ----------------------------------------------------------------- */
 
+/*
+ * LOOM_REG_MMU_INVALIDATE write, under the BQL.  Release: the guest's PTE
+ * stores, made before its register write, are visible to a core that
+ * acquires the new count (engine/mmu.c); every translation that starts
+ * after this returns walks the tables again.
+ */
+static void loom_cgra_mmu_invalidate(LoomCgraState *s, uint32_t val)
+{
+    if (val != LOOM_MMU_INVALIDATE_ALL) {
+        qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: MMU_INVALIDATE 0x%x "
+                      "ignored (want 0x%x)\n", val, LOOM_MMU_INVALIDATE_ALL);
+        return;
+    }
+    __atomic_fetch_add(&s->mmu_invalidations, 1, __ATOMIC_RELEASE);
+}
+
 static uint32_t loom_limits(void)
 {
     return LOOM_MAX_RANK | LOOM_DEFAULT_FIFO_DEPTH << 8 |
@@ -301,7 +326,8 @@ static uint32_t loom_limits(void)
 static uint32_t loom_caps(void)
 {
     return LOOM_CAP_SCRATCH | LOOM_CAP_QUEUES | LOOM_CAP_MMU | LOOM_CAP_MSIX |
-           LOOM_CAP_ITEMS | LOOM_CAP_FAULT_INJECT | LOOM_CAP_STATE_DUMP;
+           LOOM_CAP_ITEMS | LOOM_CAP_FAULT_INJECT | LOOM_CAP_STATE_DUMP |
+           LOOM_CAP_TLB;
 }
 
 static uint64_t loom_core_read(LoomCore *c, hwaddr reg, bool *ok)
@@ -496,6 +522,8 @@ static uint64_t loom_cgra_mmio_read(void *opaque, hwaddr addr, unsigned size)
         return loom_limits();
     case LOOM_REG_ERROR_STATUS:
         return s->error_status;
+    case LOOM_REG_MMU_INVALIDATE:
+        return __atomic_load_n(&s->mmu_invalidations, __ATOMIC_RELAXED);
     }
 
     c = loom_core_at(s, addr);
@@ -532,6 +560,9 @@ static void loom_cgra_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         return;
     case LOOM_REG_ERROR_STATUS:
         s->error_status &= ~val;
+        return;
+    case LOOM_REG_MMU_INVALIDATE:
+        loom_cgra_mmu_invalidate(s, val);
         return;
     }
 
@@ -590,6 +621,7 @@ static bool loom_core_init(LoomCgraState *s, unsigned i, Error **errp)
     };
     c->engine.index = i;
     c->engine.bus = &c->bus;
+    c->engine.mmu.invalidations = &s->mmu_invalidations;
     c->engine.fabric = loom_fabric_create(&params);
     if (!c->engine.fabric) {
         error_setg(errp, "loom-cgra: cannot create a %ux%u fabric",
