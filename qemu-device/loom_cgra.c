@@ -64,6 +64,7 @@ typedef struct LoomCore {
     uint32_t dump_size;
     uint64_t completed;
     int inject;             /* LOOM_CORE_FAULT_INJECT, for the next job */
+    bool bogus_head;        /* LOOM_INJECT_BOGUS_HEAD: the next Q_HEAD read lies */
     /*
      * The engine's state belongs to the core thread while a job runs;
      * engine.stop and engine.progress are shared through relaxed atomics.
@@ -150,10 +151,15 @@ static void loom_core_hang(LoomCore *c, uint32_t generation)
     }
 }
 
-/* Writes the record and dump and advances the queue; c->lock held. */
+/*
+ * Writes the record and dump and advances the queue; c->lock held.  The
+ * queue's own injections lie here: SKIP_COMPLETION leaves the record
+ * unwritten, BOGUS_HEAD arms one wrong Q_HEAD read; everything else
+ * (head, COMPLETED, the vector) goes on as usual.
+ */
 static unsigned loom_core_complete(LoomCore *c, const struct loom_hw_job *job,
                                    const struct loom_hw_completion *done,
-                                   size_t dump_len)
+                                   size_t dump_len, int inject)
 {
     unsigned errors = 0;
 
@@ -163,7 +169,9 @@ static unsigned loom_core_complete(LoomCore *c, const struct loom_hw_job *job,
             c->status |= LOOM_CORE_DUMP_VALID;
         }
     }
-    if (loom_bus_write(c, job->completion, done, sizeof(*done))) {
+    if (inject == LOOM_INJECT_SKIP_COMPLETION) {
+        /* the job ran; only its record is missing */
+    } else if (loom_bus_write(c, job->completion, done, sizeof(*done))) {
         qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: cannot write "
                       "the completion of job %" PRIu64 "\n", c->index,
                       (uint64_t)job->seqno);
@@ -171,6 +179,9 @@ static unsigned loom_core_complete(LoomCore *c, const struct loom_hw_job *job,
     }
     c->completed = job->seqno;
     c->q_head = (c->q_head + 1) & (c->q_size - 1);
+    if (inject == LOOM_INJECT_BOGUS_HEAD) {
+        c->bogus_head = true;   /* until read, even across later jobs */
+    }
     if (done->status == LOOM_STATUS_STOPPED) {
         c->status |= LOOM_CORE_HALTED;
     }
@@ -226,7 +237,7 @@ static void loom_core_run_one(LoomCore *c)
     if (c->generation != generation || c->quit) {
         return;     /* reset while running: no completion */
     }
-    errors = loom_core_complete(c, &job, &done, dump_len);
+    errors = loom_core_complete(c, &job, &done, dump_len, inject);
     if (!(c->ctrl & LOOM_CTRL_STOP)) {
         __atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
     }
@@ -279,6 +290,7 @@ static void loom_core_reset_locked(LoomCore *c)
     /* The thread has let go of the engine: its TLB is ours to empty. */
     loom_mmu_flush(&c->engine.mmu);
     c->inject = LOOM_INJECT_NONE;
+    c->bogus_head = false;
     c->status = 0;
     c->completed = 0;
 }
@@ -347,6 +359,11 @@ static uint64_t loom_core_read(LoomCore *c, hwaddr reg, bool *ok)
         break;
     case LOOM_CORE_Q_HEAD:
         val = c->q_head;
+        if (c->bogus_head) {
+            /* one read, half a ring away; q_size may have been rewritten */
+            c->bogus_head = false;
+            val = c->q_size ? (c->q_head + c->q_size / 2) % c->q_size : 0;
+        }
         break;
     case LOOM_CORE_Q_TAIL:
         val = c->q_tail;
@@ -457,7 +474,12 @@ static bool loom_core_write(LoomCore *c, hwaddr reg, uint32_t val)
         errors = loom_core_set_ctrl(c, val);
         break;
     case LOOM_CORE_FAULT_INJECT:
-        c->inject = val <= LOOM_INJECT_MMU_FAULT ? val : LOOM_INJECT_NONE;
+        if (val > LOOM_INJECT_MAX) {
+            qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: unknown "
+                          "fault injection %u cleared\n", c->index, val);
+            val = LOOM_INJECT_NONE;
+        }
+        c->inject = val;
         break;
     case LOOM_CORE_DUMP_LO:
         c->dump_addr = deposit64(c->dump_addr, 0, 32, val);
