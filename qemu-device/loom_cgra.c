@@ -5,7 +5,7 @@
  * with the driver; Documentation/device.rst is the programming model.  What
  * the device computes lives in engine/ (plain C, tested on the host); this
  * file is the QEMU glue: PCIe endpoint, BAR0, MSI-X, one execution thread
- * per core, DMA, reset and fault injection.
+ * per core, DMA, TLB invalidation, reset and fault injection.
  *
  * Usage:
  *   -device loom-cgra[,cores=N][,fabric=WxH]
@@ -64,6 +64,7 @@ typedef struct LoomCore {
     uint32_t dump_size;
     uint64_t completed;
     int inject;             /* LOOM_CORE_FAULT_INJECT, for the next job */
+    bool bogus_head;        /* LOOM_INJECT_BOGUS_HEAD: the next Q_HEAD read lies */
     /*
      * The engine's state belongs to the core thread while a job runs;
      * engine.stop and engine.progress are shared through relaxed atomics.
@@ -84,6 +85,13 @@ struct LoomCgraState {
     unsigned fabric_height;
     uint32_t scratch;
     uint32_t error_status;  /* under the BQL */
+    /*
+     * LOOM_REG_MMU_INVALIDATE: invalidations done, and the generation every
+     * core's TLB compares with before each translation (engine/mmu.c).
+     * Written under the BQL with a release increment, read by the core
+     * threads without a lock.  Reset leaves it: it only goes forward.
+     */
+    uint32_t mmu_invalidations;
     LoomCore cores[LOOM_MAX_CORES];
 };
 
@@ -143,10 +151,15 @@ static void loom_core_hang(LoomCore *c, uint32_t generation)
     }
 }
 
-/* Writes the record and dump and advances the queue; c->lock held. */
+/*
+ * Writes the record and dump and advances the queue; c->lock held.  The
+ * queue's own injections lie here: SKIP_COMPLETION leaves the record
+ * unwritten, BOGUS_HEAD arms one wrong Q_HEAD read; everything else
+ * (head, COMPLETED, the vector) goes on as usual.
+ */
 static unsigned loom_core_complete(LoomCore *c, const struct loom_hw_job *job,
                                    const struct loom_hw_completion *done,
-                                   size_t dump_len)
+                                   size_t dump_len, int inject)
 {
     unsigned errors = 0;
 
@@ -156,7 +169,9 @@ static unsigned loom_core_complete(LoomCore *c, const struct loom_hw_job *job,
             c->status |= LOOM_CORE_DUMP_VALID;
         }
     }
-    if (loom_bus_write(c, job->completion, done, sizeof(*done))) {
+    if (inject == LOOM_INJECT_SKIP_COMPLETION) {
+        /* the job ran; only its record is missing */
+    } else if (loom_bus_write(c, job->completion, done, sizeof(*done))) {
         qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: cannot write "
                       "the completion of job %" PRIu64 "\n", c->index,
                       (uint64_t)job->seqno);
@@ -164,6 +179,9 @@ static unsigned loom_core_complete(LoomCore *c, const struct loom_hw_job *job,
     }
     c->completed = job->seqno;
     c->q_head = (c->q_head + 1) & (c->q_size - 1);
+    if (inject == LOOM_INJECT_BOGUS_HEAD) {
+        c->bogus_head = true;   /* until read, even across later jobs */
+    }
     if (done->status == LOOM_STATUS_STOPPED) {
         c->status |= LOOM_CORE_HALTED;
     }
@@ -219,7 +237,7 @@ static void loom_core_run_one(LoomCore *c)
     if (c->generation != generation || c->quit) {
         return;     /* reset while running: no completion */
     }
-    errors = loom_core_complete(c, &job, &done, dump_len);
+    errors = loom_core_complete(c, &job, &done, dump_len, inject);
     if (!(c->ctrl & LOOM_CTRL_STOP)) {
         __atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
     }
@@ -269,7 +287,10 @@ static void loom_core_reset_locked(LoomCore *c)
     }
     __atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&c->engine.progress, 0, __ATOMIC_RELAXED);
+    /* The thread has let go of the engine: its TLB is ours to empty. */
+    loom_mmu_flush(&c->engine.mmu);
     c->inject = LOOM_INJECT_NONE;
+    c->bogus_head = false;
     c->status = 0;
     c->completed = 0;
 }
@@ -292,6 +313,22 @@ static void loom_cgra_reset_all(LoomCgraState *s)
 
 /* ---- MMIO ----------------------------------------------------------------- */
 
+/*
+ * LOOM_REG_MMU_INVALIDATE write, under the BQL.  Release: the guest's PTE
+ * stores, made before its register write, are visible to a core that
+ * acquires the new count (engine/mmu.c); every translation that starts
+ * after this returns walks the tables again.
+ */
+static void loom_cgra_mmu_invalidate(LoomCgraState *s, uint32_t val)
+{
+    if (val != LOOM_MMU_INVALIDATE_ALL) {
+        qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: MMU_INVALIDATE 0x%x "
+                      "ignored (want 0x%x)\n", val, LOOM_MMU_INVALIDATE_ALL);
+        return;
+    }
+    __atomic_fetch_add(&s->mmu_invalidations, 1, __ATOMIC_RELEASE);
+}
+
 static uint32_t loom_limits(void)
 {
     return LOOM_MAX_RANK | LOOM_DEFAULT_FIFO_DEPTH << 8 |
@@ -301,7 +338,8 @@ static uint32_t loom_limits(void)
 static uint32_t loom_caps(void)
 {
     return LOOM_CAP_SCRATCH | LOOM_CAP_QUEUES | LOOM_CAP_MMU | LOOM_CAP_MSIX |
-           LOOM_CAP_ITEMS | LOOM_CAP_FAULT_INJECT | LOOM_CAP_STATE_DUMP;
+           LOOM_CAP_ITEMS | LOOM_CAP_FAULT_INJECT | LOOM_CAP_STATE_DUMP |
+           LOOM_CAP_TLB;
 }
 
 static uint64_t loom_core_read(LoomCore *c, hwaddr reg, bool *ok)
@@ -321,6 +359,11 @@ static uint64_t loom_core_read(LoomCore *c, hwaddr reg, bool *ok)
         break;
     case LOOM_CORE_Q_HEAD:
         val = c->q_head;
+        if (c->bogus_head) {
+            /* one read, half a ring away; q_size may have been rewritten */
+            c->bogus_head = false;
+            val = c->q_size ? (c->q_head + c->q_size / 2) % c->q_size : 0;
+        }
         break;
     case LOOM_CORE_Q_TAIL:
         val = c->q_tail;
@@ -431,7 +474,12 @@ static bool loom_core_write(LoomCore *c, hwaddr reg, uint32_t val)
         errors = loom_core_set_ctrl(c, val);
         break;
     case LOOM_CORE_FAULT_INJECT:
-        c->inject = val <= LOOM_INJECT_MMU_FAULT ? val : LOOM_INJECT_NONE;
+        if (val > LOOM_INJECT_MAX) {
+            qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: unknown "
+                          "fault injection %u cleared\n", c->index, val);
+            val = LOOM_INJECT_NONE;
+        }
+        c->inject = val;
         break;
     case LOOM_CORE_DUMP_LO:
         c->dump_addr = deposit64(c->dump_addr, 0, 32, val);
@@ -496,6 +544,8 @@ static uint64_t loom_cgra_mmio_read(void *opaque, hwaddr addr, unsigned size)
         return loom_limits();
     case LOOM_REG_ERROR_STATUS:
         return s->error_status;
+    case LOOM_REG_MMU_INVALIDATE:
+        return __atomic_load_n(&s->mmu_invalidations, __ATOMIC_RELAXED);
     }
 
     c = loom_core_at(s, addr);
@@ -532,6 +582,9 @@ static void loom_cgra_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         return;
     case LOOM_REG_ERROR_STATUS:
         s->error_status &= ~val;
+        return;
+    case LOOM_REG_MMU_INVALIDATE:
+        loom_cgra_mmu_invalidate(s, val);
         return;
     }
 
@@ -590,6 +643,7 @@ static bool loom_core_init(LoomCgraState *s, unsigned i, Error **errp)
     };
     c->engine.index = i;
     c->engine.bus = &c->bus;
+    c->engine.mmu.invalidations = &s->mmu_invalidations;
     c->engine.fabric = loom_fabric_create(&params);
     if (!c->engine.fabric) {
         error_setg(errp, "loom-cgra: cannot create a %ux%u fabric",

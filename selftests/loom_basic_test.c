@@ -105,6 +105,7 @@ DEVICE_TEST(hw_caps_match_register)
 	EXPECT_NE(0, caps & LOOM_CAP_QUEUES);
 	EXPECT_NE(0, caps & LOOM_CAP_MMU);
 	EXPECT_NE(0, caps & LOOM_CAP_MSIX);
+	EXPECT_NE(0, caps & LOOM_CAP_TLB);	/* ABI 0.3 */
 }
 
 DEVICE_TEST(geometry_matches_registers)

@@ -113,12 +113,16 @@
 /*
  * LOOM_REG_MMU_INVALIDATE (RW, ABI 0.3).  Every core's MMU keeps a TLB of
  * the leaf translations it walked, tagged with the address space's pt_root,
- * and keeps them across jobs.  Writing LOOM_MMU_INVALIDATE_ALL drops every
- * cached translation of every core; a memory access that starts after the
- * write has completed walks the tables again.  The driver writes it after
- * it cleared PTEs and before the pages (or table pages) they pointed at are
- * reused.  Reads return the number of invalidations done (wrapping), so a
- * read after the write also flushes the posted write.
+ * and keeps them across jobs.  Only walks that reach a valid leaf are
+ * cached; the leaf's permissions are checked on every access.  Writing
+ * LOOM_MMU_INVALIDATE_ALL drops every cached translation of every core; a
+ * memory access that starts after the write has completed walks the tables
+ * again.  The driver writes it after it cleared (or repointed, or changed
+ * the permissions of) PTEs and before the pages (or table pages) they
+ * pointed at are reused.  Other values are ignored.  Reads return the
+ * number of invalidations done (wrapping; reset does not clear it), so a
+ * read after the write also flushes the posted write.  LOOM_CORE_RESET
+ * empties that core's TLB.
  */
 #define LOOM_REG_MMU_INVALIDATE	0x0024
 #define LOOM_MMU_INVALIDATE_ALL	0x1
@@ -182,14 +186,16 @@
 
 /* LOOM_CORE_RESET (WO): LOOM_RESET_MAGIC aborts the running job without a
  * completion record, disables the queue, zeroes head, tail, progress and
- * status.  Jobs not yet executed are dropped; the driver resubmits.
+ * status, and empties the core's TLB.  Jobs not yet executed are dropped;
+ * the driver resubmits.
  */
 #define LOOM_CORE_RESET		0x24
 
 /*
  * LOOM_CORE_FAULT_INJECT (RW): makes the next job this core starts fail in
  * the chosen way, for testing recovery.  Reads back the pending injection;
- * cleared when a job consumes it.
+ * cleared when a job consumes it, by reset, and by writing a value above
+ * LOOM_INJECT_MAX.
  */
 #define LOOM_CORE_FAULT_INJECT	0x28
 #define LOOM_INJECT_NONE	0
@@ -199,6 +205,12 @@
 /*
  * Misbehaving-device modes (ABI 0.3): the driver must not trust what the
  * device writes.  Each lets the job run and then lies about it.
+ * CORRUPT_DUMP writes no more than the real dump (truncated to the buffer
+ * size as usual).  SKIP_COMPLETION leaves the record's memory untouched;
+ * COMPLETED still updates.  WRONG_SEQNO skews only the record: COMPLETED
+ * and the dump keep the true seqno.  BOGUS_HEAD lies on one read, the first
+ * after the job completed (even if later jobs complete first); reset
+ * drops a lie not yet told.
  */
 #define LOOM_INJECT_CORRUPT_DUMP 4	/* as DMA_ERROR, and the dump header claims 255x255 tiles */
 #define LOOM_INJECT_SKIP_COMPLETION 5	/* no completion record; head moves, vector fires */

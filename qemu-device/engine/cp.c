@@ -19,14 +19,12 @@ struct cp_job {
 	struct loom_core *core;
 	const struct loom_hw_job *desc;
 	struct loom_hw_completion *done;
-	struct loom_mmu mmu;
+	struct loom_mmu *mmu;	/* the core's */
+	int inject;		/* LOOM_INJECT_* this job consumed */
 	bool inject_dma;	/* the next memory access fails */
 	const uint8_t *cmd;	/* the fetched command buffer */
 	uint32_t offset;	/* of the packet being executed */
 	uint32_t dwords;	/* its length */
-	/* one-entry TLBs for the fabric's loads and stores */
-	uint64_t tlb_va[2], tlb_bus[2];
-	bool tlb_valid[2];
 	/* the running item's children */
 	bool in_items;
 	uint64_t *children;
@@ -44,9 +42,9 @@ static int job_fail(struct cp_job *j, int status, uint32_t detail)
 	j->done->status = status;
 	j->done->detail = detail;
 	if (status == LOOM_STATUS_MMU_FAULT) {
-		j->done->fault_va = j->mmu.fault_va;
+		j->done->fault_va = j->mmu->fault_va;
 		if (!detail)
-			j->done->detail = j->mmu.fault;
+			j->done->detail = j->mmu->fault;
 	}
 	return status;
 }
@@ -58,7 +56,7 @@ static int job_read(struct cp_job *j, uint64_t va, void *buf, size_t len)
 		j->inject_dma = false;
 		return LOOM_STATUS_DMA_ERROR;
 	}
-	return loom_mmu_read(&j->mmu, va, buf, len);
+	return loom_mmu_read(j->mmu, va, buf, len);
 }
 
 static int job_write(struct cp_job *j, uint64_t va, const void *buf, size_t len)
@@ -67,37 +65,21 @@ static int job_write(struct cp_job *j, uint64_t va, const void *buf, size_t len)
 		j->inject_dma = false;
 		return LOOM_STATUS_DMA_ERROR;
 	}
-	return loom_mmu_write(&j->mmu, va, buf, len);
+	return loom_mmu_write(j->mmu, va, buf, len);
 }
 
 /* ---- the fabric's view of the job ---------------------------------------- */
 
 /*
- * Bus address of @va for a fabric access of @size bytes, through a
- * one-entry TLB per direction: streams of loads hit the same page.
+ * Bus address of @va for a fabric access of @size bytes within one page
+ * (the core's TLB makes this cheap), or -1 when the access spans pages.
  */
 static int fabric_translate(struct cp_job *j, uint64_t va, unsigned size,
 			    bool write, uint64_t *addr)
 {
-	uint64_t page = va & ~(LOOM_PAGE_SIZE - 1);
-	int ret;
-
 	if ((va & (LOOM_PAGE_SIZE - 1)) + size > LOOM_PAGE_SIZE)
 		return -1;	/* spans pages: take the slow path */
-	if (j->tlb_valid[write] && j->tlb_va[write] == page) {
-		*addr = j->tlb_bus[write] | (va & (LOOM_PAGE_SIZE - 1));
-		return LOOM_STATUS_OK;
-	}
-	ret = loom_mmu_translate(&j->mmu, page, write, addr);
-	if (ret) {
-		j->mmu.fault_va = va;
-		return ret;
-	}
-	j->tlb_va[write] = page;
-	j->tlb_bus[write] = *addr;
-	j->tlb_valid[write] = true;
-	*addr |= va & (LOOM_PAGE_SIZE - 1);
-	return LOOM_STATUS_OK;
+	return loom_mmu_translate(j->mmu, va, write, addr);
 }
 
 static int fabric_load(void *opaque, uint64_t va, unsigned size, uint64_t *value)
@@ -112,7 +94,7 @@ static int fabric_load(void *opaque, uint64_t va, unsigned size, uint64_t *value
 		return job_read(j, va, value, size);
 	ret = fabric_translate(j, va, size, false, &addr);
 	if (ret < 0)
-		return loom_mmu_read(&j->mmu, va, value, size);
+		return loom_mmu_read(j->mmu, va, value, size);
 	if (ret)
 		return ret;
 	return bus->read(bus->opaque, addr, value, size) ? LOOM_STATUS_DMA_ERROR :
@@ -130,7 +112,7 @@ static int fabric_store(void *opaque, uint64_t va, unsigned size, uint64_t value
 		return job_write(j, va, &value, size);
 	ret = fabric_translate(j, va, size, true, &addr);
 	if (ret < 0)
-		return loom_mmu_write(&j->mmu, va, &value, size);
+		return loom_mmu_write(j->mmu, va, &value, size);
 	if (ret)
 		return ret;
 	return bus->write(bus->opaque, addr, &value, size) ? LOOM_STATUS_DMA_ERROR :
@@ -384,9 +366,13 @@ static bool descriptor_valid(const struct loom_hw_job *desc)
 	       !(desc->pt_root & (LOOM_PAGE_SIZE - 1));
 }
 
+/*
+ * With @corrupt (LOOM_INJECT_CORRUPT_DUMP) the header claims 255x255 tiles;
+ * what is written is still the true dump, truncated to @size.
+ */
 static void take_dump(struct loom_core *core, const struct loom_hw_job *desc,
-		      const struct loom_hw_completion *done, void *buf,
-		      size_t size, size_t *len)
+		      const struct loom_hw_completion *done, bool corrupt,
+		      void *buf, size_t size, size_t *len)
 {
 	unsigned tiles;
 	struct loom_hw_dump *dump;
@@ -410,6 +396,8 @@ static void take_dump(struct loom_core *core, const struct loom_hw_job *desc,
 	dump->progress = __atomic_load_n(&core->progress, __ATOMIC_RELAXED);
 	dump->counters = done->counters;
 	need = LOOM_DUMP_SIZE(tiles);
+	if (corrupt)
+		dump->width = dump->height = 255;
 	*len = need < size ? need : size;
 	memcpy(buf, dump, *len);
 	free(dump);
@@ -426,20 +414,20 @@ static void run_job(struct cp_job *j)
 {
 	const struct loom_hw_job *desc = j->desc;
 	uint8_t *cmd;
-	int inject = j->core->inject;
 	int ret;
 
-	j->core->inject = LOOM_INJECT_NONE;
 	if (!descriptor_valid(desc)) {
 		job_fail(j, LOOM_STATUS_BAD_DESCRIPTOR, 0);
 		return;
 	}
-	if (inject == LOOM_INJECT_MMU_FAULT) {
-		j->mmu.fault_va = desc->cmd_va;
+	if (j->inject == LOOM_INJECT_MMU_FAULT) {
+		j->mmu->fault_va = desc->cmd_va;
 		job_fail(j, LOOM_STATUS_MMU_FAULT, LOOM_MMU_FAULT_INJECTED);
 		return;
 	}
-	j->inject_dma = inject == LOOM_INJECT_DMA_ERROR;
+	/* A corrupt dump needs a failed job: the same one DMA_ERROR makes. */
+	j->inject_dma = j->inject == LOOM_INJECT_DMA_ERROR ||
+			j->inject == LOOM_INJECT_CORRUPT_DUMP;
 
 	cmd = malloc(desc->cmd_size ? desc->cmd_size : 1);
 	if (!cmd) {
@@ -464,9 +452,16 @@ void loom_core_run_job(struct loom_core *core, const struct loom_hw_job *job,
 		.core = core,
 		.desc = job,
 		.done = done,
-		.mmu = { .bus = core->bus, .pt_root = job->pt_root },
+		.mmu = &core->mmu,
+		.inject = core->inject,
 	};
 
+	core->inject = LOOM_INJECT_NONE;
+	/* The TLB stays; the address space and the fault are this job's. */
+	core->mmu.bus = core->bus;
+	core->mmu.pt_root = job->pt_root;
+	core->mmu.fault = LOOM_MMU_FAULT_NONE;
+	core->mmu.fault_va = 0;
 	start_completion(job, done);
 	/*
 	 * Nothing carries over between jobs: a job that dispatches without
@@ -479,7 +474,11 @@ void loom_core_run_job(struct loom_core *core, const struct loom_hw_job *job,
 	done->packet_offset = done->status ? j.offset : job->cmd_size;
 	*dump_len = 0;
 	if (done->status != LOOM_STATUS_OK)
-		take_dump(core, job, done, dump, dump_size, dump_len);
+		take_dump(core, job, done, j.inject == LOOM_INJECT_CORRUPT_DUMP,
+			  dump, dump_size, dump_len);
+	/* Only the record lies: the dump and the caller keep the true seqno. */
+	if (j.inject == LOOM_INJECT_WRONG_SEQNO)
+		done->seqno += LOOM_INJECT_SEQNO_SKEW;
 }
 
 void loom_core_stopped_job(struct loom_core *core,
@@ -489,5 +488,5 @@ void loom_core_stopped_job(struct loom_core *core,
 {
 	start_completion(job, done);
 	done->status = LOOM_STATUS_STOPPED;
-	take_dump(core, job, done, dump, dump_size, dump_len);
+	take_dump(core, job, done, false, dump, dump_size, dump_len);
 }

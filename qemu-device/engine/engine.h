@@ -6,7 +6,7 @@
  * and interrupts.
  *
  * Parts, one file each:
- *   mmu.c     the device MMU walker (uapi LOOM_PTE_* format)
+ *   mmu.c     the device MMU: walker (uapi LOOM_PTE_* format) and TLB
  *   alu.c     the PE operations' arithmetic (enum loom_op)
  *   fabric.c  the cycle-level fabric simulator
  *   cp.c      the command processor: one job's packets, start to end
@@ -40,26 +40,55 @@ struct loom_bus {
 /* ---------------------------------------------------------------- mmu.c --- */
 
 /**
- * struct loom_mmu - one job's address space
+ * struct loom_tlb_entry - one cached leaf translation
+ * @pt_root: tag: the address space it was walked in
+ * @vpn: tag: the virtual page number, va >> LOOM_PAGE_SHIFT
+ * @pte: the leaf entry as walked (page bus address, LOOM_PTE_* bits); an
+ *	entry without LOOM_PTE_VALID is empty
+ */
+struct loom_tlb_entry {
+	uint64_t pt_root;
+	uint64_t vpn;
+	uint64_t pte;
+};
+
+/**
+ * struct loom_mmu - a core's MMU: the running job's address space and the
+ *	core's TLB
  * @bus: where the page tables and pages are
- * @pt_root: bus address of the level-0 table
+ * @pt_root: bus address of the running job's level-0 table
  * @fault_va: set by a failed access: the VA that faulted
  * @fault: set by a failed access: enum loom_mmu_fault
+ * @invalidations: the device's invalidation count (LOOM_REG_MMU_INVALIDATE),
+ *	bumped atomically by another thread; NULL when nothing invalidates
+ * @tlb_generation: *@invalidations when @tlb was last emptied
+ * @tlb: LOOM_TLB_ENTRIES leaf translations, direct-mapped by VA page
+ *
+ * The TLB outlives jobs, as a real one does: a PTE changed without an
+ * invalidation may still be used (uapi: LOOM_REG_MMU_INVALIDATE).  Only
+ * walks that reach a valid leaf are cached; every access checks the cached
+ * leaf's permissions.  A zeroed TLB is empty.
  */
 struct loom_mmu {
 	const struct loom_bus *bus;
 	uint64_t pt_root;
 	uint64_t fault_va;
 	enum loom_mmu_fault fault;
+	const uint32_t *invalidations;
+	uint32_t tlb_generation;
+	struct loom_tlb_entry tlb[LOOM_TLB_ENTRIES];
 };
 
 /*
  * Translates @va for a read or a write.  Returns LOOM_STATUS_OK and the
  * bus address, or LOOM_STATUS_MMU_FAULT with mmu->fault and mmu->fault_va
- * set.  No side effects beyond those two fields.
+ * set.  No side effects beyond those two fields and the TLB.
  */
 int loom_mmu_translate(struct loom_mmu *mmu, uint64_t va, bool write,
 		       uint64_t *bus_addr);
+
+/* Empties the TLB (core reset); the owner of @mmu calls it. */
+void loom_mmu_flush(struct loom_mmu *mmu);
 
 /*
  * Copies between device VAs and a buffer, page by page.  Returns
@@ -186,7 +215,13 @@ void loom_fabric_dump(const struct loom_fabric *f, struct loom_hw_dump *dump,
  * @index: the core's number
  * @fabric: its fabric
  * @bus: host memory
- * @inject: pending LOOM_INJECT_* for the next job (consumed by it)
+ * @mmu: its MMU; the TLB lives across jobs, each job sets the address
+ *	space.  The caller may set @mmu.invalidations once and empties the TLB
+ *	with loom_mmu_flush() on reset, never while a job runs.
+ * @inject: pending LOOM_INJECT_* for the next job (consumed by it).  The
+ *	engine acts on the modes that change what the job does or reports:
+ *	DMA_ERROR, MMU_FAULT, CORRUPT_DUMP and WRONG_SEQNO.  HANG,
+ *	SKIP_COMPLETION and BOGUS_HEAD concern the queue: the caller's.
  * @stop: set (relaxed) to stop the running job
  * @progress: LOOM_CORE_PROGRESS
  * @operands: values from the last SET_OPERANDS of the running job
@@ -196,6 +231,7 @@ struct loom_core {
 	unsigned index;
 	struct loom_fabric *fabric;
 	const struct loom_bus *bus;
+	struct loom_mmu mmu;
 	int inject;
 	int stop;
 	uint64_t progress;
@@ -208,8 +244,10 @@ struct loom_core {
  * and runs every packet.  Fills @done (the completion record to write) and,
  * when the job ends with an error or is stopped and @dump is non-NULL,
  * the state dump (@dump_size bytes available; *@dump_len the bytes used,
- * 0 when no dump was taken).  LOOM_INJECT_HANG is not handled here: the
- * caller waits for a stop or reset instead of running the job.
+ * 0 when no dump was taken).  Consumes core->inject.  LOOM_INJECT_HANG is
+ * not handled here: the caller waits for a stop or reset instead of running
+ * the job; nor are SKIP_COMPLETION and BOGUS_HEAD, which change what the
+ * caller does with @done and the queue, not the job.
  */
 void loom_core_run_job(struct loom_core *core, const struct loom_hw_job *job,
 		       struct loom_hw_completion *done, void *dump,

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The device MMU: a four-level walk of LOOM_PTE_* tables at bus addresses,
- * translating 48-bit device VAs in 4 KiB pages.  Every access a job makes,
- * command fetch included, goes through here; nothing else in the engine
- * touches job memory.
+ * translating 48-bit device VAs in 4 KiB pages, and the core's TLB of leaf
+ * translations in front of it.  Every access a job makes, command fetch
+ * included, goes through here; nothing else in the engine touches job
+ * memory.
  */
+#include <string.h>
+
 #include "engine.h"
 
 static int mmu_fault(struct loom_mmu *mmu, uint64_t va,
@@ -15,14 +18,11 @@ static int mmu_fault(struct loom_mmu *mmu, uint64_t va,
 	return LOOM_STATUS_MMU_FAULT;
 }
 
-int loom_mmu_translate(struct loom_mmu *mmu, uint64_t va, bool write,
-		       uint64_t *bus_addr)
+/* Walks the tables to @va's leaf; *@leaf is a VALID level-3 entry. */
+static int mmu_walk(struct loom_mmu *mmu, uint64_t va, uint64_t *leaf)
 {
 	uint64_t table = mmu->pt_root;
 	uint64_t pte = 0;
-
-	if (va >> LOOM_VA_BITS)
-		return mmu_fault(mmu, va, LOOM_MMU_FAULT_ADDRESS);
 
 	for (unsigned level = 0; level < LOOM_PT_LEVELS; level++) {
 		uint64_t entry_addr = table + 8 * LOOM_PT_INDEX(va, level);
@@ -33,6 +33,61 @@ int loom_mmu_translate(struct loom_mmu *mmu, uint64_t va, bool write,
 			return mmu_fault(mmu, va, LOOM_MMU_FAULT_NOT_MAPPED);
 		table = pte & LOOM_PTE_ADDR_MASK;
 	}
+	*leaf = pte;
+	return LOOM_STATUS_OK;
+}
+
+void loom_mmu_flush(struct loom_mmu *mmu)
+{
+	memset(mmu->tlb, 0, sizeof(mmu->tlb));
+}
+
+/*
+ * Empties the TLB if LOOM_REG_MMU_INVALIDATE was written since it was last
+ * emptied.  Acquire pairs with the glue's release increment: a new count
+ * implies the driver's PTE stores before its register write are visible to
+ * the walk that follows.  On the hot path this is one load and a compare.
+ * A walk racing with the increment may cache an old leaf, but the next
+ * translation sees the new count and drops it: only accesses that started
+ * before the write completed can use it.
+ */
+static void tlb_sync(struct loom_mmu *mmu)
+{
+	uint32_t now;
+
+	if (!mmu->invalidations)
+		return;
+	now = __atomic_load_n(mmu->invalidations, __ATOMIC_ACQUIRE);
+	if (now != mmu->tlb_generation) {
+		loom_mmu_flush(mmu);
+		mmu->tlb_generation = now;
+	}
+}
+
+int loom_mmu_translate(struct loom_mmu *mmu, uint64_t va, bool write,
+		       uint64_t *bus_addr)
+{
+	uint64_t vpn = va >> LOOM_PAGE_SHIFT;
+	struct loom_tlb_entry *e = &mmu->tlb[vpn % LOOM_TLB_ENTRIES];
+	uint64_t pte;
+
+	if (va >> LOOM_VA_BITS)
+		return mmu_fault(mmu, va, LOOM_MMU_FAULT_ADDRESS);
+
+	tlb_sync(mmu);
+	if ((e->pte & LOOM_PTE_VALID) && e->vpn == vpn &&
+	    e->pt_root == mmu->pt_root) {
+		pte = e->pte;
+	} else {
+		int ret = mmu_walk(mmu, va, &pte);
+
+		if (ret)
+			return ret;
+		/* The leaf is cached whatever this access needs of it. */
+		*e = (struct loom_tlb_entry){
+			.pt_root = mmu->pt_root, .vpn = vpn, .pte = pte,
+		};
+	}
 
 	/* Permissions live in the leaf only. */
 	if (write && !(pte & LOOM_PTE_WRITE))
@@ -40,7 +95,7 @@ int loom_mmu_translate(struct loom_mmu *mmu, uint64_t va, bool write,
 	if (!write && !(pte & LOOM_PTE_READ))
 		return mmu_fault(mmu, va, LOOM_MMU_FAULT_READ);
 
-	*bus_addr = table | (va & (LOOM_PAGE_SIZE - 1));
+	*bus_addr = (pte & LOOM_PTE_ADDR_MASK) | (va & (LOOM_PAGE_SIZE - 1));
 	return LOOM_STATUS_OK;
 }
 

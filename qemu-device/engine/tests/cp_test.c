@@ -658,6 +658,108 @@ TEST(timestamp_and_progress)
 	teardown();
 }
 
+TEST(corrupt_dump_fails_as_dma_error_with_a_lying_header)
+{
+	struct loom_hw_completion dma, d;
+	struct loom_hw_dump *hdr = (struct loom_hw_dump *)dump;
+	struct loom_hw_job job;
+
+	setup();
+	core.inject = LOOM_INJECT_DMA_ERROR;
+	dma = vector_add(2, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	core.inject = LOOM_INJECT_CORRUPT_DUMP;
+	memset(dump, 0xa5, sizeof(dump));
+	d = vector_add(2, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	CHECK_EQ(LOOM_INJECT_NONE, core.inject);
+	CHECK_EQ(LOOM_STATUS_DMA_ERROR, d.status);
+	CHECK(memcmp(&dma, &d, sizeof(d)) == 0);
+	CHECK_EQ(LOOM_DUMP_MAGIC, hdr->magic);
+	CHECK_EQ(42, hdr->seqno);
+	CHECK_EQ(LOOM_STATUS_DMA_ERROR, hdr->status);
+	CHECK_EQ(255, hdr->width);
+	CHECK_EQ(255, hdr->height);
+	/* the header lies, the length does not: 16 tiles, nothing beyond */
+	CHECK_EQ(LOOM_DUMP_SIZE(16), dump_len);
+	CHECK_EQ(0xa5, dump[LOOM_DUMP_SIZE(16)]);
+	/* a short buffer truncates as usual */
+	core.inject = LOOM_INJECT_CORRUPT_DUMP;
+	job = job_for_cmd();
+	loom_core_run_job(&core, &job, &d, dump, sizeof(*hdr), &dump_len);
+	CHECK_EQ(sizeof(*hdr), dump_len);
+	CHECK_EQ(255, hdr->width);
+	/* consumed: the next job runs */
+	CHECK_EQ(LOOM_STATUS_OK, vector_add(2, DATA_VA, DATA_VA, DATA_VA + 0x20000).status);
+	teardown();
+}
+
+TEST(wrong_seqno_skews_only_the_record)
+{
+	struct loom_hw_completion d;
+
+	setup();
+	poke64(DATA_VA, 5);
+	core.inject = LOOM_INJECT_WRONG_SEQNO;
+	d = vector_add(1, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	CHECK_EQ(LOOM_STATUS_OK, d.status);
+	CHECK_EQ(42 + LOOM_INJECT_SEQNO_SKEW, d.seqno);
+	CHECK_EQ(10, peek64(DATA_VA + 0x20000));	/* the job ran */
+	CHECK_EQ(LOOM_INJECT_NONE, core.inject);
+	CHECK_EQ(42, vector_add(1, DATA_VA, DATA_VA, DATA_VA + 0x20000).seqno);
+	teardown();
+}
+
+TEST(queue_injections_leave_the_job_alone)
+{
+	const int modes[] = { LOOM_INJECT_SKIP_COMPLETION, LOOM_INJECT_BOGUS_HEAD };
+	struct loom_hw_completion clean, d;
+
+	setup();
+	clean = vector_add(3, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	for (unsigned i = 0; i < 2; i++) {
+		core.inject = modes[i];
+		d = vector_add(3, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+		CHECK(memcmp(&clean, &d, sizeof(d)) == 0);
+		CHECK_EQ(0, dump_len);
+		CHECK_EQ(LOOM_INJECT_NONE, core.inject);
+	}
+	teardown();
+}
+
+/* ---- the TLB across jobs ------------------------------------------------------ */
+
+TEST(tlb_outlives_jobs_until_invalidated)
+{
+	/* a slot of its own: DATA_VA + 0x20000 shares CONFIG_VA's */
+	uint64_t c = DATA_VA + 0x21000, old_page, new_page;
+	uint32_t invalidations = 0;
+
+	setup();
+	core.mmu.invalidations = &invalidations;
+	poke64(DATA_VA, 21);
+	old_page = *fake_bus_leaf(&bus, c) & LOOM_PTE_ADDR_MASK;
+	REQUIRE_EQ(LOOM_STATUS_OK, vector_add(1, DATA_VA, DATA_VA, c).status);
+	CHECK_EQ(42, *fake_bus_ptr(&bus, old_page));
+	/* c's PTE now names another page; nobody invalidates */
+	new_page = fake_bus_alloc_page(&bus);
+	*fake_bus_leaf(&bus, c) = new_page | LOOM_PTE_VALID | LOOM_PTE_READ | LOOM_PTE_WRITE;
+	poke64(DATA_VA, 30);
+	REQUIRE_EQ(LOOM_STATUS_OK, vector_add(1, DATA_VA, DATA_VA, c).status);
+	CHECK_EQ(60, *fake_bus_ptr(&bus, old_page));
+	CHECK_EQ(0, *fake_bus_ptr(&bus, new_page));
+	/* LOOM_REG_MMU_INVALIDATE */
+	invalidations++;
+	poke64(DATA_VA, 50);
+	REQUIRE_EQ(LOOM_STATUS_OK, vector_add(1, DATA_VA, DATA_VA, c).status);
+	CHECK_EQ(60, *fake_bus_ptr(&bus, old_page));
+	CHECK_EQ(100, *fake_bus_ptr(&bus, new_page));
+	/* and a reset's flush does the same */
+	*fake_bus_leaf(&bus, c) = old_page | LOOM_PTE_VALID | LOOM_PTE_READ | LOOM_PTE_WRITE;
+	loom_mmu_flush(&core.mmu);
+	REQUIRE_EQ(LOOM_STATUS_OK, vector_add(1, DATA_VA, DATA_VA, c).status);
+	CHECK_EQ(100, *fake_bus_ptr(&bus, old_page));
+	teardown();
+}
+
 int main(void)
 {
 	RUN(vector_add_matches_c);
@@ -678,5 +780,9 @@ int main(void)
 	RUN(stop_gives_status_and_dump);
 	RUN(deadlock_dump_explains);
 	RUN(timestamp_and_progress);
+	RUN(corrupt_dump_fails_as_dma_error_with_a_lying_header);
+	RUN(wrong_seqno_skews_only_the_record);
+	RUN(queue_injections_leave_the_job_alone);
+	RUN(tlb_outlives_jobs_until_invalidated);
 	return checks_done();
 }

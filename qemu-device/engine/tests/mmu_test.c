@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The MMU walker: translation, permissions, every fault kind, page spans. */
+/*
+ * The MMU: translation, permissions, every fault kind, page spans, and the
+ * TLB (kept until invalidated, tagged by address space, direct-mapped).
+ */
 #include "check.h"
 #include "fake_bus.h"
 
@@ -138,6 +141,173 @@ TEST(dma_error_on_the_page)
 	fake_bus_fini(&fb);
 }
 
+/* ---- the TLB ---------------------------------------------------------------- */
+
+/* Points @va's leaf at a fresh page; returns the page's bus address. */
+static uint64_t repoint(uint64_t va, uint64_t perms)
+{
+	uint64_t page = fake_bus_alloc_page(&fb);
+
+	*fake_bus_leaf(&fb, va) = page | LOOM_PTE_VALID | perms;
+	return page;
+}
+
+TEST(cached_translation_survives_until_invalidated)
+{
+	uint64_t va = 0x200000, old_page, new_page, addr;
+	uint32_t invalidations = 7;
+	unsigned reads;
+
+	setup();
+	mmu.invalidations = &invalidations;
+	old_page = repoint(va, LOOM_PTE_READ | LOOM_PTE_WRITE);
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va + 8, false, &addr));
+	CHECK_EQ(old_page + 8, addr);
+	/* the driver repoints the PTE and does not invalidate */
+	new_page = repoint(va, LOOM_PTE_READ | LOOM_PTE_WRITE);
+	reads = fb.reads;
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va + 16, true, &addr));
+	CHECK_EQ(old_page + 16, addr);
+	CHECK_EQ(reads, fb.reads);	/* a hit reads no table */
+	/* nor does clearing it make the cached translation go */
+	*fake_bus_leaf(&fb, va) = 0;
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va, false, &addr));
+	CHECK_EQ(old_page, addr);
+	*fake_bus_leaf(&fb, va) = new_page | LOOM_PTE_VALID | LOOM_PTE_READ;
+	invalidations++;
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va + 24, false, &addr));
+	CHECK_EQ(new_page + 24, addr);
+	CHECK_EQ(reads + LOOM_PT_LEVELS, fb.reads);
+	fake_bus_fini(&fb);
+}
+
+TEST(address_spaces_do_not_alias)
+{
+	uint64_t va = 0x300000, root_a, root_b, page_a, page_b, addr;
+
+	setup();
+	root_a = fb.pt_root;
+	page_a = repoint(va, LOOM_PTE_READ);
+	root_b = fb.pt_root = fake_bus_alloc_page(&fb);
+	page_b = repoint(va, LOOM_PTE_READ);
+	for (int round = 0; round < 2; round++) {
+		mmu.pt_root = root_a;
+		CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va, false, &addr));
+		CHECK_EQ(page_a, addr);
+		mmu.pt_root = root_b;
+		CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va, false, &addr));
+		CHECK_EQ(page_b, addr);
+	}
+	/* a VA mapped only in A is not found through B's cached neighbour */
+	fb.pt_root = root_a;
+	repoint(va + LOOM_PAGE_SIZE, LOOM_PTE_READ);
+	mmu.pt_root = root_a;
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va + LOOM_PAGE_SIZE, false, &addr));
+	mmu.pt_root = root_b;
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT,
+		 loom_mmu_translate(&mmu, va + LOOM_PAGE_SIZE, false, &addr));
+	CHECK_EQ(LOOM_MMU_FAULT_NOT_MAPPED, mmu.fault);
+	fake_bus_fini(&fb);
+}
+
+TEST(cached_read_only_leaf_faults_on_write)
+{
+	uint64_t va = 0x400000, page, addr;
+	uint32_t invalidations = 0;
+	unsigned reads;
+
+	setup();
+	mmu.invalidations = &invalidations;
+	page = repoint(va, LOOM_PTE_READ);
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va, false, &addr));
+	reads = fb.reads;
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, loom_mmu_translate(&mmu, va + 0x10, true, &addr));
+	CHECK_EQ(LOOM_MMU_FAULT_WRITE, mmu.fault);
+	CHECK_EQ(va + 0x10, mmu.fault_va);
+	CHECK_EQ(reads, fb.reads);	/* judged on the cached leaf */
+	/* the permission the cache holds is the one checked until invalidated */
+	*fake_bus_leaf(&fb, va) = page | LOOM_PTE_VALID | LOOM_PTE_READ | LOOM_PTE_WRITE;
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, loom_mmu_translate(&mmu, va, true, &addr));
+	invalidations++;
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va, true, &addr));
+	CHECK_EQ(page, addr);
+	fake_bus_fini(&fb);
+}
+
+TEST(faults_are_not_cached)
+{
+	uint64_t va = 0x500000, page, addr;
+
+	setup();
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, loom_mmu_translate(&mmu, va, false, &addr));
+	CHECK_EQ(LOOM_MMU_FAULT_NOT_MAPPED, mmu.fault);
+	/* mapped afterwards, with no invalidation: found at once */
+	page = repoint(va, LOOM_PTE_READ);
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va, false, &addr));
+	CHECK_EQ(page, addr);
+	fake_bus_fini(&fb);
+}
+
+TEST(flush_and_invalidation_empty_it)
+{
+	uint64_t va = 0x600000, addr;
+	uint32_t invalidations = 0xffffffff;
+	unsigned reads;
+
+	setup();
+	mmu.invalidations = &invalidations;
+	repoint(va, LOOM_PTE_READ);
+	repoint(va + LOOM_PAGE_SIZE, LOOM_PTE_READ);
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va, false, &addr));
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va + LOOM_PAGE_SIZE, false, &addr));
+	/* reset: every entry goes */
+	loom_mmu_flush(&mmu);
+	reads = fb.reads;
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va, false, &addr));
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va + LOOM_PAGE_SIZE, false, &addr));
+	CHECK_EQ(reads + 2 * LOOM_PT_LEVELS, fb.reads);
+	/* an invalidation, here wrapping the count: every entry goes too */
+	invalidations++;
+	reads = fb.reads;
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va, false, &addr));
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va + LOOM_PAGE_SIZE, false, &addr));
+	CHECK_EQ(reads + 2 * LOOM_PT_LEVELS, fb.reads);
+	/* and a cleared PTE is then seen as cleared */
+	*fake_bus_leaf(&fb, va) = 0;
+	invalidations++;
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, loom_mmu_translate(&mmu, va, false, &addr));
+	CHECK_EQ(LOOM_MMU_FAULT_NOT_MAPPED, mmu.fault);
+	fake_bus_fini(&fb);
+}
+
+TEST(colliding_vas_evict_each_other)
+{
+	uint64_t va = 0x700000, other = va + LOOM_TLB_ENTRIES * LOOM_PAGE_SIZE;
+	uint64_t neighbour = va + LOOM_PAGE_SIZE, page, other_page, addr;
+	unsigned reads;
+
+	setup();
+	page = repoint(va, LOOM_PTE_READ);
+	other_page = repoint(other, LOOM_PTE_READ);
+	repoint(neighbour, LOOM_PTE_READ);
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va, false, &addr));
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, neighbour, false, &addr));
+	/* same slot: the other VA walks, gets its own page and evicts va */
+	reads = fb.reads;
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, other + 8, false, &addr));
+	CHECK_EQ(other_page + 8, addr);
+	CHECK_EQ(reads + LOOM_PT_LEVELS, fb.reads);
+	reads = fb.reads;
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, va + 8, false, &addr));
+	CHECK_EQ(page + 8, addr);
+	CHECK_EQ(reads + LOOM_PT_LEVELS, fb.reads);
+	/* the neighbour's slot was untouched */
+	reads = fb.reads;
+	CHECK_EQ(LOOM_STATUS_OK, loom_mmu_translate(&mmu, neighbour, false, &addr));
+	CHECK_EQ(reads, fb.reads);
+	fake_bus_fini(&fb);
+}
+
 int main(void)
 {
 	RUN(translates_within_page);
@@ -149,5 +319,11 @@ int main(void)
 	RUN(read_and_write_span_pages);
 	RUN(fault_in_the_middle_of_a_span);
 	RUN(dma_error_on_the_page);
+	RUN(cached_translation_survives_until_invalidated);
+	RUN(address_spaces_do_not_alias);
+	RUN(cached_read_only_leaf_faults_on_write);
+	RUN(faults_are_not_cached);
+	RUN(flush_and_invalidation_empty_it);
+	RUN(colliding_vas_evict_each_other);
 	return checks_done();
 }
