@@ -204,7 +204,37 @@ static int driver_bind(const char *what, const char *slot)
  * seconds, and every command's CQE comes.  @hang_ms > 0 unbinds while the
  * hang is being recovered instead.
  */
-static void unbind_under_load(struct __test_metadata *_metadata, int hang_ms)
+/* Asks tools/loom-vm (run with --hotplug) to device_del a device. */
+static int qmp_device_del(const char *id)
+{
+	char line[160];
+	int n = snprintf(line, sizeof(line),
+			 "loom-vm: qmp: {\"execute\":\"device_del\",\"arguments\":{\"id\":\"%s\"}}\n",
+			 id);
+
+	/* one write(): the host reads the request off the console whole */
+	fflush(stdout);
+	return write(STDOUT_FILENO, line, n) == n ? 0 : -1;
+}
+
+/* Waits up to 30 s for the PCI function at @slot to disappear. */
+static int slot_gone(const char *slot)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", slot);
+	for (int i = 0; i < 300; i++) {
+		if (access(path, F_OK))
+			return 1;
+		usleep(100000);
+	}
+	return 0;
+}
+
+enum removal { UNBIND, DEVICE_DEL };
+
+static void remove_under_load(struct __test_metadata *_metadata, int hang_ms,
+			      enum removal how, const struct loom_node *target)
 {
 	struct loom_node node;
 	struct loom_test_bo cmd, cfg;
@@ -215,7 +245,10 @@ static void unbind_under_load(struct __test_metadata *_metadata, int hang_ms)
 	char slot[64];
 	int fd, done = 0;
 
-	ASSERT_EQ(1, loom_find_nodes(&node, 1));
+	if (target)
+		node = *target;
+	else
+		ASSERT_EQ(1, loom_find_nodes(&node, 1));
 	node_slot(&node, slot, sizeof(slot));
 	fd = open(node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
@@ -258,7 +291,12 @@ static void unbind_under_load(struct __test_metadata *_metadata, int hang_ms)
 	/* An unplugged device's ioctls fail: wait through sync_files. */
 	for (int i = 0; i < 102; i++)
 		ASSERT_EQ(0, drmSyncobjExportSyncFile(fd, syncs[i], &fences[i]));
-	ASSERT_EQ(0, driver_bind("unbind", slot));
+	if (how == UNBIND) {
+		ASSERT_EQ(0, driver_bind("unbind", slot));
+	} else {
+		ASSERT_EQ(0, qmp_device_del("loom1"));
+		ASSERT_TRUE(slot_gone(slot));
+	}
 	for (int i = 0; i < 102; i++) {
 		struct pollfd pfd = { .fd = fences[i], .events = POLLIN };
 		struct sync_file_info info = { 0 };
@@ -289,18 +327,20 @@ static void unbind_under_load(struct __test_metadata *_metadata, int hang_ms)
 	}
 	io_uring_queue_exit(&ring);
 	close(fd);
-	ASSERT_EQ(0, driver_bind("bind", slot));
-	ASSERT_EQ(1, loom_find_nodes(&node, 1));
+	if (how == UNBIND) {
+		ASSERT_EQ(0, driver_bind("bind", slot));
+		ASSERT_EQ(1, loom_find_nodes(&node, 1));
+	}
 }
 
 TEST(unbind_with_queued_and_blocked_jobs)
 {
-	unbind_under_load(_metadata, 0);
+	remove_under_load(_metadata, 0, UNBIND, NULL);
 }
 
 TEST(unbind_during_hang_recovery)
 {
-	unbind_under_load(_metadata, 100);
+	remove_under_load(_metadata, 100, UNBIND, NULL);
 }
 
 /*
@@ -337,6 +377,29 @@ TEST(unload_after_exit_with_a_hung_job)
 	EXPECT_FALSE(loom_loaded());
 	ASSERT_EQ(0, run("modprobe loom"));
 	ASSERT_LE(1, loom_count_nodes());
+}
+
+/*
+ * QEMU unplugs a device (device_del over QMP) under the same load: only in
+ * a VM booted by tools/loom-vm --hotplug, where loom1 sits behind its own
+ * root port at 0000:02:00.0.  Last: the device does not come back.
+ */
+TEST(device_del_under_load)
+{
+	struct loom_node nodes[LOOM_MAX_NODES];
+	int n = loom_find_nodes(nodes, LOOM_MAX_NODES), target = -1;
+
+	for (int i = 0; i < n; i++) {
+		char slot[64];
+
+		node_slot(&nodes[i], slot, sizeof(slot));
+		if (!strcmp(slot, "0000:02:00.0"))
+			target = i;
+	}
+	if (target < 0)
+		SKIP(return, "no hot-pluggable loom1 (tools/loom-vm --hotplug)");
+	remove_under_load(_metadata, 0, DEVICE_DEL, &nodes[target]);
+	EXPECT_EQ(n - 1, loom_count_nodes());
 }
 
 TEST_HARNESS_MAIN
