@@ -96,16 +96,22 @@ TEST_F(job, closed_bo_stays_the_jobs_until_it_ends)
 	munmap(victim.map, victim.size);
 	close_args.handle = victim.handle;
 	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_GEM_CLOSE, &close_args));
+	/*
+	 * New pages come zeroed: take them while the job still runs, so that
+	 * stores into the closed BO's old pages would show in them.
+	 */
+	for (int i = 0; i < 64; i++) {
+		fresh[i] = loom_bo(self->fd, 65536);
+		ASSERT_NE(NULL, fresh[i].map);
+	}
+	EXPECT_EQ(-1001, job_error(self, id)) TH_LOG("the job ended too soon to test");
 
 	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 60000));
 	EXPECT_EQ(0, job_error(self, id)) TH_LOG("the job lost its memory");
 	for (int i = 0; i < 64; i++) {
-		const uint64_t *word;
+		const uint64_t *word = fresh[i].map;
 		size_t w = 0;
 
-		fresh[i] = loom_bo(self->fd, 65536);
-		ASSERT_NE(NULL, fresh[i].map);
-		word = fresh[i].map;
 		while (w < 65536 / 8 && !word[w])
 			w++;
 		EXPECT_EQ(65536 / 8, w) TH_LOG("fresh BO %d is not zero at word %zu", i, w);
