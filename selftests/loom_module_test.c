@@ -76,110 +76,35 @@ TEST(unload_refused_while_open)
 	EXPECT_EQ(0, run("modprobe loom"));
 }
 
-TEST(unbind_under_open_file)
-{
-	struct loom_node node;
-	char link[128], cmd[256];
-	const char *slot;
-	ssize_t len;
-	uint64_t v = 0;
-	int fd;
-
-	ASSERT_EQ(1, loom_find_nodes(&node, 1));
-	len = readlink(node.sysfs, link, sizeof(link) - 1);
-	ASSERT_LT(0, len);
-	link[len] = 0;
-	slot = strrchr(link, '/') + 1;
-
-	fd = open(node.path, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-
-	snprintf(cmd, sizeof(cmd), "echo %s > /sys/bus/pci/drivers/loom/unbind", slot);
-	ASSERT_EQ(0, run(cmd));
-	EXPECT_EQ(-ENODEV, _test_get_param(fd, DRM_LOOM_PARAM_HW_ID, 0, &v));
-	close(fd);
-
-	snprintf(cmd, sizeof(cmd), "echo %s > /sys/bus/pci/drivers/loom/bind", slot);
-	ASSERT_EQ(0, run(cmd));
-	ASSERT_EQ(1, loom_find_nodes(&node, 1));
-	fd = open(node.path, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	EXPECT_EQ(LOOM_ID_MAGIC, test_get_param(fd, DRM_LOOM_PARAM_HW_ID));
-	close(fd);
-}
-
 /*
- * Removing the device with jobs on its rings and in its queue: every
- * io_uring command still completes, with an error, and nothing leaks or
- * warns (the harness checks the kernel log).
+ * A file on @node whose command BO holds one packet, LOAD_CONFIG of a
+ * vector add: the shortest valid job, and one a hang injection can stop.
  */
-TEST(unbind_with_jobs_in_flight)
-{
-	struct loom_node node;
+struct config_job {
+	int fd;
 	struct loom_test_bo cmd, cfg;
-	struct io_uring ring;
-	struct io_uring_cqe *cqe;
-	char link[128], buf[256];
-	const char *slot;
+	uint32_t cmd_size;
+};
+
+static int config_job_open(const struct loom_node *node, struct config_job *j)
+{
 	uint32_t words[16];
 	struct loom_cmd c = { words, 0 };
-	int fd, done = 0;
-	ssize_t len;
 
-	ASSERT_EQ(1, loom_find_nodes(&node, 1));
-	len = readlink(node.sysfs, link, sizeof(link) - 1);
-	ASSERT_LT(0, len);
-	link[len] = 0;
-	slot = strrchr(link, '/') + 1;
-	fd = open(node.path, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	cmd = loom_bo(fd, 4096);
-	cfg = loom_bo(fd, 4096);
-	ASSERT_NE(NULL, cfg.map);
-	cmd_load_config(&c, cfg.va, loom_test_config_vector_add(cfg.map, 4096, 4, 4));
-	memcpy(cmd.map, words, c.len * 4);
-
-	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
-	loom_poke_core(&node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
-	for (int i = 0; i < 4; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-		struct drm_loom_submit s = {
-			.queue = i % 2, .cmd_handle = cmd.handle, .cmd_size = c.len * 4,
-			.deadline_ns = 30000000000ULL,
-		};
-
-		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-		sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
-		sqe_set_submit(sqe, &s);
-		sqe->user_data = i;
-	}
-	ASSERT_EQ(4, io_uring_submit(&ring));
-	/* The jobs on core 1 finish; the hung one on core 0 and the one
-	 * queued behind it are still pending. */
-	usleep(300000);
-
-	snprintf(buf, sizeof(buf), "echo %s > /sys/bus/pci/drivers/loom/unbind", slot);
-	ASSERT_EQ(0, run(buf));
-	while (done < 4) {
-		struct __kernel_timespec ts = { .tv_sec = 10 };
-
-		ASSERT_EQ(0, io_uring_wait_cqe_timeout(&ring, &cqe, &ts));
-		if (cqe->user_data % 2) {
-			EXPECT_EQ(0, cqe->res) TH_LOG("job %llu", cqe->user_data);
-		} else {
-			EXPECT_GT(0, cqe->res) TH_LOG("job %llu", cqe->user_data);
-		}
-		io_uring_cqe_seen(&ring, cqe);
-		done++;
-	}
-	io_uring_queue_exit(&ring);
-	close(fd);
-	snprintf(buf, sizeof(buf), "echo %s > /sys/bus/pci/drivers/loom/bind", slot);
-	ASSERT_EQ(0, run(buf));
-	ASSERT_EQ(1, loom_find_nodes(&node, 1));
+	j->fd = open(node->path, O_RDWR | O_CLOEXEC);
+	if (j->fd < 0)
+		return -errno;
+	j->cmd = loom_bo(j->fd, 4096);
+	j->cfg = loom_bo(j->fd, 4096);
+	if (!j->cmd.map || !j->cfg.map)
+		return -ENOMEM;
+	cmd_load_config(&c, j->cfg.va, loom_test_config_vector_add(j->cfg.map, 4096, 4, 4));
+	memcpy(j->cmd.map, words, c.len * 4);
+	j->cmd_size = c.len * 4;
+	return 0;
 }
 
-/* The PCI slot of the first loom node, for sysfs bind/unbind. */
+/* The PCI slot of @node, for sysfs bind/unbind. */
 static void node_slot(const struct loom_node *node, char *slot, size_t size)
 {
 	char link[128];
@@ -197,13 +122,88 @@ static int driver_bind(const char *what, const char *slot)
 	return run(buf);
 }
 
+TEST(unbind_under_open_file)
+{
+	struct loom_node node;
+	char slot[64];
+	uint64_t v = 0;
+	int fd;
+
+	ASSERT_EQ(1, loom_find_nodes(&node, 1));
+	node_slot(&node, slot, sizeof(slot));
+	ASSERT_NE(0, slot[0]);
+
+	fd = open(node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+
+	ASSERT_EQ(0, driver_bind("unbind", slot));
+	EXPECT_EQ(-ENODEV, _test_get_param(fd, DRM_LOOM_PARAM_HW_ID, 0, &v));
+	close(fd);
+
+	ASSERT_EQ(0, driver_bind("bind", slot));
+	ASSERT_EQ(1, loom_find_nodes(&node, 1));
+	fd = open(node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(LOOM_ID_MAGIC, test_get_param(fd, DRM_LOOM_PARAM_HW_ID));
+	close(fd);
+}
+
 /*
- * Unbind with a hung job on core 0, 100 jobs queued behind it (more than
- * the ring holds), a job on core 1 blocked on the hung one's fence, and
- * io_uring commands queued too: every job completes exactly once, within
- * seconds, and every command's CQE comes.  @hang_ms > 0 unbinds while the
- * hang is being recovered instead.
+ * Removing the device with jobs on its rings and in its queue: every
+ * io_uring command still completes, with an error, and nothing leaks or
+ * warns (the harness checks the kernel log).
  */
+TEST(unbind_with_jobs_in_flight)
+{
+	struct loom_node node;
+	struct config_job j;
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	char slot[64];
+	int done = 0;
+
+	ASSERT_EQ(1, loom_find_nodes(&node, 1));
+	node_slot(&node, slot, sizeof(slot));
+	ASSERT_EQ(0, config_job_open(&node, &j));
+
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
+	loom_poke_core(&node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+	for (int i = 0; i < 4; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+		struct drm_loom_submit s = {
+			.queue = i % 2, .cmd_handle = j.cmd.handle, .cmd_size = j.cmd_size,
+			.deadline_ns = 30000000000ULL,
+		};
+
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, j.fd, NULL, 0, 0);
+		sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+		sqe_set_submit(sqe, &s);
+		sqe->user_data = i;
+	}
+	ASSERT_EQ(4, io_uring_submit(&ring));
+	/* The jobs on core 1 finish; the hung one on core 0 and the one
+	 * queued behind it are still pending. */
+	usleep(300000);
+
+	ASSERT_EQ(0, driver_bind("unbind", slot));
+	while (done < 4) {
+		struct __kernel_timespec ts = { .tv_sec = 10 };
+
+		ASSERT_EQ(0, io_uring_wait_cqe_timeout(&ring, &cqe, &ts));
+		if (cqe->user_data % 2) {
+			EXPECT_EQ(0, cqe->res) TH_LOG("job %llu", cqe->user_data);
+		} else {
+			EXPECT_GT(0, cqe->res) TH_LOG("job %llu", cqe->user_data);
+		}
+		io_uring_cqe_seen(&ring, cqe);
+		done++;
+	}
+	io_uring_queue_exit(&ring);
+	close(j.fd);
+	ASSERT_EQ(0, driver_bind("bind", slot));
+	ASSERT_EQ(1, loom_find_nodes(&node, 1));
+}
+
 /* Asks tools/loom-vm (run with --hotplug) to device_del a device. */
 static int qmp_device_del(const char *id)
 {
@@ -237,11 +237,10 @@ static void remove_under_load(struct __test_metadata *_metadata, int hang_ms,
 			      enum removal how, const struct loom_node *target)
 {
 	struct loom_node node;
-	struct loom_test_bo cmd, cfg;
+	struct config_job j;
 	struct io_uring ring;
-	uint32_t words[16], syncs[102];
+	uint32_t syncs[102];
 	int fences[102];
-	struct loom_cmd c = { words, 0 };
 	char slot[64];
 	int fd, done = 0;
 
@@ -250,19 +249,14 @@ static void remove_under_load(struct __test_metadata *_metadata, int hang_ms,
 	else
 		ASSERT_EQ(1, loom_find_nodes(&node, 1));
 	node_slot(&node, slot, sizeof(slot));
-	fd = open(node.path, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	cmd = loom_bo(fd, 4096);
-	cfg = loom_bo(fd, 4096);
-	ASSERT_NE(NULL, cfg.map);
-	cmd_load_config(&c, cfg.va, loom_test_config_vector_add(cfg.map, 4096, 4, 4));
-	memcpy(cmd.map, words, c.len * 4);
+	ASSERT_EQ(0, config_job_open(&node, &j));
+	fd = j.fd;
 	ASSERT_EQ(0, io_uring_queue_init(64, &ring, IORING_SETUP_SQE128));
 
 	loom_poke_core(&node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
 	for (int i = 0; i < 102; i++) {
 		struct drm_loom_submit s = {
-			.queue = i == 101, .cmd_handle = cmd.handle, .cmd_size = c.len * 4,
+			.queue = i == 101, .cmd_handle = j.cmd.handle, .cmd_size = j.cmd_size,
 			.deadline_ns = hang_ms ? hang_ms * 1000000ULL : 30000000000ULL,
 		};
 
@@ -277,7 +271,7 @@ static void remove_under_load(struct __test_metadata *_metadata, int hang_ms,
 	for (int i = 0; i < 32; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 		struct drm_loom_submit s = {
-			.cmd_handle = cmd.handle, .cmd_size = c.len * 4,
+			.cmd_handle = j.cmd.handle, .cmd_size = j.cmd_size,
 		};
 
 		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
@@ -344,6 +338,78 @@ TEST(unbind_during_hang_recovery)
 }
 
 /*
+ * A job whose in-fence belongs to another device's job that ends seconds
+ * after this device is unbound: the job still completes, with ENODEV, and
+ * so does an io_uring command waiting on the same fence (the schedulers
+ * outlive the unbind; they used to stop with it, stranding both).
+ */
+TEST(unbind_with_a_job_waiting_on_another_devices_fence)
+{
+	struct loom_node nodes[2];
+	struct config_job a, b;
+	struct drm_loom_submit s = { 0 };
+	struct sync_file_info info = { 0 };
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct __kernel_timespec ts = { .tv_sec = 15 };
+	struct pollfd pfd;
+	uint32_t b_done, a_in, a_done;
+	int b_fence, a_fence;
+	char slot[64];
+
+	ASSERT_EQ(2, loom_find_nodes(nodes, 2));
+	node_slot(&nodes[0], slot, sizeof(slot));
+	ASSERT_EQ(0, config_job_open(&nodes[0], &a));
+	ASSERT_EQ(0, config_job_open(&nodes[1], &b));
+
+	/* b's job hangs and is stopped 3 s later */
+	loom_poke_core(&nodes[1], 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+	ASSERT_EQ(0, drmSyncobjCreate(b.fd, 0, &b_done));
+	s.cmd_handle = b.cmd.handle;
+	s.cmd_size = b.cmd_size;
+	s.deadline_ns = 3000000000ULL;
+	s.out_syncobj = b_done;
+	ASSERT_EQ(0, _test_submit(b.fd, &s));
+	ASSERT_EQ(0, drmSyncobjExportSyncFile(b.fd, b_done, &b_fence));
+
+	/* a's job and command wait for it */
+	ASSERT_EQ(0, drmSyncobjCreate(a.fd, 0, &a_in));
+	ASSERT_EQ(0, drmSyncobjImportSyncFile(a.fd, a_in, b_fence));
+	ASSERT_EQ(0, drmSyncobjCreate(a.fd, 0, &a_done));
+	s = (struct drm_loom_submit){
+		.cmd_handle = a.cmd.handle, .cmd_size = a.cmd_size,
+		.in_syncobjs = (uintptr_t)&a_in, .in_syncobj_count = 1,
+	};
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, IORING_SETUP_SQE128));
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, a.fd, NULL, 0, 0);
+	sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+	sqe_set_submit(sqe, &s);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	s.out_syncobj = a_done;
+	ASSERT_EQ(0, _test_submit(a.fd, &s));
+	ASSERT_EQ(0, drmSyncobjExportSyncFile(a.fd, a_done, &a_fence));
+
+	ASSERT_EQ(0, driver_bind("unbind", slot));
+	pfd = (struct pollfd){ .fd = a_fence, .events = POLLIN };
+	EXPECT_EQ(1, poll(&pfd, 1, 15000)) TH_LOG("the waiting job never completed");
+	EXPECT_EQ(0, ioctl(a_fence, SYNC_IOC_FILE_INFO, &info));
+	EXPECT_EQ(-ENODEV, info.status);
+	ASSERT_EQ(0, io_uring_wait_cqe_timeout(&ring, &cqe, &ts))
+		TH_LOG("the waiting command never completed");
+	EXPECT_EQ(-ENODEV, cqe->res);
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_queue_exit(&ring);
+	close(a_fence);
+	close(b_fence);
+	close(a.fd);
+	close(b.fd);
+	ASSERT_EQ(0, driver_bind("bind", slot));
+	ASSERT_EQ(2, loom_count_nodes());
+}
+
+/*
  * A process that exits with a hung job on the device, then the module is
  * unloaded: the job is cancelled, the file's address space outlives the
  * file until then, and the unload is clean.
@@ -351,27 +417,18 @@ TEST(unbind_during_hang_recovery)
 TEST(unload_after_exit_with_a_hung_job)
 {
 	struct loom_node node;
-	struct loom_test_bo cmd, cfg;
-	uint32_t words[16];
-	struct loom_cmd c = { words, 0 };
+	struct config_job j;
 	struct drm_loom_submit s = { .deadline_ns = 30000000000ULL };
-	int fd;
 
 	ASSERT_EQ(1, loom_find_nodes(&node, 1));
-	fd = open(node.path, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	cmd = loom_bo(fd, 4096);
-	cfg = loom_bo(fd, 4096);
-	ASSERT_NE(NULL, cfg.map);
-	cmd_load_config(&c, cfg.va, loom_test_config_vector_add(cfg.map, 4096, 4, 4));
-	memcpy(cmd.map, words, c.len * 4);
-	s.cmd_handle = cmd.handle;
-	s.cmd_size = c.len * 4;
+	ASSERT_EQ(0, config_job_open(&node, &j));
+	s.cmd_handle = j.cmd.handle;
+	s.cmd_size = j.cmd_size;
 	loom_poke_core(&node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
-	ASSERT_EQ(0, _test_submit(fd, &s));
-	munmap(cmd.map, 4096);
-	munmap(cfg.map, 4096);
-	close(fd);
+	ASSERT_EQ(0, _test_submit(j.fd, &s));
+	munmap(j.cmd.map, 4096);
+	munmap(j.cfg.map, 4096);
+	close(j.fd);
 
 	ASSERT_EQ(0, run("rmmod loom"));
 	EXPECT_FALSE(loom_loaded());
