@@ -202,4 +202,62 @@ DEVICE_TEST(short_struct_reads_as_zero_pad)
 	EXPECT_EQ(0, ioctl(fd, cmd, &args));
 }
 
+/* The device reaches memory through LOOM_PTE_ADDR_MASK: 52 address bits. */
+DEVICE_TEST(dma_mask_is_the_pte_address_width)
+{
+	char path[96];
+	int bits = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/dma_mask_bits", node->sysfs);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(1, fscanf(f, "%d", &bits));
+	fclose(f);
+	EXPECT_EQ(64 - __builtin_clzll(LOOM_PTE_ADDR_MASK), bits);
+}
+
+/*
+ * JOB_INFO keeps at most DRM_LOOM_DUMP_BYTES_PER_FILE bytes of state dumps
+ * per file; later failed jobs report none.  Only reachable when the fabric
+ * is large enough that the cap binds before the 256 records recycle (the
+ * make test stage with a 16x14 fabric); skipped otherwise.
+ */
+DEVICE_TEST(state_dumps_are_capped_per_file)
+{
+	uint32_t tiles = test_get_param(fd, DRM_LOOM_PARAM_FABRIC_WIDTH) *
+			 test_get_param(fd, DRM_LOOM_PARAM_FABRIC_HEIGHT);
+	uint32_t size = LOOM_DUMP_SIZE(tiles), fit = DRM_LOOM_DUMP_BYTES_PER_FILE / size;
+	struct loom_test_bo cmd;
+	struct loom_cmd c;
+	uint32_t sync;
+	int own;
+
+	if (fit + 2 > 256)
+		SKIP(return, "%u-byte dumps: the cap binds only past 256 jobs", size);
+	/* a file of its own: the cap is per file */
+	own = open(node->path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, own);
+	cmd = loom_bo(own, 4096);
+	ASSERT_NE(NULL, cmd.map);
+	c = (struct loom_cmd){ cmd.map, 0 };
+	/* a dispatch before any configuration: fails, with a dump */
+	cmd_dense(&c, 0, NULL);
+	ASSERT_EQ(0, drmSyncobjCreate(own, 0, &sync));
+	for (uint32_t i = 0; i < fit + 2; i++) {
+		struct drm_loom_submit s = {
+			.cmd_handle = cmd.handle, .cmd_size = c.len * 4, .out_syncobj = sync,
+		};
+		struct drm_loom_job_info info;
+
+		ASSERT_EQ(0, _test_submit(own, &s));
+		ASSERT_EQ(0, loom_syncobj_wait(own, sync, 10000));
+		ASSERT_EQ(0, _test_job_info(own, s.job_id, &info));
+		EXPECT_EQ(-EINVAL, info.error);
+		EXPECT_EQ(LOOM_STATUS_NO_CONFIG, info.hw_status);
+		EXPECT_EQ(i < fit ? size : 0, info.dump_size) TH_LOG("job %u of %u", i, fit);
+	}
+	close(own);
+}
+
 TEST_HARNESS_MAIN
