@@ -10,10 +10,11 @@
  * hardware fence with the errno its status maps to.
  *
  * Nothing the device writes is trusted: a head outside the window of jobs
- * in flight is ignored (the hang check reads it again), a record must echo
- * its job's seqno (slots are cleared before reuse, so a record never
- * written shows as seqno 0), and a dump must carry the job's seqno and the
- * fabric size read at probe.  A job whose record is refused ends with EPROTO;
+ * in flight, or ahead of the device's count of completed jobs, is not
+ * believed (the next interrupt or the hang check reads it again), a record
+ * must echo its job's seqno (slots are cleared before reuse, so a record
+ * never written shows as seqno 0), and a dump must carry the job's seqno
+ * and the fabric size read at probe.  A job whose record is refused ends with EPROTO;
  * each kind of misbehaviour is logged once per core.  Dumps are copied out
  * of the device's buffer into preallocated stages and handed to the job's
  * record by a worker, which may sleep.
@@ -69,7 +70,7 @@ static void loom_core_misbehaved(struct loom_core *core, enum loom_hw_fault kind
 				 u32 value)
 {
 	static const char * const what[LOOM_HW_FAULT_COUNT] = {
-		[LOOM_HW_FAULT_HEAD] = "a queue head outside the jobs in flight",
+		[LOOM_HW_FAULT_HEAD] = "a queue head its completed jobs do not explain",
 		[LOOM_HW_FAULT_SEQNO] = "a completion record with the wrong seqno",
 		[LOOM_HW_FAULT_DUMP] = "a state dump that does not fit its fabric",
 	};
@@ -158,10 +159,17 @@ static void loom_core_finish_slot(struct loom_core *core)
 	loom_job_hw_done(job, &rec, dump);
 }
 
-/* Processes every completion the device has written; core->lock held. */
+/*
+ * Processes every completion the device has written; core->lock held.
+ * The head must lie among the jobs in flight, and a job counts as done
+ * only once LOOM_CORE_COMPLETED reached its seqno: a head that runs ahead
+ * of the device's own count of finished jobs is not believed past it.
+ */
 void loom_hw_reap(struct loom_core *core)
 {
 	u32 head = loom_core_read(core, LOOM_CORE_Q_HEAD);
+	/* Read after the head: it is at least as new. */
+	u32 completed = loom_core_read(core, LOOM_CORE_COMPLETED);
 	u32 inflight = (core->tail - core->head) % LOOM_RING_SIZE;
 
 	if (head >= LOOM_RING_SIZE ||
@@ -172,6 +180,12 @@ void loom_hw_reap(struct loom_core *core)
 	/* The record is written before the head moves: read it after. */
 	dma_rmb();
 	while (core->head != head) {
+		struct loom_job *job = core->inflight[core->head];
+
+		if (job && (s32)((u32)job->hw_seqno - completed) > 0) {
+			loom_core_misbehaved(core, LOOM_HW_FAULT_HEAD, head);
+			return;
+		}
 		loom_core_finish_slot(core);
 		core->head = (core->head + 1) % LOOM_RING_SIZE;
 	}
