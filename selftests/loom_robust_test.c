@@ -233,6 +233,43 @@ TEST_F(job, inflight_jobs_are_bounded)
 	}
 }
 
+/*
+ * io_uring issues a command inline holding its ring lock: with the file's
+ * budget full the driver must not wait there.  io_uring_submit() returns
+ * while the job that holds the budget still runs; the command completes
+ * once there is room.
+ */
+TEST_F(job, uring_submit_never_waits_inline_for_room)
+{
+	struct drm_loom_bo_ref refs[1] = { { self->cfg.handle, DRM_LOOM_BO_REF_READ } };
+	struct __kernel_timespec ts = { .tv_sec = 60 };
+	struct drm_loom_submit s;
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	uint32_t size, sync;
+
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	ASSERT_NE(0, submit_slot(self, 0, long_cmd(self, 0, self->data.va, 1 << 20), sync, 0));
+	size = vadd_cmd(self, 1, 1);
+	for (int i = 1; i < DRM_LOOM_MAX_INFLIGHT_JOBS; i++)
+		ASSERT_NE(0, submit_slot(self, 1, size, 0, DRM_LOOM_SUBMIT_NONBLOCK));
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, IORING_SETUP_SQE128));
+	sqe = io_uring_get_sqe(&ring);
+	s = submit_args(self, 1, size, refs, 1);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, self->fd, NULL, 0, 0);
+	sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+	sqe_set_submit(sqe, &s);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	/* (its record is long recycled: ask its fence) */
+	EXPECT_EQ(-ETIME, loom_syncobj_wait(self->fd, sync, 0))
+		TH_LOG("io_uring_submit waited for room");
+	ASSERT_EQ(0, io_uring_wait_cqe_timeout(&ring, &cqe, &ts));
+	EXPECT_EQ(0, cqe->res);
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_queue_exit(&ring);
+}
+
 TEST_F(job, pinned_memory_is_capped_per_file)
 {
 	struct loom_test_bo bo[40];
