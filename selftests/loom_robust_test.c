@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <linux/sync_file.h>
@@ -290,6 +291,89 @@ TEST_F(job, pinned_memory_is_capped_per_file)
 	EXPECT_EQ(0, _test_bo_create(other, 1 << 20, 0, &bo[0]));
 	close(other);
 	ASSERT_EQ(0, set_param("max_pinned_mb", 1024));
+}
+
+/* memory.current of the cgroup v2 group @dir; -1 if unreadable. */
+static long long memcg_current(const char *dir)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.current", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Writes @val into the cgroup file @dir/@name; 0 or -1. */
+static int cg_write(const char *dir, const char *name, const char *val)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fputs(val, f) < 0 ? -1 : 0;
+	return fclose(f) ? -1 : ret;
+}
+
+/*
+ * What a job costs the kernel is charged to the submitter's memory cgroup:
+ * 48 jobs listing 4096 BOs each, held in flight behind a hung job, show in
+ * memory.current (~36 KiB of BO lists each).
+ */
+TEST_F(job, job_memory_is_charged_to_the_submitters_cgroup)
+{
+	static struct drm_loom_bo_ref refs[4096];
+	const char *cg = "/sys/fs/cgroup/loom-test";
+	long long before, during;
+	uint32_t size, sync;
+	char pid[32];
+
+	mkdir("/sys/fs/cgroup", 0755);
+	mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	if (cg_write("/sys/fs/cgroup", "cgroup.subtree_control", "+memory"))
+		SKIP(return, "no cgroup v2 memory controller");
+	mkdir(cg, 0755);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	ASSERT_EQ(0, cg_write(cg, "cgroup.procs", pid));
+
+	for (int i = 0; i < 4096; i++) {
+		struct loom_test_bo bo;
+
+		ASSERT_EQ(0, _test_bo_create(self->fd, 4096, 0, &bo));
+		refs[i] = (struct drm_loom_bo_ref){ bo.handle, DRM_LOOM_BO_REF_READ };
+	}
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+	{
+		struct drm_loom_submit s = submit_args(self, 0, vadd_cmd(self, 0, 1), NULL, 0);
+
+		s.deadline_ns = 4000000000ULL;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+	}
+	before = memcg_current(cg);
+	ASSERT_LT(0, before);
+	size = vadd_cmd(self, 1, 1);
+	for (int i = 0; i < 48; i++) {
+		struct drm_loom_submit s = submit_args(self, 1, size, refs, 4096);
+
+		s.out_syncobj = sync;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+	}
+	during = memcg_current(cg);
+	EXPECT_EQ(-ETIME, loom_syncobj_wait(self->fd, sync, 0)) TH_LOG("the jobs ran too soon");
+	EXPECT_LE(48LL * 4096 * 8, during - before)
+		TH_LOG("48 jobs of 4096 BOs added %lld bytes", during - before);
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 30000));
 }
 
 /* ---- 5. one client holding a core ------------------------------------------------ */
