@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DOC: loom PCI driver and DRM render node
+ * DOC: loom PCI driver and DRM device
  *
  * Probe enables the loom-cgra function, maps BAR0, checks the device's
  * identity and ABI major, brings up its cores and their schedulers, and
- * registers a render-only DRM device.  The ioctl table, open/postclose and
+ * registers a DRM device: a compute accelerator (/dev/accel/accelN) where
+ * the kernel has the accel subsystem, else a render node.  The ioctl table, open/postclose and
  * fdinfo live here; each ioctl's argument rules are in
  * Documentation/uapi.rst and uapi/drm/loom_drm.h.
  */
@@ -32,13 +33,16 @@
  *       SUBMIT, fdinfo; GET_PARAM: features, VA range
  * 0.4 - SUBMIT_NONBLOCK, in-flight and pinned-memory limits, per-process
  *       bans, EPROTO for completions the device got wrong
+ * 0.5 - accel node on 6.2+ kernels, cancelable uring_cmds where io_uring
+ *       has them; features say which
  */
 #define LOOM_DRIVER_MAJOR	0
-#define LOOM_DRIVER_MINOR	4
+#define LOOM_DRIVER_MINOR	5
 
 #define LOOM_FEATURES	(DRM_LOOM_FEATURE_SUBMIT | DRM_LOOM_FEATURE_URING_CMD | \
 			 DRM_LOOM_FEATURE_DEADLINE | DRM_LOOM_FEATURE_JOB_INFO | \
-			 DRM_LOOM_FEATURE_FDINFO | DRM_LOOM_FEATURE_SUBMIT_NONBLOCK)
+			 DRM_LOOM_FEATURE_FDINFO | DRM_LOOM_FEATURE_SUBMIT_NONBLOCK | \
+			 LOOM_FEATURE_NODE | LOOM_FEATURE_URING_CANCEL)
 
 unsigned int loom_max_pinned_mb = 1024;
 module_param_named(max_pinned_mb, loom_max_pinned_mb, uint, 0644);
@@ -262,31 +266,45 @@ static void loom_postclose(struct drm_device *drm, struct drm_file *file)
 }
 
 /* DRM fdinfo keys (Documentation/gpu/drm-usage-stats.rst), for nvtop & co. */
-static void loom_show_fdinfo(struct seq_file *m, struct file *f)
+static void loom_print_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
-	struct drm_file *file = f->private_data;
 	struct loom_device *ldev = to_loom_device(file->minor->dev);
 	struct loom_file *lf = file->driver_priv;
 	unsigned int i;
 
-	seq_printf(m, "drm-driver:\t%s\n", ldev->drm.driver->name);
-	seq_printf(m, "drm-pdev:\t%s\n", pci_name(ldev->pdev));
-	seq_printf(m, "drm-client-id:\t%llu\n", lf->client_id);
 	for (i = 0; i < ldev->num_cores; i++) {
-		seq_printf(m, "drm-engine-core%u:\t%lld ns\n", i,
+		drm_printf(p, "drm-engine-core%u:\t%lld ns\n", i,
 			   atomic64_read(&lf->busy_ns[i]));
-		seq_printf(m, "drm-engine-capacity-core%u:\t1\n", i);
-		seq_printf(m, "drm-cycles-core%u:\t%lld\n", i,
+		drm_printf(p, "drm-engine-capacity-core%u:\t1\n", i);
+		drm_printf(p, "drm-cycles-core%u:\t%lld\n", i,
 			   atomic64_read(&lf->cycles[i]));
 	}
 	/* Every BO is pinned and resident for its whole life. */
-	seq_printf(m, "drm-memory-system:\t%lld KiB\n",
+	drm_printf(p, "drm-memory-system:\t%lld KiB\n",
 		   atomic64_read(&lf->bo_bytes) / 1024);
-	seq_printf(m, "drm-total-system:\t%lld KiB\n",
+	drm_printf(p, "drm-total-system:\t%lld KiB\n",
 		   atomic64_read(&lf->bo_bytes) / 1024);
-	seq_printf(m, "drm-resident-system:\t%lld KiB\n",
+	drm_printf(p, "drm-resident-system:\t%lld KiB\n",
 		   atomic64_read(&lf->bo_bytes) / 1024);
 }
+
+#ifdef LOOM_HAVE_DRM_SHOW_FDINFO
+/* drm_show_fdinfo() has printed drm-driver, drm-client-id and drm-pdev. */
+#define loom_fops_show_fdinfo	drm_show_fdinfo
+#else
+static void loom_fops_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	struct drm_printer p = drm_seq_file_printer(m);
+	struct drm_file *file = f->private_data;
+	struct loom_device *ldev = to_loom_device(file->minor->dev);
+	struct loom_file *lf = file->driver_priv;
+
+	drm_printf(&p, "drm-driver:\t%s\n", ldev->drm.driver->name);
+	drm_printf(&p, "drm-pdev:\t%s\n", pci_name(ldev->pdev));
+	drm_printf(&p, "drm-client-id:\t%llu\n", lf->client_id);
+	loom_print_fdinfo(&p, file);
+}
+#endif
 
 /*
  * Every ioctl runs inside drm_dev_enter(): once the device is unplugged
@@ -325,20 +343,23 @@ static const struct drm_ioctl_desc loom_ioctls[] = {
 
 static const struct file_operations loom_drm_fops = {
 	.owner = THIS_MODULE,
-	DRM_GEM_FOPS,
+	LOOM_NODE_FOPS,
 	.uring_cmd = loom_uring_cmd,
-	.show_fdinfo = loom_show_fdinfo,
+	.show_fdinfo = loom_fops_show_fdinfo,
 };
 
 static const struct drm_driver loom_drm_driver = {
-	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ,
+	.driver_features = DRIVER_GEM | LOOM_DRIVER_NODE | DRIVER_SYNCOBJ,
 	.open = loom_open,
 	.postclose = loom_postclose,
 	.gem_create_object = loom_gem_create_object,
-	.debugfs_init = loom_debugfs_init,
+	.debugfs_init = LOOM_DEBUGFS_INIT,
 	.ioctls = loom_ioctls,
 	.num_ioctls = ARRAY_SIZE(loom_ioctls),
 	.fops = &loom_drm_fops,
+#ifdef LOOM_HAVE_DRM_SHOW_FDINFO
+	.show_fdinfo = loom_print_fdinfo,
+#endif
 	.name = "loom",
 	.desc = "loom spatial-dataflow accelerator",
 	.date = "20261202",
@@ -449,6 +470,7 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = drm_dev_register(&ldev->drm, 0);
 	if (ret)
 		goto err_hw;
+	loom_accel_debugfs_init(&ldev->drm, loom_debugfs_init);
 
 	drm_info(&ldev->drm, "loom-cgra ABI %u.%u, %u cores of %ux%u tiles, caps 0x%08x\n",
 		 LOOM_VERSION_MAJOR(ldev->hw_version),
@@ -501,3 +523,5 @@ module_pci_driver(loom_pci_driver);
 
 MODULE_DESCRIPTION("loom spatial-dataflow (CGRA) accelerator");
 MODULE_LICENSE("GPL");
+/* The driver version (DRM major.minor); dkms.conf's PACKAGE_VERSION. */
+MODULE_VERSION(__stringify(LOOM_DRIVER_MAJOR) "." __stringify(LOOM_DRIVER_MINOR));

@@ -83,6 +83,9 @@ enum loom_hw_fault {
  * @inflight: the job in each slot, or NULL
  * @fence_context: dma_fence context of this core's hardware fences
  * @seqno: last hardware fence seqno handed out
+ * @failed_context: dma_fence context of fences of jobs that fail unrun
+ * @failed_seqno: last seqno on @failed_context
+ * @failed_lock: the lock of those fences
  * @hang_progress: LOOM_CORE_PROGRESS at the last hang check
  * @hang_work: the hang check, armed while jobs are on the ring
  * @last_done: when the device last finished a job (busy-time accounting)
@@ -112,6 +115,9 @@ struct loom_core {
 	struct loom_job *inflight[LOOM_RING_SIZE];
 	u64 fence_context;
 	u64 seqno;
+	u64 failed_context;
+	atomic64_t failed_seqno;
+	spinlock_t failed_lock;	/* fences on failed_context */
 	u32 hang_progress;
 	struct delayed_work hang_work;
 	ktime_t last_done;
@@ -376,6 +382,7 @@ int loom_ioctl_bo_wait(struct drm_device *drm, void *data, struct drm_file *file
 int loom_hw_init(struct loom_device *ldev);
 void loom_hw_fini(struct loom_device *ldev);
 void loom_hw_cancel_all(struct loom_device *ldev);
+struct dma_fence *loom_hw_failed_fence(struct loom_core *core, int error);
 struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job,
 				    const struct loom_hw_job *desc);
 void loom_hw_stop_and_reset(struct loom_core *core);

@@ -44,6 +44,41 @@ static const struct dma_fence_ops loom_fence_ops = {
 	.get_timeline_name = loom_fence_timeline_name,
 };
 
+static const char *loom_failed_fence_timeline_name(struct dma_fence *fence)
+{
+	return "loom-failed";
+}
+
+static const struct dma_fence_ops loom_failed_fence_ops = {
+	.get_driver_name = loom_fence_driver_name,
+	.get_timeline_name = loom_failed_fence_timeline_name,
+};
+
+/**
+ * loom_hw_failed_fence - the hardware fence of a job that fails unrun
+ * @core: the job's core
+ * @error: the job's error
+ *
+ * The fence is signalled with @error before it is returned.  run_job()
+ * hands it to the scheduler rather than NULL: a resubmitted job without a
+ * hardware fence is completed by 6.7+'s drm_sched_start() with -ECANCELED,
+ * over the error the job has.
+ *
+ * Return: the fence, or NULL without memory.
+ */
+struct dma_fence *loom_hw_failed_fence(struct loom_core *core, int error)
+{
+	struct dma_fence *fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+
+	if (!fence)
+		return NULL;
+	dma_fence_init(fence, &loom_failed_fence_ops, &core->failed_lock,
+		       core->failed_context, atomic64_inc_return(&core->failed_seqno));
+	dma_fence_set_error(fence, error);
+	dma_fence_signal(fence);
+	return fence;
+}
+
 /* What a job's fence reports for each device status. */
 int loom_hw_status_errno(u32 status)
 {
@@ -282,6 +317,8 @@ static int loom_core_init(struct loom_device *ldev, unsigned int index)
 	INIT_DELAYED_WORK(&core->hang_work, loom_hang_work);
 	INIT_WORK(&core->dump_work, loom_hw_dump_work);
 	core->fence_context = dma_fence_context_alloc(1);
+	core->failed_context = dma_fence_context_alloc(1);
+	spin_lock_init(&core->failed_lock);
 	for (i = 0; i < LOOM_DUMP_STAGES; i++) {
 		core->stages[i].buf = devm_kzalloc(dev, LOOM_DUMP_MAX_SIZE, GFP_KERNEL);
 		if (!core->stages[i].buf)

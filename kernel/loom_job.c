@@ -214,10 +214,10 @@ static struct dma_fence *loom_run_job(struct drm_sched_job *sched_job)
 
 	/* Failed already: the guilty job of a hang, or its entity was killed. */
 	if (unlikely(sched_job->s_fence->finished.error))
-		return NULL;
+		return loom_hw_failed_fence(job->core, sched_job->s_fence->finished.error);
 	if (!drm_dev_enter(&ldev->drm, &idx)) {
 		dma_fence_set_error(&sched_job->s_fence->finished, -ENODEV);
-		return NULL;
+		return loom_hw_failed_fence(job->core, -ENODEV);
 	}
 	fence = loom_hw_queue_job(job->core, job, &job->desc);
 	drm_dev_exit(idx);
@@ -274,7 +274,7 @@ static void loom_recover(struct loom_core *core, struct loom_job *bad)
 		loom_client_hung(ldev, bad->lf->client);
 	}
 	drm_sched_resubmit_jobs(&core->sched);
-	drm_sched_start(&core->sched, true);
+	loom_sched_start(&core->sched);
 }
 
 /* Whether the running @job is hung at @now; updates its progress marks. */
@@ -637,7 +637,7 @@ int loom_submit(struct loom_device *ldev, struct drm_file *file,
 			goto err_put;
 		}
 	}
-	ret = drm_sched_job_init(&job->base, &lf->entity[args->queue], NULL);
+	ret = loom_sched_job_init(&job->base, &lf->entity[args->queue], file);
 	if (ret)
 		goto err_syncobj;
 	ret = loom_job_add_syncobj_deps(job, file, args);

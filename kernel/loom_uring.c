@@ -16,17 +16,29 @@
  * for room in the file's in-flight budget: it gets -EAGAIN, and io_uring
  * issues the command again from a worker that may wait.  Its in-syncobjs
  * are then looked up at that later issue.
+ *
+ * Where io_uring can cancel commands (6.7+), a ring that goes away with
+ * commands pending completes them with -ECANCELED at once instead of
+ * waiting for their jobs; the jobs themselves run to their end.
  */
 
-#include <linux/io_uring.h>
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 
+#include "loom_compat.h"
 #include "loom_drv.h"
 
+/**
+ * struct loom_uring_cmd - a command waiting for its job
+ * @ioucmd: the io_uring command
+ * @done: the job's done fence (a reference)
+ * @cb: on @done; its removal decides whether a cancellation owns the command
+ * @result: the CQE's res
+ */
 struct loom_uring_cmd {
 	struct io_uring_cmd *ioucmd;
+	struct dma_fence *done;
 	struct dma_fence_cb cb;
 	int result;
 };
@@ -34,18 +46,26 @@ struct loom_uring_cmd {
 /* The per-command state hangs off the command's pdu. */
 static struct loom_uring_cmd **loom_pdu(struct io_uring_cmd *ioucmd)
 {
-	BUILD_BUG_ON(sizeof(struct loom_uring_cmd *) > sizeof(ioucmd->pdu));
-	return (struct loom_uring_cmd **)ioucmd->pdu;
+	return loom_uring_cmd_pdu(ioucmd, struct loom_uring_cmd *);
+}
+
+/* Posts the CQE; @cmd is gone after. */
+static void loom_uring_complete(struct loom_uring_cmd *cmd, int result,
+				unsigned int issue_flags)
+{
+	struct io_uring_cmd *ioucmd = cmd->ioucmd;
+
+	dma_fence_put(cmd->done);
+	kfree(cmd);
+	/* Last: it may drop the final reference to the file and device. */
+	io_uring_cmd_done(ioucmd, result, 0, issue_flags);
 }
 
 static void loom_uring_task_done(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
 	struct loom_uring_cmd *cmd = *loom_pdu(ioucmd);
-	int result = cmd->result;
 
-	kfree(cmd);
-	/* Last: it may drop the final reference to the file and device. */
-	io_uring_cmd_done(ioucmd, result, 0, issue_flags);
+	loom_uring_complete(cmd, cmd->result, issue_flags);
 }
 
 static void loom_uring_fence_done(struct dma_fence *fence, struct dma_fence_cb *cb)
@@ -55,6 +75,36 @@ static void loom_uring_fence_done(struct dma_fence *fence, struct dma_fence_cb *
 	cmd->result = fence->error;
 	io_uring_cmd_complete_in_task(cmd->ioucmd, loom_uring_task_done);
 }
+
+#ifdef LOOM_HAVE_URING_CMD_CANCEL
+/*
+ * The ring is going away (its last reference closed, or its task exiting):
+ * io_uring asks, holding its lock, that the command complete now.  Whoever
+ * takes the fence callback off owns the command: if it is still on the
+ * fence, the command completes here with -ECANCELED and the job runs on
+ * unwatched; if the fence fired first, the task work it queued completes
+ * the command (it runs under the same lock, after this).
+ */
+static int loom_uring_cancel(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
+{
+	struct loom_uring_cmd *cmd = *loom_pdu(ioucmd);
+
+	if (dma_fence_remove_callback(cmd->done, &cmd->cb))
+		loom_uring_complete(cmd, -ECANCELED, issue_flags);
+	return 0;
+}
+
+static void loom_uring_mark_cancelable(struct io_uring_cmd *ioucmd,
+				       unsigned int issue_flags)
+{
+	io_uring_cmd_mark_cancelable(ioucmd, issue_flags);
+}
+#else
+static void loom_uring_mark_cancelable(struct io_uring_cmd *ioucmd,
+				       unsigned int issue_flags)
+{
+}
+#endif
 
 int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
@@ -66,12 +116,16 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	bool nonblock = issue_flags & IO_URING_F_NONBLOCK;
 	int idx, ret;
 
+#ifdef LOOM_HAVE_URING_CMD_CANCEL
+	if (issue_flags & IO_URING_F_CANCEL)
+		return loom_uring_cancel(ioucmd, issue_flags);
+#endif
 	if (ioucmd->cmd_op != DRM_LOOM_URING_CMD_SUBMIT)
 		return -EINVAL;
 	if (!(issue_flags & IO_URING_F_SQE128))
 		return -EINVAL;
 	/* The SQE is shared with userspace: read it once. */
-	memcpy(&args, ioucmd->cmd, sizeof(args));
+	memcpy(&args, loom_uring_sqe_cmd(ioucmd), sizeof(args));
 
 	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL_ACCOUNT);
 	if (!cmd)
@@ -88,15 +142,15 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	}
 
 	cmd->ioucmd = ioucmd;
+	cmd->done = done;
 	*loom_pdu(ioucmd) = cmd;
-	ret = dma_fence_add_callback(done, &cmd->cb, loom_uring_fence_done);
-	if (ret == -ENOENT) {
-		/* Done already: complete inline with the job's outcome. */
-		ret = done->error;
-		kfree(cmd);
-		dma_fence_put(done);
-		return ret;
-	}
-	dma_fence_put(done);
+	/*
+	 * Cancelable before the callback can fire: once it has, the task work
+	 * may complete (and free) the command on another CPU.
+	 */
+	loom_uring_mark_cancelable(ioucmd, issue_flags);
+	if (dma_fence_add_callback(done, &cmd->cb, loom_uring_fence_done))
+		/* Done already: complete the same way, from task work. */
+		loom_uring_fence_done(done, &cmd->cb);
 	return -EIOCBQUEUED;
 }

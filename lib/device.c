@@ -19,8 +19,18 @@
 #include "loom_device.h"
 #include "device_internal.h"
 
-#define RENDER_MINOR_FIRST	128
-#define RENDER_MINOR_END	192
+/*
+ * Where loom's nodes are, in the order they are numbered: a kernel gives
+ * loom accel nodes where it has the accel subsystem (6.2+), render nodes
+ * before.
+ */
+static const struct {
+	const char *fmt;
+	int first, end;
+} node_kinds[] = {
+	{ "/dev/accel/accel%d", 0, 64 },
+	{ "/dev/dri/renderD%d", 128, 192 },
+};
 
 static const struct {
 	int err;
@@ -143,21 +153,49 @@ err_free:
 	return ret;
 }
 
-/* Path of the @n-th loom render node, scanning renderD128..191 in order. */
+/* The @n-th path of LOOM_DEVICE's comma-separated list. */
+static int nth_named_node(const char *list, unsigned n, char *path, size_t size)
+{
+	size_t len;
+
+	while (n--) {
+		list = strchr(list, ',');
+		if (!list)
+			return LOOM_E_NO_DEVICE;
+		list++;
+	}
+	len = strcspn(list, ",");
+	if (len == 0 || len >= size)
+		return LOOM_E_NO_DEVICE;
+	memcpy(path, list, len);
+	path[len] = 0;
+	return 0;
+}
+
+/*
+ * Path of the @n-th loom node: of LOOM_DEVICE's list when it is set, else
+ * scanning accel nodes, then render nodes, in minor order.
+ */
 static int nth_node(unsigned n, char *path, size_t size)
 {
-	for (int minor = RENDER_MINOR_FIRST; minor < RENDER_MINOR_END; minor++) {
-		int fd;
-		bool loom;
+	const char *named = getenv("LOOM_DEVICE");
 
-		snprintf(path, size, "/dev/dri/renderD%d", minor);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		loom = fd_is_loom(fd);
-		close(fd);
-		if (loom && n-- == 0)
-			return 0;
+	if (named && *named)
+		return nth_named_node(named, n, path, size);
+	for (size_t k = 0; k < sizeof(node_kinds) / sizeof(node_kinds[0]); k++) {
+		for (int minor = node_kinds[k].first; minor < node_kinds[k].end; minor++) {
+			int fd;
+			bool loom;
+
+			snprintf(path, size, node_kinds[k].fmt, minor);
+			fd = open(path, O_RDWR | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			loom = fd_is_loom(fd);
+			close(fd);
+			if (loom && n-- == 0)
+				return 0;
+		}
 	}
 	return LOOM_E_NO_DEVICE;
 }

@@ -7,7 +7,7 @@
 #include "kselftest_harness.h"
 #include "loom_selftest.h"
 
-TEST(one_render_node_per_device)
+TEST(one_node_per_device)
 {
 	int expected = loom_expected_devices();
 	int found = loom_count_nodes();
@@ -70,14 +70,27 @@ FIXTURE_TEARDOWN(loom)
 			       volatile uint32_t *bar __attribute__((unused)), \
 			       const struct loom_node *node __attribute__((unused)))
 
-DEVICE_TEST(is_a_render_node)
+/*
+ * An accel node (char major 261, /dev/accel) where the kernel has the accel
+ * subsystem, else a render node; the ACCEL_NODE feature bit says which.
+ */
+DEVICE_TEST(is_a_render_or_accel_node)
 {
+	uint64_t features = test_get_param(fd, DRM_LOOM_PARAM_FEATURES);
 	drmVersionPtr v = drmGetVersion(fd);
+	struct stat st;
 
 	ASSERT_NE(NULL, v);
 	EXPECT_STREQ("loom", v->name);
 	drmFreeVersion(v);
-	EXPECT_EQ(DRM_NODE_RENDER, drmGetNodeTypeFromFd(fd));
+	ASSERT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ(node->accel, !!(features & DRM_LOOM_FEATURE_ACCEL_NODE));
+	if (node->accel) {
+		EXPECT_EQ(261, major(st.st_rdev));
+		EXPECT_EQ(0, strncmp(node->path, "/dev/accel/accel", 16));
+	} else {
+		EXPECT_EQ(DRM_NODE_RENDER, drmGetNodeTypeFromFd(fd));
+	}
 }
 
 DEVICE_TEST(hw_id_matches_register)

@@ -178,7 +178,9 @@ static inline int reopen(FIXTURE_DATA(job) *self)
 	if (!self->cmd.map || !self->cfg.map || !self->data.map)
 		return -ENOMEM;
 	self->vadd_size = loom_test_config_vector_add(self->cfg.map, 4096, 4, 4);
+	self->counter_size = counter_config((char *)self->cfg.map + 4096, 4096);
 	self->vadd_va = self->cfg.va;
+	self->counter_va = self->cfg.va + 4096;
 	return 0;
 }
 

@@ -416,6 +416,103 @@ TEST_F(job, runtime_is_capped)
 	ASSERT_EQ(0, set_param("max_job_ms", 60000));
 }
 
+/* Jobs core 0 has completed, from debugfs; -1 if unreadable. */
+static long long core0_jobs_done(const struct loom_node *node)
+{
+	char path[128], buf[4096], *p;
+	long long done = -1;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "%s/queues", node->debugfs);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "core 0:");
+	p = p ? strstr(p, "jobs: done") : NULL;
+	if (!p || sscanf(p, "jobs: done %lld", &done) != 1)
+		return -1;
+	return done;
+}
+
+static long module_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/loom/refcnt", "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/*
+ * A ring that goes away with a command pending: where io_uring can cancel
+ * commands, the ring lets go of the command (and of the loom file it
+ * holds) at once, instead of keeping both until the job ends; the job
+ * still runs to its end.  Without cancellation the file stays open, and
+ * loom.ko pinned, as long as the job runs.
+ */
+TEST_F(job, ring_teardown_cancels_pending_commands)
+{
+	uint64_t features = test_get_param(self->fd, DRM_LOOM_PARAM_FEATURES);
+	long refs_before = module_refcnt();
+	long long done_before = core0_jobs_done(&self->node);
+	long long done_at_release;
+	int status, waited_ms;
+	pid_t child;
+
+	if (!(features & DRM_LOOM_FEATURE_URING_CANCEL))
+		SKIP(return, "this kernel's io_uring cannot cancel commands: teardown waits");
+	ASSERT_LE(1, refs_before);
+	ASSERT_LE(0, done_before);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		struct drm_loom_bo_ref refs[1];
+		struct drm_loom_submit s;
+		struct io_uring ring;
+		struct io_uring_sqe *sqe;
+
+		/* Its own file: the ring's command holds the only reference. */
+		if (reopen(self))
+			_exit(2);
+		refs[0] = (struct drm_loom_bo_ref){ self->cfg.handle, DRM_LOOM_BO_REF_READ };
+		s = submit_args(self, 0, long_cmd(self, 0, self->data.va, 1 << 22), refs, 1);
+		if (io_uring_queue_init(4, &ring, IORING_SETUP_SQE128))
+			_exit(3);
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, self->fd, NULL, 0, 0);
+		sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+		sqe_set_submit(sqe, &s);
+		if (io_uring_submit(&ring) != 1)
+			_exit(4);
+		close(self->fd);
+		_exit(0);	/* the ring goes with the process */
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, status);
+	/* The ring's teardown runs in a kernel worker: give it a moment. */
+	for (waited_ms = 0; waited_ms < 2000 && module_refcnt() != refs_before; waited_ms += 10)
+		usleep(10000);
+	done_at_release = core0_jobs_done(&self->node);
+	EXPECT_EQ(refs_before, module_refcnt())
+		TH_LOG("the child's loom file is still open %d ms after it exited", waited_ms);
+	/* Let go before the job ended: the teardown did not wait for it. */
+	EXPECT_EQ(done_before, done_at_release);
+	/* ... and the job still ran to its end. */
+	for (int i = 0; i < 3000 && core0_jobs_done(&self->node) == done_before; i++)
+		usleep(10000);
+	EXPECT_EQ(done_before + 1, core0_jobs_done(&self->node));
+}
+
 /* ---- 6. long jobs through many hang checks ---------------------------------- */
 
 /*
@@ -693,13 +790,16 @@ TEST_F(job, killed_process_queued_jobs_get_esrch)
 
 /*
  * On 6.1 the card node serves the same ioctls and uring_cmd as the render
- * node (none needs DRM_AUTH or master; Documentation/uapi.rst).
+ * node (none needs DRM_AUTH or master; Documentation/uapi.rst).  An accel
+ * device has no card node at all.
  */
 TEST(card_node_serves_what_the_render_node_does)
 {
+	struct loom_node node;
 	char path[32];
 	int fd = -1;
 
+	ASSERT_LE(1, loom_find_nodes(&node, 1));
 	for (int minor = 0; minor < 64 && fd < 0; minor++) {
 		snprintf(path, sizeof(path), "/dev/dri/card%d", minor);
 		fd = open(path, O_RDWR | O_CLOEXEC);
@@ -707,6 +807,10 @@ TEST(card_node_serves_what_the_render_node_does)
 			close(fd);
 			fd = -1;
 		}
+	}
+	if (node.accel) {
+		EXPECT_EQ(-1, fd) TH_LOG("%s is loom's, beside %s", path, node.path);
+		return;
 	}
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(DRM_LOOM_UAPI_VERSION, test_get_param(fd, DRM_LOOM_PARAM_UAPI_VERSION));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by loom's kselftests: finding loom render nodes, reading
+ * Helpers shared by loom's kselftests: finding loom's device nodes (accel
+ * nodes on 6.2+ kernels, render nodes on 6.1), reading
  * the device's registers independently of the driver, and GET_PARAM in the
  * three shapes the tests use (raw result, must succeed, must fail).
  */
@@ -16,6 +17,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include <xf86drm.h>
@@ -26,8 +29,10 @@
 #define LOOM_MAX_NODES 16
 
 struct loom_node {
-	char path[32];		/* /dev/dri/renderD128 */
-	char sysfs[64];		/* /sys/class/drm/renderD128/device */
+	char path[32];		/* /dev/accel/accel0 or /dev/dri/renderD128 */
+	char sysfs[64];		/* /sys/class/accel/accel0/device, ... */
+	char debugfs[96];	/* the DRM device's debugfs directory */
+	int accel;		/* an accel node (DRM_LOOM_FEATURE_ACCEL_NODE) */
 };
 
 static inline int loom_is_loom_fd(int fd)
@@ -39,28 +44,63 @@ static inline int loom_is_loom_fd(int fd)
 	return ok;
 }
 
-/* Fills @nodes with every loom render node, in minor order; returns count. */
-static inline int loom_find_nodes(struct loom_node *nodes, int max)
+/*
+ * debugfs names a DRM device's directory by minor (6.1's dri/128) or by
+ * the device's name (accel/0000:01:00.0 on 6.12): the first that exists.
+ */
+static inline void loom_node_debugfs(struct loom_node *node, const char *kind,
+				     int minor)
 {
-	int n = 0;
+	char link[256], *pci = NULL;
+	ssize_t len = readlink(node->sysfs, link, sizeof(link) - 1);
 
-	for (int minor = 128; minor < 192 && n < max; minor++) {
+	if (len > 0) {
+		link[len] = 0;
+		pci = strrchr(link, '/');
+		pci = pci ? pci + 1 : link;
+	}
+	snprintf(node->debugfs, sizeof(node->debugfs), "/sys/kernel/debug/%s/%d", kind, minor);
+	if (pci && access(node->debugfs, F_OK) != 0)
+		snprintf(node->debugfs, sizeof(node->debugfs), "/sys/kernel/debug/%s/%.40s",
+			 kind, pci);
+}
+
+/* Adds the loom nodes among /dev/<dir>/<name><first..end-1> to @nodes. */
+static inline int loom_scan_nodes(struct loom_node *nodes, int n, int max,
+				  const char *dir, const char *name, int first, int end)
+{
+	for (int minor = first; minor < end && n < max; minor++) {
 		char path[32];
 		int fd;
 
-		snprintf(path, sizeof(path), "/dev/dri/renderD%d", minor);
+		snprintf(path, sizeof(path), "/dev/%s/%s%d", dir, name, minor);
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		if (loom_is_loom_fd(fd)) {
-			snprintf(nodes[n].path, sizeof(nodes[n].path), "%s", path);
-			snprintf(nodes[n].sysfs, sizeof(nodes[n].sysfs),
-				 "/sys/class/drm/renderD%d/device", minor);
-			n++;
+			struct loom_node *node = &nodes[n++];
+
+			snprintf(node->path, sizeof(node->path), "%s", path);
+			snprintf(node->sysfs, sizeof(node->sysfs), "/sys/class/%s/%s%d/device",
+				 strcmp(dir, "accel") ? "drm" : "accel", name, minor);
+			node->accel = !strcmp(dir, "accel");
+			loom_node_debugfs(node, node->accel ? "accel" : "dri", minor);
 		}
 		close(fd);
 	}
 	return n;
+}
+
+/*
+ * Fills @nodes with every loom node, in minor order; returns the count.
+ * A kernel gives loom one kind of node: accel where it has the accel
+ * subsystem, render before.
+ */
+static inline int loom_find_nodes(struct loom_node *nodes, int max)
+{
+	int n = loom_scan_nodes(nodes, 0, max, "accel", "accel", 0, 64);
+
+	return loom_scan_nodes(nodes, n, max, "dri", "renderD", 128, 192);
 }
 
 static inline int loom_count_nodes(void)

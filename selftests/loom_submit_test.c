@@ -558,8 +558,7 @@ TEST(debugfs_queues)
 	int f;
 
 	ASSERT_LE(1, loom_find_nodes(&node, 1));
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%s/queues",
-		 node.path + strlen("/dev/dri/renderD"));
+	snprintf(path, sizeof(path), "%s/queues", node.debugfs);
 	f = open(path, O_RDONLY);
 	ASSERT_LE(0, f) TH_LOG("%s: %s", path, strerror(errno));
 	n = read(f, buf, sizeof(buf) - 1);

@@ -2,7 +2,7 @@
 /*
  * loom-info: list the loom devices this system has and what they report.
  *
- * Usage: loom-info [/dev/dri/renderDN]
+ * Usage: loom-info [/dev/accel/accelN | /dev/dri/renderDN]
  * Exit status: 0 when at least one loom device answered, 1 otherwise.
  */
 #include <errno.h>
@@ -91,10 +91,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "loom-info: %s: %s\n", argv[1], strerror(-ret));
 		return ret ? 1 : 0;
 	}
-	for (int minor = 128; minor < 192; minor++) {
+	/* Accel nodes on 6.2+ kernels, render nodes on 6.1. */
+	for (int minor = 0; minor < 64 + 64; minor++) {
 		char path[32];
 
-		snprintf(path, sizeof(path), "/dev/dri/renderD%d", minor);
+		if (minor < 64)
+			snprintf(path, sizeof(path), "/dev/accel/accel%d", minor);
+		else
+			snprintf(path, sizeof(path), "/dev/dri/renderD%d", minor + 64);
 		if (show(path) == 0)
 			found++;
 	}

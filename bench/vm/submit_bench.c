@@ -105,7 +105,7 @@ struct opts {
 struct loom {
 	int fd;
 	char path[32];
-	char debugfs[64];	/* its queues file, for the device's job counters */
+	char debugfs[96];	/* its queues file, for the device's job counters */
 	bool counters;		/* ...which could be read */
 	uint64_t cores;
 	uint32_t cmd;		/* BO with the NOP packet at offset 0 */
@@ -217,12 +217,26 @@ static bool loom_open(struct loom *lx, struct result *r)
 	uint64_t features = 0;
 	uint32_t *map;
 
-	lx->fd = open_driver("/dev/dri/renderD%d", 128, 191, "loom", lx->path,
-			     sizeof(lx->path));
+	/* An accel node on 6.2+ kernels (debugfs by PCI name), else render. */
+	lx->fd = open_driver("/dev/accel/accel%d", 0, 63, "loom", lx->path, sizeof(lx->path));
+	if (lx->fd >= 0) {
+		char link[256], *pci;
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/sys/class/accel/%s/device", lx->path + 11);
+		n = readlink(link, link, sizeof(link) - 1);
+		link[n > 0 ? n : 0] = 0;
+		pci = strrchr(link, '/');
+		snprintf(lx->debugfs, sizeof(lx->debugfs), "/sys/kernel/debug/accel/%.40s/queues",
+			 pci ? pci + 1 : link);
+	} else {
+		lx->fd = open_driver("/dev/dri/renderD%d", 128, 191, "loom", lx->path,
+				     sizeof(lx->path));
+		snprintf(lx->debugfs, sizeof(lx->debugfs), "/sys/kernel/debug/dri/%s/queues",
+			 lx->path + strlen("/dev/dri/renderD"));
+	}
 	if (lx->fd < 0)
-		return fail(r, "no loom render node");
-	snprintf(lx->debugfs, sizeof(lx->debugfs), "/sys/kernel/debug/dri/%s/queues",
-		 lx->path + strlen("/dev/dri/renderD"));
+		return fail(r, "no loom device node");
 	if (get_param(lx->fd, DRM_LOOM_PARAM_NUM_CORES, &lx->cores) ||
 	    get_param(lx->fd, DRM_LOOM_PARAM_FEATURES, &features))
 		return fail(r, "GET_PARAM: %s", strerror(errno));

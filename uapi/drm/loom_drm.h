@@ -28,7 +28,7 @@ extern "C" {
  * uapi version, answered by DRM_LOOM_PARAM_UAPI_VERSION.  It grows whenever
  * an ioctl or parameter is added; userspace compares it instead of probing.
  */
-#define DRM_LOOM_UAPI_VERSION	4
+#define DRM_LOOM_UAPI_VERSION	5
 
 #define DRM_LOOM_GET_PARAM	0x00
 #define DRM_LOOM_BO_CREATE	0x01
@@ -77,6 +77,10 @@ enum drm_loom_param {
 #define DRM_LOOM_FEATURE_JOB_INFO	(1ULL << 3)	/* JOB_INFO, fault records */
 #define DRM_LOOM_FEATURE_FDINFO		(1ULL << 4)	/* drm-* keys in fdinfo */
 #define DRM_LOOM_FEATURE_SUBMIT_NONBLOCK (1ULL << 5)	/* DRM_LOOM_SUBMIT_NONBLOCK (uapi 4) */
+/* The device is a compute accelerator node, /dev/accel/accelN; else a render node (uapi 5). */
+#define DRM_LOOM_FEATURE_ACCEL_NODE	(1ULL << 6)
+/* A ring that goes away completes its pending commands with -ECANCELED (uapi 5). */
+#define DRM_LOOM_FEATURE_URING_CANCEL	(1ULL << 7)
 
 /**
  * struct drm_loom_get_param - read one device or driver fact

@@ -656,7 +656,7 @@ const char *loom_strerror(int err);
 struct loom_device;
 
 struct loom_device_info {
-	char path[32];			/* /dev/dri/renderD128 */
+	char path[32];			/* /dev/accel/accel0, /dev/dri/renderD128 */
 	uint32_t uapi_version;		/* DRM_LOOM_PARAM_UAPI_VERSION */
 	uint32_t num_cores;		/* hardware queues: launch queue < this */
 	uint32_t fabric_width;
@@ -664,17 +664,26 @@ struct loom_device_info {
 	uint32_t max_rank;		/* from DRM_LOOM_PARAM_HW_LIMITS */
 	uint32_t hw_version;
 	uint32_t hw_caps;		/* LOOM_CAP_* */
-	uint64_t features;		/* DRM_LOOM_FEATURE_* */
+	uint64_t features;		/* DRM_LOOM_FEATURE_* (ACCEL_NODE: an accel node) */
 };
 
-/* Opens @path; LOOM_E_NO_DEVICE if it is not a loom render node. */
+/*
+ * loom's device nodes are compute accelerator nodes (/dev/accel/accelN) on
+ * kernels with the accel subsystem (6.2+) and render nodes
+ * (/dev/dri/renderDN) on 6.1.  The numbered opens below scan accel nodes,
+ * then render nodes, in minor order; when the environment variable
+ * LOOM_DEVICE is set, its comma-separated paths are the devices instead,
+ * in that order (LOOM_DEVICE=/dev/accel/accel1 uses only that one).
+ */
+
+/* Opens @path; LOOM_E_NO_DEVICE if it is not a loom node. */
 int loom_device_open(const char *path, struct loom_device **out);
-/* Opens the @n-th loom render node (0-based, in minor order). */
+/* Opens the @n-th loom node (0-based). */
 int loom_device_open_nth(unsigned n, struct loom_device **out);
-/* Opens the first loom render node. */
+/* Opens the first loom node. */
 int loom_device_open_first(struct loom_device **out);
 /*
- * Opens every loom render node, at most @max; returns how many were opened
+ * Opens every loom node, at most @max; returns how many were opened
  * into @devs (0 if there are none) or a negative error (nothing left open).
  */
 int loom_device_open_all(struct loom_device **devs, unsigned max);

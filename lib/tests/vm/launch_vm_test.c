@@ -17,6 +17,7 @@
 
 #include "kselftest_harness.h"
 #include "configs.h"
+#include "drm/loom_drm.h"
 #include "loom/loom.h"
 #include "loom_device.h"
 
@@ -212,7 +213,8 @@ TEST_F(dev, info_is_sane)
 	EXPECT_LE(3, i->max_rank);
 	EXPECT_NE(0, i->features & 1);
 	EXPECT_LE(0, loom_device_fd(self->dev));
-	EXPECT_EQ(0, strncmp(i->path, "/dev/dri/renderD", 16));
+	EXPECT_EQ(0, strncmp(i->path, i->features & DRM_LOOM_FEATURE_ACCEL_NODE ?
+			     "/dev/accel/accel" : "/dev/dri/renderD", 16));
 }
 
 TEST_F(dev, rank0_one_instance)
@@ -339,12 +341,14 @@ TEST_F(dev, empty_domain_waits_for_its_dependency)
 /* Writes core @core's register @reg of @dev's PCI function (sysfs BAR0). */
 static int poke_core(struct loom_device *dev, unsigned core, uint32_t reg, uint32_t val)
 {
-	const char *node = strrchr(loom_device_info(dev)->path, '/') + 1;
+	const struct loom_device_info *info = loom_device_info(dev);
+	const char *node = strrchr(info->path, '/') + 1;
 	volatile uint32_t *bar;
 	char path[96];
 	int fd;
 
-	snprintf(path, sizeof(path), "/sys/class/drm/%s/device/resource0", node);
+	snprintf(path, sizeof(path), "/sys/class/%s/%s/device/resource0",
+		 info->features & DRM_LOOM_FEATURE_ACCEL_NODE ? "accel" : "drm", node);
 	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -498,6 +502,41 @@ TEST_F(dev, io_uring_completions)
 	for (int i = 0; i < 4; i++)
 		loom_token_free(tok[i]);
 	loom_ring_destroy(ring);
+}
+
+/* LOOM_DEVICE names the devices: only those, in its order. */
+TEST(loom_device_names_the_devices)
+{
+	struct loom_device *d[4];
+	char second[32], list[80];
+	int n = loom_device_open_all(d, 4);
+
+	if (n < 2) {
+		for (int i = 0; i < n; i++)
+			loom_device_close(d[i]);
+		SKIP(return, "needs two loom devices (got %d)", n);
+	}
+	snprintf(second, sizeof(second), "%s", loom_device_info(d[1])->path);
+	snprintf(list, sizeof(list), "%s,%s", second, loom_device_info(d[0])->path);
+	for (int i = 0; i < n; i++)
+		loom_device_close(d[i]);
+
+	ASSERT_EQ(0, setenv("LOOM_DEVICE", second, 1));
+	ASSERT_EQ(1, loom_device_open_all(d, 4));
+	EXPECT_STREQ(second, loom_device_info(d[0])->path);
+	loom_device_close(d[0]);
+	EXPECT_EQ(LOOM_E_NO_DEVICE, loom_device_open_nth(1, &d[0]));
+
+	ASSERT_EQ(0, setenv("LOOM_DEVICE", list, 1));
+	ASSERT_EQ(2, loom_device_open_all(d, 4));
+	EXPECT_STREQ(second, loom_device_info(d[0])->path);
+	loom_device_close(d[0]);
+	loom_device_close(d[1]);
+
+	/* A path that is not a loom node is no device, not some other one. */
+	ASSERT_EQ(0, setenv("LOOM_DEVICE", "/dev/null", 1));
+	EXPECT_EQ(LOOM_E_NO_DEVICE, loom_device_open_first(&d[0]));
+	unsetenv("LOOM_DEVICE");
 }
 
 /* Two devices at once: the same image launched on both. */

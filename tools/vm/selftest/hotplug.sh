@@ -16,7 +16,7 @@ loom_pci() {
 }
 loom_render() {
 	n=0
-	for r in /sys/class/drm/renderD*; do
+	for r in /sys/class/drm/renderD* /sys/class/accel/accel*; do
 		[ "$(basename "$(readlink "$r/device/driver" 2>/dev/null)")" = loom ] && n=$((n + 1))
 	done
 	echo $n
@@ -38,7 +38,7 @@ if [ "$(loom_pci)" -ne 2 ] || [ "$(loom_render)" -ne 2 ] || [ "$(loom_bound)" -n
 	echo "not ok 1 - want 2 loom devices before the unplug, have $(state)"
 	exit 1
 fi
-echo "# before: $(state): $(ls /dev/dri | tr '\n' ' ')"
+echo "# before: $(state): $(ls /dev/dri /dev/accel 2>/dev/null | tr '\n' ' ')"
 
 start=$(now)
 # One write, one line: the host reads it off the console.
@@ -52,5 +52,5 @@ until gone; do
 	sleep 0.1
 done
 took=$(($(now) - start))
-echo "# after $((took / 100)).$(printf %02d $((took % 100))) s: $(state): $(ls /dev/dri | tr '\n' ' ')"
+echo "# after $((took / 100)).$(printf %02d $((took % 100))) s: $(state): $(ls /dev/dri /dev/accel 2>/dev/null | tr '\n' ' ')"
 echo "ok 1 - loom1 unplugged"
