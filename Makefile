@@ -10,6 +10,10 @@
 #   make lib, make install [DESTDIR=... PREFIX=...]   libloom and loom.pc
 #   make checkpatch   the kernel's checkpatch --strict over kernel/ and uapi/
 #
+# Kernel lanes: loom.ko is built for, and `make test` runs the VM suite on,
+# Debian's 6.1 and 6.12 kernels.  KERNEL=6.12 points the single-VM targets
+# (demo, run, shell, bench, vm-env) at the 6.12 lane; 6.1 is the default.
+#
 # Build products live outside the source tree: $(LOOM_CACHE) holds what is
 # shared between checkouts (QEMU, the kernel, Debian sources), $(BUILD) what
 # belongs to this checkout.
@@ -18,10 +22,13 @@ LOOM_CACHE ?= $(HOME)/.cache/loom
 export LOOM_CACHE
 BUILD ?= $(LOOM_CACHE)/build/$(notdir $(CURDIR))-$(shell printf %s '$(CURDIR)' | sha256sum | cut -c1-8)
 
+LANES := 6.1 6.12
+KERNEL ?= 6.1
 # Evaluated lazily: only recipes use them, after `deps` has run.
-KV = $(shell tools/loom-deps --print-kv)
-KDIR = /lib/modules/$(KV)/build
-KERNEL_ROOT = $(shell tools/loom-deps --print-kernel-dir)
+lane_kv = $(shell tools/loom-deps --print-kv $(1))
+lane_root = $(shell tools/loom-deps --print-kernel-dir $(1))
+KV = $(call lane_kv,$(KERNEL))
+KERNEL_ROOT = $(call lane_root,$(KERNEL))
 KSRC = $(shell tools/loom-deps --print-ksrc-dir)
 
 CC ?= cc
@@ -33,7 +40,7 @@ HOST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 
 KMOD_SRCS := Kbuild $(shell find kernel uapi -name '*.[ch]' ! -path '*/tests/*')
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/*_test.c))
-VM_TOOLS := $(BUILD)/tools/loom-info $(BUILD)/tools/loom-run
+VM_TOOLS := $(BUILD)/tools/loom-info $(BUILD)/tools/loom-run $(BUILD)/tools/loom-doctor
 # Programs compiled by loomc for the VM (8x8 fabric), run by libloom.
 vpath %.loom compiler/tests/corpus/valid lib/tests/vm
 LCBS := $(patsubst %.loom,$(BUILD)/lcb/%.lcb,$(notdir $(wildcard compiler/tests/corpus/valid/*.loom lib/tests/vm/*.loom)))
@@ -55,8 +62,11 @@ COMPILER_HDRS := $(wildcard compiler/*.h) $(ENGINE_HDRS)
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
 HOST_TESTS := $(BUILD)/host/uapi_abi_test $(BUILD)/host/examples/reference $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
 	$(COMPILER_TESTS) $(if $(wildcard compiler/loomc.c),$(BUILD)/host/loomc)
-INITRAMFS = $(BUILD)/vm/base$(foreach m,$(VM_EXTRA_MODULES),-$(m)).cpio.gz
-HARNESS_KMOD := $(BUILD)/harness-kmod/loom_selftest_warn.ko
+# Per kernel lane: loom.ko, the VM's base initramfs, the harness's module.
+lane_initramfs = $(BUILD)/linux-$(1)/vm/base$(foreach m,$(VM_EXTRA_MODULES),-$(m)).cpio.gz
+INITRAMFS = $(call lane_initramfs,$(KERNEL))
+ALL_INITRAMFS = $(foreach l,$(LANES),$(call lane_initramfs,$(l)))
+HARNESS_KMOD := $(BUILD)/linux-$(KERNEL)/harness-kmod/loom_selftest_warn.ko
 
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
 	harness-test demo run shell checkpatch bench clean
@@ -69,26 +79,56 @@ deps:
 # --- loom.ko ---------------------------------------------------------------
 # Kbuild writes objects beside the sources, so build from a copy kept in
 # $(BUILD); cp -p keeps timestamps so only edited files recompile.
-module: $(BUILD)/kmod/loom.ko
+module: $(foreach l,$(LANES),$(BUILD)/linux-$(l)/kmod/loom.ko)
 
-$(BUILD)/kmod/loom.ko: $(KMOD_SRCS) | deps
-	@mkdir -p $(BUILD)/kmod
-	@cp -rp --parents $(KMOD_SRCS) $(BUILD)/kmod/
-	@echo "  KBUILD  loom.ko (W=1, $(KV))" >&2
-	@$(MAKE) -s -C $(KDIR) M=$(BUILD)/kmod W=1 modules > $(BUILD)/kmod/build.log 2>&1 || \
-		{ cat $(BUILD)/kmod/build.log; exit 1; }
-	@if grep -q 'warning:' $(BUILD)/kmod/build.log; then \
-		cat $(BUILD)/kmod/build.log; echo "loom.ko: W=1 warnings are errors"; \
+$(BUILD)/linux-%/kmod/loom.ko: $(KMOD_SRCS) | deps
+	@mkdir -p $(dir $@)
+	@cp -rp --parents $(KMOD_SRCS) $(dir $@)
+	@echo "  KBUILD  loom.ko (W=1, $(call lane_kv,$*))" >&2
+	@$(MAKE) -s -C /lib/modules/$(call lane_kv,$*)/build M=$(dir $@) W=1 modules \
+		> $(dir $@)build.log 2>&1 || { cat $(dir $@)build.log; exit 1; }
+	@if grep -q 'warning:' $(dir $@)build.log; then \
+		cat $(dir $@)build.log; echo "loom.ko: W=1 warnings are errors"; \
 		rm -f $@; exit 1; fi
 	@# Kbuild leaves loom.ko alone when no file it uses changed
 	@touch $@
 
-$(HARNESS_KMOD): tools/vm/selftest/loom_selftest_warn.c | deps
+$(BUILD)/linux-%/harness-kmod/loom_selftest_warn.ko: tools/vm/selftest/loom_selftest_warn.c | deps
 	@mkdir -p $(dir $@)
 	@cp -p tools/vm/selftest/loom_selftest_warn.c $(dir $@)
 	@echo 'obj-m := loom_selftest_warn.o' > $(dir $@)/Kbuild
-	@$(MAKE) -s -C $(KDIR) M=$(dir $@) modules > $(dir $@)/build.log 2>&1 || \
-		{ cat $(dir $@)/build.log; exit 1; }
+	@$(MAKE) -s -C /lib/modules/$(call lane_kv,$*)/build M=$(dir $@) modules \
+		> $(dir $@)/build.log 2>&1 || { cat $(dir $@)/build.log; exit 1; }
+
+# --- DKMS --------------------------------------------------------------------
+# dkms.conf's PACKAGE_VERSION is the driver's version; check-dkms keeps them
+# equal.  sudo make dkms-install [KERNELRELEASE=...] builds and installs
+# loom.ko for that kernel (default: the running one) through DKMS.
+LOOM_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+DKMS_SRC := $(BUILD)/dkms/loom-$(LOOM_VERSION)
+DEB_DKMS := $(BUILD)/loom-dkms_$(LOOM_VERSION)_all.deb
+KERNELRELEASE ?= $(shell uname -r)
+.PHONY: dkms-src dkms-install dkms-uninstall deb-dkms
+dkms-src: $(DKMS_SRC)/dkms.conf
+$(DKMS_SRC)/dkms.conf: dkms.conf $(KMOD_SRCS)
+	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	@cp -p --parents $(KMOD_SRCS) $(DKMS_SRC)/
+	@cp -p dkms.conf $@
+
+dkms-install: $(DKMS_SRC)/dkms.conf
+	@command -v dkms >/dev/null || { echo "dkms-install: needs dkms (sudo apt install dkms)" >&2; exit 1; }
+	rm -rf /usr/src/loom-$(LOOM_VERSION) && cp -r $(DKMS_SRC) /usr/src/
+	dkms status -m loom -v $(LOOM_VERSION) | grep -q . || dkms add -m loom -v $(LOOM_VERSION)
+	dkms install -m loom -v $(LOOM_VERSION) -k $(KERNELRELEASE) --force
+
+dkms-uninstall:
+	dkms remove -m loom -v $(LOOM_VERSION) --all
+	rm -rf /usr/src/loom-$(LOOM_VERSION)
+
+deb-dkms: $(DEB_DKMS)
+$(DEB_DKMS): $(DKMS_SRC)/dkms.conf tools/deb-dkms
+	@echo "  DEB     $@" >&2
+	@tools/deb-dkms $(DKMS_SRC) $(LOOM_VERSION) $@ >/dev/null
 
 # --- QEMU with loom-cgra -----------------------------------------------------
 # tools/build-qemu keeps its own content-keyed cache; asking it is cheap.
@@ -117,22 +157,25 @@ initramfs: $(INITRAMFS)
 # vgem: the benchmarks' reference fence (P2).  The module list is part of
 # the archive's name, so changing it makes a new one.
 VM_EXTRA_MODULES := vgem
-$(INITRAMFS): $(BUILD)/kmod/loom.ko tools/vm/init tools/vm/mkinitramfs | deps
+$(BUILD)/linux-%/vm/base$(foreach m,$(VM_EXTRA_MODULES),-$(m)).cpio.gz: $(BUILD)/linux-%/kmod/loom.ko \
+		tools/vm/init tools/vm/mkinitramfs | deps
 	@mkdir -p $(dir $@)
 	@echo "  INITRD  $@" >&2
-	@tools/vm/mkinitramfs $@ $(KERNEL_ROOT)/root $(KV) tools/vm/init $(BUILD)/kmod/loom.ko \
-		$(VM_EXTRA_MODULES)
+	@tools/vm/mkinitramfs $@ $(call lane_root,$*)/root $(call lane_kv,$*) tools/vm/init \
+		$(BUILD)/linux-$*/kmod/loom.ko $(VM_EXTRA_MODULES)
 
 # The optimised loomc, built and its path printed.
 .PHONY: print-loomc
 print-loomc: $(BUILD)/bin/loomc
 	@echo $(BUILD)/bin/loomc
 
-# What tools/loom-vm needs, built and printed as shell assignments.
+# What tools/loom-vm needs for the KERNEL lane, built and printed as shell
+# assignments.
 vm-env: qemu $(INITRAMFS)
 	@echo "LOOM_QEMU=$$(cat $(BUILD)/qemu.path)"
 	@echo "LOOM_VMLINUX=$(KERNEL_ROOT)/vmlinux"
 	@echo "LOOM_INITRAMFS=$(INITRAMFS)"
+	@echo "LOOM_KERNEL_LANE=$(KERNEL)"
 
 # --- host unit tests ----------------------------------------------------------
 # Built with ASan and UBSan; tools/testing/check.h is their assertion kit.
@@ -194,10 +237,19 @@ $(BUILD)/vm-lib/%: lib/tests/vm/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard qemu-devi
 		-o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
 
 # loom-run: a program's host function on a device, through libloom.
-$(BUILD)/tools/loom-run: tools/loom-run.c $(LIB_SRCS) $(LIB_HDRS) | deps
+# loom-doctor: whether this machine and user can use a device, and the fixes.
+$(BUILD)/tools/loom-run $(BUILD)/tools/loom-doctor: $(BUILD)/tools/%: tools/%.c $(LIB_SRCS) $(LIB_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
+
+# make doctor: loom-doctor for this machine (not the VM), run here.
+.PHONY: doctor
+doctor: $(BUILD)/host-tools/loom-doctor
+	@$<
+$(BUILD)/host-tools/loom-doctor: tools/loom-doctor.c $(LIB_SRCS) $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	@$(CC) $(CFLAGS_COMMON) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) -ldrm -luring -lpthread
 
 $(BUILD)/lcb/%.lcb: %.loom $(BUILD)/bin/loomc
 	@mkdir -p $(dir $@)
@@ -309,8 +361,9 @@ bench: qemu $(INITRAMFS) $(BENCH_BINS) | deps
 	@BUILD=$(BUILD) bench/run
 
 # --- test and demo --------------------------------------------------------------
-test: all qemu $(INITRAMFS) $(HARNESS_KMOD)
-	@BUILD=$(BUILD) tools/run-tests
+test: all qemu $(ALL_INITRAMFS) $(HARNESS_KMOD) $(DEB_DKMS)
+	@BUILD=$(BUILD) LANES="$(LANES)" DKMS_SRC=$(DKMS_SRC) DEB_DKMS=$(DEB_DKMS) \
+		LOOM_VERSION=$(LOOM_VERSION) tools/run-tests
 
 demo: qemu $(INITRAMFS) $(VM_TOOLS) $(EXAMPLE_LCBS)
 	@echo "The examples (examples/*.loom), compiled by loomc for an 8x8 fabric," \
