@@ -126,6 +126,7 @@ dkms-uninstall:
 	rm -rf /usr/src/loom-$(LOOM_VERSION)
 
 deb-dkms: $(DEB_DKMS)
+	@echo $(DEB_DKMS)
 $(DEB_DKMS): $(DKMS_SRC)/dkms.conf tools/deb-dkms
 	@echo "  DEB     $@" >&2
 	@tools/deb-dkms $(DKMS_SRC) $(LOOM_VERSION) $@ >/dev/null
@@ -286,12 +287,14 @@ $(LIB_OUT)/libloom.so: $(LIB_OUT)/libloom.a
 	@$(CC) -shared -Wl,-soname,libloom.so.0 -o $@ $(LIB_OUT)/obj/*.o -ldrm -luring -lpthread
 
 PREFIX ?= /usr/local
-install: lib
+install: lib $(BUILD)/host-tools/loom-doctor
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/loom $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(LIB_OUT)/libloom.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_OUT)/libloom.so $(DESTDIR)$(PREFIX)/lib/libloom.so.0
 	ln -sf libloom.so.0 $(DESTDIR)$(PREFIX)/lib/libloom.so
 	install -m 644 lib/include/loom/loom.h uapi/loom_image.h uapi/loom_device.h $(DESTDIR)$(PREFIX)/include/loom/
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/host-tools/loom-doctor $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' lib/loom.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/loom.pc
 
 # loomc: a sanitized build for the tests, an optimised one to use.
