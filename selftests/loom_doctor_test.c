@@ -97,12 +97,29 @@ static void node_slot(const struct loom_node *node, char *slot, size_t size)
 TEST(healthy)
 {
 	struct doctor_run r = { 0 };
+	struct loom_node node;
+	char loaded[64];
+	drmVersionPtr v;
+	int fd;
 
 	ASSERT_EQ(0, access(DOCTOR, X_OK)) TH_LOG("%s: run with tools/loom-vm --file", DOCTOR);
+	ASSERT_LE(1, loom_find_nodes(&node, 1));
+	fd = open(node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	v = drmGetVersion(fd);
+	ASSERT_NE(NULL, v);
+	/* MODULE_VERSION is the DRM driver version */
+	snprintf(loaded, sizeof(loaded), "ok    module    loom.ko loaded (%d.%d)",
+		 v->version_major, v->version_minor);
+	drmFreeVersion(v);
+	close(fd);
+
 	doctor(&r);
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
 	EXPECT_TRUE(has(&r, "ok    kernel"));
-	EXPECT_TRUE(has(&r, "ok    module"));
+	EXPECT_TRUE(has(&r, node.accel ? "accel subsystem: loom is /dev/accel/accelN" :
+				   "no accel subsystem: loom is a render node"));
+	EXPECT_TRUE(has(&r, loaded)) TH_LOG("%s", r.out);
 	EXPECT_TRUE(has(&r, "ok    device"));
 	EXPECT_TRUE(has(&r, "ok    access"));
 	EXPECT_TRUE(has(&r, "ok    uapi"));

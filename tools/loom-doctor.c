@@ -84,6 +84,24 @@ static bool read_line(const char *path, char *buf, size_t size)
 	return got;
 }
 
+/* The accel class exists once drm.ko is loaded; before, the config says. */
+static bool has_accel(const struct utsname *u)
+{
+	char path[300], line[128];
+	bool accel = false;
+	FILE *f;
+
+	if (exists("/sys/class/accel"))
+		return true;
+	snprintf(path, sizeof(path), "/boot/config-%s", u->release);
+	f = fopen(path, "r");
+	while (f && !accel && fgets(line, sizeof(line), f))
+		accel = !strcmp(line, "CONFIG_DRM_ACCEL=y\n");
+	if (f)
+		fclose(f);
+	return accel;
+}
+
 static void check_kernel(const struct utsname *u)
 {
 	unsigned major = 0, minor = 0;
@@ -95,8 +113,8 @@ static void check_kernel(const struct utsname *u)
 		return;
 	}
 	ok("kernel", "%s (%s)", u->release,
-	   exists("/sys/class/accel") ? "accel subsystem: loom is /dev/accel/accelN" :
-					"no accel subsystem: loom is a render node");
+	   has_accel(u) ? "accel subsystem: loom is /dev/accel/accelN" :
+			  "no accel subsystem: loom is a render node");
 }
 
 static void check_headers(const struct utsname *u)
