@@ -9,6 +9,9 @@
 #   make shell   an interactive shell in the test VM
 #   make lib, make install [DESTDIR=... PREFIX=...]   libloom and loom.pc
 #   make checkpatch   the kernel's checkpatch --strict over kernel/ and uapi/
+#   make qemu10  QEMU 10.0 with the device, and the device's kselftests on it;
+#                QEMU=10 make test (or demo, bench, run, shell) runs the VM
+#                stages on QEMU 10.0 instead of Debian's 7.2
 #
 # Kernel lanes: loom.ko is built for, and `make test` runs the VM suite on,
 # Debian's 6.1 and 6.12 kernels.  KERNEL=6.12 points the single-VM targets
@@ -133,9 +136,26 @@ $(DEB_DKMS): $(DKMS_SRC)/dkms.conf tools/deb-dkms
 
 # --- QEMU with loom-cgra -----------------------------------------------------
 # tools/build-qemu keeps its own content-keyed cache; asking it is cheap.
+# QEMU=10: QEMU 10.0 from Debian's source (bookworm-backports', else trixie's) instead of 7.2, with its
+# own cache and its own qemu10.path (Documentation/device.rst).
+# Any other value (say, a QEMU path someone keeps in the environment) is 7.2.
+QEMU := $(if $(filter 10,$(QEMU)),10,7)
+QEMU_PATH = $(BUILD)/qemu$(filter-out 7,$(QEMU)).path
 qemu: | deps
 	@mkdir -p $(BUILD)
-	@tools/build-qemu > $(BUILD)/qemu.path.tmp && mv $(BUILD)/qemu.path.tmp $(BUILD)/qemu.path
+	@$(if $(filter-out 7,$(QEMU)),tools/loom-deps --qemu10 &&) \
+		tools/build-qemu --qemu $(QEMU) > $(QEMU_PATH).tmp && mv $(QEMU_PATH).tmp $(QEMU_PATH)
+
+# make qemu10: build QEMU 10.0 with the device, then run the device's
+# kselftests on it in one VM (2 devices); loom-vm's last line is their total.
+QEMU10_TESTS := loom_basic_test loom_device_test loom_submit_test loom_robust_test
+.PHONY: qemu10
+qemu10: | deps
+	@$(MAKE) -s --no-print-directory QEMU=10 qemu $(INITRAMFS) $(addprefix $(BUILD)/selftests/,$(QEMU10_TESTS))
+	@echo "qemu10: $$($$(cat $(BUILD)/qemu10.path) --version | head -1): $$(cat $(BUILD)/qemu10.path)" >&2
+	@LOOM_QEMU=$$(cat $(BUILD)/qemu10.path) LOOM_VMLINUX=$(KERNEL_ROOT)/vmlinux \
+		LOOM_INITRAMFS=$(INITRAMFS) tools/loom-vm --devices 2 --log $(BUILD)/linux-$(KERNEL)/vm/qemu10.log \
+		$(addprefix $(BUILD)/selftests/,$(QEMU10_TESTS))
 
 # --- programs that run in the VM --------------------------------------------
 selftests: $(SELFTESTS)
@@ -173,7 +193,7 @@ print-loomc: $(BUILD)/bin/loomc
 # What tools/loom-vm needs for the KERNEL lane, built and printed as shell
 # assignments.
 vm-env: qemu $(INITRAMFS)
-	@echo "LOOM_QEMU=$$(cat $(BUILD)/qemu.path)"
+	@echo "LOOM_QEMU=$$(cat $(QEMU_PATH))"
 	@echo "LOOM_VMLINUX=$(KERNEL_ROOT)/vmlinux"
 	@echo "LOOM_INITRAMFS=$(INITRAMFS)"
 	@echo "LOOM_KERNEL_LANE=$(KERNEL)"

@@ -25,6 +25,9 @@
 #include "qemu/main-loop.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
+#ifdef LOOM_QEMU_PCI_DEVICE_H
+#include "hw/pci/pci_device.h"
+#endif
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
@@ -33,6 +36,23 @@
 
 #include "loom_device.h"
 #include "engine/engine.h"
+
+/*
+ * One file builds against Debian's QEMU 7.2 and QEMU 10.0.  tools/build-qemu
+ * passes a LOOM_QEMU_* define for each API fact of the tree it builds in
+ * that differs from 7.2 (found in that tree's headers; none for 7.2):
+ *   LOOM_QEMU_PCI_DEVICE_H    PCIDevice and pci_dma_*() in pci_device.h
+ *   LOOM_QEMU_BQL             bql_lock() for qemu_mutex_lock_iothread()
+ *   LOOM_QEMU_LEGACY_RESET    device_class_set_legacy_reset() for dc->reset
+ *   LOOM_QEMU_PROPS_COUNTED   const Property arrays with no terminator
+ */
+#ifdef LOOM_QEMU_BQL
+#define loom_bql_lock()     bql_lock()
+#define loom_bql_unlock()   bql_unlock()
+#else
+#define loom_bql_lock()     qemu_mutex_lock_iothread()
+#define loom_bql_unlock()   qemu_mutex_unlock_iothread()
+#endif
 
 #define TYPE_LOOM_CGRA "loom-cgra"
 OBJECT_DECLARE_SIMPLE_TYPE(LoomCgraState, LOOM_CGRA)
@@ -212,9 +232,9 @@ static void loom_core_run_one(LoomCore *c)
         c->ctrl &= ~LOOM_CTRL_ENABLE;
         qemu_cond_broadcast(&c->cond);
         qemu_mutex_unlock(&c->lock);
-        qemu_mutex_lock_iothread();
+        loom_bql_lock();
         loom_device_error(c->dev, LOOM_ERROR_RING_DMA, c->index);
-        qemu_mutex_unlock_iothread();
+        loom_bql_unlock();
         qemu_mutex_lock(&c->lock);
         return;
     }
@@ -243,12 +263,12 @@ static void loom_core_run_one(LoomCore *c)
     }
     qemu_mutex_unlock(&c->lock);
 
-    qemu_mutex_lock_iothread();
+    loom_bql_lock();
     if (errors) {
         loom_device_error(c->dev, errors, c->index);
     }
     loom_raise(c->dev, LOOM_MSIX_CORE_VECTOR(c->index));
-    qemu_mutex_unlock_iothread();
+    loom_bql_unlock();
     qemu_mutex_lock(&c->lock);
 }
 
@@ -740,10 +760,16 @@ static const VMStateDescription loom_cgra_vmstate = {
     .unmigratable = 1,
 };
 
+#ifdef LOOM_QEMU_PROPS_COUNTED
+static const Property loom_cgra_props[] = {
+#else
 static Property loom_cgra_props[] = {
+#endif
     DEFINE_PROP_UINT32("cores", LoomCgraState, num_cores, 2),
     DEFINE_PROP_STRING("fabric", LoomCgraState, fabric_prop),
+#ifndef LOOM_QEMU_PROPS_COUNTED
     DEFINE_PROP_END_OF_LIST(),
+#endif
 };
 
 static void loom_cgra_class_init(ObjectClass *klass, void *data)
@@ -758,7 +784,11 @@ static void loom_cgra_class_init(ObjectClass *klass, void *data)
     k->revision = LOOM_PCI_REVISION;
     k->class_id = LOOM_PCI_CLASS;
     dc->desc = "loom spatial-dataflow (CGRA) accelerator";
+#ifdef LOOM_QEMU_LEGACY_RESET
+    device_class_set_legacy_reset(dc, loom_cgra_reset);
+#else
     dc->reset = loom_cgra_reset;
+#endif
     dc->vmsd = &loom_cgra_vmstate;
     device_class_set_props(dc, loom_cgra_props);
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
