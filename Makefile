@@ -139,12 +139,12 @@ $(DEB_DKMS): $(DKMS_SRC)/dkms.conf tools/deb-dkms
 # QEMU=10: QEMU 10.0 from Debian's source (bookworm-backports', else trixie's) instead of 7.2, with its
 # own cache and its own qemu10.path (Documentation/device.rst).
 # Any other value (say, a QEMU path someone keeps in the environment) is 7.2.
-QEMU := $(if $(filter 10,$(QEMU)),10,7)
-QEMU_PATH = $(BUILD)/qemu$(filter-out 7,$(QEMU)).path
+QEMU_VERSION := $(if $(filter 10,$(QEMU)),10,7)
+QEMU_PATH = $(BUILD)/qemu$(filter-out 7,$(QEMU_VERSION)).path
 qemu: | deps
 	@mkdir -p $(BUILD)
-	@$(if $(filter-out 7,$(QEMU)),tools/loom-deps --qemu10 &&) \
-		tools/build-qemu --qemu $(QEMU) > $(QEMU_PATH).tmp && mv $(QEMU_PATH).tmp $(QEMU_PATH)
+	@$(if $(filter-out 7,$(QEMU_VERSION)),tools/loom-deps --qemu10 &&) \
+		tools/build-qemu --qemu $(QEMU_VERSION) > $(QEMU_PATH).tmp && mv $(QEMU_PATH).tmp $(QEMU_PATH)
 
 # make qemu10: build QEMU 10.0 with the device, then run the device's
 # kselftests on it in one VM (2 devices); loom-vm's last line is their total.
