@@ -74,7 +74,8 @@ HARNESS_KMOD := $(BUILD)/linux-$(KERNEL)/harness-kmod/loom_selftest_warn.ko
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
 	harness-test demo run shell checkpatch bench clean
 
-all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib $(LCBS) $(EXAMPLE_LCBS)
+# The benchmarks are built too (make test then compiles them), run by make bench.
+all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib $(LCBS) $(EXAMPLE_LCBS) $(BENCH_BINS)
 
 deps:
 	@tools/loom-deps

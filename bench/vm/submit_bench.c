@@ -220,11 +220,11 @@ static bool loom_open(struct loom *lx, struct result *r)
 	/* An accel node on 6.2+ kernels (debugfs by PCI name), else render. */
 	lx->fd = open_driver("/dev/accel/accel%d", 0, 63, "loom", lx->path, sizeof(lx->path));
 	if (lx->fd >= 0) {
-		char link[256], *pci;
+		char sysfs[64], link[256], *pci;
 		ssize_t n;
 
-		snprintf(link, sizeof(link), "/sys/class/accel/%s/device", lx->path + 11);
-		n = readlink(link, link, sizeof(link) - 1);
+		snprintf(sysfs, sizeof(sysfs), "/sys/class/accel/%s/device", lx->path + 11);
+		n = readlink(sysfs, link, sizeof(link) - 1);
 		link[n > 0 ? n : 0] = 0;
 		pci = strrchr(link, '/');
 		snprintf(lx->debugfs, sizeof(lx->debugfs), "/sys/kernel/debug/accel/%.40s/queues",
