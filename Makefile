@@ -303,9 +303,12 @@ $(LIB_OUT)/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
 	done
 	@rm -f $@ && ar rcs $@ $(LIB_OUT)/obj/*.o
 
-$(LIB_OUT)/libloom.so: $(LIB_OUT)/libloom.a
+# lib/libloom.map exports the public headers' functions and nothing else
+# (tools/testing/check-symbols keeps the three in step).
+$(LIB_OUT)/libloom.so: $(LIB_OUT)/libloom.a lib/libloom.map
 	@echo "  LD      $@" >&2
-	@$(CC) -shared -Wl,-soname,libloom.so.0 -o $@ $(LIB_OUT)/obj/*.o -ldrm -luring -lpthread
+	@$(CC) -shared -Wl,-soname,libloom.so.0 -Wl,--version-script=lib/libloom.map -o $@ \
+		$(LIB_OUT)/obj/*.o -ldrm -luring -lpthread
 
 PREFIX ?= /usr/local
 install: lib $(BUILD)/host-tools/loom-doctor
@@ -386,7 +389,7 @@ bench: qemu $(INITRAMFS) $(BENCH_BINS) | deps
 
 # --- test and demo --------------------------------------------------------------
 test: all qemu $(ALL_INITRAMFS) $(HARNESS_KMOD) $(DEB_DKMS)
-	@BUILD=$(BUILD) LANES="$(LANES)" DKMS_SRC=$(DKMS_SRC) DEB_DKMS=$(DEB_DKMS) \
+	@BUILD=$(BUILD) LANES="$(LANES)" DKMS_SRC=$(DKMS_SRC) DEB_DKMS=$(DEB_DKMS) LIB_OUT=$(LIB_OUT) \
 		LOOM_VERSION=$(LOOM_VERSION) tools/run-tests
 
 demo: qemu $(INITRAMFS) $(VM_TOOLS) $(EXAMPLE_LCBS)
