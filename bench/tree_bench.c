@@ -101,7 +101,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "loom/loom.h"
+#include "loom/work.h"
 
 #define ROOT_HASH		0x60000002aULL	/* 0x2a with fan-out 3 */
 #define LCG_MUL			6364136223846793005ULL

@@ -13,7 +13,7 @@
 
 #include <pthread.h>
 
-#include "loom/loom.h"
+#include "loom/work.h"
 
 /*
  * The part of a run every worker touches: the scheduler, the children an

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "loom/loom.h"
+#include "loom/work.h"
 
 /* Immutable once created; readers need no lock (see struct loom_item_id). */
 struct loom_item_node {

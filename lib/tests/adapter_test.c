@@ -7,6 +7,7 @@
  * an aborting callback fail the run with a typed error naming the item and
  * cancel the domain; a cancelling callback cancels just its item.
  */
+#include "loom/loom.h"	/* the device adapter's argument checks */
 #include "work_util.h"
 
 #define OCC		5

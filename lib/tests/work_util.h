@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "loom/loom.h"
+#include "loom/work.h"
 
 /* An id's text, in one of a few rotating buffers (for CHECKs). */
 static inline const char *id_text(const struct loom_item_id *id)
