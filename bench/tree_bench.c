@@ -252,13 +252,13 @@ static int run_libloom(unsigned max_depth, unsigned workers, struct tally *out)
 	};
 	struct loom_run run = { .max_depth = max_depth };
 	struct loom_work_sync_result result;
-	enum loom_work_error err;
+	enum loom_error err;
 	uint64_t completed;
 
 	err = loom_work_sync_run(&config, loom_visit, &run, &result);
 	if (err) {
 		fprintf(stderr, "tree_bench: loom_work_sync_run: %s\n",
-			loom_work_strerror(err));
+			loom_strerror(err));
 		if (err != LOOM_WORK_INVALID_ARGUMENT)
 			loom_work_sync_result_free(&result);
 		return -1;

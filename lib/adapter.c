@@ -11,7 +11,7 @@
 
 #include "adapter.h"
 
-enum loom_work_error loom_adapter_init(struct loom_adapter_run *run)
+enum loom_error loom_adapter_init(struct loom_adapter_run *run)
 {
 	return pthread_mutex_init(&run->failure_lock, NULL) ?
 	       LOOM_WORK_OUT_OF_MEMORY : LOOM_WORK_OK;
@@ -22,7 +22,7 @@ void loom_adapter_fini(struct loom_adapter_run *run)
 	pthread_mutex_destroy(&run->failure_lock);
 }
 
-void loom_adapter_fail(struct loom_adapter_run *run, enum loom_work_error err,
+void loom_adapter_fail(struct loom_adapter_run *run, enum loom_error err,
 		       int device_error, const struct loom_sched_item *item)
 {
 	uint64_t cancelled = 0;
@@ -43,7 +43,7 @@ void loom_adapter_cancel(struct loom_adapter_run *run,
 			 struct loom_adapter_counts *counts,
 			 const struct loom_sched_item *item)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 
 	err = loom_sched_cancel(run->sched, item->resp, NULL, NULL);
 	if (err && err != LOOM_WORK_CANCEL_PENDING) {
@@ -63,7 +63,7 @@ static void complete(struct loom_adapter_run *run,
 		     struct loom_adapter_counts *counts,
 		     const struct loom_sched_item *item)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 
 	err = loom_sched_complete(run->sched, item, NULL);
 	if (err == LOOM_WORK_CANCEL_REQUESTED) {
@@ -82,7 +82,7 @@ void loom_adapter_publish(struct loom_adapter_run *run,
 			  const struct loom_sched_item *item,
 			  const uint64_t *children, size_t count)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 
 	if (count > run->child_capacity) {
 		loom_adapter_fail(run, LOOM_WORK_CHILD_OVERFLOW, 0, item);
@@ -131,7 +131,7 @@ void loom_adapter_add_counts(struct loom_work_sync_result *result,
 	result->steals += counts->steals;
 }
 
-enum loom_work_error loom_adapter_outcome(const struct loom_adapter_run *run,
+enum loom_error loom_adapter_outcome(const struct loom_adapter_run *run,
 					  struct loom_work_sync_result *result)
 {
 	if (!run->error)

@@ -24,7 +24,7 @@ struct loom_adapter_run {
 	uint32_t child_capacity;
 	pthread_mutex_t failure_lock;
 	uint64_t cancelled_queued;	/* by every cancel_all of the run */
-	enum loom_work_error error;
+	enum loom_error error;
 	int device_error;
 	struct loom_item_id failed_item;
 	uint64_t failed_payload;
@@ -40,11 +40,11 @@ struct loom_adapter_counts {
 };
 
 /* LOOM_WORK_OK, or LOOM_WORK_OUT_OF_MEMORY when the lock cannot be made. */
-enum loom_work_error loom_adapter_init(struct loom_adapter_run *run);
+enum loom_error loom_adapter_init(struct loom_adapter_run *run);
 void loom_adapter_fini(struct loom_adapter_run *run);
 
 /* Records the first failure and cancels the domain so that it drains. */
-void loom_adapter_fail(struct loom_adapter_run *run, enum loom_work_error err,
+void loom_adapter_fail(struct loom_adapter_run *run, enum loom_error err,
 		       int device_error, const struct loom_sched_item *item);
 
 /* Cancels the active @item: a request (unless one is pending), then retire. */
@@ -76,7 +76,7 @@ void loom_adapter_add_counts(struct loom_work_sync_result *result,
 			     const struct loom_adapter_counts *counts);
 
 /* The run's failure into @result: its error, or LOOM_WORK_OK. */
-enum loom_work_error loom_adapter_outcome(const struct loom_adapter_run *run,
+enum loom_error loom_adapter_outcome(const struct loom_adapter_run *run,
 					  struct loom_work_sync_result *result);
 
 #endif /* LOOM_ADAPTER_H */

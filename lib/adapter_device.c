@@ -290,7 +290,7 @@ static int check_devices(struct device_run *run)
 	return 0;
 }
 
-static enum loom_work_error start_run(struct device_run *run, int *device_error)
+static enum loom_error start_run(struct device_run *run, int *device_error)
 {
 	const struct loom_work_device_config *c = run->config;
 	struct loom_sched_config sc = {
@@ -301,7 +301,7 @@ static enum loom_work_error start_run(struct device_run *run, int *device_error)
 		.flags = c->flags & LOOM_WORK_DEVICE_NO_TRACE ?
 			 LOOM_SCHED_NO_TRACE : 0,
 	};
-	enum loom_work_error err;
+	enum loom_error err;
 	int ret = check_devices(run);
 
 	if (ret) {
@@ -359,11 +359,11 @@ static bool config_ok(const struct loom_work_device_config *c)
 	return true;
 }
 
-enum loom_work_error loom_work_device_run(const struct loom_work_device_config *config,
+enum loom_error loom_work_device_run(const struct loom_work_device_config *config,
 					  struct loom_work_device_result *result)
 {
 	struct device_run run = { .config = config };
-	enum loom_work_error err;
+	enum loom_error err;
 	int device_error = 0;
 
 	if (!config_ok(config) || !result)

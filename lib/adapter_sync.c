@@ -81,7 +81,7 @@ static void drain_in_turn(struct sync_run *run)
 		bool ran = false;
 
 		for (uint32_t i = 0; i < run->config->workers; i++) {
-			enum loom_work_error err;
+			enum loom_error err;
 
 			err = loom_sched_acquire(run->common.sched, i, &item);
 			if (err == LOOM_WORK_DOMAIN_COMPLETE)
@@ -113,7 +113,7 @@ static void free_workers(struct sync_run *run)
 	free(run->workers);
 }
 
-static enum loom_work_error alloc_workers(struct sync_run *run)
+static enum loom_error alloc_workers(struct sync_run *run)
 {
 	uint32_t n = run->config->workers;
 
@@ -134,7 +134,7 @@ static enum loom_work_error alloc_workers(struct sync_run *run)
 	return LOOM_WORK_OK;
 }
 
-static enum loom_work_error start_run(struct sync_run *run)
+static enum loom_error start_run(struct sync_run *run)
 {
 	const struct loom_work_sync_config *config = run->config;
 	struct loom_sched_config sched_config = {
@@ -145,7 +145,7 @@ static enum loom_work_error start_run(struct sync_run *run)
 		.flags = config->flags & LOOM_WORK_SYNC_NO_TRACE ?
 			 LOOM_SCHED_NO_TRACE : 0,
 	};
-	enum loom_work_error err;
+	enum loom_error err;
 
 	err = loom_sched_create(&sched_config, &run->common.sched);
 	if (!err)
@@ -156,12 +156,12 @@ static enum loom_work_error start_run(struct sync_run *run)
 	return err;
 }
 
-enum loom_work_error loom_work_sync_run(const struct loom_work_sync_config *config,
+enum loom_error loom_work_sync_run(const struct loom_work_sync_config *config,
 					loom_work_sync_fn fn, void *ctx,
 					struct loom_work_sync_result *result)
 {
 	struct sync_run run = { .config = config, .fn = fn, .ctx = ctx };
-	enum loom_work_error err;
+	enum loom_error err;
 
 	if (!config || !fn || !result || !config->workers ||
 	    !config->deque_capacity || config->workers == LOOM_SCHED_NO_WORKER)

@@ -32,44 +32,6 @@ static const struct {
 	{ "/dev/dri/renderD%d", 128, 192 },
 };
 
-static const struct {
-	int err;
-	const char *msg;
-} loom_errors[] = {
-	{ LOOM_E_EXTENT_COUNT, "extent count differs from the thread's rank" },
-	{ LOOM_E_NEGATIVE_EXTENT, "negative extent" },
-	{ LOOM_E_ARG_COUNT, "argument count differs from the thread's signature" },
-	{ LOOM_E_ARG_TYPE, "argument type differs from the thread's signature" },
-	{ LOOM_E_DOMAIN_KIND, "wrong domain kind for this launch" },
-	{ LOOM_E_NO_THREAD, "no such thread in the image" },
-	{ LOOM_E_BAD_IMAGE, "malformed program image" },
-	{ LOOM_E_FABRIC_MISMATCH, "image built for another fabric size" },
-	{ LOOM_E_NO_DEVICE, "no such loom device" },
-	{ LOOM_E_RANK_LIMIT, "rank above the device's limit" },
-	{ LOOM_E_NOT_SUPPORTED, "the driver lacks a needed feature" },
-	{ LOOM_E_FOREIGN_TOKEN, "dependency token of another device" },
-	{ LOOM_E_JOB_EXPIRED, "the driver no longer remembers the job" },
-	{ LOOM_E_BAD_CONFIG, "malformed fabric configuration" },
-	{ LOOM_E_DUPLICATE_THREAD, "thread name already used" },
-	{ LOOM_E_CHECK_FAILED, "a loom.check of the host program failed" },
-	{ LOOM_E_NO_HOST_FUNC, "no such host function in the image" },
-	{ LOOM_E_WORK_FAILED, "a dynamic-work run of the host program failed" },
-	{ LOOM_E_HOST_FAULT, "host program access outside its buffers" },
-};
-
-const char *loom_strerror(int err)
-{
-	if (err == 0)
-		return "success";
-	for (size_t i = 0; i < sizeof(loom_errors) / sizeof(loom_errors[0]); i++)
-		if (loom_errors[i].err == err)
-			return loom_errors[i].msg;
-	/* strerror() is not thread-safe for unknown values; those are ours */
-	if (err < 0 && err > -4096)
-		return strerrordesc_np(-err) ? strerrordesc_np(-err) : "unknown errno";
-	return "unknown error";
-}
-
 /* GET_PARAM through libdrm (drmIoctl restarts on EINTR). */
 int loom_get_param(int fd, uint32_t param, uint64_t *value)
 {

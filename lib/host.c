@@ -403,7 +403,7 @@ static int run_items(struct run *s, const struct loom_thread_info *ti,
 		.observe_job_ctx = s->opt.observe_ctx,
 	};
 	struct loom_work_device_result res;
-	enum loom_work_error err;
+	enum loom_error err;
 	int ret;
 
 	/* it runs now and to the end: everything before it first */

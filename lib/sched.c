@@ -148,7 +148,7 @@ static void remove_active(struct sched_worker *w, struct active_item *slot)
 
 /* -------------------------------------------------------- trace log --- */
 
-static enum loom_work_error log_grow(struct event_log *log, size_t need)
+static enum loom_error log_grow(struct event_log *log, size_t need)
 {
 	struct loom_sched_event *events;
 	size_t cap = log->cap ? log->cap : 64;
@@ -169,7 +169,7 @@ static enum loom_work_error log_grow(struct event_log *log, size_t need)
  * Room for the creation events of @items new items and for everything they
  * may record later.  Call before creating them; then log_promise().
  */
-static enum loom_work_error log_reserve_items(struct loom_sched *sched,
+static enum loom_error log_reserve_items(struct loom_sched *sched,
 					      size_t items)
 {
 	struct event_log *log = &sched->log;
@@ -255,7 +255,7 @@ static void free_workers(struct loom_sched *sched)
 	free(sched->workers);
 }
 
-static enum loom_work_error alloc_workers(struct loom_sched *sched)
+static enum loom_error alloc_workers(struct loom_sched *sched)
 {
 	sched->workers = calloc(sched->nworkers, sizeof(*sched->workers));
 	if (!sched->workers)
@@ -271,11 +271,11 @@ static enum loom_work_error alloc_workers(struct loom_sched *sched)
 	return LOOM_WORK_OK;
 }
 
-enum loom_work_error loom_sched_create(const struct loom_sched_config *config,
+enum loom_error loom_sched_create(const struct loom_sched_config *config,
 				       struct loom_sched **out)
 {
 	struct loom_sched *sched;
-	enum loom_work_error err;
+	enum loom_error err;
 
 	if (!config || !out || !config->workers || !config->deque_capacity ||
 	    config->workers == LOOM_SCHED_NO_WORKER)
@@ -360,11 +360,11 @@ static void after_retirement(struct loom_sched *sched,
 		pthread_cond_broadcast(&sched->work_changed);
 }
 
-enum loom_work_error loom_sched_admit(struct loom_sched *sched,
+enum loom_error loom_sched_admit(struct loom_sched *sched,
 				      uint64_t payload,
 				      struct loom_work_resp *root)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 	uint64_t serial;
 
 	if (!sched)
@@ -426,7 +426,7 @@ static bool take_one(struct loom_sched *sched, uint32_t worker,
 }
 
 /* Until something is queued: LOOM_WORK_OK, or why there will be nothing. */
-static enum loom_work_error wait_for_items(struct loom_sched *sched,
+static enum loom_error wait_for_items(struct loom_sched *sched,
 					  uint32_t worker, unsigned int flags)
 {
 	for (;;) {
@@ -449,13 +449,13 @@ static enum loom_work_error wait_for_items(struct loom_sched *sched,
 	}
 }
 
-enum loom_work_error loom_sched_acquire_batch(struct loom_sched *sched,
+enum loom_error loom_sched_acquire_batch(struct loom_sched *sched,
 					      uint32_t worker,
 					      struct loom_sched_item *items,
 					      size_t max, unsigned int flags,
 					      size_t *count)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 	size_t n = 0;
 
 	if (count)
@@ -474,12 +474,12 @@ enum loom_work_error loom_sched_acquire_batch(struct loom_sched *sched,
 }
 
 /* The active slot of @item, or why there is none: @if_retired, or not active. */
-static enum loom_work_error active_slot(struct loom_sched *sched,
+static enum loom_error active_slot(struct loom_sched *sched,
 					const struct loom_sched_item *item,
-					enum loom_work_error if_retired,
+					enum loom_error if_retired,
 					struct active_item **slot)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 
 	err = loom_work_check_live_locked(sched->domain, item->resp, if_retired);
 	if (err)
@@ -488,14 +488,14 @@ static enum loom_work_error active_slot(struct loom_sched *sched,
 	return *slot ? LOOM_WORK_OK : LOOM_WORK_NOT_ACTIVE;
 }
 
-static enum loom_work_error publish_locked(struct loom_sched *sched,
+static enum loom_error publish_locked(struct loom_sched *sched,
 					   const struct loom_sched_item *parent,
 					   const uint64_t *payloads, size_t count,
 					   struct loom_work_resp *children)
 {
 	struct sched_worker *w = &sched->workers[parent->worker];
 	struct active_item *slot;
-	enum loom_work_error err;
+	enum loom_error err;
 	uint64_t first;
 
 	err = active_slot(sched, parent, LOOM_WORK_PARENT_RETIRED, &slot);
@@ -525,12 +525,12 @@ static enum loom_work_error publish_locked(struct loom_sched *sched,
 	return LOOM_WORK_OK;
 }
 
-enum loom_work_error loom_sched_publish(struct loom_sched *sched,
+enum loom_error loom_sched_publish(struct loom_sched *sched,
 					const struct loom_sched_item *parent,
 					const uint64_t *payloads, size_t count,
 					struct loom_work_resp *children)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 
 	if (!sched || !parent || (count && !payloads) ||
 	    parent->worker >= sched->nworkers)
@@ -563,14 +563,14 @@ static enum loom_work_status retire_active(struct loom_sched *sched,
  * Completes (@cancelling false) or cancels (true) the active @item: the one
  * needs no pending request, the other needs one.
  */
-static enum loom_work_error finish_active(struct loom_sched *sched,
+static enum loom_error finish_active(struct loom_sched *sched,
 					  const struct loom_sched_item *item,
 					  bool cancelling,
 					  enum loom_work_status *status)
 {
 	struct active_item *slot;
 	enum loom_work_status after;
-	enum loom_work_error err;
+	enum loom_error err;
 
 	if (!sched || !item || item->worker >= sched->nworkers)
 		return LOOM_WORK_INVALID_ARGUMENT;
@@ -590,14 +590,14 @@ static enum loom_work_error finish_active(struct loom_sched *sched,
 	return err;
 }
 
-enum loom_work_error loom_sched_complete(struct loom_sched *sched,
+enum loom_error loom_sched_complete(struct loom_sched *sched,
 					 const struct loom_sched_item *item,
 					 enum loom_work_status *status)
 {
 	return finish_active(sched, item, false, status);
 }
 
-enum loom_work_error loom_sched_cancel_active(struct loom_sched *sched,
+enum loom_error loom_sched_cancel_active(struct loom_sched *sched,
 					      const struct loom_sched_item *item,
 					      enum loom_work_status *status)
 {
@@ -605,7 +605,7 @@ enum loom_work_error loom_sched_cancel_active(struct loom_sched *sched,
 }
 
 /* Requests cancellation of an active item; the worker finishes it. */
-static enum loom_work_error request_cancel(struct loom_sched *sched,
+static enum loom_error request_cancel(struct loom_sched *sched,
 					   uint32_t worker,
 					   struct active_item *slot)
 {
@@ -651,12 +651,12 @@ static bool find_queued(struct loom_sched *sched, uint64_t serial,
 	return false;
 }
 
-static enum loom_work_error cancel_locked(struct loom_sched *sched,
+static enum loom_error cancel_locked(struct loom_sched *sched,
 					  struct loom_work_resp item,
 					  enum loom_sched_cancel_effect *effect,
 					  enum loom_work_status *status)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 	uint32_t w, i;
 
 	err = loom_work_check_live_locked(sched->domain, item,
@@ -684,14 +684,14 @@ static enum loom_work_error cancel_locked(struct loom_sched *sched,
 	return LOOM_WORK_OK;
 }
 
-enum loom_work_error loom_sched_cancel(struct loom_sched *sched,
+enum loom_error loom_sched_cancel(struct loom_sched *sched,
 				       struct loom_work_resp item,
 				       enum loom_sched_cancel_effect *effect,
 				       enum loom_work_status *status)
 {
 	enum loom_sched_cancel_effect did;
 	enum loom_work_status after;
-	enum loom_work_error err;
+	enum loom_error err;
 
 	if (!sched)
 		return LOOM_WORK_INVALID_ARGUMENT;
@@ -705,7 +705,7 @@ enum loom_work_error loom_sched_cancel(struct loom_sched *sched,
 	return err;
 }
 
-enum loom_work_error loom_sched_cancel_all(struct loom_sched *sched,
+enum loom_error loom_sched_cancel_all(struct loom_sched *sched,
 					   uint64_t *cancelled,
 					   enum loom_work_status *status)
 {
@@ -739,12 +739,12 @@ enum loom_work_error loom_sched_cancel_all(struct loom_sched *sched,
 
 /* -------------------------------------------------------- replay trace --- */
 
-enum loom_work_error loom_sched_take_trace(struct loom_sched *sched,
+enum loom_error loom_sched_take_trace(struct loom_sched *sched,
 					   struct loom_sched_trace **out)
 {
 	struct event_log fresh = { 0 };
 	struct loom_sched_trace *trace;
-	enum loom_work_error err;
+	enum loom_error err;
 
 	if (!sched || !out)
 		return LOOM_WORK_INVALID_ARGUMENT;

@@ -15,55 +15,6 @@
 
 /* ------------------------------------------------------------- errors --- */
 
-const char *loom_work_strerror(enum loom_work_error err)
-{
-	switch (err) {
-	case LOOM_WORK_OK:
-		return "success";
-	case LOOM_WORK_INVALID_ARGUMENT:
-		return "invalid argument";
-	case LOOM_WORK_OUT_OF_MEMORY:
-		return "out of memory";
-	case LOOM_WORK_ROOT_CLOSED:
-		return "the root source is closed: the root was already admitted";
-	case LOOM_WORK_FOREIGN_DOMAIN:
-		return "the responsibility belongs to another domain";
-	case LOOM_WORK_RESP_INVALID:
-		return "not a responsibility of this domain";
-	case LOOM_WORK_RESP_USED:
-		return "the responsibility was already retired";
-	case LOOM_WORK_PARENT_RETIRED:
-		return "the parent item was already retired";
-	case LOOM_WORK_ORDINALS_EXHAUSTED:
-		return "the parent's child ordinals are exhausted";
-	case LOOM_WORK_WOULD_BLOCK:
-		return "the worker's deque cannot take the whole group";
-	case LOOM_WORK_WORKER_BUSY:
-		return "the worker already holds an active item";
-	case LOOM_WORK_NO_WORK:
-		return "no item is queued";
-	case LOOM_WORK_DOMAIN_COMPLETE:
-		return "the domain has completed";
-	case LOOM_WORK_NOT_ACTIVE:
-		return "the item is not active on that worker";
-	case LOOM_WORK_CANCEL_REQUESTED:
-		return "the item's cancellation was requested; cancel it";
-	case LOOM_WORK_CANCEL_PENDING:
-		return "the item's cancellation was already requested";
-	case LOOM_WORK_NO_CANCEL_REQUEST:
-		return "no cancellation of the item was requested";
-	case LOOM_WORK_QUEUE_CAPACITY:
-		return "an item's children did not fit its worker's deque";
-	case LOOM_WORK_CHILD_OVERFLOW:
-		return "an item reported more children than the child capacity";
-	case LOOM_WORK_CALLBACK_ABORTED:
-		return "an item's callback aborted the domain";
-	case LOOM_WORK_DEVICE_ERROR:
-		return "a device launch or job of the run failed";
-	}
-	return "unknown dynamic-work error";
-}
-
 /* ----------------------------------------------------------- identity --- */
 
 #define ROOT_PARENT_HASH	0x526f6f745061726eULL	/* "RootParn" */
@@ -270,7 +221,7 @@ loom_work_record_locked(const struct loom_work_domain *domain, uint64_t serial)
 			      [index & (LOOM_WORK_CHUNK_RECORDS - 1)];
 }
 
-static enum loom_work_error grow_chunk_table(struct loom_work_domain *domain,
+static enum loom_error grow_chunk_table(struct loom_work_domain *domain,
 					     size_t needed)
 {
 	size_t cap = domain->chunks_cap ? domain->chunks_cap : 16;
@@ -290,11 +241,11 @@ static enum loom_work_error grow_chunk_table(struct loom_work_domain *domain,
  * Makes room for @count more records without issuing any, so a spawn can
  * fail for memory before it changes anything.
  */
-static enum loom_work_error reserve_records(struct loom_work_domain *domain,
+static enum loom_error reserve_records(struct loom_work_domain *domain,
 					    uint64_t count)
 {
 	uint64_t last, needed;
-	enum loom_work_error err;
+	enum loom_error err;
 
 	if (count > MAX_RECORDS - domain->issued)
 		return LOOM_WORK_OUT_OF_MEMORY;
@@ -345,7 +296,7 @@ struct loom_item_id loom_work_id_locked(const struct loom_work_domain *domain,
 
 /* ------------------------------------------------------ transactions --- */
 
-static enum loom_work_error check_issued(const struct loom_work_domain *domain,
+static enum loom_error check_issued(const struct loom_work_domain *domain,
 					 struct loom_work_resp resp)
 {
 	if (resp.serial == 0)
@@ -357,12 +308,12 @@ static enum loom_work_error check_issued(const struct loom_work_domain *domain,
 	return LOOM_WORK_OK;
 }
 
-enum loom_work_error
+enum loom_error
 loom_work_check_live_locked(const struct loom_work_domain *domain,
 			    struct loom_work_resp resp,
-			    enum loom_work_error if_retired)
+			    enum loom_error if_retired)
 {
-	enum loom_work_error err = check_issued(domain, resp);
+	enum loom_error err = check_issued(domain, resp);
 
 	if (err)
 		return err;
@@ -371,10 +322,10 @@ loom_work_check_live_locked(const struct loom_work_domain *domain,
 	return LOOM_WORK_OK;
 }
 
-enum loom_work_error loom_work_admit_locked(struct loom_work_domain *domain,
+enum loom_error loom_work_admit_locked(struct loom_work_domain *domain,
 					    uint64_t *serial)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 
 	if (domain->root_admitted)
 		return LOOM_WORK_ROOT_CLOSED;
@@ -395,12 +346,12 @@ static bool ordinals_cover(const struct loom_work_record *rec, uint64_t count)
 	       count - 1 <= UINT64_MAX - rec->next_ordinal;
 }
 
-enum loom_work_error loom_work_spawn_locked(struct loom_work_domain *domain,
+enum loom_error loom_work_spawn_locked(struct loom_work_domain *domain,
 					    struct loom_work_resp parent,
 					    size_t count, uint64_t *first)
 {
 	struct loom_work_record *rec;
-	enum loom_work_error err;
+	enum loom_error err;
 	uint64_t last;
 
 	err = loom_work_check_live_locked(domain, parent,
@@ -439,11 +390,11 @@ enum loom_work_status loom_work_retire_locked(struct loom_work_domain *domain,
 	return domain->active ? LOOM_WORK_ACTIVE : LOOM_WORK_COMPLETED;
 }
 
-enum loom_work_error
+enum loom_error
 loom_work_set_next_ordinal_for_test(struct loom_work_domain *domain,
 				    struct loom_work_resp parent, uint64_t next)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 
 	loom_work_lock(domain);
 	err = loom_work_check_live_locked(domain, parent,
@@ -485,7 +436,7 @@ static int init_lock(pthread_mutex_t *lock)
 	return ret;
 }
 
-enum loom_work_error loom_work_domain_create(uint64_t occurrence,
+enum loom_error loom_work_domain_create(uint64_t occurrence,
 					     struct loom_work_domain **out)
 {
 	struct loom_work_domain *domain;
@@ -564,11 +515,11 @@ uint64_t loom_work_active_count(const struct loom_work_domain *domain)
 
 /* ---------------------------------------------------- public kernel --- */
 
-enum loom_work_error loom_work_admit(struct loom_work_domain *domain,
+enum loom_error loom_work_admit(struct loom_work_domain *domain,
 				     struct loom_work_resp *root,
 				     struct loom_item_id *root_id)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 	uint64_t serial;
 
 	if (!domain || !root)
@@ -584,13 +535,13 @@ enum loom_work_error loom_work_admit(struct loom_work_domain *domain,
 	return err;
 }
 
-enum loom_work_error loom_work_spawn_group(struct loom_work_domain *domain,
+enum loom_error loom_work_spawn_group(struct loom_work_domain *domain,
 					   struct loom_work_resp parent,
 					   size_t count,
 					   struct loom_work_resp *children,
 					   struct loom_item_id *child_ids)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 	uint64_t first;
 
 	if (!domain)
@@ -607,12 +558,12 @@ enum loom_work_error loom_work_spawn_group(struct loom_work_domain *domain,
 	return err;
 }
 
-enum loom_work_error loom_work_retire(struct loom_work_domain *domain,
+enum loom_error loom_work_retire(struct loom_work_domain *domain,
 				      struct loom_work_resp resp,
 				      enum loom_work_status *status)
 {
 	enum loom_work_status after = LOOM_WORK_ACTIVE;
-	enum loom_work_error err;
+	enum loom_error err;
 
 	if (!domain)
 		return LOOM_WORK_INVALID_ARGUMENT;
@@ -626,11 +577,11 @@ enum loom_work_error loom_work_retire(struct loom_work_domain *domain,
 	return err;
 }
 
-enum loom_work_error loom_work_item_id(const struct loom_work_domain *domain,
+enum loom_error loom_work_item_id(const struct loom_work_domain *domain,
 				       struct loom_work_resp resp,
 				       struct loom_item_id *id)
 {
-	enum loom_work_error err;
+	enum loom_error err;
 
 	if (!domain || !id)
 		return LOOM_WORK_INVALID_ARGUMENT;

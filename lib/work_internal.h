@@ -89,19 +89,19 @@ struct loom_item_id loom_work_id_locked(const struct loom_work_domain *domain,
  * LOOM_WORK_RESP_INVALID, LOOM_WORK_FOREIGN_DOMAIN, @if_retired when @resp
  * was retired, else LOOM_WORK_OK.
  */
-enum loom_work_error
+enum loom_error
 loom_work_check_live_locked(const struct loom_work_domain *domain,
 			    struct loom_work_resp resp,
-			    enum loom_work_error if_retired);
+			    enum loom_error if_retired);
 
-enum loom_work_error loom_work_admit_locked(struct loom_work_domain *domain,
+enum loom_error loom_work_admit_locked(struct loom_work_domain *domain,
 					    uint64_t *serial);
 
 /*
  * Spawns @count children of @parent (all checks included); they get serials
  * *@first .. *@first + @count - 1, in ordinal order.
  */
-enum loom_work_error loom_work_spawn_locked(struct loom_work_domain *domain,
+enum loom_error loom_work_spawn_locked(struct loom_work_domain *domain,
 					    struct loom_work_resp parent,
 					    size_t count, uint64_t *first);
 
@@ -113,7 +113,7 @@ enum loom_work_status loom_work_retire_locked(struct loom_work_domain *domain,
  * Tests only: makes @parent's next child ordinal @next, so the end of the
  * ordinal space can be reached without 2^64 spawns.
  */
-enum loom_work_error
+enum loom_error
 loom_work_set_next_ordinal_for_test(struct loom_work_domain *domain,
 				    struct loom_work_resp parent, uint64_t next);
 

@@ -167,7 +167,7 @@ static void tree_once(struct bench *b, uint32_t workers, uint32_t batch,
 		.flags = LOOM_WORK_DEVICE_NO_TRACE,
 	};
 	struct loom_work_device_result r;
-	enum loom_work_error err;
+	enum loom_error err;
 	char what[64];
 	double t;
 	bool ok;
@@ -180,11 +180,11 @@ static void tree_once(struct bench *b, uint32_t workers, uint32_t batch,
 	err = loom_work_device_run(&c, &r);
 	t = now() - t;
 	if (err == LOOM_WORK_INVALID_ARGUMENT) {
-		check(false, "%s: %s", what, loom_work_strerror(err));
+		check(false, "%s: %s", what, loom_strerror(err));
 		return;
 	}
 	ok = check(err == LOOM_WORK_OK && !r.work.failed && !r.device_error,
-		   "%s: %s (device error: %s)", what, loom_work_strerror(err),
+		   "%s: %s (device error: %s)", what, loom_strerror(err),
 		   loom_strerror(r.device_error));
 	ok &= check(r.work.items_run == TREE_ITEMS &&
 		    r.work.items_completed == TREE_ITEMS &&

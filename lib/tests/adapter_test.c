@@ -302,7 +302,7 @@ TEST(callback_cancellation_cancels_only_its_item)
 }
 
 /* A run that fails because of node 2: the error, the item, a drained domain. */
-static void check_failed_run(enum loom_work_error expected, struct tree *t,
+static void check_failed_run(enum loom_error expected, struct tree *t,
 			     struct loom_work_sync_config *c)
 {
 	struct loom_work_sync_result r;

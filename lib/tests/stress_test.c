@@ -94,9 +94,9 @@ static void bump(atomic_uchar *counters, struct ledger *l, uint64_t serial)
 					  memory_order_relaxed);
 }
 
-static void unexpected(struct stress *st, enum loom_work_error err)
+static void unexpected(struct stress *st, enum loom_error err)
 {
-	printf("#   unexpected: %s\n", loom_work_strerror(err));
+	printf("#   unexpected: %s\n", loom_strerror(err));
 	atomic_fetch_add_explicit(&st->failures, 1, memory_order_relaxed);
 }
 
@@ -128,7 +128,7 @@ static void try_cancel(struct stress *st, struct loom_work_resp resp)
 {
 	enum loom_sched_cancel_effect effect;
 	enum loom_work_status status;
-	enum loom_work_error err;
+	enum loom_error err;
 
 	err = loom_sched_cancel(st->sched, resp, &effect, &status);
 	if (!err && effect == LOOM_SCHED_CANCELLED_QUEUED) {
@@ -143,7 +143,7 @@ static void try_cancel(struct stress *st, struct loom_work_resp resp)
 static void cancel_own(struct stress *st, const struct loom_sched_item *item)
 {
 	enum loom_work_status status;
-	enum loom_work_error err;
+	enum loom_error err;
 
 	err = loom_sched_cancel_active(st->sched, item, &status);
 	if (err)
@@ -156,7 +156,7 @@ static void finish(struct worker *w, const struct loom_sched_item *item)
 {
 	struct stress *st = w->st;
 	enum loom_work_status status;
-	enum loom_work_error err;
+	enum loom_error err;
 
 	err = loom_sched_complete(st->sched, item, &status);
 	if (err == LOOM_WORK_CANCEL_REQUESTED)
@@ -173,7 +173,7 @@ static void publish_children(struct worker *w, const struct loom_sched_item *ite
 	struct loom_work_resp kids[BRANCHING];
 	uint64_t sizes[BRANCHING];
 	size_t k = split(item->payload, sizes);
-	enum loom_work_error err;
+	enum loom_error err;
 
 	err = loom_sched_publish(st->sched, item, sizes, k, kids);
 	if (err == LOOM_WORK_CANCEL_REQUESTED) {
@@ -223,7 +223,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct loom_sched_item item;
-	enum loom_work_error err;
+	enum loom_error err;
 
 	while ((err = loom_sched_acquire_wait(w->st->sched, w->index, &item)) ==
 	       LOOM_WORK_OK)

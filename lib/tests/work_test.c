@@ -448,18 +448,29 @@ TEST(id_parent_and_depth)
 	loom_work_domain_destroy(d);
 }
 
+/* Every typed error of both ranges has its own sentence; 0 is success. */
 TEST(strerror_names_every_error)
 {
-	for (int e = LOOM_WORK_OK; e <= LOOM_WORK_DEVICE_ERROR; e++) {
-		const char *text = loom_work_strerror((enum loom_work_error)e);
+	static const int ranges[][2] = {
+		{ LOOM_WORK_DEVICE_ERROR, LOOM_WORK_INVALID_ARGUMENT },
+		{ LOOM_E_HOST_FAULT, LOOM_E_EXTENT_COUNT },
+	};
 
-		CHECK(text && *text);
-		CHECK(strcmp(text, "unknown dynamic-work error"));
-		for (int f = LOOM_WORK_OK; f < e; f++)
-			CHECK(strcmp(text, loom_work_strerror((enum loom_work_error)f)));
+	CHECK_STR("success", loom_strerror(LOOM_OK));
+	for (int r = 0; r < 2; r++) {
+		for (int e = ranges[r][0]; e <= ranges[r][1]; e++) {
+			const char *text = loom_strerror(e);
+
+			CHECK(text && *text);
+			CHECK(strcmp(text, "unknown error"));
+			for (int f = e + 1; f <= ranges[r][1]; f++)
+				CHECK(strcmp(text, loom_strerror(f)));
+		}
 	}
-	CHECK_STR("unknown dynamic-work error",
-		  loom_work_strerror((enum loom_work_error)1000));
+	CHECK(strcmp(loom_strerror(LOOM_WORK_DEVICE_ERROR), loom_strerror(LOOM_E_WORK_FAILED)));
+	CHECK_STR("unknown error", loom_strerror(1000));
+	CHECK_STR("unknown error", loom_strerror(LOOM_WORK_DEVICE_ERROR - 1));
+	CHECK_STR("Invalid argument", loom_strerror(-22));
 }
 
 int main(void)

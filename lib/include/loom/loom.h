@@ -48,41 +48,7 @@ extern "C" {
  * tokens it returned belong to one thread.
  */
 
-/* =========================================================================
- * Errors
- * ========================================================================= */
-
-/*
- * Typed errors.  Negative errno values (-4095..-1) keep their usual meaning;
- * these start at -4097 so the two sets never overlap.
- */
-enum loom_error {
-	LOOM_E_EXTENT_COUNT = -4097,	/* extents given != the thread's rank */
-	LOOM_E_NEGATIVE_EXTENT = -4098,	/* an extent is below zero */
-	LOOM_E_ARG_COUNT = -4099,	/* args given != the thread's arguments */
-	LOOM_E_ARG_TYPE = -4100,	/* an arg's type differs from the signature */
-	LOOM_E_DOMAIN_KIND = -4101,	/* dense launch of a dynamic-work thread,
-					   or items launch of a dense one */
-	LOOM_E_NO_THREAD = -4102,	/* no thread of that name in the image */
-	LOOM_E_BAD_IMAGE = -4103,	/* the image is malformed */
-	LOOM_E_FABRIC_MISMATCH = -4104,	/* image fabric size != the device's */
-	LOOM_E_NO_DEVICE = -4105,	/* no (such) loom device node */
-	LOOM_E_RANK_LIMIT = -4106,	/* rank above the device's HW_LIMITS */
-	LOOM_E_NOT_SUPPORTED = -4107,	/* the driver lacks a needed feature */
-	LOOM_E_FOREIGN_TOKEN = -4108,	/* a dependency token of another device */
-	LOOM_E_JOB_EXPIRED = -4109,	/* the driver no longer knows the job */
-	LOOM_E_BAD_CONFIG = -4110,	/* builder: a fabric configuration is malformed */
-	LOOM_E_DUPLICATE_THREAD = -4111,/* builder: the name is already used */
-	LOOM_E_CHECK_FAILED = -4112,	/* host program: a loom.check failed */
-	LOOM_E_NO_HOST_FUNC = -4113,	/* no host function of that name */
-	LOOM_E_WORK_FAILED = -4114,	/* host program: a dynamic-work run
-					   failed without a device error */
-	LOOM_E_HOST_FAULT = -4115,	/* host program: a load or store
-					   outside every buffer it allocated */
-};
-
-/* An English sentence for a LOOM_E_* or negative errno; never NULL. */
-const char *loom_strerror(int err);
+/* Errors: enum loom_error and loom_strerror() are in <loom/work.h>. */
 
 /* =========================================================================
  * Devices
@@ -515,7 +481,7 @@ struct loom_work_device_result {
  * On every return but LOOM_WORK_INVALID_ARGUMENT, @result is filled and
  * must be released with loom_work_device_result_free().
  */
-enum loom_work_error loom_work_device_run(const struct loom_work_device_config *config,
+enum loom_error loom_work_device_run(const struct loom_work_device_config *config,
 					  struct loom_work_device_result *result);
 
 void loom_work_device_result_free(struct loom_work_device_result *result);

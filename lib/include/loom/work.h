@@ -7,7 +7,7 @@
  * without a loom device.  <loom/loom.h>, the device runtime, includes it.
  *
  * Conventions: functions never set errno and never print; they report
- * failure with the typed enum loom_work_error (0 is success); out
+ * failure with the typed enum loom_error (0 is success); out
  * parameters are written only on success unless documented; opaque
  * objects are created by *_create() and released by *_destroy().
  */
@@ -52,37 +52,71 @@ extern "C" {
 /* -------------------------------------------------------- errors --- */
 
 /*
- * Everything a dynamic-work call can answer.  A call that fails changes
- * nothing: no responsibility is acquired or retired, no ordinal is used,
- * no item moves and no trace event is recorded.  (loom_work_sync_run() is
- * a whole run, not one transaction; it documents its own failures.)
+ * libloom's one error type, for the dynamic-work core and the device
+ * runtime alike: 0 is success, failures are negative.  -4095..-1 are
+ * -errno values (from the driver or libc, device runtime only); the typed
+ * errors lie below -4096 so the two never overlap: the device runtime's
+ * LOOM_E_* from -4097, the dynamic-work core's LOOM_WORK_* from -4129.
+ *
+ * A dynamic-work call that fails changes nothing: no responsibility is
+ * acquired or retired, no ordinal is used, no item moves and no trace
+ * event is recorded.  (loom_work_sync_run() is a whole run, not one
+ * transaction; it documents its own failures.)
  */
-enum loom_work_error {
-	LOOM_WORK_OK = 0,
-	LOOM_WORK_INVALID_ARGUMENT,	/* NULL pointer, zero size, worker out of range */
-	LOOM_WORK_OUT_OF_MEMORY,
-	LOOM_WORK_ROOT_CLOSED,		/* the root was already admitted */
-	LOOM_WORK_FOREIGN_DOMAIN,	/* the responsibility belongs to another domain */
-	LOOM_WORK_RESP_INVALID,		/* not a responsibility this domain issued */
-	LOOM_WORK_RESP_USED,		/* the responsibility was already retired */
-	LOOM_WORK_PARENT_RETIRED,	/* spawn or publish from a retired item */
-	LOOM_WORK_ORDINALS_EXHAUSTED,	/* the parent's ordinals cannot cover the group */
-	LOOM_WORK_WOULD_BLOCK,		/* the worker's deque cannot take the whole group */
-	LOOM_WORK_WORKER_BUSY,		/* the worker already holds an active item */
-	LOOM_WORK_NO_WORK,		/* nothing is queued now; the domain is not complete */
-	LOOM_WORK_DOMAIN_COMPLETE,	/* the domain completed; nothing will be queued again */
-	LOOM_WORK_NOT_ACTIVE,		/* the item is not active on the worker named */
-	LOOM_WORK_CANCEL_REQUESTED,	/* completion/publication blocked: cancel the item */
-	LOOM_WORK_CANCEL_PENDING,	/* a cancellation was already requested */
-	LOOM_WORK_NO_CANCEL_REQUEST,	/* cancel_active on an item nobody asked to cancel */
-	LOOM_WORK_QUEUE_CAPACITY,	/* adapter: an item's children did not fit its deque */
-	LOOM_WORK_CHILD_OVERFLOW,	/* adapter: more children than child_capacity */
-	LOOM_WORK_CALLBACK_ABORTED,	/* adapter: the callback asked to abort the domain */
-	LOOM_WORK_DEVICE_ERROR,		/* device adapter: a launch or job failed */
+enum loom_error {
+	LOOM_OK = 0,
+	LOOM_WORK_OK = 0,		/* the dynamic-work core's name for it */
+	/* the dynamic-work core */
+	LOOM_WORK_INVALID_ARGUMENT = -4129,	/* NULL pointer, zero size, worker out of range */
+	LOOM_WORK_OUT_OF_MEMORY = -4130,
+	LOOM_WORK_ROOT_CLOSED = -4131,		/* the root was already admitted */
+	LOOM_WORK_FOREIGN_DOMAIN = -4132,	/* the responsibility belongs to another domain */
+	LOOM_WORK_RESP_INVALID = -4133,		/* not a responsibility this domain issued */
+	LOOM_WORK_RESP_USED = -4134,		/* the responsibility was already retired */
+	LOOM_WORK_PARENT_RETIRED = -4135,	/* spawn or publish from a retired item */
+	LOOM_WORK_ORDINALS_EXHAUSTED = -4136,	/* the parent's ordinals cannot cover the group */
+	LOOM_WORK_WOULD_BLOCK = -4137,		/* the worker's deque cannot take the whole group */
+	LOOM_WORK_WORKER_BUSY = -4138,		/* the worker already holds an active item */
+	LOOM_WORK_NO_WORK = -4139,		/* nothing is queued now; the domain is not complete */
+	LOOM_WORK_DOMAIN_COMPLETE = -4140,	/* the domain completed; nothing will be queued again */
+	LOOM_WORK_NOT_ACTIVE = -4141,		/* the item is not active on the worker named */
+	LOOM_WORK_CANCEL_REQUESTED = -4142,	/* completion/publication blocked: cancel the item */
+	LOOM_WORK_CANCEL_PENDING = -4143,	/* a cancellation was already requested */
+	LOOM_WORK_NO_CANCEL_REQUEST = -4144,	/* cancel_active on an item nobody asked to cancel */
+	LOOM_WORK_QUEUE_CAPACITY = -4145,	/* adapter: an item's children did not fit its deque */
+	LOOM_WORK_CHILD_OVERFLOW = -4146,	/* adapter: more children than child_capacity */
+	LOOM_WORK_CALLBACK_ABORTED = -4147,	/* adapter: the callback asked to abort the domain */
+	LOOM_WORK_DEVICE_ERROR = -4148,		/* device adapter: a launch or job failed */
+	/* the device runtime (<loom/loom.h>) */
+	LOOM_E_EXTENT_COUNT = -4097,	/* extents given != the thread's rank */
+	LOOM_E_NEGATIVE_EXTENT = -4098,	/* an extent is below zero */
+	LOOM_E_ARG_COUNT = -4099,	/* args given != the thread's arguments */
+	LOOM_E_ARG_TYPE = -4100,	/* an arg's type differs from the signature */
+	LOOM_E_DOMAIN_KIND = -4101,	/* dense launch of a dynamic-work thread,
+					   or items launch of a dense one */
+	LOOM_E_NO_THREAD = -4102,	/* no thread of that name in the image */
+	LOOM_E_BAD_IMAGE = -4103,	/* the image is malformed */
+	LOOM_E_FABRIC_MISMATCH = -4104,	/* image fabric size != the device's */
+	LOOM_E_NO_DEVICE = -4105,	/* no (such) loom device node */
+	LOOM_E_RANK_LIMIT = -4106,	/* rank above the device's HW_LIMITS */
+	LOOM_E_NOT_SUPPORTED = -4107,	/* the driver lacks a needed feature */
+	LOOM_E_FOREIGN_TOKEN = -4108,	/* a dependency token of another device */
+	LOOM_E_JOB_EXPIRED = -4109,	/* the driver no longer knows the job */
+	LOOM_E_BAD_CONFIG = -4110,	/* builder: a fabric configuration is malformed */
+	LOOM_E_DUPLICATE_THREAD = -4111,/* builder: the name is already used */
+	LOOM_E_CHECK_FAILED = -4112,	/* host program: a loom.check failed */
+	LOOM_E_NO_HOST_FUNC = -4113,	/* no host function of that name */
+	LOOM_E_WORK_FAILED = -4114,	/* host program: a dynamic-work run
+					   failed without a device error */
+	LOOM_E_HOST_FAULT = -4115,	/* host program: a load or store
+					   outside every buffer it allocated */
 };
 
-/* A constant English sentence for @err; never NULL. */
-const char *loom_work_strerror(enum loom_work_error err);
+/*
+ * A constant English sentence for any libloom result: 0, a -errno or a
+ * typed error; never NULL.
+ */
+const char *loom_strerror(int err);
 
 /* Where a domain is in its life. */
 enum loom_work_status {
@@ -187,7 +221,7 @@ static inline bool loom_work_resp_is_none(struct loom_work_resp resp)
  * domain keeps every identity it issues until it is destroyed (memory is
  * linear in the number of items).
  */
-enum loom_work_error loom_work_domain_create(uint64_t occurrence,
+enum loom_error loom_work_domain_create(uint64_t occurrence,
 					     struct loom_work_domain **out);
 
 /*
@@ -207,7 +241,7 @@ uint64_t loom_work_active_count(const struct loom_work_domain *domain);
  * in one transaction.  The root is (occurrence, Root, 0).  A second
  * admission is LOOM_WORK_ROOT_CLOSED.  @root_id may be NULL.
  */
-enum loom_work_error loom_work_admit(struct loom_work_domain *domain,
+enum loom_error loom_work_admit(struct loom_work_domain *domain,
 				     struct loom_work_resp *root,
 				     struct loom_item_id *root_id);
 
@@ -223,13 +257,13 @@ enum loom_work_error loom_work_admit(struct loom_work_domain *domain,
  * LOOM_WORK_PARENT_RETIRED, LOOM_WORK_ORDINALS_EXHAUSTED,
  * LOOM_WORK_OUT_OF_MEMORY.
  */
-enum loom_work_error loom_work_spawn_group(struct loom_work_domain *domain,
+enum loom_error loom_work_spawn_group(struct loom_work_domain *domain,
 					   struct loom_work_resp parent,
 					   size_t count,
 					   struct loom_work_resp *children,
 					   struct loom_item_id *child_ids);
 
-static inline enum loom_work_error
+static inline enum loom_error
 loom_work_spawn(struct loom_work_domain *domain, struct loom_work_resp parent,
 		struct loom_work_resp *child, struct loom_item_id *child_id)
 {
@@ -242,12 +276,12 @@ loom_work_spawn(struct loom_work_domain *domain, struct loom_work_resp parent,
  * one per domain, ever) and LOOM_WORK_ACTIVE for every other.  Rejections:
  * LOOM_WORK_RESP_INVALID, LOOM_WORK_FOREIGN_DOMAIN, LOOM_WORK_RESP_USED.
  */
-enum loom_work_error loom_work_retire(struct loom_work_domain *domain,
+enum loom_error loom_work_retire(struct loom_work_domain *domain,
 				      struct loom_work_resp resp,
 				      enum loom_work_status *status);
 
 /* The identity of any responsibility @domain issued, live or retired. */
-enum loom_work_error loom_work_item_id(const struct loom_work_domain *domain,
+enum loom_error loom_work_item_id(const struct loom_work_domain *domain,
 				       struct loom_work_resp resp,
 				       struct loom_item_id *id);
 
@@ -327,7 +361,7 @@ struct loom_sched_item {
 	uint32_t from_worker;
 };
 
-enum loom_work_error loom_sched_create(const struct loom_sched_config *config,
+enum loom_error loom_sched_create(const struct loom_sched_config *config,
 				       struct loom_sched **out);
 void loom_sched_destroy(struct loom_sched *sched);
 
@@ -338,7 +372,7 @@ const struct loom_work_domain *loom_sched_domain(const struct loom_sched *sched)
 uint32_t loom_sched_queued(const struct loom_sched *sched, uint32_t worker);
 
 /* Admits the root with @payload onto worker 0's deque.  @root may be NULL. */
-enum loom_work_error loom_sched_admit(struct loom_sched *sched,
+enum loom_error loom_sched_admit(struct loom_sched *sched,
 				      uint64_t payload,
 				      struct loom_work_resp *root);
 
@@ -356,13 +390,13 @@ enum loom_work_error loom_sched_admit(struct loom_sched *sched,
  * A later adapter runs a batch elsewhere, then for each item publishes its
  * children (one group, ordinal order) and completes or cancels it.
  */
-enum loom_work_error loom_sched_acquire_batch(struct loom_sched *sched,
+enum loom_error loom_sched_acquire_batch(struct loom_sched *sched,
 					      uint32_t worker,
 					      struct loom_sched_item *items,
 					      size_t max, unsigned int flags,
 					      size_t *count);
 
-static inline enum loom_work_error
+static inline enum loom_error
 loom_sched_acquire(struct loom_sched *sched, uint32_t worker,
 		   struct loom_sched_item *item)
 {
@@ -371,7 +405,7 @@ loom_sched_acquire(struct loom_sched *sched, uint32_t worker,
 	return loom_sched_acquire_batch(sched, worker, item, 1, 0, &count);
 }
 
-static inline enum loom_work_error
+static inline enum loom_error
 loom_sched_acquire_wait(struct loom_sched *sched, uint32_t worker,
 			struct loom_sched_item *item)
 {
@@ -388,7 +422,7 @@ loom_sched_acquire_wait(struct loom_sched *sched, uint32_t worker,
  * receives their responsibilities.  Rejections beyond the kernel's:
  * LOOM_WORK_NOT_ACTIVE, LOOM_WORK_CANCEL_REQUESTED, LOOM_WORK_WOULD_BLOCK.
  */
-enum loom_work_error loom_sched_publish(struct loom_sched *sched,
+enum loom_error loom_sched_publish(struct loom_sched *sched,
 					const struct loom_sched_item *parent,
 					const uint64_t *payloads, size_t count,
 					struct loom_work_resp *children);
@@ -398,7 +432,7 @@ enum loom_work_error loom_sched_publish(struct loom_sched *sched,
  * loom_work_retire().  LOOM_WORK_CANCEL_REQUESTED if a cancellation is
  * pending: call loom_sched_cancel_active() instead.
  */
-enum loom_work_error loom_sched_complete(struct loom_sched *sched,
+enum loom_error loom_sched_complete(struct loom_sched *sched,
 					 const struct loom_sched_item *item,
 					 enum loom_work_status *status);
 
@@ -415,7 +449,7 @@ enum loom_sched_cancel_effect {
  * @status may be NULL.  LOOM_WORK_RESP_USED if it was already retired,
  * LOOM_WORK_CANCEL_PENDING if a request is already pending.
  */
-enum loom_work_error loom_sched_cancel(struct loom_sched *sched,
+enum loom_error loom_sched_cancel(struct loom_sched *sched,
 				       struct loom_work_resp item,
 				       enum loom_sched_cancel_effect *effect,
 				       enum loom_work_status *status);
@@ -424,7 +458,7 @@ enum loom_work_error loom_sched_cancel(struct loom_sched *sched,
  * Retires the active @item whose cancellation was requested.
  * LOOM_WORK_NO_CANCEL_REQUEST if none was.
  */
-enum loom_work_error loom_sched_cancel_active(struct loom_sched *sched,
+enum loom_error loom_sched_cancel_active(struct loom_sched *sched,
 					      const struct loom_sched_item *item,
 					      enum loom_work_status *status);
 
@@ -436,7 +470,7 @@ enum loom_work_error loom_sched_cancel_active(struct loom_sched *sched,
  * Once the active items are cancelled the domain completes; *@status tells
  * whether it already has.  Both may be NULL.
  */
-enum loom_work_error loom_sched_cancel_all(struct loom_sched *sched,
+enum loom_error loom_sched_cancel_all(struct loom_sched *sched,
 					   uint64_t *cancelled,
 					   enum loom_work_status *status);
 
@@ -479,7 +513,7 @@ struct loom_sched_trace;
  * into an empty one; with LOOM_SCHED_NO_TRACE every trace is empty).  The
  * trace outlives the scheduler; free it with loom_sched_trace_free().
  */
-enum loom_work_error loom_sched_take_trace(struct loom_sched *sched,
+enum loom_error loom_sched_take_trace(struct loom_sched *sched,
 					   struct loom_sched_trace **out);
 size_t loom_sched_trace_count(const struct loom_sched_trace *trace);
 const struct loom_sched_event *
@@ -579,7 +613,7 @@ struct loom_work_sync_result {
  * must be released (loom_work_sync_result_free() also accepts a zeroed
  * result).
  */
-enum loom_work_error loom_work_sync_run(const struct loom_work_sync_config *config,
+enum loom_error loom_work_sync_run(const struct loom_work_sync_config *config,
 					loom_work_sync_fn fn, void *ctx,
 					struct loom_work_sync_result *result);
 

@@ -265,14 +265,14 @@ static void tree_run(struct __test_metadata *_metadata, struct devctx *d,
 	};
 	struct loom_work_device_result r;
 	struct loom_image *img = test_image(loom_device_info(d[0].dev));
-	enum loom_work_error err;
+	enum loom_error err;
 
 	ASSERT_NE(NULL, img);
 	c.image = img;
 	visits_init(&v);
 	err = loom_work_device_run(&c, &r);
 	ASSERT_EQ(LOOM_WORK_OK, err) {
-		TH_LOG("%s: device error %s", loom_work_strerror(err),
+		TH_LOG("%s: device error %s", loom_strerror(err),
 		       loom_strerror(r.device_error));
 	}
 	EXPECT_EQ(N_NODES, r.work.items_run);
@@ -358,7 +358,7 @@ static void overflow_run(struct __test_metadata *_metadata, struct devctx *d,
 	};
 	struct loom_work_device_result r;
 	struct loom_image *img = test_image(loom_device_info(d->dev));
-	enum loom_work_error err;
+	enum loom_error err;
 	uint64_t p;
 	size_t i;
 
