@@ -51,17 +51,20 @@ LCBS := $(patsubst %.loom,$(BUILD)/lcb/%.lcb,$(notdir $(wildcard compiler/tests/
 EXAMPLES := $(wildcard examples/*.loom)
 EXAMPLE_LCBS := $(patsubst examples/%.loom,$(BUILD)/examples/%.lcb,$(EXAMPLES))
 EXAMPLE_FILES = $(foreach f,$(EXAMPLE_LCBS) $(EXAMPLES:.loom=.expected),--file $(f))
+# format/: the program image format (MIT), linked by libloom and loomc.
+FORMAT_SRCS := $(wildcard format/*.c)
+FORMAT_HDRS := $(wildcard format/*.h)
 ENGINE_SRCS := $(wildcard qemu-device/engine/*.c)
 ENGINE_HDRS := $(wildcard qemu-device/engine/*.h) $(shell find uapi -name '*.h')
 ENGINE_TESTS := $(patsubst qemu-device/engine/tests/%.c,$(BUILD)/host/engine/%,$(wildcard qemu-device/engine/tests/*_test.c))
 # libloom's host programs compute with the device's own ALU.
-LIB_SRCS := $(wildcard lib/*.c) qemu-device/engine/alu.c
-LIB_HDRS := $(wildcard lib/*.h lib/include/loom/*.h) $(shell find uapi -name '*.h') qemu-device/engine/engine.h
+LIB_SRCS := $(wildcard lib/*.c) $(FORMAT_SRCS) qemu-device/engine/alu.c
+LIB_HDRS := $(wildcard lib/*.h lib/include/loom/*.h) $(FORMAT_HDRS) $(shell find uapi -name '*.h') qemu-device/engine/engine.h
 LIB_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib/%,$(wildcard lib/tests/*_test.c))
 LIB_TSAN_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib-tsan/%,$(wildcard lib/tests/*_test.c))
 LIB_VM_TESTS := $(patsubst lib/tests/vm/%.c,$(BUILD)/vm-lib/%,$(wildcard lib/tests/vm/*_test.c))
-COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c))
-COMPILER_HDRS := $(wildcard compiler/*.h) $(ENGINE_HDRS)
+COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c)) $(FORMAT_SRCS)
+COMPILER_HDRS := $(wildcard compiler/*.h) $(FORMAT_HDRS) lib/include/loom/loom.h $(ENGINE_HDRS)
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
 HOST_TESTS := $(BUILD)/host/uapi_abi_test $(BUILD)/host/examples/reference $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
 	$(COMPILER_TESTS) $(if $(wildcard compiler/loomc.c),$(BUILD)/host/loomc)
@@ -212,6 +215,7 @@ $(BUILD)/host/%: uapi/tests/%.c $(shell find uapi -name '*.h')
 $(BUILD)/host/engine/libengine.a: $(ENGINE_SRCS) $(ENGINE_HDRS)
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2
+	@rm -f $(dir $@)/obj/*.o
 	@for f in $(ENGINE_SRCS); do \
 		$(CC) $(HOST_CFLAGS) -Iqemu-device/engine -c -o $(dir $@)/obj/$$(basename $$f .c).o $$f || exit 1; \
 	done
@@ -222,7 +226,7 @@ $(BUILD)/host/engine/%: qemu-device/engine/tests/%.c $(wildcard qemu-device/engi
 	@$(CC) $(HOST_CFLAGS) -Iqemu-device/engine -o $@ $< $(BUILD)/host/engine/libengine.a
 
 # libloom's pure parts, under ASan+UBSan and, separately, TSan.
-LIB_CFLAGS = -Ilib -Ilib/include -Iqemu-device/engine
+LIB_CFLAGS = -Ilib -Ilib/include -Iformat -Iqemu-device/engine
 $(BUILD)/host/lib/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2
@@ -313,13 +317,14 @@ install: lib $(BUILD)/host-tools/loom-doctor
 	install -m 644 $(LIB_OUT)/libloom.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_OUT)/libloom.so $(DESTDIR)$(PREFIX)/lib/libloom.so.0
 	ln -sf libloom.so.0 $(DESTDIR)$(PREFIX)/lib/libloom.so
-	install -m 644 lib/include/loom/loom.h uapi/loom_image.h uapi/loom_device.h $(DESTDIR)$(PREFIX)/include/loom/
+	install -m 644 lib/include/loom/loom.h format/loom_format.h uapi/loom_image.h uapi/loom_device.h \
+		$(DESTDIR)$(PREFIX)/include/loom/
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/host-tools/loom-doctor $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' lib/loom.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/loom.pc
 
 # loomc: a sanitized build for the tests, an optimised one to use.
-COMPILER_CFLAGS = -Icompiler -Iqemu-device/engine
+COMPILER_CFLAGS = -Icompiler -Iformat -Ilib/include -Iqemu-device/engine
 $(BUILD)/host/compiler/libloomc.a: $(COMPILER_SRCS) $(COMPILER_HDRS) $(ENGINE_SRCS)
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2

@@ -33,7 +33,7 @@
 struct er {
 	void *img;
 	size_t size;
-	struct image_view view;
+	struct loom_image_view view;
 	struct fake_bus bus;
 	struct loom_core core;
 	struct loom_hw_completion done;
@@ -67,7 +67,9 @@ static inline int er_open(struct er *e, const char *text, unsigned w,
 	image_free(&b);
 	diag_free(&d);
 	loom_source_free(&src);
-	if (e->errors || image_open(&e->view, e->img, e->size, err, sizeof(err)))
+	if (e->errors || loom_view_open(&e->view, e->img, e->size, err, sizeof(err)) ||
+	    (e->view.sec[LOOM_SEC_HOST] &&
+	     loom_view_check_host(&e->view, err, sizeof(err))))
 		return -1;
 	fake_bus_init(&e->bus, 8 << 20);
 	fake_bus_map(&e->bus, ER_CMD_VA, 4096, LOOM_PTE_READ);
@@ -91,13 +93,7 @@ static inline void er_close(struct er *e)
 /* The image's thread called @name, or -1. */
 static inline int er_thread(struct er *e, const char *name)
 {
-	for (unsigned i = 0; i < e->view.info.num_threads; i++) {
-		struct loom_image_thread t = image_thread(&e->view, i);
-
-		if (!strcmp(image_name(&e->view, t.name), name))
-			return i;
-	}
-	return -1;
+	return loom_view_find_thread(&e->view, name);
 }
 
 static inline void er_put(uint8_t *p, unsigned width, uint64_t v)
@@ -123,15 +119,15 @@ static inline int er_launch(struct er *e, const char *name,
 
 	if (i < 0)
 		return -1;
-	t = image_thread(&e->view, i);
+	t = loom_view_thread(&e->view, i);
 	if (t.template_size > sizeof(cmd))
 		return -1;
-	memcpy(cmd, e->view.sec[SEC_TEMPLATES] + t.template_offset,
+	memcpy(cmd, e->view.sec[LOOM_SEC_TEMPLATES] + t.template_offset,
 	       t.template_size);
 	fake_bus_poke(&e->bus, ER_CONFIG_VA,
-		      e->view.sec[SEC_CONFIGS] + t.config_offset, t.config_size);
+		      e->view.sec[LOOM_SEC_CONFIGS] + t.config_offset, t.config_size);
 	for (unsigned k = 0; k < t.num_patches; k++) {
-		struct loom_image_patch p = image_patch(&e->view, t.patch_first + k);
+		struct loom_image_patch p = loom_view_patch(&e->view, t.patch_first + k);
 		uint8_t *at = cmd + p.offset;
 
 		switch (p.kind) {
@@ -180,8 +176,8 @@ static inline void er_peek64(struct er *e, uint64_t va, int64_t *v, size_t n)
 
 static inline int er_items(struct er *e, unsigned t, uint64_t *args)
 {
-	struct loom_image_thread th = image_thread(&e->view, t);
-	const char *name = image_name(&e->view, th.name);
+	struct loom_image_thread th = loom_view_thread(&e->view, t);
+	const char *name = loom_view_name(&e->view, th.name);
 	uint64_t rec = LOOM_ITEM_RESULT_SIZE(th.child_capacity);
 	uint64_t *q = malloc(8 * 65536);
 	unsigned n = 1, done = 0;
@@ -219,19 +215,19 @@ static inline int er_host_launch(struct er *e, uint32_t at, uint64_t *regs)
 {
 	uint64_t args[LOOM_IMAGE_MAX_ARGS] = { 0 };
 	int64_t ext[LOOM_MAX_RANK] = { 0 };
-	unsigned t = image_host_list(&e->view, at++), n;
-	struct loom_image_thread th = image_thread(&e->view, t);
+	unsigned t = loom_view_host_list(&e->view, at++), n;
+	struct loom_image_thread th = loom_view_thread(&e->view, t);
 
-	n = image_host_list(&e->view, at++);
+	n = loom_view_host_list(&e->view, at++);
 	for (unsigned i = 0; i < n && i < LOOM_IMAGE_MAX_ARGS; i++)
-		args[i] = regs[image_host_list(&e->view, at++)];
-	at += 1 + image_host_list(&e->view, at);	/* waits: in order anyway */
-	n = image_host_list(&e->view, at++);
+		args[i] = regs[loom_view_host_list(&e->view, at++)];
+	at += 1 + loom_view_host_list(&e->view, at);	/* waits: in order anyway */
+	n = loom_view_host_list(&e->view, at++);
 	for (unsigned i = 0; i < n && i < LOOM_MAX_RANK; i++)
-		ext[i] = (int64_t)regs[image_host_list(&e->view, at++)];
+		ext[i] = (int64_t)regs[loom_view_host_list(&e->view, at++)];
 	if (th.domain == LOOM_DOMAIN_DYNAMIC_WORK)
 		return er_items(e, t, args);
-	return er_launch(e, image_name(&e->view, th.name), args, ext, 0, 0, 0) ==
+	return er_launch(e, loom_view_name(&e->view, th.name), args, ext, 0, 0, 0) ==
 	       LOOM_STATUS_OK ? 0 : -1;
 }
 
@@ -245,22 +241,22 @@ static inline uint64_t er_mem(struct er *e, uint64_t va, unsigned size)
 
 static inline int er_run_host(struct er *e, const char *name)
 {
-	struct image_view *v = &e->view;
+	struct loom_image_view *v = &e->view;
 	uint64_t heap = ER_HEAP_VA, *r = NULL;
 	struct loom_host_func f = { 0 };
 	int failed = 0;
 
-	for (unsigned i = 0; v->sec[SEC_HOST] && i < v->host.num_funcs; i++)
-		if (!strcmp(image_name(v, image_host_func(v, i).name), name))
-			f = image_host_func(v, i);
+	for (unsigned i = 0; v->sec[LOOM_SEC_HOST] && i < v->host.num_funcs; i++)
+		if (!strcmp(loom_view_name(v, loom_view_host_func(v, i).name), name))
+			f = loom_view_host_func(v, i);
 	if (!f.count || !(r = calloc(f.num_regs + 1, 8)))
 		return -1;
 	for (uint32_t pc = f.first; pc < f.first + f.count && failed >= 0;) {
-		struct loom_host_insn x = image_host_insn(v, pc++);
+		struct loom_host_insn x = loom_view_host_insn(v, pc++);
 		uint64_t size;
 
 		switch (x.op) {
-		case LOOM_HOST_CONST: r[x.dst] = image_host_const(v, x.a); break;
+		case LOOM_HOST_CONST: r[x.dst] = loom_view_host_const(v, x.a); break;
 		case LOOM_HOST_ALU:
 			r[x.dst] = x.aux == LOOM_OP_MOV ?
 				(x.type == LOOM_TYPE_I32 ? (uint64_t)(int64_t)(int32_t)r[x.a] : r[x.a]) :
@@ -283,7 +279,7 @@ static inline int er_run_host(struct er *e, const char *name)
 				pc = x.d + 1;
 			break;
 		case LOOM_HOST_END_FOR: {
-			struct loom_host_insn h = image_host_insn(v, x.a);
+			struct loom_host_insn h = loom_view_host_insn(v, x.a);
 
 			r[h.dst] += r[h.c];
 			if ((int64_t)r[h.dst] < (int64_t)r[h.b])

@@ -757,37 +757,7 @@ int loom_image_thread(const struct loom_image *img, const char *name,
 int loom_image_thread_at(const struct loom_image *img, unsigned index,
 			 struct loom_thread_info *info);
 
-/*
- * The image builder: threads with their configurations, each given its
- * launch command template and patches, written out as an ELF image.
- */
-struct loom_image_builder;
-
-int loom_builder_new(unsigned fabric_width, unsigned fabric_height,
-		     struct loom_image_builder **out);
-void loom_builder_free(struct loom_image_builder *b);
-/*
- * A dense thread of rank @rank; @config is a struct loom_fabric_config
- * image for the builder's fabric (LOOM_E_BAD_CONFIG otherwise).
- * Template: LOAD_CONFIG, SET_OPERANDS (one per arg), DISPATCH_DENSE.
- */
-int loom_builder_add_dense(struct loom_image_builder *b, const char *name,
-			   unsigned rank, const enum loom_arg_type *arg_types,
-			   unsigned num_args, const void *config,
-			   size_t config_size);
-/*
- * A dynamic-work thread whose argument @work_item_arg is the item payload.
- * Template: LOAD_CONFIG, SET_OPERANDS, DISPATCH_ITEMS (count, payload and
- * result VA patched at launch; @child_capacity fixed).
- */
-int loom_builder_add_dynamic(struct loom_image_builder *b, const char *name,
-			     const enum loom_arg_type *arg_types,
-			     unsigned num_args, unsigned work_item_arg,
-			     uint32_t child_capacity, const void *config,
-			     size_t config_size);
-/* The image bytes in a malloc()ed buffer the caller free()s. */
-int loom_builder_finish(struct loom_image_builder *b, void **bytes,
-			size_t *size);
+/* The image builder is format/loom_format.h's (loom/loom_format.h installed). */
 
 /* =========================================================================
  * Dense launch and tokens
