@@ -10,9 +10,11 @@
  *             size checked before anything looks inside, with a sentence
  *             saying what is wrong (loomc --disasm prints it); the host
  *             program's checker
+ *   alu.c     the PE operations' arithmetic (loom_alu.h), which host
+ *             programs and the device's engine share
  *
- * MIT, like libloom, so that both libloom and the GPL compiler can link
- * it.  Functions return 0 or a negative value: -errno or a
+ * MIT, like libloom, so that both libloom and the GPL engine and compiler
+ * can link it.  Functions return 0 or a negative value: -errno or a
  * LOOM_E_* of loom/loom.h; they never print.
  */
 #ifndef LOOM_FORMAT_H

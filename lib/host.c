@@ -23,7 +23,7 @@
 
 #include "loom_device.h"
 #include "device_internal.h"
-#include "engine.h"		/* loom_alu() */
+#include "loom_alu.h"		/* format/alu.c: the PE arithmetic */
 
 #define SIGN64	(1ULL << 63)
 
@@ -40,9 +40,9 @@ static bool lts(uint64_t a, uint64_t b)
 }
 
 /*
- * Host arithmetic is the PE arithmetic: one implementation,
- * qemu-device/engine/alu.c, linked into libloom.  MOV is not an ALU
- * operation there.
+ * Host arithmetic is the PE arithmetic: one implementation, format/alu.c,
+ * which the device's engine compiles too.  MOV is not an ALU operation
+ * there.
  */
 static uint64_t alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
 		    uint64_t c)
