@@ -10,6 +10,8 @@
  *             size checked before anything looks inside, with a sentence
  *             saying what is wrong (loomc --disasm prints it); the host
  *             program's checker
+ *   interp.c  the host-program interpreter, over a backend's callbacks
+ *             (libloom's device backend, the compiler tests' engine one)
  *   alu.c     the PE operations' arithmetic (loom_alu.h), which host
  *             programs and the device's engine share
  *
@@ -161,6 +163,78 @@ uint32_t loom_view_host_list(const struct loom_image_view *v, unsigned i);
 /* The host function called @name, or -1. */
 int loom_view_find_host_func(const struct loom_image_view *v,
 			     const char *name);
+
+/* =========================================================================
+ * The host-program interpreter (interp.c)
+ * ========================================================================= */
+
+/**
+ * struct loom_interp_launch - one LAUNCH, its registers read
+ * @thread: index in .loom.threads
+ * @desc: that thread's record
+ * @name: its name
+ * @args: the launch operands, @desc.num_args of them
+ * @waits: launch numbers (tokens) to wait for first, each already made
+ * @num_waits: how many
+ * @extents: @desc.rank dense extents
+ * @number: this launch's own number (its token)
+ */
+struct loom_interp_launch {
+	unsigned thread;
+	struct loom_image_thread desc;
+	const char *name;
+	uint64_t args[LOOM_IMAGE_MAX_ARGS];
+	const uint64_t *waits;
+	unsigned num_waits;
+	int64_t extents[LOOM_MAX_RANK > 0 ? LOOM_MAX_RANK : 1];
+	uint64_t number;
+};
+
+/**
+ * struct loom_interp_backend - what the instructions do outside registers
+ * @alloc: a zeroed buffer of @count elements of @size bytes; its VA
+ * @load: @size (4 or 8) bytes at @va, zero-extended (the interpreter
+ *	sign-extends i32)
+ * @store: the low @size bytes of @value at @va
+ * @launch: start (or run) a launch
+ * @wait: wait for launch number @token (always one already made)
+ * @print: one PRINT of enum loom_arg_type @type; NULL: ignored
+ * @check_failed: a CHECK whose sides differ; 0 carries on, anything else
+ *	ends the run with that value
+ *
+ * Each returns 0 or a negative error, which ends the run.
+ */
+struct loom_interp_backend {
+	int (*alloc)(void *ctx, uint64_t count, unsigned size, uint64_t *va);
+	int (*load)(void *ctx, uint64_t va, unsigned size, uint64_t *value);
+	int (*store)(void *ctx, uint64_t va, unsigned size, uint64_t value);
+	int (*launch)(void *ctx, const struct loom_interp_launch *l);
+	int (*wait)(void *ctx, uint64_t token);
+	void (*print)(void *ctx, enum loom_arg_type type, int64_t value);
+	int (*check_failed)(void *ctx, int64_t lhs, int64_t rhs);
+};
+
+/**
+ * struct loom_interp_stats - what a run did
+ * @insns: instructions executed
+ * @launches: LAUNCHes made
+ * @failed_insn: the instruction that ended the run with an error, or -1
+ */
+struct loom_interp_stats {
+	uint64_t insns;
+	uint64_t launches;
+	int64_t failed_insn;
+};
+
+/*
+ * Runs host function @func of @v, whose host program
+ * loom_view_check_host() accepted, with @be.  Returns 0, what a callback
+ * returned, -EINVAL for a WAIT or launch wait on something that is not a
+ * launch made so far, or -ENOMEM.  @stats may be NULL.
+ */
+int loom_interp_run(const struct loom_image_view *v, unsigned func,
+		    const struct loom_interp_backend *be, void *ctx,
+		    struct loom_interp_stats *stats);
 
 #ifdef __cplusplus
 }

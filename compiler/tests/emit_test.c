@@ -2,9 +2,11 @@
 /*
  * Emission: the ELF layout of program images, thread descriptors, launch
  * templates and their patches, the reader's validation of corrupt images
- * and host programs (format/), and the disassembler.
+ * and host programs and the host-program interpreter (format/), and the
+ * disassembler.
  */
 #include <elf.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -344,6 +346,71 @@ TEST(disassembler)
 	free(b.data);
 }
 
+/* A backend that records what format/interp.c asks of it. */
+struct seen {
+	int64_t printed[4];
+	int prints, checks;
+	int64_t lhs, rhs;
+};
+
+static void seen_print(void *ctx, enum loom_arg_type type, int64_t v)
+{
+	struct seen *s = ctx;
+
+	if (type == LOOM_ARG_I32 && s->prints < 4)
+		s->printed[s->prints++] = v;
+}
+
+static int seen_check_failed(void *ctx, int64_t lhs, int64_t rhs)
+{
+	struct seen *s = ctx;
+
+	s->checks++;
+	s->lhs = lhs;
+	s->rhs = rhs;
+	return s->checks == 2 ? -EDOM : 0;	/* the second one ends the run */
+}
+
+/*
+ * The interpreter: i32 arithmetic is the PE's (sign-extended), a failed
+ * CHECK goes to the backend, which may carry on or end the run; the
+ * failing instruction is reported.
+ */
+TEST(interpreter_over_a_backend)
+{
+	static const char *const text =
+		"func.func @main() {\n"
+		"  %a = arith.constant 2147483647 : i32\n"
+		"  %b = arith.constant 1 : i32\n"
+		"  %c = arith.addi %a, %b : i32\n"
+		"  loom.print %c : i32\n"
+		"  loom.check %c, %b : i32\n"
+		"  loom.check %b, %c : i32\n"
+		"  loom.print %b : i32\n"
+		"  return\n"
+		"}\n";
+	static const struct loom_interp_backend be = {
+		.print = seen_print, .check_failed = seen_check_failed,
+	};
+	struct loom_interp_stats st;
+	struct seen s = { .prints = 0 };
+	struct built b;
+
+	REQUIRE(build(&b, text) == 0);
+	REQUIRE_EQ(0, loom_view_find_host_func(&b.v, "main"));
+	CHECK_EQ(-EDOM, loom_interp_run(&b.v, 0, &be, &s, &st));
+	CHECK_EQ(1, s.prints);
+	CHECK_EQ(INT32_MIN, s.printed[0]);	/* wrapped, sign-extended */
+	CHECK_EQ(2, s.checks);
+	CHECK_EQ(1, s.lhs);
+	CHECK_EQ(INT32_MIN, s.rhs);
+	CHECK(st.failed_insn >= 0);
+	CHECK_EQ(LOOM_HOST_CHECK, loom_view_host_insn(&b.v, st.failed_insn).op);
+	CHECK_EQ((uint64_t)st.failed_insn + 1, st.insns);	/* from instruction 0 */
+	CHECK_EQ(-1, loom_view_find_host_func(&b.v, "nope"));
+	free(b.data);
+}
+
 /* Without host functions there is no .loom.host. */
 TEST(no_host_section_without_host_functions)
 {
@@ -381,5 +448,6 @@ int main(void)
 	RUN(disassembler);
 	RUN(duplicate_thread_names);
 	RUN(no_host_section_without_host_functions);
+	RUN(interpreter_over_a_backend);
 	return checks_done();
 }
