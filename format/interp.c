@@ -14,24 +14,22 @@
 #include "loom_alu.h"
 #include "loom_format.h"
 
-static uint64_t sext32(uint64_t v)
-{
-	return ((v & 0xffffffffULL) ^ (1ULL << 31)) - (1ULL << 31);
-}
-
-/* Signed a < b: flipping the sign bits makes it an unsigned compare. */
-static bool lts(uint64_t a, uint64_t b)
-{
-	return (a ^ (1ULL << 63)) < (b ^ (1ULL << 63));
-}
-
-/* Host arithmetic is the PE arithmetic; MOV is not an ALU operation there. */
+/*
+ * Host arithmetic is the PE arithmetic.  MOV is not an ALU operation
+ * there: it is an ADD of zero, which sign-extends an i32 as a MOV must.
+ */
 static uint64_t alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
 		    uint64_t c)
 {
 	if (op == LOOM_OP_MOV)
-		return type == LOOM_TYPE_I32 ? sext32(a) : a;
+		return loom_alu(LOOM_OP_ADD, type, a, 0, 0);
 	return loom_alu(op, type, a, b, c);
+}
+
+/* Loops compare signed, as scf.for does. */
+static bool lts(uint64_t a, uint64_t b)
+{
+	return loom_alu(LOOM_OP_LTS, LOOM_TYPE_I64, a, b, 0);
 }
 
 struct run {
@@ -75,7 +73,7 @@ static int load(struct run *s, uint64_t va, unsigned size, uint64_t *out)
 	int ret = s->be->load(s->ctx, va, size, &v);
 
 	if (!ret)
-		*out = size == 4 ? sext32(v) : v;
+		*out = alu(LOOM_OP_MOV, size == 4 ? LOOM_TYPE_I32 : LOOM_TYPE_I64, v, 0, 0);
 	return ret;
 }
 

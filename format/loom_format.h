@@ -34,6 +34,19 @@ extern "C" {
 #endif
 
 /* =========================================================================
+ * Rules the writer and the reader share (reader.c)
+ * ========================================================================= */
+
+/* @type is an enum loom_arg_type. */
+bool loom_arg_type_valid(unsigned type);
+/*
+ * @config (@size bytes) is a struct loom_fabric_config for a @width x
+ * @height fabric whose size matches its header.
+ */
+bool loom_config_fits(const void *config, uint64_t size, unsigned width,
+		      unsigned height);
+
+/* =========================================================================
  * The image builder (writer.c)
  * =========================================================================
  *

@@ -150,9 +150,23 @@ static int check_info(struct loom_image_view *v, char *why, size_t whylen)
 
 /* ------------------------------------------------------------- threads --- */
 
-static bool arg_type_ok(unsigned t)
+bool loom_arg_type_valid(unsigned t)
 {
 	return t >= LOOM_ARG_I32 && t <= LOOM_ARG_MEMREF_I64;
+}
+
+bool loom_config_fits(const void *config, uint64_t size, unsigned width,
+		      unsigned height)
+{
+	struct loom_fabric_config c;
+
+	if (size < sizeof(c))
+		return false;
+	memcpy(&c, config, sizeof(c));
+	return c.magic == LOOM_CONFIG_MAGIC && c.version == LOOM_CONFIG_VERSION &&
+	       c.width == width && c.height == height &&
+	       c.num_ports <= LOOM_MAX_PORTS &&
+	       size == LOOM_CONFIG_SIZE((uint64_t)width * height, c.num_ports);
 }
 
 static bool signature_ok(const struct loom_image_thread *t)
@@ -168,23 +182,15 @@ static bool signature_ok(const struct loom_image_thread *t)
 	       t->child_capacity <= LOOM_MAX_CHILD_CAPACITY;
 }
 
-/* The configuration is for the image's fabric and has the right size. */
+/* The configuration is inside .loom.configs, aligned, for this fabric. */
 static bool config_ok(const struct loom_image_view *v,
 		      const struct loom_image_thread *t)
 {
-	struct loom_fabric_config c;
-
-	if (t->config_offset % 8 ||
-	    !inside(t->config_offset, t->config_size, v->len[LOOM_SEC_CONFIGS]) ||
-	    t->config_size < sizeof(c))
-		return false;
-	memcpy(&c, v->sec[LOOM_SEC_CONFIGS] + t->config_offset, sizeof(c));
-	return c.magic == LOOM_CONFIG_MAGIC && c.version == LOOM_CONFIG_VERSION &&
-	       c.width == v->info.fabric_width &&
-	       c.height == v->info.fabric_height &&
-	       c.num_ports <= LOOM_MAX_PORTS &&
-	       t->config_size == LOOM_CONFIG_SIZE((uint64_t)c.width * c.height,
-						  c.num_ports);
+	return t->config_offset % 8 == 0 &&
+	       inside(t->config_offset, t->config_size, v->len[LOOM_SEC_CONFIGS]) &&
+	       loom_config_fits(v->sec[LOOM_SEC_CONFIGS] + t->config_offset,
+				t->config_size, v->info.fabric_width,
+				v->info.fabric_height);
 }
 
 /* Every packet of the template has a known opcode and fits inside it. */
@@ -270,7 +276,7 @@ static int check_thread(const struct loom_image_view *v, unsigned i,
 	if (!signature_ok(&t))
 		FAIL("thread %u: domain, rank, arguments, work-item argument or capacity are bad or disagree", i);
 	for (unsigned a = 0; a < LOOM_IMAGE_MAX_ARGS; a++)
-		if (a < t.num_args ? !arg_type_ok(t.arg_types[a]) : t.arg_types[a])
+		if (a < t.num_args ? !loom_arg_type_valid(t.arg_types[a]) : t.arg_types[a])
 			FAIL("thread %u: bad type of argument %u", i, a);
 	if (!config_ok(v, &t))
 		FAIL("thread %u: configuration outside .loom.configs or not for this fabric", i);
@@ -470,7 +476,7 @@ static bool insn_ok(const struct loom_image_view *v,
 	case LOOM_HOST_WAIT:
 		return x.a < r;
 	case LOOM_HOST_PRINT:
-		return x.a < r && arg_type_ok(x.type);
+		return x.a < r && loom_arg_type_valid(x.type);
 	case LOOM_HOST_CHECK:
 		return x.a < r && x.b < r;
 	case LOOM_HOST_RETURN:

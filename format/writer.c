@@ -128,26 +128,6 @@ void loom_builder_free(struct loom_image_builder *b)
 
 /* ------------------------------------------------------------ threads --- */
 
-static bool arg_type_ok(unsigned t)
-{
-	return t >= LOOM_ARG_I32 && t <= LOOM_ARG_MEMREF_I64;
-}
-
-/* A configuration image whose header matches its size and the fabric. */
-static bool config_ok(const void *p, uint64_t size, unsigned width,
-		      unsigned height)
-{
-	struct loom_fabric_config c;
-
-	if (size < sizeof(c))
-		return false;
-	memcpy(&c, p, sizeof(c));
-	return c.magic == LOOM_CONFIG_MAGIC && c.version == LOOM_CONFIG_VERSION &&
-	       c.width == width && c.height == height &&
-	       c.num_ports <= LOOM_MAX_PORTS &&
-	       size == LOOM_CONFIG_SIZE((uint64_t)width * height, c.num_ports);
-}
-
 static bool has_thread(const struct loom_image_builder *b, const char *name)
 {
 	const struct buf *strtab = &b->sec[LOOM_SEC_STRTAB];
@@ -172,14 +152,14 @@ static int check_new_thread(const struct loom_image_builder *b,
 	if (!name || !*name || sig->num_args > LOOM_IMAGE_MAX_ARGS || !config)
 		return -EINVAL;
 	for (unsigned i = 0; i < sig->num_args; i++)
-		if (!arg_type_ok(sig->arg_types[i]))
+		if (!loom_arg_type_valid(sig->arg_types[i]))
 			return -EINVAL;
 	if (dense ? sig->rank > LOOM_MAX_RANK :
 		    sig->domain != LOOM_DOMAIN_DYNAMIC_WORK ||
 		    sig->work_item_arg >= sig->num_args ||
 		    sig->child_capacity > LOOM_MAX_CHILD_CAPACITY)
 		return -EINVAL;
-	if (!config_ok(config, config_size, b->width, b->height))
+	if (!loom_config_fits(config, config_size, b->width, b->height))
 		return LOOM_E_BAD_CONFIG;
 	if (has_thread(b, name))
 		return LOOM_E_DUPLICATE_THREAD;
@@ -289,7 +269,7 @@ static int signature(struct loom_image_thread *t,
 		return -EINVAL;
 	t->num_args = num_args;
 	for (unsigned i = 0; i < num_args; i++) {
-		if (!arg_type_ok(types[i]))
+		if (!loom_arg_type_valid(types[i]))
 			return -EINVAL;
 		t->arg_types[i] = types[i];
 	}
