@@ -51,17 +51,22 @@ LCBS := $(patsubst %.loom,$(BUILD)/lcb/%.lcb,$(notdir $(wildcard compiler/tests/
 EXAMPLES := $(wildcard examples/*.loom)
 EXAMPLE_LCBS := $(patsubst examples/%.loom,$(BUILD)/examples/%.lcb,$(EXAMPLES))
 EXAMPLE_FILES = $(foreach f,$(EXAMPLE_LCBS) $(EXAMPLES:.loom=.expected),--file $(f))
-ENGINE_SRCS := $(wildcard qemu-device/engine/*.c)
-ENGINE_HDRS := $(wildcard qemu-device/engine/*.h) $(shell find uapi -name '*.h')
+# format/: the program image format, its host-program interpreter and the
+# PE arithmetic (MIT), linked by libloom and loomc; the engine uses alu.c.
+FORMAT_SRCS := $(wildcard format/*.c)
+FORMAT_HDRS := $(wildcard format/*.h)
+ENGINE_SRCS := $(wildcard qemu-device/engine/*.c) format/alu.c
+ENGINE_HDRS := $(wildcard qemu-device/engine/*.h) format/loom_alu.h $(shell find uapi -name '*.h')
+ENGINE_CFLAGS := -Iqemu-device/engine -Iformat
 ENGINE_TESTS := $(patsubst qemu-device/engine/tests/%.c,$(BUILD)/host/engine/%,$(wildcard qemu-device/engine/tests/*_test.c))
-# libloom's host programs compute with the device's own ALU.
-LIB_SRCS := $(wildcard lib/*.c) qemu-device/engine/alu.c
-LIB_HDRS := $(wildcard lib/*.h lib/include/loom/*.h) $(shell find uapi -name '*.h') qemu-device/engine/engine.h
+# libloom's host programs compute with the device's own ALU (format/alu.c).
+LIB_SRCS := $(wildcard lib/*.c) $(FORMAT_SRCS)
+LIB_HDRS := $(wildcard lib/*.h lib/include/loom/*.h) $(FORMAT_HDRS) $(shell find uapi -name '*.h')
 LIB_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib/%,$(wildcard lib/tests/*_test.c))
 LIB_TSAN_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib-tsan/%,$(wildcard lib/tests/*_test.c))
 LIB_VM_TESTS := $(patsubst lib/tests/vm/%.c,$(BUILD)/vm-lib/%,$(wildcard lib/tests/vm/*_test.c))
-COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c))
-COMPILER_HDRS := $(wildcard compiler/*.h) $(ENGINE_HDRS)
+COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c)) $(FORMAT_SRCS)
+COMPILER_HDRS := $(wildcard compiler/*.h) $(FORMAT_HDRS) lib/include/loom/loom.h $(shell find uapi -name '*.h')
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
 HOST_TESTS := $(BUILD)/host/uapi_abi_test $(BUILD)/host/examples/reference $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
 	$(COMPILER_TESTS) $(if $(wildcard compiler/loomc.c),$(BUILD)/host/loomc)
@@ -166,7 +171,7 @@ $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(ENGINE_HDRS) $(w
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) -isystem $(KSRC)/tools/testing/selftests \
-		-Iqemu-device/engine -Iqemu-device/engine/tests -o $@ $< $(VM_LIBS)
+		$(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< $(VM_LIBS)
 
 $(BUILD)/tools/%: tools/%.c $(shell find uapi -name '*.h') | deps
 	@mkdir -p $(dir $@)
@@ -212,17 +217,18 @@ $(BUILD)/host/%: uapi/tests/%.c $(shell find uapi -name '*.h')
 $(BUILD)/host/engine/libengine.a: $(ENGINE_SRCS) $(ENGINE_HDRS)
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2
+	@rm -f $(dir $@)/obj/*.o
 	@for f in $(ENGINE_SRCS); do \
-		$(CC) $(HOST_CFLAGS) -Iqemu-device/engine -c -o $(dir $@)/obj/$$(basename $$f .c).o $$f || exit 1; \
+		$(CC) $(HOST_CFLAGS) $(ENGINE_CFLAGS) -c -o $(dir $@)/obj/$$(basename $$f .c).o $$f || exit 1; \
 	done
 	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
 
 $(BUILD)/host/engine/%: qemu-device/engine/tests/%.c $(wildcard qemu-device/engine/tests/*.h) $(BUILD)/host/engine/libengine.a
 	@echo "  CC      $@" >&2
-	@$(CC) $(HOST_CFLAGS) -Iqemu-device/engine -o $@ $< $(BUILD)/host/engine/libengine.a
+	@$(CC) $(HOST_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/engine/libengine.a
 
 # libloom's pure parts, under ASan+UBSan and, separately, TSan.
-LIB_CFLAGS = -Ilib -Ilib/include -Iqemu-device/engine
+LIB_CFLAGS = -Ilib -Ilib/include -Iformat
 $(BUILD)/host/lib/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2
@@ -255,7 +261,7 @@ $(BUILD)/vm-lib/%: lib/tests/vm/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard qemu-devi
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) -isystem $(KSRC)/tools/testing/selftests $(LIB_CFLAGS) \
-		-Iqemu-device/engine -Iqemu-device/engine/tests -Iselftests \
+		$(ENGINE_CFLAGS) -Iqemu-device/engine/tests -Iselftests \
 		-o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
 
 # loom-run: a program's host function on a device, through libloom.
@@ -322,29 +328,32 @@ install: lib $(BUILD)/host-tools/loom-doctor
 	install -m 755 $(BUILD)/host-tools/loom-doctor $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' lib/loom.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/loom.pc
 
-# loomc: a sanitized build for the tests, an optimised one to use.
-COMPILER_CFLAGS = -Icompiler -Iqemu-device/engine
-$(BUILD)/host/compiler/libloomc.a: $(COMPILER_SRCS) $(COMPILER_HDRS) $(ENGINE_SRCS)
+# loomc: a sanitized build for the tests, an optimised one to use.  loomc
+# itself needs no engine; its tests run what it compiles on the engine.
+COMPILER_CFLAGS = -Icompiler -Iformat -Ilib/include
+$(BUILD)/host/compiler/libloomc.a: $(COMPILER_SRCS) $(COMPILER_HDRS)
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2
 	@rm -f $(dir $@)/obj/*.o
-	@for f in $(COMPILER_SRCS) $(ENGINE_SRCS); do \
+	@for f in $(COMPILER_SRCS); do \
 		$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) -c -o $(dir $@)/obj/$$(basename $$f .c).o $$f || exit 1; \
 	done
 	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
 
-$(BUILD)/host/compiler/%: compiler/tests/%.c $(wildcard compiler/tests/*.h) $(BUILD)/host/compiler/libloomc.a
+$(BUILD)/host/compiler/%: compiler/tests/%.c $(wildcard compiler/tests/*.h) $(BUILD)/host/compiler/libloomc.a \
+		$(BUILD)/host/engine/libengine.a
 	@echo "  CC      $@" >&2
-	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a
+	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a \
+		$(BUILD)/host/engine/libengine.a
 
 $(BUILD)/host/loomc: compiler/loomc.c $(BUILD)/host/compiler/libloomc.a
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a
 
-$(BUILD)/bin/loomc: compiler/loomc.c $(COMPILER_SRCS) $(COMPILER_HDRS) $(ENGINE_SRCS)
+$(BUILD)/bin/loomc: compiler/loomc.c $(COMPILER_SRCS) $(COMPILER_HDRS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
-	@$(CC) $(CFLAGS_COMMON) $(COMPILER_CFLAGS) -o $@ compiler/loomc.c $(COMPILER_SRCS) $(ENGINE_SRCS)
+	@$(CC) $(CFLAGS_COMMON) $(COMPILER_CFLAGS) -o $@ compiler/loomc.c $(COMPILER_SRCS)
 
 host-test: $(HOST_TESTS)
 	@fail=0; for t in $(filter %_test,$(HOST_TESTS)); do echo "--- $$(basename $$t)"; $$t || fail=1; done; exit $$fail
@@ -353,13 +362,13 @@ host-test: $(HOST_TESTS)
 $(BUILD)/bench/fabric_bench: bench/fabric_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
-	@$(CC) $(CFLAGS_COMMON) -O3 -DNDEBUG -Iqemu-device/engine -Iqemu-device/engine/tests -o $@ $< $(ENGINE_SRCS)
+	@$(CC) $(CFLAGS_COMMON) -O3 -DNDEBUG $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< $(ENGINE_SRCS)
 
-$(BUILD)/bench/compile_bench: bench/compile_bench.c $(COMPILER_SRCS) $(COMPILER_HDRS) $(ENGINE_SRCS)
+$(BUILD)/bench/compile_bench: bench/compile_bench.c $(COMPILER_SRCS) $(COMPILER_HDRS) $(ENGINE_SRCS) $(ENGINE_HDRS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
-	@$(CC) $(CFLAGS_COMMON) -O2 $(COMPILER_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
-		$(COMPILER_SRCS) $(ENGINE_SRCS)
+	@$(CC) $(CFLAGS_COMMON) -O2 $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
+		$(COMPILER_SRCS) $(filter-out format/alu.c,$(ENGINE_SRCS))
 
 # P4: libloom's kernel and scheduler against OpenMP tasks, on the host.
 $(BUILD)/bench/tree_bench: bench/tree_bench.c $(LIB_SRCS) $(LIB_HDRS)

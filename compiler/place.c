@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
 #include "place.h"
 
 struct pr {
@@ -377,7 +376,7 @@ static void stats(struct pr *r)
 			st->hops += r->p->tiles[t].route[d] != LOOM_SRC_NONE;
 	for (int i = 0; i < r->g->num; i++) {
 		const struct g_node *n = &r->g->nodes[i];
-		int lat = n->op == LOOM_OP_LOAD ? LOOM_DEFAULT_LOAD_LATENCY : 1;
+		int lat = n->op == LOOM_OP_LOAD ? PLACE_LOAD_LATENCY : 1;
 
 		if (n->kind != G_PE)
 			continue;
@@ -396,11 +395,11 @@ static void stats(struct pr *r)
 		if (hop[i] > st->longest_hops)
 			st->longest_hops = hop[i];
 	}
-	st->cycles_per_instance = loads ? LOOM_DEFAULT_LOAD_LATENCY : 1;
-	if ((mem + LOOM_DEFAULT_MEM_PORTS - 1) / LOOM_DEFAULT_MEM_PORTS >
+	st->cycles_per_instance = loads ? PLACE_LOAD_LATENCY : 1;
+	if ((mem + PLACE_MEM_PORTS - 1) / PLACE_MEM_PORTS >
 	    st->cycles_per_instance)
 		st->cycles_per_instance =
-			(mem + LOOM_DEFAULT_MEM_PORTS - 1) / LOOM_DEFAULT_MEM_PORTS;
+			(mem + PLACE_MEM_PORTS - 1) / PLACE_MEM_PORTS;
 	st->loops = r->g->loops;
 	free(cyc);
 	free(hop);

@@ -14,6 +14,13 @@
 
 #define PLACE_MAX_TILES		(LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM)
 #define PLACE_ATTEMPTS		32
+/*
+ * The device model's default timing (the engine's LOOM_DEFAULT_LOAD_LATENCY
+ * and LOOM_DEFAULT_MEM_PORTS), for the statistics' estimates only; loomc
+ * does not include the engine, place_test checks that the two agree.
+ */
+#define PLACE_LOAD_LATENCY	4
+#define PLACE_MEM_PORTS		2
 
 /**
  * struct place_stats - mapping quality

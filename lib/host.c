@@ -2,13 +2,13 @@
 /*
  * DOC: host programs
  *
- * loom_host_run() interprets the register machine of an image's .loom.host
+ * loom_host_run() runs the register machine of an image's .loom.host
  * section (uapi/loom_image.h, Documentation/compiler.rst "The host
- * program") on a real device: buffers are BOs, dense launches are
+ * program") on a real device: format/interp.c interprets it, this file is
+ * its device backend.  Buffers are BOs, dense launches are
  * loom_launch_dense() jobs ordered by the program's tokens, dynamic-work
- * launches drain their domain through the device adapter.  The function is
- * validated completely before its first instruction runs, so the
- * interpreter only reads registers, constants and lists that exist.
+ * launches drain their domain through the device adapter.  The program is
+ * checked completely (format/reader.c) before its first instruction runs.
  *
  * Host loads and stores (and dynamic-work launches, which run
  * synchronously) first wait for every launch made so far: the reference
@@ -23,172 +23,7 @@
 
 #include "loom_device.h"
 #include "device_internal.h"
-#include "engine.h"		/* loom_alu() */
-
-#define SIGN64	(1ULL << 63)
-
-/* ------------------------------------------------------------- ALU --- */
-
-static uint64_t sext32(uint64_t v)
-{
-	return ((v & 0xffffffffULL) ^ (1ULL << 31)) - (1ULL << 31);
-}
-
-static bool lts(uint64_t a, uint64_t b)
-{
-	return (a ^ SIGN64) < (b ^ SIGN64);
-}
-
-/*
- * Host arithmetic is the PE arithmetic: one implementation,
- * qemu-device/engine/alu.c, linked into libloom.  MOV is not an ALU
- * operation there.
- */
-static uint64_t alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
-		    uint64_t c)
-{
-	if (op == LOOM_OP_MOV)
-		return type == LOOM_TYPE_I32 ? sext32(a) : a;
-	return loom_alu(op, type, a, b, c);
-}
-
-/* ------------------------------------------------------ the program --- */
-
-struct prog {
-	struct loom_host_header h;
-	const struct loom_host_func *funcs;
-	const struct loom_host_insn *insns;
-	const uint64_t *consts;
-	const uint32_t *list;
-};
-
-static int open_prog(const struct loom_image *img, struct prog *p)
-{
-	const unsigned char *b = img->host;
-	uint64_t need;
-
-	if (!b || img->host_size < sizeof(p->h))
-		return LOOM_E_BAD_IMAGE;
-	memcpy(&p->h, b, sizeof(p->h));
-	need = sizeof(p->h) + (uint64_t)p->h.num_funcs * sizeof(*p->funcs) +
-	       (uint64_t)p->h.num_insns * sizeof(*p->insns) +
-	       (uint64_t)p->h.num_consts * 8 + (uint64_t)p->h.num_list * 4;
-	if (p->h.magic != LOOM_HOST_MAGIC || p->h.version != LOOM_HOST_VERSION ||
-	    need > img->host_size)
-		return LOOM_E_BAD_IMAGE;
-	/* img->host is malloc()ed and every part's offset is 8-aligned */
-	p->funcs = (const void *)(b + sizeof(p->h));
-	p->insns = (const void *)(p->funcs + p->h.num_funcs);
-	p->consts = (const void *)(p->insns + p->h.num_insns);
-	p->list = (const void *)(p->consts + p->h.num_consts);
-	return 0;
-}
-
-/* The list entry at *@at (advanced), or -1 past the end. */
-static int64_t list_next(const struct prog *p, uint32_t *at)
-{
-	if (*at >= p->h.num_list)
-		return -1;
-	return p->list[(*at)++];
-}
-
-static int check_launch(const struct loom_image *img, const struct prog *p,
-			uint32_t at, uint32_t nregs)
-{
-	int64_t t = list_next(p, &at), n;
-	struct loom_thread_info ti;
-
-	if (t < 0 || loom_image_thread_at(img, (unsigned)t, &ti))
-		return LOOM_E_BAD_IMAGE;
-	for (int part = 0; part < 3; part++) {
-		n = list_next(p, &at);
-		if (n < 0 || (part == 0 && n != ti.num_args) ||
-		    (part == 2 && n != ti.rank) || n > p->h.num_list)
-			return LOOM_E_BAD_IMAGE;
-		for (int64_t i = 0; i < n; i++) {
-			int64_t r = list_next(p, &at);
-
-			if (r < 0 || r >= nregs)
-				return LOOM_E_BAD_IMAGE;
-		}
-	}
-	return 0;
-}
-
-static int check_func(const struct loom_image *img, const struct prog *p,
-		      const struct loom_host_func *f)
-{
-	uint32_t end = f->first + f->count, nr = f->num_regs;
-
-	for (uint32_t pc = f->first; pc < end; pc++) {
-		const struct loom_host_insn *x = &p->insns[pc];
-		bool dst = true, a = false, b = false, c = false;
-
-		if (x->reserved)
-			return LOOM_E_BAD_IMAGE;
-		switch (x->op) {
-		case LOOM_HOST_CONST:
-			if (x->a >= p->h.num_consts)
-				return LOOM_E_BAD_IMAGE;
-			break;
-		case LOOM_HOST_ALU:
-			if ((x->aux != LOOM_OP_MOV &&
-			     (x->aux < LOOM_OP_ADD || x->aux > LOOM_OP_SELECT)) ||
-			    (x->type != LOOM_TYPE_I32 && x->type != LOOM_TYPE_I64))
-				return LOOM_E_BAD_IMAGE;
-			a = true;
-			b = c = x->aux != LOOM_OP_MOV;
-			c = x->aux == LOOM_OP_SELECT;
-			break;
-		case LOOM_HOST_ALLOC:
-		case LOOM_HOST_LOAD:
-		case LOOM_HOST_STORE:
-			if (x->aux != 4 && x->aux != 8)
-				return LOOM_E_BAD_IMAGE;
-			a = true;
-			b = x->op != LOOM_HOST_ALLOC;
-			c = x->op == LOOM_HOST_STORE;
-			dst = x->op != LOOM_HOST_STORE;
-			break;
-		case LOOM_HOST_FOR:
-			if (x->d <= pc || x->d >= end ||
-			    p->insns[x->d].op != LOOM_HOST_END_FOR ||
-			    p->insns[x->d].a != pc)
-				return LOOM_E_BAD_IMAGE;
-			a = b = c = true;
-			break;
-		case LOOM_HOST_END_FOR:
-			if (x->a < f->first || x->a >= pc ||
-			    p->insns[x->a].op != LOOM_HOST_FOR ||
-			    p->insns[x->a].d != pc)
-				return LOOM_E_BAD_IMAGE;
-			dst = false;
-			break;
-		case LOOM_HOST_LAUNCH:
-			if (check_launch(img, p, x->a, nr))
-				return LOOM_E_BAD_IMAGE;
-			break;
-		case LOOM_HOST_WAIT:
-		case LOOM_HOST_PRINT:
-			dst = false;
-			a = true;
-			break;
-		case LOOM_HOST_CHECK:
-			dst = false;
-			a = b = true;
-			break;
-		case LOOM_HOST_RETURN:
-			dst = false;
-			break;
-		default:
-			return LOOM_E_BAD_IMAGE;
-		}
-		if ((dst && x->dst >= nr) || (a && x->a >= nr) ||
-		    (b && x->b >= nr) || (c && x->c >= nr))
-			return LOOM_E_BAD_IMAGE;
-	}
-	return 0;
-}
+#include "loom_format.h"
 
 /* ------------------------------------------------------------- state --- */
 
@@ -201,10 +36,8 @@ struct launch {
 struct run {
 	struct loom_device *dev;
 	const struct loom_image *img;
-	const struct prog *p;
 	struct loom_host_options opt;
 	struct loom_host_stats *st;
-	uint64_t *r;
 	struct loom_bo **bos;
 	size_t n_bos, cap_bos;
 	struct launch *launches;
@@ -284,8 +117,11 @@ static int add_launch(struct run *s, struct loom_token *token,
 	return 0;
 }
 
-static int alloc(struct run *s, uint64_t n, unsigned size, uint64_t *va)
+/* ------------------------------------------------------- the backend --- */
+
+static int alloc(void *ctx, uint64_t n, unsigned size, uint64_t *va)
 {
+	struct run *s = ctx;
 	struct loom_bo *bo;
 	uint64_t bytes;
 	int ret;
@@ -323,8 +159,9 @@ static unsigned char *host_ptr(struct run *s, uint64_t va, unsigned size)
 	return NULL;
 }
 
-static int load(struct run *s, uint64_t va, unsigned size, uint64_t *v)
+static int load(void *ctx, uint64_t va, unsigned size, uint64_t *v)
 {
+	struct run *s = ctx;
 	unsigned char *at;
 	int ret = drain(s);
 
@@ -334,14 +171,13 @@ static int load(struct run *s, uint64_t va, unsigned size, uint64_t *v)
 	if (!at)
 		return LOOM_E_HOST_FAULT;
 	*v = 0;
-	memcpy(v, at, size);
-	if (size == 4)
-		*v = sext32(*v);
+	memcpy(v, at, size);	/* little endian: the low bytes */
 	return 0;
 }
 
-static int store(struct run *s, uint64_t va, unsigned size, uint64_t v)
+static int store(void *ctx, uint64_t va, unsigned size, uint64_t v)
 {
+	struct run *s = ctx;
 	unsigned char *at;
 	int ret = drain(s);
 
@@ -354,32 +190,38 @@ static int store(struct run *s, uint64_t va, unsigned size, uint64_t v)
 	return 0;
 }
 
-static void print(struct run *s, unsigned type, uint64_t v)
+static void print(void *ctx, enum loom_arg_type type, int64_t v)
 {
+	struct run *s = ctx;
+
 	if (s->opt.print)
-		s->opt.print(s->opt.print_ctx, (enum loom_arg_type)type,
-			     (int64_t)v);
+		s->opt.print(s->opt.print_ctx, type, v);
 	else if (s->opt.out)
 		fprintf(s->opt.out, "%lld\n", (long long)v);
 }
 
-/* The launch's tokens to wait for, from its list at *@at (advanced). */
-static int gather_deps(struct run *s, uint32_t *at, struct loom_token **deps,
-		       unsigned *n_deps, unsigned max)
+static int check_failed(void *ctx, int64_t lhs, int64_t rhs)
 {
-	uint32_t n = s->p->list[(*at)++];
+	struct run *s = ctx;
 
+	s->st->check_lhs = lhs;
+	s->st->check_rhs = rhs;
+	return LOOM_E_CHECK_FAILED;
+}
+
+/* The tokens of the launches @l waits for (dynamic work has none). */
+static int gather_deps(struct run *s, const struct loom_interp_launch *l,
+		       struct loom_token **deps, unsigned *n_deps, unsigned max)
+{
 	*n_deps = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t id = s->r[s->p->list[(*at)++]];
+	for (unsigned i = 0; i < l->num_waits; i++) {
+		struct loom_token *t = s->launches[l->waits[i]].token;
 
-		if (id >= s->n_launches)
-			return -EINVAL;
-		if (!s->launches[id].token)
+		if (!t)
 			continue;
 		if (*n_deps == max)
 			return -EINVAL;
-		deps[(*n_deps)++] = s->launches[id].token;
+		deps[(*n_deps)++] = t;
 	}
 	return 0;
 }
@@ -430,44 +272,38 @@ static int run_items(struct run *s, const struct loom_thread_info *ti,
 	return ret;
 }
 
-static int launch(struct run *s, uint32_t at, uint64_t *id)
+static int launch(void *ctx, const struct loom_interp_launch *l)
 {
+	struct run *s = ctx;
 	struct loom_arg args[LOOM_IMAGE_MAX_ARGS];
-	int64_t ext[LOOM_MAX_RANK > 0 ? LOOM_MAX_RANK : 1];
 	struct loom_token *deps[64], *tok = NULL;
 	struct loom_thread_info ti;
 	unsigned n_deps;
-	uint32_t n;
+	uint64_t id;
 	int ret;
 
-	ret = loom_image_thread_at(s->img, s->p->list[at++], &ti);
+	ret = loom_image_thread_at(s->img, l->thread, &ti);
+	if (!ret)
+		ret = gather_deps(s, l, deps, &n_deps, 64);
 	if (ret)
 		return ret;
-	n = s->p->list[at++];
-	for (uint32_t i = 0; i < n; i++) {
+	for (unsigned i = 0; i < ti.num_args; i++) {
 		args[i].type = ti.arg_types[i];
-		args[i].value = s->r[s->p->list[at++]];
+		args[i].value = l->args[i];
 	}
-	ret = gather_deps(s, &at, deps, &n_deps, 64);
-	if (ret)
-		return ret;
-	n = s->p->list[at++];
-	if (n > LOOM_MAX_RANK)
-		return LOOM_E_RANK_LIMIT;
-	for (uint32_t i = 0; i < n; i++)
-		ext[i] = (int64_t)s->r[s->p->list[at++]];
 	if (ti.domain == LOOM_DOMAIN_DYNAMIC_WORK) {
 		ret = run_items(s, &ti, args, deps, n_deps);
 	} else {
 		ret = loom_launch_dense(s->dev, s->img, ti.name, args,
-					ti.num_args, ext, n, deps, n_deps, 0,
-					&tok);
+					ti.num_args, l->extents, ti.rank, deps,
+					n_deps, 0, &tok);
 		if (!ret)
 			s->st->jobs++;
 	}
 	if (ret)
 		return ret;
-	ret = add_launch(s, tok, ti.name, id);
+	/* its number is the interpreter's count of launches: ours too */
+	ret = add_launch(s, tok, ti.name, &id);
 	if (ret && tok) {
 		loom_token_wait(tok, -1);
 		loom_token_free(tok);
@@ -475,73 +311,37 @@ static int launch(struct run *s, uint32_t at, uint64_t *id)
 	return ret;
 }
 
-static int exec(struct run *s, const struct loom_host_func *f)
+static int wait_token(void *ctx, uint64_t token)
 {
-	const struct prog *p = s->p;
-	uint64_t *r = s->r;
-	uint32_t end = f->first + f->count;
-	int ret = 0;
+	struct run *s = ctx;
 
-	for (uint32_t pc = f->first; pc < end && !ret;) {
-		const struct loom_host_insn *x = &p->insns[pc];
-		const struct loom_host_insn *h;
+	return wait_launch(s, &s->launches[token]);
+}
 
-		s->st->failed_insn = pc++;
-		s->st->insns++;
-		switch (x->op) {
-		case LOOM_HOST_CONST:
-			r[x->dst] = p->consts[x->a];
-			break;
-		case LOOM_HOST_ALU:
-			r[x->dst] = alu(x->aux, x->type, r[x->a], r[x->b], r[x->c]);
-			break;
-		case LOOM_HOST_ALLOC:
-			ret = alloc(s, r[x->a], x->aux, &r[x->dst]);
-			break;
-		case LOOM_HOST_LOAD:
-			ret = load(s, r[x->a] + r[x->b] * x->aux, x->aux, &r[x->dst]);
-			break;
-		case LOOM_HOST_STORE:
-			ret = store(s, r[x->b] + r[x->c] * x->aux, x->aux, r[x->a]);
-			break;
-		case LOOM_HOST_FOR:
-			r[x->dst] = r[x->a];
-			if (!lts(r[x->dst], r[x->b]))
-				pc = x->d + 1;
-			break;
-		case LOOM_HOST_END_FOR:
-			h = &p->insns[x->a];
-			r[h->dst] += r[h->c];
-			if (lts(r[h->dst], r[h->b]))
-				pc = x->a + 1;
-			break;
-		case LOOM_HOST_LAUNCH:
-			ret = launch(s, x->a, &r[x->dst]);
-			break;
-		case LOOM_HOST_WAIT:
-			if (r[x->a] >= s->n_launches)
-				ret = -EINVAL;
-			else
-				ret = wait_launch(s, &s->launches[r[x->a]]);
-			break;
-		case LOOM_HOST_PRINT:
-			print(s, x->type, r[x->a]);
-			break;
-		case LOOM_HOST_CHECK:
-			if (r[x->a] != r[x->b]) {
-				s->st->check_lhs = (int64_t)r[x->a];
-				s->st->check_rhs = (int64_t)r[x->b];
-				ret = LOOM_E_CHECK_FAILED;
-			}
-			break;
-		case LOOM_HOST_RETURN:
-			pc = end;
-			break;
-		}
-	}
-	if (!ret)
-		s->st->failed_insn = -1;
-	return ret;
+static const struct loom_interp_backend device_backend = {
+	.alloc = alloc, .load = load, .store = store, .launch = launch,
+	.wait = wait_token, .print = print, .check_failed = check_failed,
+};
+
+/* ------------------------------------------------------------- a run --- */
+
+/* A view of @img's sections for the interpreter (its copies, aligned). */
+static void image_view(const struct loom_image *img, struct loom_image_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->info = img->info;
+	v->sec[LOOM_SEC_THREADS] = (const uint8_t *)img->threads;
+	v->len[LOOM_SEC_THREADS] = (uint64_t)img->info.num_threads * sizeof(*img->threads);
+	v->sec[LOOM_SEC_PATCHES] = (const uint8_t *)img->patches;
+	v->len[LOOM_SEC_PATCHES] = (uint64_t)img->num_patches * sizeof(*img->patches);
+	v->sec[LOOM_SEC_CONFIGS] = img->configs;
+	v->len[LOOM_SEC_CONFIGS] = img->configs_size;
+	v->sec[LOOM_SEC_TEMPLATES] = img->templates;
+	v->len[LOOM_SEC_TEMPLATES] = img->templates_size;
+	v->sec[LOOM_SEC_STRTAB] = (const uint8_t *)img->strtab;
+	v->len[LOOM_SEC_STRTAB] = img->strtab_size;
+	v->sec[LOOM_SEC_HOST] = img->host;
+	v->len[LOOM_SEC_HOST] = img->host_size;
 }
 
 int loom_host_run(struct loom_device *dev, const struct loom_image *img,
@@ -549,11 +349,10 @@ int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 		  struct loom_host_stats *stats)
 {
 	struct loom_host_stats dummy;
-	const struct loom_host_func *f = NULL;
-	const char *name;
-	struct prog p;
+	struct loom_interp_stats is;
+	struct loom_image_view v;
 	struct run s;
-	int ret, ret2;
+	int func, ret, ret2;
 
 	if (!dev || !img)
 		return -EINVAL;
@@ -563,31 +362,17 @@ int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 	s.st->failed_insn = -1;
 	if (opt)
 		s.opt = *opt;
-	name = s.opt.func ? s.opt.func : "main";
-	ret = open_prog(img, &p);
-	if (ret)
-		return ret;
-	for (uint32_t i = 0; i < p.h.num_funcs; i++) {
-		const struct loom_host_func *g = &p.funcs[i];
-
-		if (g->name >= img->strtab_size ||
-		    g->first > p.h.num_insns || g->count > p.h.num_insns - g->first)
-			return LOOM_E_BAD_IMAGE;
-		if (!strcmp(img->strtab + g->name, name))
-			f = g;
-	}
-	if (!f)
+	image_view(img, &v);
+	if (loom_view_check_host(&v, NULL, 0))
+		return LOOM_E_BAD_IMAGE;
+	func = loom_view_find_host_func(&v, s.opt.func ? s.opt.func : "main");
+	if (func < 0)
 		return LOOM_E_NO_HOST_FUNC;
-	ret = check_func(img, &p, f);
-	if (ret)
-		return ret;
 	s.dev = dev;
 	s.img = img;
-	s.p = &p;
-	s.r = calloc((size_t)f->num_regs + 1, sizeof(*s.r));
-	if (!s.r)
-		return -ENOMEM;
-	ret = exec(&s, f);
+	ret = loom_interp_run(&v, func, &device_backend, &s, &is);
+	s.st->insns = is.insns;
+	s.st->failed_insn = is.failed_insn;
 	/* everything launched finishes before its buffers go */
 	for (size_t i = 0; i < s.n_launches; i++) {
 		ret2 = wait_launch(&s, &s.launches[i]);
@@ -601,6 +386,5 @@ int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 		loom_bo_free(s.bos[i]);
 	free(s.launches);
 	free(s.bos);
-	free(s.r);
 	return ret;
 }

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Emission: the ELF layout of program images, thread descriptors, launch
- * templates and their patches, the reader's validation of corrupt images,
- * and the disassembler.
+ * templates and their patches, the reader's validation of corrupt images
+ * and host programs and the host-program interpreter (format/), and the
+ * disassembler.
  */
 #include <elf.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "compile.h"
+#include "loom/loom.h"		/* LOOM_E_BAD_IMAGE */
 
 #define DENSE "domain(#dataflow.thread_domain<dense>)"
 
@@ -36,7 +39,7 @@ static const char src[] =
 struct built {
 	void *data;
 	size_t size;
-	struct image_view v;
+	struct loom_image_view v;
 };
 
 static int build(struct built *b, const char *text)
@@ -60,15 +63,21 @@ static int build(struct built *b, const char *text)
 	loom_source_free(&s);
 	if (errors)
 		return -1;
-	return image_open(&b->v, b->data, b->size, err, sizeof(err));
+	if (loom_view_open(&b->v, b->data, b->size, err, sizeof(err)) ||
+	    (b->v.sec[LOOM_SEC_HOST] &&
+	     loom_view_check_host(&b->v, err, sizeof(err)))) {
+		free(b->data);
+		return -1;
+	}
+	return 0;
 }
 
-static uint32_t dword(const struct image_view *v,
+static uint32_t dword(const struct loom_image_view *v,
 		      const struct loom_image_thread *t, uint32_t off)
 {
 	uint32_t x;
 
-	memcpy(&x, v->sec[SEC_TEMPLATES] + t->template_offset + off, 4);
+	memcpy(&x, v->sec[LOOM_SEC_TEMPLATES] + t->template_offset + off, 4);
 	return x;
 }
 
@@ -88,16 +97,16 @@ TEST(elf_layout)
 	CHECK_EQ(16, sizeof(struct loom_host_func));
 	CHECK_EQ(24, sizeof(struct loom_host_insn));
 	CHECK_EQ(9, eh.e_shnum);		/* null, seven .loom.*, .shstrtab */
-	REQUIRE(b.v.sec[SEC_HOST]);
+	REQUIRE(b.v.sec[LOOM_SEC_HOST]);
 	CHECK_EQ(1, b.v.host.num_funcs);
-	CHECK(!strcmp("main", image_name(&b.v, image_host_func(&b.v, 0).name)));
-	CHECK_EQ(LOOM_HOST_RETURN, image_host_insn(&b.v, 0).op);
+	CHECK(!strcmp("main", loom_view_name(&b.v, loom_view_host_func(&b.v, 0).name)));
+	CHECK_EQ(LOOM_HOST_RETURN, loom_view_host_insn(&b.v, 0).op);
 	CHECK_EQ(LOOM_IMAGE_MAGIC, b.v.info.magic);
 	CHECK_EQ(LOOM_IMAGE_VERSION, b.v.info.version);
 	CHECK_EQ(2, b.v.info.num_threads);	/* across both units */
 	CHECK_EQ(4, b.v.info.fabric_width);
 	CHECK_EQ(4, b.v.info.fabric_height);
-	for (int s = 0; s < SEC_COUNT; s++)
+	for (int s = 0; s < LOOM_SEC_COUNT; s++)
 		CHECK_EQ(0, (b.v.sec[s] - (const uint8_t *)b.data) % 8);
 	free(b.data);
 }
@@ -115,8 +124,8 @@ TEST(dense_thread_and_template)
 	};
 
 	REQUIRE(build(&b, src) == 0);
-	t = image_thread(&b.v, 0);
-	CHECK(!strcmp("vadd", image_name(&b.v, t.name)));
+	t = loom_view_thread(&b.v, 0);
+	CHECK(!strcmp("vadd", loom_view_name(&b.v, t.name)));
 	CHECK_EQ(LOOM_DOMAIN_DENSE, t.domain);
 	CHECK_EQ(2, t.rank);
 	CHECK_EQ(3, t.num_args);
@@ -124,7 +133,7 @@ TEST(dense_thread_and_template)
 	CHECK_EQ(LOOM_ARG_MEMREF_I64, t.arg_types[0]);
 	CHECK_EQ(LOOM_ARG_MEMREF_I32, t.arg_types[1]);
 	CHECK_EQ(0, t.child_capacity);
-	memcpy(&hdr, b.v.sec[SEC_CONFIGS] + t.config_offset, sizeof(hdr));
+	memcpy(&hdr, b.v.sec[LOOM_SEC_CONFIGS] + t.config_offset, sizeof(hdr));
 	CHECK_EQ(LOOM_CONFIG_MAGIC, hdr.magic);
 	CHECK_EQ(LOOM_CONFIG_SIZE(16, hdr.num_ports), t.config_size);
 	CHECK_EQ(5, hdr.num_ports);		/* 3 operands, 2 coordinates */
@@ -138,7 +147,7 @@ TEST(dense_thread_and_template)
 	CHECK_EQ(2, dword(&b.v, &t, 52));
 	REQUIRE_EQ(6, t.num_patches);
 	for (unsigned k = 0; k < 6; k++) {
-		struct loom_image_patch p = image_patch(&b.v, t.patch_first + k);
+		struct loom_image_patch p = loom_view_patch(&b.v, t.patch_first + k);
 
 		CHECK_EQ(want[k].off, p.offset);
 		CHECK_EQ(want[k].kind, p.kind);
@@ -154,8 +163,8 @@ TEST(items_thread_and_template)
 	uint32_t base;
 
 	REQUIRE(build(&b, src) == 0);
-	t = image_thread(&b.v, 1);
-	CHECK(!strcmp("kids", image_name(&b.v, t.name)));
+	t = loom_view_thread(&b.v, 1);
+	CHECK(!strcmp("kids", loom_view_name(&b.v, t.name)));
 	CHECK_EQ(LOOM_DOMAIN_DYNAMIC_WORK, t.domain);
 	CHECK_EQ(0, t.rank);
 	CHECK_EQ(1, t.work_item_arg);
@@ -167,12 +176,12 @@ TEST(items_thread_and_template)
 	CHECK_EQ(2, dword(&b.v, &t, base + 24));	/* capacity baked */
 	CHECK_EQ(0, dword(&b.v, &t, base + 28));
 	REQUIRE_EQ(6, t.num_patches);
-	CHECK_EQ(LOOM_PATCH_ITEM_COUNT, image_patch(&b.v, t.patch_first + 3).kind);
-	CHECK_EQ(base + 4, image_patch(&b.v, t.patch_first + 3).offset);
-	CHECK_EQ(LOOM_PATCH_PAYLOAD_VA, image_patch(&b.v, t.patch_first + 4).kind);
-	CHECK_EQ(base + 8, image_patch(&b.v, t.patch_first + 4).offset);
-	CHECK_EQ(LOOM_PATCH_RESULT_VA, image_patch(&b.v, t.patch_first + 5).kind);
-	CHECK_EQ(base + 16, image_patch(&b.v, t.patch_first + 5).offset);
+	CHECK_EQ(LOOM_PATCH_ITEM_COUNT, loom_view_patch(&b.v, t.patch_first + 3).kind);
+	CHECK_EQ(base + 4, loom_view_patch(&b.v, t.patch_first + 3).offset);
+	CHECK_EQ(LOOM_PATCH_PAYLOAD_VA, loom_view_patch(&b.v, t.patch_first + 4).kind);
+	CHECK_EQ(base + 8, loom_view_patch(&b.v, t.patch_first + 4).offset);
+	CHECK_EQ(LOOM_PATCH_RESULT_VA, loom_view_patch(&b.v, t.patch_first + 5).kind);
+	CHECK_EQ(base + 16, loom_view_patch(&b.v, t.patch_first + 5).offset);
 	free(b.data);
 }
 
@@ -181,7 +190,7 @@ static bool rejects(const struct built *b, size_t off, const void *val,
 		    size_t n, size_t size)
 {
 	uint8_t *copy = malloc(b->size);
-	struct image_view v;
+	struct loom_image_view v;
 	char err[160];
 	int ret;
 
@@ -190,9 +199,11 @@ static bool rejects(const struct built *b, size_t off, const void *val,
 	memcpy(copy, b->data, b->size);
 	if (val)
 		memcpy(copy + off, val, n);
-	ret = image_open(&v, copy, size, err, sizeof(err));
+	ret = loom_view_open(&v, copy, size, err, sizeof(err));
+	if (!ret && v.sec[LOOM_SEC_HOST])
+		ret = loom_view_check_host(&v, err, sizeof(err));
 	free(copy);
-	return ret == -1;
+	return ret == LOOM_E_BAD_IMAGE;
 }
 
 TEST(corrupt_images_are_rejected)
@@ -203,8 +214,8 @@ TEST(corrupt_images_are_rejected)
 	uint8_t bad = 9;
 
 	REQUIRE(build(&b, src) == 0);
-	threads = b.v.sec[SEC_THREADS] - (const uint8_t *)b.data;
-	info = b.v.sec[SEC_INFO] - (const uint8_t *)b.data;
+	threads = b.v.sec[LOOM_SEC_THREADS] - (const uint8_t *)b.data;
+	info = b.v.sec[LOOM_SEC_INFO] - (const uint8_t *)b.data;
 	CHECK(!rejects(&b, 0, NULL, 0, b.size));
 	CHECK(rejects(&b, 0, NULL, 0, 40));			/* truncated */
 	CHECK(rejects(&b, 0, NULL, 0, b.size - 8));		/* no shdrs */
@@ -222,8 +233,94 @@ TEST(corrupt_images_are_rejected)
 		      &big, 4, b.size));
 	CHECK(rejects(&b, threads + offsetof(struct loom_image_thread, arg_types),
 		      &bad, 1, b.size));
-	CHECK(rejects(&b, b.v.sec[SEC_PATCHES] - (const uint8_t *)b.data,
+	CHECK(rejects(&b, b.v.sec[LOOM_SEC_PATCHES] - (const uint8_t *)b.data,
 		      &big, 4, b.size));			/* patch offset */
+	free(b.data);
+}
+
+/*
+ * Every packet of a template is checked, as libloom always did: an
+ * unknown opcode, or a packet longer than its template, is a bad image.
+ */
+TEST(template_packets_are_checked)
+{
+	struct built b;
+	struct loom_image_thread t;
+	size_t dispatch;
+	uint32_t unknown = LOOM_PKT_HEADER(LOOM_PKT_OPCODE_COUNT, 6);
+	uint32_t too_long = LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 7);
+
+	REQUIRE(build(&b, src) == 0);
+	t = loom_view_thread(&b.v, 0);
+	dispatch = b.v.sec[LOOM_SEC_TEMPLATES] - (const uint8_t *)b.data +
+		   t.template_offset + 48;	/* vadd's DISPATCH_DENSE */
+	CHECK(rejects(&b, dispatch, &unknown, 4, b.size));
+	CHECK(rejects(&b, dispatch, &too_long, 4, b.size));
+	free(b.data);
+}
+
+/*
+ * A launch passes exactly as many arguments and extents as its thread
+ * has; the host checker rejects any other count (libloom always did,
+ * loomc's reader did not).
+ */
+TEST(host_launch_counts_are_checked)
+{
+	static const char *const text =
+		"dataflow.thread @one " DENSE "(%a: memref<?xi64>) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %v = arith.constant 7 : i64\n"
+		"  memref.store %v, %a[%i] : memref<?xi64>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n"
+		"func.func @main() {\n"
+		"  %n = arith.constant 4 : index\n"
+		"  %a = memref.alloc(%n) : memref<?xi64>\n"
+		"  %t = dataflow.thread.launch @one(%a) grid(%n) : (memref<?xi64>) -> !dataflow.thread_token\n"
+		"  dataflow.thread.wait %t : !dataflow.thread_token\n"
+		"  return\n"
+		"}\n";
+	struct built b;
+	size_t list;
+	uint32_t two = 2, zero = 0;
+
+	REQUIRE(build(&b, text) == 0);
+	/* the only launch's list: thread, 1, %a, 0 waits, 1, %n */
+	REQUIRE_EQ(6, b.v.host.num_list);
+	list = b.v.sec[LOOM_SEC_HOST] - (const uint8_t *)b.data +
+	       b.v.len[LOOM_SEC_HOST] - 6 * 4;
+	CHECK(!rejects(&b, 0, NULL, 0, b.size));
+	CHECK(rejects(&b, list + 4, &zero, 4, b.size));	/* no argument */
+	CHECK(rejects(&b, list + 16, &two, 4, b.size));	/* two extents */
+	free(b.data);
+}
+
+/*
+ * A thread without arguments has no SET_OPERANDS: a job starts with none.
+ * loomc and libloom's builder share the one writer, so this holds for both
+ * (libloom's builder wrote an empty SET_OPERANDS before).
+ */
+TEST(no_set_operands_without_arguments)
+{
+	struct loom_image_builder *w;
+	struct loom_image_view v;
+	struct loom_image_thread t;
+	struct built b;
+	void *data;
+	size_t size;
+
+	REQUIRE(build(&b, src) == 0);
+	t = loom_view_thread(&b.v, 0);
+	REQUIRE_EQ(0, loom_builder_new(4, 4, &w));
+	REQUIRE_EQ(0, loom_builder_add_dense(w, "none", 1, NULL, 0,
+		   b.v.sec[LOOM_SEC_CONFIGS] + t.config_offset, t.config_size));
+	REQUIRE_EQ(0, loom_builder_finish(w, &data, &size));
+	loom_builder_free(w);
+	REQUIRE_EQ(0, loom_view_open(&v, data, size, NULL, 0));
+	t = loom_view_thread(&v, 0);
+	CHECK_EQ(16 + 16, t.template_size);	/* LOAD_CONFIG, DISPATCH_DENSE(1) */
+	CHECK_EQ(LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 4), dword(&v, &t, 16));
+	CHECK_EQ(2, t.num_patches);		/* the config VA, one extent */
+	free(data);
 	free(b.data);
 }
 
@@ -249,6 +346,71 @@ TEST(disassembler)
 	free(b.data);
 }
 
+/* A backend that records what format/interp.c asks of it. */
+struct seen {
+	int64_t printed[4];
+	int prints, checks;
+	int64_t lhs, rhs;
+};
+
+static void seen_print(void *ctx, enum loom_arg_type type, int64_t v)
+{
+	struct seen *s = ctx;
+
+	if (type == LOOM_ARG_I32 && s->prints < 4)
+		s->printed[s->prints++] = v;
+}
+
+static int seen_check_failed(void *ctx, int64_t lhs, int64_t rhs)
+{
+	struct seen *s = ctx;
+
+	s->checks++;
+	s->lhs = lhs;
+	s->rhs = rhs;
+	return s->checks == 2 ? -EDOM : 0;	/* the second one ends the run */
+}
+
+/*
+ * The interpreter: i32 arithmetic is the PE's (sign-extended), a failed
+ * CHECK goes to the backend, which may carry on or end the run; the
+ * failing instruction is reported.
+ */
+TEST(interpreter_over_a_backend)
+{
+	static const char *const text =
+		"func.func @main() {\n"
+		"  %a = arith.constant 2147483647 : i32\n"
+		"  %b = arith.constant 1 : i32\n"
+		"  %c = arith.addi %a, %b : i32\n"
+		"  loom.print %c : i32\n"
+		"  loom.check %c, %b : i32\n"
+		"  loom.check %b, %c : i32\n"
+		"  loom.print %b : i32\n"
+		"  return\n"
+		"}\n";
+	static const struct loom_interp_backend be = {
+		.print = seen_print, .check_failed = seen_check_failed,
+	};
+	struct loom_interp_stats st;
+	struct seen s = { .prints = 0 };
+	struct built b;
+
+	REQUIRE(build(&b, text) == 0);
+	REQUIRE_EQ(0, loom_view_find_host_func(&b.v, "main"));
+	CHECK_EQ(-EDOM, loom_interp_run(&b.v, 0, &be, &s, &st));
+	CHECK_EQ(1, s.prints);
+	CHECK_EQ(INT32_MIN, s.printed[0]);	/* wrapped, sign-extended */
+	CHECK_EQ(2, s.checks);
+	CHECK_EQ(1, s.lhs);
+	CHECK_EQ(INT32_MIN, s.rhs);
+	CHECK(st.failed_insn >= 0);
+	CHECK_EQ(LOOM_HOST_CHECK, loom_view_host_insn(&b.v, st.failed_insn).op);
+	CHECK_EQ((uint64_t)st.failed_insn + 1, st.insns);	/* from instruction 0 */
+	CHECK_EQ(-1, loom_view_find_host_func(&b.v, "nope"));
+	free(b.data);
+}
+
 /* Without host functions there is no .loom.host. */
 TEST(no_host_section_without_host_functions)
 {
@@ -258,7 +420,7 @@ TEST(no_host_section_without_host_functions)
 	REQUIRE(build(&b, strstr(src, "dataflow.thread @kids")) == 0);
 	memcpy(&eh, b.data, sizeof(eh));
 	CHECK_EQ(8, eh.e_shnum);
-	CHECK(!b.v.sec[SEC_HOST]);
+	CHECK(!b.v.sec[LOOM_SEC_HOST]);
 	free(b.data);
 }
 
@@ -278,10 +440,14 @@ int main(void)
 {
 	RUN(elf_layout);
 	RUN(dense_thread_and_template);
+	RUN(template_packets_are_checked);
+	RUN(host_launch_counts_are_checked);
+	RUN(no_set_operands_without_arguments);
 	RUN(items_thread_and_template);
 	RUN(corrupt_images_are_rejected);
 	RUN(disassembler);
 	RUN(duplicate_thread_names);
 	RUN(no_host_section_without_host_functions);
+	RUN(interpreter_over_a_backend);
 	return checks_done();
 }

@@ -3,7 +3,8 @@
  * engine_run.h: compile a source string and run its threads on the host
  * engine through loom_core_run_job: a fake bus with real page tables, the
  * image's template copied into a command buffer and its patches filled
- * the way a loader does.
+ * the way a loader does.  Host functions run in format/'s interpreter with
+ * the engine as its backend.
  */
 #ifndef LOOMC_TESTS_ENGINE_RUN_H
 #define LOOMC_TESTS_ENGINE_RUN_H
@@ -33,7 +34,7 @@
 struct er {
 	void *img;
 	size_t size;
-	struct image_view view;
+	struct loom_image_view view;
 	struct fake_bus bus;
 	struct loom_core core;
 	struct loom_hw_completion done;
@@ -67,7 +68,9 @@ static inline int er_open(struct er *e, const char *text, unsigned w,
 	image_free(&b);
 	diag_free(&d);
 	loom_source_free(&src);
-	if (e->errors || image_open(&e->view, e->img, e->size, err, sizeof(err)))
+	if (e->errors || loom_view_open(&e->view, e->img, e->size, err, sizeof(err)) ||
+	    (e->view.sec[LOOM_SEC_HOST] &&
+	     loom_view_check_host(&e->view, err, sizeof(err))))
 		return -1;
 	fake_bus_init(&e->bus, 8 << 20);
 	fake_bus_map(&e->bus, ER_CMD_VA, 4096, LOOM_PTE_READ);
@@ -91,13 +94,7 @@ static inline void er_close(struct er *e)
 /* The image's thread called @name, or -1. */
 static inline int er_thread(struct er *e, const char *name)
 {
-	for (unsigned i = 0; i < e->view.info.num_threads; i++) {
-		struct loom_image_thread t = image_thread(&e->view, i);
-
-		if (!strcmp(image_name(&e->view, t.name), name))
-			return i;
-	}
-	return -1;
+	return loom_view_find_thread(&e->view, name);
 }
 
 static inline void er_put(uint8_t *p, unsigned width, uint64_t v)
@@ -123,15 +120,15 @@ static inline int er_launch(struct er *e, const char *name,
 
 	if (i < 0)
 		return -1;
-	t = image_thread(&e->view, i);
+	t = loom_view_thread(&e->view, i);
 	if (t.template_size > sizeof(cmd))
 		return -1;
-	memcpy(cmd, e->view.sec[SEC_TEMPLATES] + t.template_offset,
+	memcpy(cmd, e->view.sec[LOOM_SEC_TEMPLATES] + t.template_offset,
 	       t.template_size);
 	fake_bus_poke(&e->bus, ER_CONFIG_VA,
-		      e->view.sec[SEC_CONFIGS] + t.config_offset, t.config_size);
+		      e->view.sec[LOOM_SEC_CONFIGS] + t.config_offset, t.config_size);
 	for (unsigned k = 0; k < t.num_patches; k++) {
-		struct loom_image_patch p = image_patch(&e->view, t.patch_first + k);
+		struct loom_image_patch p = loom_view_patch(&e->view, t.patch_first + k);
 		uint8_t *at = cmd + p.offset;
 
 		switch (p.kind) {
@@ -166,23 +163,26 @@ static inline void er_peek64(struct er *e, uint64_t va, int64_t *v, size_t n)
 /* ------------------------------------------------------ host programs --- */
 
 /*
- * Runs host function @name of the image the way a loader would: ALLOC
- * takes zeroed device memory from the top of the data area, launches run
- * synchronously in program order (which honours every wait() token), a
- * dynamic-work launch runs its items breadth first until no child is
- * left.  Returns the number of failed loom.check, or -1 when something
- * went wrong (a job failed, out of memory, a missing function).
+ * The engine backend of format/'s interpreter: ALLOC takes zeroed device
+ * memory from the top of the data area, launches run synchronously in
+ * program order (which honours every wait() token), a dynamic-work launch
+ * runs its items breadth first until no child is left, a failed
+ * loom.check is counted and reported, and the run goes on.
  */
 #define ER_HEAP_VA	(ER_DATA_VA + ER_DATA_SIZE / 2)
 #define ER_ITEMS_VA	(ER_DATA_VA + ER_DATA_SIZE / 4)
 #define ER_RESULTS_VA	(ER_DATA_VA + ER_DATA_SIZE / 4 + 0x10000)
 #define ER_BATCH	256
 
-static inline int er_items(struct er *e, unsigned t, uint64_t *args)
+struct er_host {
+	struct er *e;
+	uint64_t heap;
+	int failed_checks;
+};
+
+static inline int er_items(struct er *e, const struct loom_interp_launch *l)
 {
-	struct loom_image_thread th = image_thread(&e->view, t);
-	const char *name = image_name(&e->view, th.name);
-	uint64_t rec = LOOM_ITEM_RESULT_SIZE(th.child_capacity);
+	uint64_t rec = LOOM_ITEM_RESULT_SIZE(l->desc.child_capacity);
 	uint64_t *q = malloc(8 * 65536);
 	unsigned n = 1, done = 0;
 
@@ -190,12 +190,12 @@ static inline int er_items(struct er *e, unsigned t, uint64_t *args)
 		free(q);
 		return -1;
 	}
-	q[0] = args[th.work_item_arg];
+	q[0] = l->args[l->desc.work_item_arg];
 	while (done < n) {
 		unsigned batch = n - done < ER_BATCH ? n - done : ER_BATCH;
 
 		fake_bus_poke(&e->bus, ER_ITEMS_VA, q + done, 8 * batch);
-		if (er_launch(e, name, args, NULL, batch, ER_ITEMS_VA,
+		if (er_launch(e, l->name, l->args, NULL, batch, ER_ITEMS_VA,
 			      ER_RESULTS_VA) != LOOM_STATUS_OK)
 			break;
 		for (unsigned i = 0; i < batch; i++) {
@@ -215,98 +215,75 @@ out:
 	return done == n ? 0 : -1;
 }
 
-static inline int er_host_launch(struct er *e, uint32_t at, uint64_t *regs)
+static inline int er_host_launch(void *ctx, const struct loom_interp_launch *l)
 {
-	uint64_t args[LOOM_IMAGE_MAX_ARGS] = { 0 };
-	int64_t ext[LOOM_MAX_RANK] = { 0 };
-	unsigned t = image_host_list(&e->view, at++), n;
-	struct loom_image_thread th = image_thread(&e->view, t);
+	struct er *e = ((struct er_host *)ctx)->e;
 
-	n = image_host_list(&e->view, at++);
-	for (unsigned i = 0; i < n && i < LOOM_IMAGE_MAX_ARGS; i++)
-		args[i] = regs[image_host_list(&e->view, at++)];
-	at += 1 + image_host_list(&e->view, at);	/* waits: in order anyway */
-	n = image_host_list(&e->view, at++);
-	for (unsigned i = 0; i < n && i < LOOM_MAX_RANK; i++)
-		ext[i] = (int64_t)regs[image_host_list(&e->view, at++)];
-	if (th.domain == LOOM_DOMAIN_DYNAMIC_WORK)
-		return er_items(e, t, args);
-	return er_launch(e, image_name(&e->view, th.name), args, ext, 0, 0, 0) ==
+	if (l->desc.domain == LOOM_DOMAIN_DYNAMIC_WORK)
+		return er_items(e, l);
+	return er_launch(e, l->name, l->args, l->extents, 0, 0, 0) ==
 	       LOOM_STATUS_OK ? 0 : -1;
 }
 
-static inline uint64_t er_mem(struct er *e, uint64_t va, unsigned size)
+static inline int er_host_alloc(void *ctx, uint64_t n, unsigned size,
+				uint64_t *va)
 {
-	uint64_t v = 0;
+	struct er_host *h = ctx;
+	uint64_t bytes = (n * size + 7) & ~7ULL;
 
-	fake_bus_peek(&e->bus, va, &v, size);
-	return size == 4 ? (uint64_t)(int64_t)(int32_t)v : v;
+	if (h->heap + bytes > ER_DATA_VA + ER_DATA_SIZE)
+		return -1;
+	*va = h->heap;
+	h->heap += bytes;
+	return 0;
 }
 
+static inline int er_host_load(void *ctx, uint64_t va, unsigned size,
+			       uint64_t *v)
+{
+	fake_bus_peek(&((struct er_host *)ctx)->e->bus, va, v, size);
+	return 0;
+}
+
+static inline int er_host_store(void *ctx, uint64_t va, unsigned size,
+				uint64_t v)
+{
+	fake_bus_poke(&((struct er_host *)ctx)->e->bus, va, &v, size);
+	return 0;
+}
+
+static inline int er_host_wait(void *ctx, uint64_t token)
+{
+	(void)ctx;
+	(void)token;	/* every launch has finished already */
+	return 0;
+}
+
+static inline int er_host_check_failed(void *ctx, int64_t lhs, int64_t rhs)
+{
+	printf("#   loom.check: %lld != %lld\n", (long long)lhs, (long long)rhs);
+	((struct er_host *)ctx)->failed_checks++;
+	return 0;
+}
+
+/*
+ * Runs host function @name of the image the way a loader would.  Returns
+ * the number of failed loom.check, or -1 when something went wrong (a job
+ * failed, out of memory, a missing function).
+ */
 static inline int er_run_host(struct er *e, const char *name)
 {
-	struct image_view *v = &e->view;
-	uint64_t heap = ER_HEAP_VA, *r = NULL;
-	struct loom_host_func f = { 0 };
-	int failed = 0;
+	static const struct loom_interp_backend engine_backend = {
+		.alloc = er_host_alloc, .load = er_host_load,
+		.store = er_host_store, .launch = er_host_launch,
+		.wait = er_host_wait, .check_failed = er_host_check_failed,
+	};
+	struct er_host h = { .e = e, .heap = ER_HEAP_VA };
+	int func = loom_view_find_host_func(&e->view, name);
 
-	for (unsigned i = 0; v->sec[SEC_HOST] && i < v->host.num_funcs; i++)
-		if (!strcmp(image_name(v, image_host_func(v, i).name), name))
-			f = image_host_func(v, i);
-	if (!f.count || !(r = calloc(f.num_regs + 1, 8)))
+	if (func < 0 || loom_interp_run(&e->view, func, &engine_backend, &h, NULL))
 		return -1;
-	for (uint32_t pc = f.first; pc < f.first + f.count && failed >= 0;) {
-		struct loom_host_insn x = image_host_insn(v, pc++);
-		uint64_t size;
-
-		switch (x.op) {
-		case LOOM_HOST_CONST: r[x.dst] = image_host_const(v, x.a); break;
-		case LOOM_HOST_ALU:
-			r[x.dst] = x.aux == LOOM_OP_MOV ?
-				(x.type == LOOM_TYPE_I32 ? (uint64_t)(int64_t)(int32_t)r[x.a] : r[x.a]) :
-				loom_alu(x.aux, x.type, r[x.a], r[x.b], r[x.c]);
-			break;
-		case LOOM_HOST_ALLOC:
-			size = (r[x.a] * x.aux + 7) & ~7ULL;
-			if (heap + size > ER_DATA_VA + ER_DATA_SIZE) {
-				failed = -1;
-				break;
-			}
-			r[x.dst] = heap;
-			heap += size;
-			break;
-		case LOOM_HOST_LOAD: r[x.dst] = er_mem(e, r[x.a] + r[x.b] * x.aux, x.aux); break;
-		case LOOM_HOST_STORE: fake_bus_poke(&e->bus, r[x.b] + r[x.c] * x.aux, &r[x.a], x.aux); break;
-		case LOOM_HOST_FOR:
-			r[x.dst] = r[x.a];
-			if ((int64_t)r[x.dst] >= (int64_t)r[x.b])
-				pc = x.d + 1;
-			break;
-		case LOOM_HOST_END_FOR: {
-			struct loom_host_insn h = image_host_insn(v, x.a);
-
-			r[h.dst] += r[h.c];
-			if ((int64_t)r[h.dst] < (int64_t)r[h.b])
-				pc = x.a + 1;
-			break;
-		}
-		case LOOM_HOST_LAUNCH:
-			if (er_host_launch(e, x.a, r))
-				failed = -1;
-			break;
-		case LOOM_HOST_CHECK:
-			if (r[x.a] != r[x.b]) {
-				printf("#   loom.check: %lld != %lld\n",
-				       (long long)r[x.a], (long long)r[x.b]);
-				failed++;
-			}
-			break;
-		case LOOM_HOST_RETURN: pc = f.first + f.count; break;
-		default: break;		/* WAIT, PRINT */
-		}
-	}
-	free(r);
-	return failed;
+	return h.failed_checks;
 }
 
 #endif /* LOOMC_TESTS_ENGINE_RUN_H */

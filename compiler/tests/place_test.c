@@ -219,6 +219,13 @@ TEST(long_chain_routes_on_8x8)
 	free(s);
 }
 
+/* loomc's timing estimates assume the engine's default model. */
+TEST(estimates_use_the_engine_defaults)
+{
+	CHECK_EQ(LOOM_DEFAULT_LOAD_LATENCY, PLACE_LOAD_LATENCY);
+	CHECK_EQ(LOOM_DEFAULT_MEM_PORTS, PLACE_MEM_PORTS);
+}
+
 TEST(listing)
 {
 	struct placed x;
@@ -254,6 +261,7 @@ int main(void)
 	RUN(does_not_fit);
 	RUN(cannot_route);
 	RUN(long_chain_routes_on_8x8);
+	RUN(estimates_use_the_engine_defaults);
 	RUN(listing);
 	return checks_done();
 }

@@ -322,7 +322,7 @@ TEST(tree_bfs_items_8x8)
 	struct er e;
 
 	REQUIRE(er_open(&e, visit_src, 8, 8) == 0);
-	CHECK_EQ(4, image_thread(&e.view, 0).child_capacity);
+	CHECK_EQ(4, loom_view_thread(&e.view, 0).child_capacity);
 	er_poke64(&e, A_VA, first, 8);
 	er_poke64(&e, B_VA, children, 6);
 	while (done < n) {
@@ -427,7 +427,7 @@ TEST(uts_items_vs_c_8x8)
 	struct er e;
 
 	REQUIRE(er_open(&e, uts_src, 8, 8) == 0);
-	CHECK_EQ(CAP, image_thread(&e.view, 0).child_capacity);
+	CHECK_EQ(CAP, loom_view_thread(&e.view, 0).child_capacity);
 	items[0] = (int64_t)(((3ULL << 33) | 0x2a) << 8);	/* fan-out 3 */
 	while (done < n && n < 3000) {
 		unsigned batch = n - done < 512 ? n - done : 512;
@@ -658,7 +658,7 @@ TEST(sequenced_spawns_4x4)
 	struct er e;
 
 	REQUIRE(er_open(&e, spawn2_src, 4, 4) == 0);
-	CHECK_EQ(3, image_thread(&e.view, 0).child_capacity);
+	CHECK_EQ(3, loom_view_thread(&e.view, 0).child_capacity);
 	er_poke64(&e, D_VA, items, 3);
 	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "two", args, NULL, 3, D_VA, E_VA));
 	er_peek64(&e, E_VA, rec, 12);

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "loom_device.h"
 #include "device_internal.h"
+#include "loom_format.h"
 
 #define W 4
 #define H 4

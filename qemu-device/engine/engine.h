@@ -7,7 +7,8 @@
  *
  * Parts, one file each:
  *   mmu.c     the device MMU: walker (uapi LOOM_PTE_* format) and TLB
- *   alu.c     the PE operations' arithmetic (enum loom_op)
+ *   alu.c     the PE operations' arithmetic (enum loom_op): format/alu.c,
+ *             MIT, shared with libloom's host programs
  *   fabric.c  the cycle-level fabric simulator
  *   cp.c      the command processor: one job's packets, start to end
  *
@@ -20,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loom_alu.h"		/* format/alu.c's loom_alu() */
 #include "loom_device.h"
 
 /* ---------------------------------------------------------------- bus --- */
@@ -103,16 +105,35 @@ int loom_mmu_write(struct loom_mmu *mmu, uint64_t va, const void *buf,
 /* ---------------------------------------------------------------- alu.c --- */
 
 /*
- * The value an arithmetic, logic, compare or SELECT operation produces from
- * its operands, for @type LOOM_TYPE_I64 or LOOM_TYPE_I32 (see enum loom_op
- * for the rules: no traps, shifts modulo the width, i32 results
- * sign-extended).  @op must be one of LOOM_OP_ADD .. LOOM_OP_SELECT.
+ * alu.c is format/alu.c (MIT, shared with libloom's host programs; tools/
+ * build-qemu copies it here): loom_alu(), declared in loom_alu.h.
  */
-uint64_t loom_alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
-		  uint64_t c);
 
 /* Number of inputs (A, B, C) @op consumes, before IMM_B removes B. */
-unsigned loom_op_inputs(unsigned op);
+static inline unsigned loom_op_inputs(unsigned op)
+{
+	switch (op) {
+	case LOOM_OP_NOP:
+		return 0;
+	case LOOM_OP_CONST:	/* A is the trigger */
+	case LOOM_OP_MOV:
+	case LOOM_OP_LOAD:
+	case LOOM_OP_SPAWN:
+	case LOOM_OP_SINK:
+		return 1;
+	case LOOM_OP_SELECT:
+	case LOOM_OP_STREAM:
+	case LOOM_OP_REDUCE:
+		return 3;
+	case LOOM_OP_STORE:
+	case LOOM_OP_INVARIANT:
+	case LOOM_OP_JOIN:	/* C as well when routed: fabric.c decides */
+		return 2;
+	}
+	if (op >= LOOM_OP_ADD && op <= LOOM_OP_GEU)
+		return 2;
+	return 0;
+}
 
 /* ------------------------------------------------------------- fabric.c --- */
 

@@ -10,9 +10,9 @@
  *   - opaque objects are created by *_create() and released by
  *     *_destroy() / *_free().
  *
- * Sections (dynamic work is in work.h):
- *   Devices        errors, devices, buffers, program images (loader and
- *                  builder), dense and items launch, tokens, io_uring
+ * Sections (dynamic work and errors are in work.h):
+ *   Devices        devices, buffers, program images (the loader; images
+ *                  are written by loomc through format/), dense and items launch, tokens, io_uring
  *                  completions, the device adapter for dynamic work
  *                  (lib/device.c, bo.c, image.c, launch.c, ring.c,
  *                  adapter_device.c)
@@ -43,7 +43,7 @@ extern "C" {
  * loom_strerror() names both.  Out parameters are written only on success.
  *
  * Thread safety: a struct loom_device may be shared by threads (its
- * configuration cache is locked).  Tokens, images and builders are not
+ * configuration cache is locked).  Tokens and images are not
  * locked: one thread at a time per object.  A struct loom_ring and the
  * tokens it returned belong to one thread.
  */
@@ -159,36 +159,9 @@ int loom_image_thread_at(const struct loom_image *img, unsigned index,
 			 struct loom_thread_info *info);
 
 /*
- * The image builder: threads with their configurations, each given its
- * launch command template and patches, written out as an ELF image.
+ * Images are written by loomc; the writer (format/loom_format.h) is shared
+ * with libloom's own tests but is not part of libloom's interface.
  */
-struct loom_image_builder;
-
-int loom_builder_new(unsigned fabric_width, unsigned fabric_height,
-		     struct loom_image_builder **out);
-void loom_builder_free(struct loom_image_builder *b);
-/*
- * A dense thread of rank @rank; @config is a struct loom_fabric_config
- * image for the builder's fabric (LOOM_E_BAD_CONFIG otherwise).
- * Template: LOAD_CONFIG, SET_OPERANDS (one per arg), DISPATCH_DENSE.
- */
-int loom_builder_add_dense(struct loom_image_builder *b, const char *name,
-			   unsigned rank, const enum loom_arg_type *arg_types,
-			   unsigned num_args, const void *config,
-			   size_t config_size);
-/*
- * A dynamic-work thread whose argument @work_item_arg is the item payload.
- * Template: LOAD_CONFIG, SET_OPERANDS, DISPATCH_ITEMS (count, payload and
- * result VA patched at launch; @child_capacity fixed).
- */
-int loom_builder_add_dynamic(struct loom_image_builder *b, const char *name,
-			     const enum loom_arg_type *arg_types,
-			     unsigned num_args, unsigned work_item_arg,
-			     uint32_t child_capacity, const void *config,
-			     size_t config_size);
-/* The image bytes in a malloc()ed buffer the caller free()s. */
-int loom_builder_finish(struct loom_image_builder *b, void **bytes,
-			size_t *size);
 
 /* =========================================================================
  * Dense launch and tokens

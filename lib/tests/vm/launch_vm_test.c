@@ -19,6 +19,7 @@
 #include "configs.h"
 #include "drm/loom_drm.h"
 #include "loom/loom.h"
+#include "loom_format.h"
 #include "loom_device.h"
 
 #define SEC	1000000000LL

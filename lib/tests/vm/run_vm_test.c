@@ -19,6 +19,7 @@
 
 #include "kselftest_harness.h"
 #include "loom/loom.h"
+#include "loom_format.h"
 #include "loom_device.h"
 
 #define DATA_DIR	"/data"

@@ -19,6 +19,7 @@
 #include "kselftest_harness.h"
 #include "configs.h"
 #include "loom/loom.h"
+#include "loom_format.h"
 #include "loom_device.h"
 
 #define SEC		1000000000LL

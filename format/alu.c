@@ -1,13 +1,15 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
- * alu.c: the arithmetic of the PE operations (enum loom_op).
+ * alu.c: the arithmetic of the PE operations (enum loom_op), one
+ * implementation for the device's engine (qemu-device/engine) and for host
+ * programs (interp.c): a host program computes exactly what a PE would.
  *
  * Everything is computed on unsigned integers so that no operand value can
  * reach C undefined behaviour (signed overflow, oversized shifts, INT_MIN /
  * -1): the device never traps, and neither may its model.  Signed meaning
  * is recovered with explicit two's-complement tricks instead of casts.
  */
-#include "engine.h"
+#include "loom_alu.h"
 
 #define SIGN64		(1ULL << 63)
 #define SIGN32		(1ULL << 31)
@@ -138,29 +140,4 @@ uint64_t loom_alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
 	if (type == LOOM_TYPE_I32)
 		return alu32(op, a, b, c);
 	return alu64(op, a, b, c);
-}
-
-unsigned loom_op_inputs(unsigned op)
-{
-	switch (op) {
-	case LOOM_OP_NOP:
-		return 0;
-	case LOOM_OP_CONST:	/* A is the trigger */
-	case LOOM_OP_MOV:
-	case LOOM_OP_LOAD:
-	case LOOM_OP_SPAWN:
-	case LOOM_OP_SINK:
-		return 1;
-	case LOOM_OP_SELECT:
-	case LOOM_OP_STREAM:
-	case LOOM_OP_REDUCE:
-		return 3;
-	case LOOM_OP_STORE:
-	case LOOM_OP_INVARIANT:
-	case LOOM_OP_JOIN:	/* C as well when routed: fabric.c decides */
-		return 2;
-	}
-	if (op >= LOOM_OP_ADD && op <= LOOM_OP_GEU)
-		return 2;
-	return 0;
 }

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loom_alu.h: the PE operations' arithmetic (format/alu.c), on its own so
+ * that the device's engine includes nothing else of format/.
+ */
+#ifndef LOOM_ALU_H
+#define LOOM_ALU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "loom_device.h"
+
+/*
+ * The value an arithmetic, logic, compare or SELECT operation produces from
+ * its operands, for @type LOOM_TYPE_I64 or LOOM_TYPE_I32 (see enum loom_op
+ * for the rules: no traps, shifts modulo the width, i32 results
+ * sign-extended).  @op must be one of LOOM_OP_ADD .. LOOM_OP_SELECT.
+ */
+uint64_t loom_alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
+		  uint64_t c);
+
+#endif /* LOOM_ALU_H */

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loom_format.h: the one implementation of the program image format
+ * (uapi/loom_image.h), shared by libloom and loomc.
+ *
+ *   writer.c  the image builder: threads with their configurations, each
+ *             given its launch template and patches, a host program, all
+ *             written out as the ELF file
+ *   reader.c  the reader and validator: every header, section, offset and
+ *             size checked before anything looks inside, with a sentence
+ *             saying what is wrong (loomc --disasm prints it); the host
+ *             program's checker
+ *   interp.c  the host-program interpreter, over a backend's callbacks
+ *             (libloom's device backend, the compiler tests' engine one)
+ *   alu.c     the PE operations' arithmetic (loom_alu.h), which host
+ *             programs and the device's engine share
+ *
+ * MIT, like libloom, so that both libloom and the GPL engine and compiler
+ * can link it.  Functions return 0 or a negative value: -errno or a
+ * LOOM_E_* of loom/loom.h; they never print.
+ */
+#ifndef LOOM_FORMAT_H
+#define LOOM_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "loom_device.h"
+#include "loom_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* =========================================================================
+ * Rules the writer and the reader share (reader.c)
+ * ========================================================================= */
+
+/* @type is an enum loom_arg_type. */
+bool loom_arg_type_valid(unsigned type);
+/*
+ * @config (@size bytes) is a struct loom_fabric_config for a @width x
+ * @height fabric whose size matches its header.
+ */
+bool loom_config_fits(const void *config, uint64_t size, unsigned width,
+		      unsigned height);
+
+/* =========================================================================
+ * The image builder (writer.c)
+ * =========================================================================
+ *
+ * Every thread gets the same launch template: LOAD_CONFIG (size baked in,
+ * VA patched), SET_OPERANDS when it has arguments (each patched, so
+ * operand k is argument k; a job starts with no operands, so a thread
+ * without arguments needs none), then DISPATCH_DENSE (extents patched) or
+ * DISPATCH_ITEMS (count, payload and result VAs patched, the child
+ * capacity baked in).
+ */
+struct loom_image_builder;
+
+/* -EINVAL for a fabric dimension of 0 or above LOOM_FABRIC_MAX_DIM. */
+int loom_builder_new(unsigned fabric_width, unsigned fabric_height,
+		     struct loom_image_builder **out);
+void loom_builder_free(struct loom_image_builder *b);
+/*
+ * A dense thread of rank @rank; @config is a struct loom_fabric_config
+ * image for the builder's fabric (LOOM_E_BAD_CONFIG otherwise), a name
+ * already used is LOOM_E_DUPLICATE_THREAD, anything else invalid -EINVAL.
+ */
+int loom_builder_add_dense(struct loom_image_builder *b, const char *name,
+			   unsigned rank, const enum loom_arg_type *arg_types,
+			   unsigned num_args, const void *config,
+			   size_t config_size);
+/* A dynamic-work thread whose argument @work_item_arg is the item payload. */
+int loom_builder_add_dynamic(struct loom_image_builder *b, const char *name,
+			     const enum loom_arg_type *arg_types,
+			     unsigned num_args, unsigned work_item_arg,
+			     uint32_t child_capacity, const void *config,
+			     size_t config_size);
+/*
+ * Either of the above from a thread record: @sig's domain, rank,
+ * num_args, arg_types, work_item_arg and child_capacity (every other field
+ * is the builder's).
+ */
+int loom_builder_add_thread(struct loom_image_builder *b, const char *name,
+			    const struct loom_image_thread *sig,
+			    const void *config, size_t config_size);
+
+/**
+ * struct loom_host_program - a host program to write (.loom.host)
+ * @funcs: @num_funcs functions; their @name fields are the builder's
+ * @names: each function's name
+ * @insns, @consts, @list: the arrays of struct loom_host_header's layout
+ *
+ * Written only when it has a function; checked by the reader, not here.
+ */
+struct loom_host_program {
+	const struct loom_host_func *funcs;
+	const char *const *names;
+	uint32_t num_funcs;
+	const struct loom_host_insn *insns;
+	uint32_t num_insns;
+	const uint64_t *consts;
+	uint32_t num_consts;
+	const uint32_t *list;
+	uint32_t num_list;
+};
+
+/* The image's host program (copied); replaces any earlier one. */
+int loom_builder_set_host(struct loom_image_builder *b,
+			  const struct loom_host_program *host);
+/* The image bytes in a malloc()ed buffer the caller free()s. */
+int loom_builder_finish(struct loom_image_builder *b, void **bytes,
+			size_t *size);
+
+/* =========================================================================
+ * The reader (reader.c)
+ * ========================================================================= */
+
+enum loom_image_sec {
+	LOOM_SEC_INFO, LOOM_SEC_THREADS, LOOM_SEC_CONFIGS, LOOM_SEC_TEMPLATES,
+	LOOM_SEC_PATCHES, LOOM_SEC_STRTAB, LOOM_SEC_HOST, LOOM_SEC_COUNT
+};
+
+/* Section names, in enum loom_image_sec order (the order written). */
+extern const char *const loom_image_sec_names[LOOM_SEC_COUNT];
+
+/**
+ * struct loom_image_view - a validated image in memory (not copied)
+ * @data: the file, or NULL for a view made of sections held elsewhere
+ * @size: its size
+ * @info: .loom.info
+ * @sec: each section's bytes (.loom.host: NULL when the image has none)
+ * @len: and its size
+ * @host: .loom.host's header, once loom_view_check_host() accepted it
+ */
+struct loom_image_view {
+	const uint8_t *data;
+	size_t size;
+	struct loom_image_info info;
+	const uint8_t *sec[LOOM_SEC_COUNT];
+	uint64_t len[LOOM_SEC_COUNT];
+	struct loom_host_header host;
+};
+
+/*
+ * Checks the ELF file, every section and every thread (its signature,
+ * configuration, template packets and patches), not the host program.
+ * Returns 0 or LOOM_E_BAD_IMAGE with a sentence in @why (may be NULL).
+ */
+int loom_view_open(struct loom_image_view *v, const void *data, size_t size,
+		   char *why, size_t whylen);
+/*
+ * Checks @v's host program (LOOM_E_BAD_IMAGE when there is none): its
+ * header and size, every function, every instruction's registers and
+ * references, and that each launch passes as many arguments and extents
+ * as its thread has.  @v's threads must have passed loom_view_open().
+ */
+int loom_view_check_host(struct loom_image_view *v, char *why, size_t whylen);
+
+/* Copied out, so unaligned sections are fine; indices are not checked. */
+struct loom_image_thread loom_view_thread(const struct loom_image_view *v,
+					  unsigned i);
+struct loom_image_patch loom_view_patch(const struct loom_image_view *v,
+					unsigned i);
+const char *loom_view_name(const struct loom_image_view *v, uint32_t offset);
+/* The thread called @name, or -1. */
+int loom_view_find_thread(const struct loom_image_view *v, const char *name);
+struct loom_host_func loom_view_host_func(const struct loom_image_view *v,
+					  unsigned i);
+struct loom_host_insn loom_view_host_insn(const struct loom_image_view *v,
+					  unsigned i);
+uint64_t loom_view_host_const(const struct loom_image_view *v, unsigned i);
+uint32_t loom_view_host_list(const struct loom_image_view *v, unsigned i);
+/* The host function called @name, or -1. */
+int loom_view_find_host_func(const struct loom_image_view *v,
+			     const char *name);
+
+/* =========================================================================
+ * The host-program interpreter (interp.c)
+ * ========================================================================= */
+
+/**
+ * struct loom_interp_launch - one LAUNCH, its registers read
+ * @thread: index in .loom.threads
+ * @desc: that thread's record
+ * @name: its name
+ * @args: the launch operands, @desc.num_args of them
+ * @waits: launch numbers (tokens) to wait for first, each already made
+ * @num_waits: how many
+ * @extents: @desc.rank dense extents
+ * @number: this launch's own number (its token)
+ */
+struct loom_interp_launch {
+	unsigned thread;
+	struct loom_image_thread desc;
+	const char *name;
+	uint64_t args[LOOM_IMAGE_MAX_ARGS];
+	const uint64_t *waits;
+	unsigned num_waits;
+	int64_t extents[LOOM_MAX_RANK > 0 ? LOOM_MAX_RANK : 1];
+	uint64_t number;
+};
+
+/**
+ * struct loom_interp_backend - what the instructions do outside registers
+ * @alloc: a zeroed buffer of @count elements of @size bytes; its VA
+ * @load: @size (4 or 8) bytes at @va, zero-extended (the interpreter
+ *	sign-extends i32)
+ * @store: the low @size bytes of @value at @va
+ * @launch: start (or run) a launch
+ * @wait: wait for launch number @token (always one already made)
+ * @print: one PRINT of enum loom_arg_type @type; NULL: ignored
+ * @check_failed: a CHECK whose sides differ; 0 carries on, anything else
+ *	ends the run with that value
+ *
+ * Each returns 0 or a negative error, which ends the run.
+ */
+struct loom_interp_backend {
+	int (*alloc)(void *ctx, uint64_t count, unsigned size, uint64_t *va);
+	int (*load)(void *ctx, uint64_t va, unsigned size, uint64_t *value);
+	int (*store)(void *ctx, uint64_t va, unsigned size, uint64_t value);
+	int (*launch)(void *ctx, const struct loom_interp_launch *l);
+	int (*wait)(void *ctx, uint64_t token);
+	void (*print)(void *ctx, enum loom_arg_type type, int64_t value);
+	int (*check_failed)(void *ctx, int64_t lhs, int64_t rhs);
+};
+
+/**
+ * struct loom_interp_stats - what a run did
+ * @insns: instructions executed
+ * @launches: LAUNCHes made
+ * @failed_insn: the instruction that ended the run with an error, or -1
+ */
+struct loom_interp_stats {
+	uint64_t insns;
+	uint64_t launches;
+	int64_t failed_insn;
+};
+
+/*
+ * Runs host function @func of @v, whose host program
+ * loom_view_check_host() accepted, with @be.  Returns 0, what a callback
+ * returned, -EINVAL for a WAIT or launch wait on something that is not a
+ * launch made so far, or -ENOMEM.  @stats may be NULL.
+ */
+int loom_interp_run(const struct loom_image_view *v, unsigned func,
+		    const struct loom_interp_backend *be, void *ctx,
+		    struct loom_interp_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LOOM_FORMAT_H */
