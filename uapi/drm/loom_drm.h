@@ -81,6 +81,8 @@ enum drm_loom_param {
 #define DRM_LOOM_FEATURE_ACCEL_NODE	(1ULL << 6)
 /* A ring that goes away completes its pending commands with -ECANCELED (uapi 5). */
 #define DRM_LOOM_FEATURE_URING_CANCEL	(1ULL << 7)
+/* A ring set up with IORING_SETUP_CQE32 gets the job id in the CQE's big_cqe[0] (uapi 6). */
+#define DRM_LOOM_FEATURE_URING_JOB_ID	(1ULL << 8)
 
 /**
  * struct drm_loom_get_param - read one device or driver fact
