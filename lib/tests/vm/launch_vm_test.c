@@ -472,7 +472,7 @@ TEST_F(dev, io_uring_completions)
 	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store",
 		(struct loom_arg[]){ ARG(MEMREF_I64, self->va + 8 * 1001), ARG(I64, 5) }, 2,
 		NULL, 0, &tok[1], 1, 0, &tok[3]));
-	/* waiting on a token drains its CQE without losing it for reap */
+	/* a ring token is a syncobj: waiting on it reaps nothing */
 	EXPECT_EQ(0, loom_token_wait(tok[1], 10 * SEC));
 	while (got < 4) {
 		int n = loom_ring_reap(ring, c, 8, true);
@@ -492,6 +492,14 @@ TEST_F(dev, io_uring_completions)
 	EXPECT_EQ(0, loom_ring_reap(ring, c, 8, true));
 	EXPECT_EQ(0, loom_token_wait(tok[0], 0));
 	EXPECT_EQ(-EFAULT, loom_token_wait(tok[2], 0));
+	/* reaped, a ring launch has its job id: counters have one path */
+	if (loom_device_info(self->dev)->features & DRM_LOOM_FEATURE_URING_JOB_ID) {
+		struct loom_job_counters cnt;
+
+		EXPECT_NE(0, loom_token_job_id(tok[1]));
+		ASSERT_EQ(0, loom_token_counters(tok[1], &cnt));
+		EXPECT_EQ(6, cnt.instances);
+	}
 	EXPECT_EQ(0, loom_token_wait(tok[3], 10 * SEC));
 	EXPECT_EQ(77, self->mem[1000]);
 	EXPECT_EQ(5, self->mem[1001]);
