@@ -608,7 +608,7 @@ void loom_work_sync_result_free(struct loom_work_sync_result *result);
  * loom_strerror() names both.  Out parameters are written only on success.
  *
  * Thread safety: a struct loom_device may be shared by threads (its
- * configuration cache is locked).  Tokens, images and builders are not
+ * launch plans, syncobj pool and command arenas are locked).  Tokens, images and builders are not
  * locked: one thread at a time per object.  A struct loom_ring and the
  * tokens it returned belong to one thread.
  */
