@@ -526,8 +526,8 @@ static int arena_bo(struct loom_device *dev, struct loom_arena *a,
 /*
  * A device arena is full: waits until its oldest entries, half the arena
  * (or all of it, @all) and at most RECLAIM_MAX of them, are done, then
- * reuses them.  Their jobs may be on any file's queue order: each
- * entry's own fence is waited for.
+ * reuses them.  Each entry's own fence is waited for, in one ioctl:
+ * nothing assumes that a queue's jobs complete in submission order.
  */
 static int arena_reclaim(struct loom_device *dev, struct loom_arena *a, bool all)
 {
