@@ -45,8 +45,9 @@
  * holds at most 682 of the smallest commands (24 bytes), fewer than the
  * driver lets a file have in flight (DRM_LOOM_MAX_INFLIGHT_JOBS): a bigger
  * arena only keeps more finished entries and their syncobjs waiting for
- * reuse (measured in the VM: 64 KiB launched 0.64-0.69 as fast as raw
- * SUBMIT, 16 KiB 0.83-1.4, 4 KiB 0.44-0.46, its submitter waiting).
+ * reuse (measured in the VM, bench P7: 64 KiB launched 0.58-0.79 as fast
+ * as raw SUBMIT, 16 KiB 0.71-1.38, 4 KiB 0.44-0.46, its submitter
+ * waiting).
  */
 #define ARENA_SIZE		(16u * 1024)
 /* A ring's: its launches wait for their CQEs anyway. */
