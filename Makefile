@@ -76,6 +76,10 @@ INITRAMFS = $(call lane_initramfs,$(KERNEL))
 ALL_INITRAMFS = $(foreach l,$(LANES),$(call lane_initramfs,$(l)))
 HARNESS_KMOD := $(BUILD)/linux-$(KERNEL)/harness-kmod/loom_selftest_warn.ko
 
+# Defined before `all` names them: a rule's prerequisites are expanded as it is read.
+BENCH_BINS := $(addprefix $(BUILD)/bench/,fabric_bench compile_bench tree_bench \
+	vm/submit_bench vm/work_bench vm/launch_bench vm/work_bench.lcb)
+
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
 	harness-test demo run shell checkpatch bench clean
 
@@ -387,13 +391,17 @@ $(BUILD)/bench/vm/work_bench: bench/vm/work_bench.c $(LIB_SRCS) $(LIB_HDRS) | de
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
 
+# P7, P8: libloom's launch against raw SUBMITs of its own command buffer.
+$(BUILD)/bench/vm/launch_bench: bench/vm/launch_bench.c $(LIB_SRCS) $(LIB_HDRS) | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
+
 $(BUILD)/bench/vm/work_bench.lcb: bench/vm/work_bench.loom $(BUILD)/bin/loomc
 	@mkdir -p $(dir $@)
 	@echo "  LOOMC   $@" >&2
 	@$(BUILD)/bin/loomc --fabric 8x8 -o $@ $<
 
-BENCH_BINS := $(addprefix $(BUILD)/bench/,fabric_bench compile_bench tree_bench \
-	vm/submit_bench vm/work_bench vm/work_bench.lcb)
 bench: qemu $(INITRAMFS) $(BENCH_BINS) | deps
 	@BUILD=$(BUILD) bench/run
 

@@ -10,6 +10,11 @@
  * command completes exactly once, because every done fence signals —
  * timeouts, resets and device removal included.
  *
+ * The CQE's second word (io_uring_cmd_done()'s res2, big_cqe[0] of a ring
+ * set up with IORING_SETUP_CQE32) is the job's id, as SUBMIT returns it,
+ * so JOB_INFO can be asked about a job submitted this way; 0 when the
+ * submit itself failed.  A ring without CQE32 drops it.
+ *
  * uring_cmd does not pass through drm_ioctl(): the checks drm_ioctl()
  * would make (device present, a loom file) are made here.  An issue with
  * IO_URING_F_NONBLOCK (io_uring makes it holding its own lock) never waits
@@ -34,12 +39,14 @@
  * @ioucmd: the io_uring command
  * @done: the job's done fence (a reference)
  * @cb: on @done; its removal decides whether a cancellation owns the command
+ * @job_id: the job's id, the CQE's res2
  * @result: the CQE's res
  */
 struct loom_uring_cmd {
 	struct io_uring_cmd *ioucmd;
 	struct dma_fence *done;
 	struct dma_fence_cb cb;
+	u64 job_id;
 	int result;
 };
 
@@ -54,11 +61,12 @@ static void loom_uring_complete(struct loom_uring_cmd *cmd, int result,
 				unsigned int issue_flags)
 {
 	struct io_uring_cmd *ioucmd = cmd->ioucmd;
+	u64 job_id = cmd->job_id;
 
 	dma_fence_put(cmd->done);
 	kfree(cmd);
 	/* Last: it may drop the final reference to the file and device. */
-	io_uring_cmd_done(ioucmd, result, 0, issue_flags);
+	io_uring_cmd_done(ioucmd, result, job_id, issue_flags);
 }
 
 static void loom_uring_task_done(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
@@ -143,6 +151,7 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 
 	cmd->ioucmd = ioucmd;
 	cmd->done = done;
+	cmd->job_id = args.job_id;
 	*loom_pdu(ioucmd) = cmd;
 	/*
 	 * Cancelable before the callback can fire: once it has, the task work

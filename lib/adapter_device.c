@@ -14,8 +14,8 @@
  * retirements do, exactly as in the synchronous adapter.
  *
  * Each dispatch ends with a WRITE_COUNTERS into the result BO's tail
- * (after the records): io_uring jobs have no job id for JOB_INFO, and this
- * is how the run sums what the device did.
+ * (after the records): the run sums what the device did without an ioctl
+ * per dispatch.
  *
  * A failure (a launch or job error, children that do not fit, more
  * children than the capacity) names the item, cancels the whole domain,
@@ -135,11 +135,16 @@ static void run_batch(struct device_worker *w, size_t n)
 {
 	const struct loom_work_device_config *c = w->run->config;
 	uint64_t *payloads = loom_bo_map(w->payloads);
-	struct loom_items_batch items = {
-		.count = n,
+	struct loom_launch l = {
+		.kind = LOOM_LAUNCH_ITEMS,
+		.thread = c->thread,
+		.args = w->args,
+		.n_args = c->n_args,
+		.items = n,
 		.payload_va = loom_bo_va(w->payloads),
 		.result_va = loom_bo_va(w->results),
 		.counters_va = loom_bo_va(w->results) + counters_offset(w),
+		.queue = w->core,
 	};
 	struct loom_completion done;
 	uint64_t submit_ns = loom_now_ns();
@@ -154,8 +159,7 @@ static void run_batch(struct device_worker *w, size_t n)
 		rec->reserved = RECORD_UNWRITTEN;
 		w->counts.steals += w->batch[i].from_worker != w->batch[i].worker;
 	}
-	ret = loom_ring_launch_batch(w->ring, c->image, c->thread, w->args,
-				     c->n_args, &items, w->core, w->jobs);
+	ret = loom_ring_launch(w->ring, c->image, &l, w->jobs, NULL);
 	if (!ret) {
 		w->jobs++;
 		do	/* a signal may interrupt the wait; the job runs on */
@@ -273,20 +277,27 @@ static int setup_worker(struct device_run *run, uint32_t i)
 static int check_devices(struct device_run *run)
 {
 	const struct loom_work_device_config *c = run->config;
+	struct loom_thread_info info;
 
 	for (uint32_t i = 0; i < c->workers; i++) {
 		unsigned core;
 		struct loom_device *dev = worker_device(c, i, &core);
-		uint32_t cap;
-		const struct loom_arg *args = c->device_args ?
-			c->device_args[i % c->n_devices] : c->args;
-		int ret = loom_launch_items_check(dev, c->image, c->thread,
-						  args, c->n_args, core, &cap);
+		struct loom_launch l = {
+			.kind = LOOM_LAUNCH_ITEMS,
+			.thread = c->thread,
+			.args = c->device_args ? c->device_args[i % c->n_devices] :
+						 c->args,
+			.n_args = c->n_args,
+			.queue = core,
+		};
+		int ret = loom_launch_check(dev, c->image, &l);
 
 		if (ret)
 			return ret;
-		run->common.child_capacity = cap;
 	}
+	if (loom_image_thread(c->image, c->thread, &info))
+		return LOOM_E_NO_THREAD;
+	run->common.child_capacity = info.child_capacity;
 	return 0;
 }
 

@@ -2,11 +2,9 @@
 /*
  * DOC: devices
  *
- * Opening loom render nodes (by path, first, n-th, all), reading what the
- * driver tells about the device once at open, and loom_strerror() for the
- * typed errors and errno.
+ * Opening loom nodes, accel or render (by path, first, n-th, all), and
+ * reading what the driver tells about the device once at open.
  */
-#define _GNU_SOURCE	/* strerrordesc_np: thread-safe, unlike strerror */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -104,6 +102,13 @@ int loom_device_open(const char *path, struct loom_device **out)
 	if (ret)
 		goto err_close;
 	snprintf(dev->info.path, sizeof(dev->info.path), "%s", path);
+	ret = -ENOMEM;
+	dev->arenas = calloc(dev->info.num_cores ? dev->info.num_cores : 1,
+			     sizeof(*dev->arenas));
+	if (!dev->arenas)
+		goto err_close;
+	for (unsigned q = 0; q < dev->info.num_cores; q++)
+		pthread_mutex_init(&dev->arenas[q].lock, NULL);
 	pthread_mutex_init(&dev->lock, NULL);
 	*out = dev;
 	return 0;
@@ -196,14 +201,15 @@ int loom_device_open_all(struct loom_device **devs, unsigned max)
 
 void loom_device_close(struct loom_device *dev)
 {
-	struct loom_config_entry *e, *next;
+	struct loom_plan *p, *next;
 
 	if (!dev)
 		return;
-	for (e = dev->configs; e; e = next) {
-		next = e->next;
-		loom_bo_free(e->bo);
-		free(e);
+	loom_device_release_launches(dev);
+	for (p = dev->configs; p; p = next) {
+		next = p->next;
+		loom_bo_free(p->config);
+		free(p);
 	}
 	pthread_mutex_destroy(&dev->lock);
 	close(dev->fd);

@@ -7,25 +7,55 @@
 #define LOOM_DEVICE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "drm/loom_drm.h"
 
 #include "loom/loom.h"
 #include "loom_image.h"
 
-/* One thread's configuration uploaded for one image (the launch cache). */
-struct loom_config_entry {
+/*
+ * A launch plan: one thread of one image, checked once against one device
+ * (fabric, rank, features) and its configuration uploaded.  Keyed by the
+ * image's load id and the thread's index, never by name or address.  Only
+ * a launch that passed every check makes one.
+ */
+struct loom_plan {
 	uint64_t image_id;
 	unsigned thread;
-	struct loom_bo *bo;
-	struct loom_config_entry *next;
+	struct loom_bo *config;
+	struct loom_plan *next;
+};
+
+/* One command buffer in an arena, from its launch until its job is done. */
+struct loom_arena_entry {
+	uint32_t offset, size;
+	struct loom_token *token;	/* a reference: its syncobj says "done" */
+	bool done;			/* ring arenas: the CQE arrived */
+};
+
+/*
+ * A command arena: one BO the command buffers of many launches are
+ * written into (drm_loom_submit.cmd_offset), a byte ring whose entries
+ * are reused in submission order once their jobs are done (launch.c).
+ */
+struct loom_arena {
+	pthread_mutex_t lock;		/* the device's arenas: launches of any thread */
+	struct loom_bo *bo;		/* NULL until the first launch */
+	uint32_t head;			/* where the next command goes */
+	struct loom_arena_entry *fifo;	/* in-flight entries, oldest first */
+	unsigned cap, first, count;
+	uint64_t first_seq;		/* sequence number of fifo[first] */
 };
 
 struct loom_device {
 	int fd;
 	struct loom_device_info info;
-	pthread_mutex_t lock;		/* protects configs */
-	struct loom_config_entry *configs;
+	pthread_mutex_t lock;		/* protects configs and the syncobj pool */
+	struct loom_plan *configs;	/* the plans, each with its configuration */
+	uint32_t *pool;			/* idle syncobjs, reused by launches */
+	unsigned pool_count, pool_cap;
+	struct loom_arena *arenas;	/* one per hardware queue */
 };
 
 struct loom_bo {
@@ -53,78 +83,75 @@ struct loom_image {
 	void *bytes;			/* owns every pointer above but threads/patches */
 };
 
-struct loom_ring;
-
+/*
+ * A launch's completion, whatever carried the launch: its out-syncobj.
+ * Referenced by its caller and by the arena entry of its command buffer,
+ * whichever lets go last gives the syncobj back to the device's pool.
+ */
 struct loom_token {
 	struct loom_device *dev;
 	uint32_t syncobj;
-	uint64_t job_id;		/* 0 for ring launches */
+	atomic_uint refs;
+	uint64_t job_id;		/* 0 until known (a ring's CQE brings it) */
 	uint64_t submit_ns;		/* CLOCK_MONOTONIC at submission */
 	bool status_known;
 	int status;			/* once status_known */
-	struct loom_ring *ring;		/* ring launches: where the CQE lands */
-	unsigned slot;
 };
 
 /* device.c */
 int loom_get_param(int fd, uint32_t param, uint64_t *value);
+/* Gives every arena's BO and syncobj back: the device is closing. */
+void loom_device_release_launches(struct loom_device *dev);
 
 /* image.c */
 const struct loom_image_thread *loom_image_find(const struct loom_image *img,
 						const char *name);
 
-/* launch.c: everything a submission needs, prepared but not submitted. */
-struct loom_prepared {
-	struct loom_bo *cmd;		/* must outlive the kernel's lookup */
-	uint32_t cmd_size;
-	struct drm_loom_bo_ref refs[1];
-	uint32_t in_syncobjs[256];
-	unsigned n_in;
-};
-
-int loom_launch_prepare(struct loom_device *dev, const struct loom_image *img,
-			const char *thread, const struct loom_arg *args,
-			unsigned n_args, const int64_t *extents,
-			unsigned n_extents, struct loom_token *const *deps,
-			unsigned n_deps, unsigned queue,
-			struct loom_prepared *p);
-/* The batch an items launch patches into its template. */
-struct loom_items_batch {
-	uint32_t count;
-	uint64_t payload_va;
-	uint64_t result_va;
-	uint64_t counters_va;	/* 0, or where WRITE_COUNTERS puts the job's */
-};
-
-/* An items launch's checks, without a batch: the adapter checks up front. */
-int loom_launch_items_check(struct loom_device *dev,
-			    const struct loom_image *img, const char *thread,
-			    const struct loom_arg *args, unsigned n_args,
-			    unsigned queue, uint32_t *child_capacity);
-int loom_launch_prepare_items(struct loom_device *dev,
-			      const struct loom_image *img, const char *thread,
-			      const struct loom_arg *args, unsigned n_args,
-			      const struct loom_items_batch *items,
-			      struct loom_token *const *deps, unsigned n_deps,
-			      unsigned queue, struct loom_prepared *p);
-/* One items batch through a ring (no token, no deps): the device adapter. */
-int loom_ring_launch_batch(struct loom_ring *ring,
-			   const struct loom_image *img, const char *thread,
-			   const struct loom_arg *args, unsigned n_args,
-			   const struct loom_items_batch *items,
-			   unsigned queue, uint64_t user_data);
+/* launch.c */
 uint64_t loom_now_ns(void);
-void loom_launch_fill_submit(const struct loom_prepared *p, unsigned queue,
-			     uint32_t out_syncobj, struct drm_loom_submit *s);
-void loom_prepared_release(struct loom_prepared *p);
+/* A token with a fresh (unsignalled, fenceless) syncobj. */
 int loom_token_new(struct loom_device *dev, struct loom_token **out);
-
 /*
- * ring.c: a ring token's result is its CQE's res, collected by draining
- * the ring (loom_token_wait/_done call these).
+ * Everything loom_launch() checks, without submitting: the device adapter
+ * checks each device once before a run (items count and VAs are not
+ * checked: @l's may be placeholders).
  */
-int loom_ring_token_wait(struct loom_token *token, int64_t timeout_ns);
-int loom_ring_token_poll(struct loom_token *token);
-void loom_ring_token_detach(struct loom_ring *ring, unsigned slot);
+int loom_launch_check(struct loom_device *dev, const struct loom_image *img,
+		      const struct loom_launch *l);
+/*
+ * The command buffer @l would run, written to @buf (at most @size bytes):
+ * *@cmd_size its size, *@config the configuration BO handle it reads.
+ * The benchmarks submit it raw to measure what the library adds.
+ */
+int loom_launch_encode(struct loom_device *dev, const struct loom_image *img,
+		       const struct loom_launch *l, void *buf, uint32_t size,
+		       uint32_t *cmd_size, uint32_t *config);
+
+/* ring.c: the io_uring transport, SQEs in and CQEs out, nothing else. */
+#include <liburing.h>
+
+struct loom_uring {
+	struct io_uring ring;
+	int fd;
+	bool cqe32;			/* CQEs carry the job id */
+};
+
+struct loom_cqe {
+	uint64_t user_data;
+	int res;
+	uint64_t job_id;		/* 0 if the driver gave none */
+};
+
+int loom_uring_init(struct loom_uring *u, int fd, unsigned entries,
+		    bool job_id);
+void loom_uring_exit(struct loom_uring *u);
+/* One DRM_LOOM_URING_CMD_SUBMIT SQE, submitted to the kernel at once. */
+int loom_uring_submit(struct loom_uring *u, const struct drm_loom_submit *s,
+		      uint64_t user_data);
+/*
+ * The next CQE into *@cqe: 0, -EAGAIN if none is there and @wait is
+ * false, or an error of the wait.
+ */
+int loom_uring_next(struct loom_uring *u, bool wait, struct loom_cqe *cqe);
 
 #endif /* LOOM_DEVICE_INTERNAL_H */

@@ -2,8 +2,9 @@
 /*
  * loom.ko's buffers and jobs: every ioctl's success path and bad-input
  * matrix, a vector add through mmap -> job -> mmap, 1000 dependent jobs by
- * ioctl and by io_uring, isolation between files, and recovery from an
- * injected hang, DMA error and MMU fault.
+ * ioctl and by io_uring, the job id in a CQE32 ring's CQEs, isolation
+ * between files, and recovery from an injected hang, DMA error and MMU
+ * fault.
  */
 #include <liburing.h>
 #include <sys/wait.h>
@@ -264,6 +265,55 @@ TEST_F(job, thousand_jobs_through_io_uring)
 		ASSERT_EQ(1, seen[i]);
 		ASSERT_EQ(i, log[1 + i]);
 	}
+	io_uring_queue_exit(&ring);
+}
+
+/* A CQE32 ring's CQE carries the job id JOB_INFO knows (uapi 6). */
+TEST_F(job, uring_cqe32_carries_the_job_id)
+{
+	struct drm_loom_job_info info;
+	struct drm_loom_submit s;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	uint64_t id, job = 0, next;
+
+	ASSERT_NE(0, test_get_param(self->fd, DRM_LOOM_PARAM_FEATURES) &
+		  DRM_LOOM_FEATURE_URING_JOB_ID);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32));
+	for (int refused = 0; refused < 2; refused++) {
+		s = submit_args(self, 0, vadd_cmd(self, 0, 4), NULL, 0);
+		if (refused)
+			s.queue = 99;
+		sqe = io_uring_get_sqe(&ring);
+		ASSERT_NE(NULL, sqe);
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, self->fd, NULL, 0, 0);
+		sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+		sqe_set_submit(sqe, &s);
+		sqe->user_data = 40 + refused;
+		ASSERT_EQ(1, io_uring_submit(&ring));
+		ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+		EXPECT_EQ(40 + refused, cqe->user_data);
+		EXPECT_EQ(refused ? -EINVAL : 0, cqe->res);
+		id = cqe->big_cqe[0];
+		io_uring_cqe_seen(&ring, cqe);
+		if (refused) {
+			EXPECT_EQ(0, id);
+			continue;
+		}
+		ASSERT_NE(0, id);
+		job = id;
+		info = (struct drm_loom_job_info){ .job_id = id };
+		ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_JOB_INFO, &info));
+		EXPECT_EQ(DRM_LOOM_JOB_DONE, info.state);
+		EXPECT_EQ(0, info.error);
+		EXPECT_EQ(4, info.counters.instances);
+	}
+	/* the file's own numbering: the refused one took none, SUBMIT the next */
+	s = submit_args(self, 0, vadd_cmd(self, 0, 4), NULL, 0);
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_SUBMIT, &s));
+	next = s.job_id;
+	EXPECT_EQ(job + 1, next);
 	io_uring_queue_exit(&ring);
 }
 

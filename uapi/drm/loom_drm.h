@@ -28,7 +28,7 @@ extern "C" {
  * uapi version, answered by DRM_LOOM_PARAM_UAPI_VERSION.  It grows whenever
  * an ioctl or parameter is added; userspace compares it instead of probing.
  */
-#define DRM_LOOM_UAPI_VERSION	5
+#define DRM_LOOM_UAPI_VERSION	6
 
 #define DRM_LOOM_GET_PARAM	0x00
 #define DRM_LOOM_BO_CREATE	0x01
@@ -81,6 +81,8 @@ enum drm_loom_param {
 #define DRM_LOOM_FEATURE_ACCEL_NODE	(1ULL << 6)
 /* A ring that goes away completes its pending commands with -ECANCELED (uapi 5). */
 #define DRM_LOOM_FEATURE_URING_CANCEL	(1ULL << 7)
+/* A ring set up with IORING_SETUP_CQE32 gets the job id in big_cqe[0] of each CQE (uapi 6). */
+#define DRM_LOOM_FEATURE_URING_JOB_ID	(1ULL << 8)
 
 /**
  * struct drm_loom_get_param - read one device or driver fact
@@ -293,8 +295,9 @@ struct drm_loom_job_info {
  * command area (a ring set up with IORING_SETUP_SQE128).  The CQE arrives
  * when the job is done: res 0, or the negative errno the job's fence
  * completed with (or the submit's own error); user_data is the SQE's.
- * job_id is not written back (read it with JOB_INFO if needed: the CQE's
- * res is the job's outcome).
+ * The SQE's job_id is not written back: on a ring set up with
+ * IORING_SETUP_CQE32 (DRM_LOOM_FEATURE_URING_JOB_ID, uapi 6) the CQE's
+ * big_cqe[0] is the job id for JOB_INFO, 0 if the submit was refused.
  */
 #define DRM_LOOM_URING_CMD_SUBMIT	0x4c01
 

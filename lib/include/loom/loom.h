@@ -43,8 +43,8 @@ extern "C" {
  * loom_strerror() names both.  Out parameters are written only on success.
  *
  * Thread safety: a struct loom_device may be shared by threads (its
- * configuration cache is locked).  Tokens and images are not
- * locked: one thread at a time per object.  A struct loom_ring and the
+ * launch plans, syncobj pool and command arenas are locked).  Tokens and
+ * images are not locked: one thread at a time per object.  A struct loom_ring and the
  * tokens it returned belong to one thread.
  */
 
@@ -180,6 +180,60 @@ struct loom_arg {
  */
 struct loom_token;
 
+/* What a struct loom_launch runs: a dense dispatch or an items dispatch. */
+enum loom_launch_kind {
+	LOOM_LAUNCH_DENSE = 0,
+	LOOM_LAUNCH_ITEMS = 1,
+};
+
+/**
+ * struct loom_launch - one launch of one thread, by ioctl or through a ring
+ * @kind: LOOM_LAUNCH_DENSE or LOOM_LAUNCH_ITEMS
+ * @thread: the thread's name in the image
+ * @args: its whole signature (see loom_launch_items() for the work-item
+ *	argument of a dynamic-work thread)
+ * @n_args: entries of @args
+ * @extents: dense: the domain [0, extents[0]) x ..., the thread's rank of them
+ * @n_extents: entries of @extents
+ * @items: items: how many items the dispatch runs, at least 1
+ * @payload_va: items: item i's payload is the u64 at @payload_va + 8 * i
+ * @result_va: items: item i's result record is at @result_va + i *
+ *	LOOM_ITEM_RESULT_SIZE(child capacity)
+ * @counters_va: 0, or a device VA (8-byte aligned) where a
+ *	LOOM_PKT_WRITE_COUNTERS after the dispatch writes its struct
+ *	loom_hw_counters
+ * @deps: tokens (of the same device) the job waits for
+ * @n_deps: entries of @deps, at most DRM_LOOM_MAX_IN_SYNCOBJS
+ * @queue: the hardware queue (core), below num_cores
+ */
+struct loom_launch {
+	enum loom_launch_kind kind;
+	const char *thread;
+	const struct loom_arg *args;
+	unsigned n_args;
+	const int64_t *extents;
+	unsigned n_extents;
+	uint32_t items;
+	uint64_t payload_va;
+	uint64_t result_va;
+	uint64_t counters_va;
+	struct loom_token *const *deps;
+	unsigned n_deps;
+	unsigned queue;
+};
+
+/*
+ * Launches @l on @dev by ioctl and returns its token.  Checked before
+ * anything is submitted, as loom_launch_dense() and loom_launch_items()
+ * list (those two are this with @kind set); -EINVAL for a NULL @dev, @img,
+ * @l or @token, or an unknown @kind.  What depends only on the device and
+ * the thread is checked once per (device, image, thread) and remembered;
+ * the command buffer goes into the device's command arena for @queue, not
+ * a BO of its own.
+ */
+int loom_launch(struct loom_device *dev, const struct loom_image *img,
+		const struct loom_launch *l, struct loom_token **token);
+
 /*
  * Launches dense thread @thread of @img over [0, extents[0]) x ... on core
  * @queue, after every token of @deps.  Checked before anything is
@@ -233,7 +287,10 @@ int loom_token_wait_all(struct loom_token *const *tokens, unsigned n,
 			int64_t timeout_ns);
 /* 1 if done, 0 if not yet; never blocks (negative on error). */
 int loom_token_done(struct loom_token *token);
-/* The driver's job id; 0 for io_uring launches (the driver returns none). */
+/*
+ * The driver's job id; for a ring launch, 0 until its completion is reaped
+ * (and always 0 where the driver lacks DRM_LOOM_FEATURE_URING_JOB_ID).
+ */
 uint64_t loom_token_job_id(const struct loom_token *token);
 
 struct loom_job_counters {
@@ -241,7 +298,11 @@ struct loom_job_counters {
 	uint64_t mem_reads, mem_writes;
 };
 
-/* What a finished job did (JOB_INFO); -EBUSY while it runs. */
+/*
+ * What a finished job did (JOB_INFO); -EBUSY while it runs (a ring
+ * launch's: until its completion is reaped); LOOM_E_NOT_SUPPORTED for a
+ * ring launch where the driver gives no job id through io_uring.
+ */
 int loom_token_counters(struct loom_token *token,
 			struct loom_job_counters *counters);
 /*
@@ -304,8 +365,8 @@ void loom_ring_destroy(struct loom_ring *ring);
 /*
  * loom_launch_dense() through the ring: same checks, then one
  * DRM_LOOM_URING_CMD_SUBMIT whose completion carries @user_data.  @token
- * may be NULL; a token returned still serves as a dependency and can be
- * waited on (its error is the CQE's res).
+ * may be NULL; a token returned is a syncobj like any other: it serves as
+ * a dependency and can be waited on without reaping the ring.
  */
 int loom_ring_launch_dense(struct loom_ring *ring,
 			   const struct loom_image *img, const char *thread,
@@ -314,6 +375,16 @@ int loom_ring_launch_dense(struct loom_ring *ring,
 			   struct loom_token *const *deps, unsigned n_deps,
 			   unsigned queue, uint64_t user_data,
 			   struct loom_token **token);
+/*
+ * loom_launch() through the ring: same checks, then one
+ * DRM_LOOM_URING_CMD_SUBMIT whose completion carries @user_data; @token may
+ * be NULL.  The command buffer goes into the ring's own command arena,
+ * reused as the ring's completions arrive.
+ */
+int loom_ring_launch(struct loom_ring *ring, const struct loom_image *img,
+		     const struct loom_launch *l, uint64_t user_data,
+		     struct loom_token **token);
+
 /* loom_launch_items() through the ring, like loom_ring_launch_dense(). */
 int loom_ring_launch_items(struct loom_ring *ring,
 			   const struct loom_image *img, const char *thread,

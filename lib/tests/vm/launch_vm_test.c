@@ -473,7 +473,7 @@ TEST_F(dev, io_uring_completions)
 	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store",
 		(struct loom_arg[]){ ARG(MEMREF_I64, self->va + 8 * 1001), ARG(I64, 5) }, 2,
 		NULL, 0, &tok[1], 1, 0, &tok[3]));
-	/* waiting on a token drains its CQE without losing it for reap */
+	/* a ring token is a syncobj: waiting on it reaps nothing */
 	EXPECT_EQ(0, loom_token_wait(tok[1], 10 * SEC));
 	while (got < 4) {
 		int n = loom_ring_reap(ring, c, 8, true);
@@ -493,6 +493,14 @@ TEST_F(dev, io_uring_completions)
 	EXPECT_EQ(0, loom_ring_reap(ring, c, 8, true));
 	EXPECT_EQ(0, loom_token_wait(tok[0], 0));
 	EXPECT_EQ(-EFAULT, loom_token_wait(tok[2], 0));
+	/* reaped, a ring launch has its job id: counters have one path */
+	if (loom_device_info(self->dev)->features & DRM_LOOM_FEATURE_URING_JOB_ID) {
+		struct loom_job_counters cnt;
+
+		EXPECT_NE(0, loom_token_job_id(tok[1]));
+		ASSERT_EQ(0, loom_token_counters(tok[1], &cnt));
+		EXPECT_EQ(6, cnt.instances);
+	}
 	EXPECT_EQ(0, loom_token_wait(tok[3], 10 * SEC));
 	EXPECT_EQ(77, self->mem[1000]);
 	EXPECT_EQ(5, self->mem[1001]);
@@ -503,6 +511,72 @@ TEST_F(dev, io_uring_completions)
 	for (int i = 0; i < 4; i++)
 		loom_token_free(tok[i]);
 	loom_ring_destroy(ring);
+}
+
+/*
+ * Thousands of launches, each writing its own index through its own
+ * command buffer: the command arenas wrap and reuse their entries many
+ * times, and no job may run a command that a later launch overwrote.
+ * By ioctl on both queues (every token freed at once: the arena keeps
+ * what it needs), then through a ring with a token every 64th launch.
+ */
+#define MANY	3000
+
+TEST_F(dev, command_arenas_are_reused_safely)
+{
+	unsigned queues = loom_device_info(self->dev)->num_cores > 1 ? 2 : 1;
+	struct loom_token *last[2] = { NULL, NULL }, *tok;
+	struct loom_completion c[64];
+	struct loom_ring *ring;
+	unsigned got = 0;
+
+	for (unsigned i = 0; i < MANY; i++) {
+		struct loom_arg a[2] = { ARG(MEMREF_I64, self->va + 8 * i), ARG(I64, i) };
+		struct loom_launch l = { .kind = LOOM_LAUNCH_DENSE, .thread = "store",
+					 .args = a, .n_args = 2, .queue = i % queues };
+
+		ASSERT_EQ(0, loom_launch(self->dev, self->img, &l, &tok)) TH_LOG("launch %u", i);
+		loom_token_free(last[i % queues]);
+		last[i % queues] = tok;
+	}
+	for (unsigned q = 0; q < queues; q++) {
+		ASSERT_EQ(0, loom_token_wait(last[q], 30 * SEC));
+		loom_token_free(last[q]);
+	}
+	for (unsigned i = 0; i < MANY; i++) {
+		ASSERT_EQ(i, self->mem[i]) TH_LOG("slot %u", i);
+	}
+
+	ASSERT_EQ(0, loom_ring_create(self->dev, 16, &ring));
+	for (unsigned i = 0; i < MANY; i++) {
+		struct loom_arg a[2] = { ARG(MEMREF_I64, self->va + 8 * (MANY + i)),
+					 ARG(I64, 2 * i) };
+		struct loom_launch l = { .kind = LOOM_LAUNCH_DENSE, .thread = "store",
+					 .args = a, .n_args = 2, .queue = i % queues };
+
+		tok = NULL;
+		ASSERT_EQ(0, loom_ring_launch(ring, self->img, &l, i, i % 64 ? NULL : &tok));
+		if (tok) {
+			EXPECT_EQ(0, loom_token_wait(tok, 30 * SEC));
+			loom_token_free(tok);
+		}
+		/* reap now and then: completions wait in the ring meanwhile */
+		if (i % 128 == 127 || i == MANY - 1) {
+			while (loom_ring_in_flight(ring) > (i == MANY - 1 ? 0 : 32)) {
+				int n = loom_ring_reap(ring, c, 64, true);
+
+				ASSERT_LT(0, n);
+				for (int k = 0; k < n; k++)
+					EXPECT_EQ(0, c[k].res);
+				got += n;
+			}
+		}
+	}
+	EXPECT_EQ(MANY, got);
+	loom_ring_destroy(ring);
+	for (unsigned i = 0; i < MANY; i++) {
+		ASSERT_EQ(2 * i, self->mem[MANY + i]) TH_LOG("ring slot %u", i);
+	}
 }
 
 /* LOOM_DEVICE names the devices: only those, in its order. */
