@@ -12,6 +12,7 @@
  *             program's checker
  *   interp.c  the host-program interpreter, over a backend's callbacks
  *             (libloom's device backend, the compiler tests' engine one)
+ *   template.c  a launch template's holes filled with a launch's values
  *   alu.c     the PE operations' arithmetic (loom_alu.h), which host
  *             programs and the device's engine share
  *
@@ -113,6 +114,37 @@ int loom_builder_set_host(struct loom_image_builder *b,
 /* The image bytes in a malloc()ed buffer the caller free()s. */
 int loom_builder_finish(struct loom_image_builder *b, void **bytes,
 			size_t *size);
+
+/* =========================================================================
+ * Launch templates (template.c)
+ * ========================================================================= */
+
+/**
+ * struct loom_template_values - what a launch puts in its template's holes
+ * @config_va: the device VA of the thread's configuration
+ * @operands: the launch operands, by argument index (the work-item
+ *	argument's is not read: the device feeds each item's payload)
+ * @extents: dense extents, by coordinate
+ * @items: dynamic work: the dispatch's item count
+ * @payload_va, @result_va: dynamic work: its payload and result arrays
+ */
+struct loom_template_values {
+	uint64_t config_va;
+	const uint64_t *operands;
+	const int64_t *extents;
+	uint32_t items;
+	uint64_t payload_va;
+	uint64_t result_va;
+};
+
+/*
+ * Fills the holes of thread @t's template, already copied to @cmd, from
+ * @v; @patch is the thread's t->num_patches patches, which a validated
+ * image keeps inside its template.
+ */
+void loom_template_fill(void *cmd, const struct loom_image_thread *t,
+			const struct loom_image_patch *patch,
+			const struct loom_template_values *v);
 
 /* =========================================================================
  * The reader (reader.c)

@@ -39,6 +39,7 @@
 #include "drm/loom_drm.h"
 #include "loom_device.h"
 #include "device_internal.h"
+#include "loom_format.h"
 
 /*
  * A device arena's size; it grows for a command that would not fit.  16 KiB
@@ -259,30 +260,6 @@ static void put32(unsigned char *p, uint32_t v)
 	memcpy(p, &v, 4);
 }
 
-static uint64_t patch_value(const struct loom_image_patch *p,
-			    const struct loom_image_thread *t,
-			    const struct loom_plan *plan,
-			    const struct loom_launch *l)
-{
-	switch (p->kind) {
-	case LOOM_PATCH_CONFIG_VA:
-		return plan->config->va;
-	case LOOM_PATCH_OPERAND:
-		/* the work-item slot carries no launch value: the device feeds
-		 * each item's payload to its payload port */
-		if (t->domain == LOOM_DOMAIN_DYNAMIC_WORK &&
-		    p->index == t->work_item_arg)
-			return 0;
-		return l->args[p->index].value;
-	case LOOM_PATCH_PAYLOAD_VA:
-		return l->payload_va;
-	case LOOM_PATCH_RESULT_VA:
-		return l->result_va;
-	default:	/* LOOM_PATCH_EXTENT: the loader allows nothing else in dense */
-		return (uint64_t)l->extents[p->index];
-	}
-}
-
 /*
  * The template, its holes filled, then a WRITE_COUNTERS if asked for: the
  * template ends with its dispatch, so the counters are exactly that
@@ -292,16 +269,18 @@ static void encode(unsigned char *p, const struct loom_image *img,
 		   const struct checked *c, const struct loom_launch *l)
 {
 	const struct loom_image_thread *t = c->t;
+	uint64_t operands[LOOM_IMAGE_MAX_ARGS];
+	struct loom_template_values v = {
+		.config_va = c->plan->config->va, .operands = operands,
+		.extents = l->extents, .items = l->items,
+		.payload_va = l->payload_va, .result_va = l->result_va,
+	};
 
+	/* check() has matched n_args to the thread's signature */
+	for (unsigned i = 0; i < l->n_args; i++)
+		operands[i] = l->args[i].value;
 	memcpy(p, img->templates + t->template_offset, t->template_size);
-	for (uint32_t i = 0; i < t->num_patches; i++) {
-		const struct loom_image_patch *pt = &img->patches[t->patch_first + i];
-
-		if (pt->kind == LOOM_PATCH_ITEM_COUNT)
-			put32(p + pt->offset, l->items);
-		else
-			put64(p + pt->offset, patch_value(pt, t, c->plan, l));
-	}
+	loom_template_fill(p, t, &img->patches[t->patch_first], &v);
 	if (l->counters_va) {
 		p += t->template_size;
 		put32(p, LOOM_PKT_HEADER(LOOM_PKT_WRITE_COUNTERS,

@@ -97,11 +97,6 @@ static inline int er_thread(struct er *e, const char *name)
 	return loom_view_find_thread(&e->view, name);
 }
 
-static inline void er_put(uint8_t *p, unsigned width, uint64_t v)
-{
-	memcpy(p, &v, width);
-}
-
 /*
  * Launches thread @name: @args are the launch operands, @extents the
  * dense extents; for dynamic work @count payloads at @payload_va, results
@@ -114,6 +109,7 @@ static inline int er_launch(struct er *e, const char *name,
 {
 	int i = er_thread(e, name);
 	struct loom_image_thread t;
+	struct loom_image_patch patches[64];
 	uint8_t cmd[4096];
 	struct loom_hw_job job = { 0 };
 	size_t dump_len;
@@ -127,19 +123,14 @@ static inline int er_launch(struct er *e, const char *name,
 	       t.template_size);
 	fake_bus_poke(&e->bus, ER_CONFIG_VA,
 		      e->view.sec[LOOM_SEC_CONFIGS] + t.config_offset, t.config_size);
-	for (unsigned k = 0; k < t.num_patches; k++) {
-		struct loom_image_patch p = loom_view_patch(&e->view, t.patch_first + k);
-		uint8_t *at = cmd + p.offset;
-
-		switch (p.kind) {
-		case LOOM_PATCH_CONFIG_VA: er_put(at, 8, ER_CONFIG_VA); break;
-		case LOOM_PATCH_OPERAND: er_put(at, 8, args[p.index]); break;
-		case LOOM_PATCH_EXTENT: er_put(at, 8, (uint64_t)extents[p.index]); break;
-		case LOOM_PATCH_ITEM_COUNT: er_put(at, 4, count); break;
-		case LOOM_PATCH_PAYLOAD_VA: er_put(at, 8, payload_va); break;
-		case LOOM_PATCH_RESULT_VA: er_put(at, 8, result_va); break;
-		}
-	}
+	if (t.num_patches > sizeof(patches) / sizeof(patches[0]))
+		return -1;
+	for (unsigned k = 0; k < t.num_patches; k++)
+		patches[k] = loom_view_patch(&e->view, t.patch_first + k);
+	loom_template_fill(cmd, &t, patches, &(struct loom_template_values){
+		.config_va = ER_CONFIG_VA, .operands = args, .extents = extents,
+		.items = count, .payload_va = payload_va, .result_va = result_va,
+	});
 	fake_bus_poke(&e->bus, ER_CMD_VA, cmd, t.template_size);
 	job.cmd_va = ER_CMD_VA;
 	job.cmd_size = t.template_size;
