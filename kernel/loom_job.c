@@ -715,7 +715,7 @@ int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *fil
 		args->fault_va = hw->fault_va;
 		args->packet_offset = hw->packet_offset;
 		args->packet_opcode = hw->packet_opcode;
-		memcpy(&args->counters, &hw->counters, sizeof(args->counters));
+		args->counters = hw->counters;
 		if (rec->dump && args->dump && args->dump_size)
 			dump = kmemdup(rec->dump, min(args->dump_size, rec->dump_len),
 				       GFP_ATOMIC);

@@ -51,7 +51,7 @@ struct device_worker {
 	struct loom_sched_item *batch;
 	struct loom_adapter_counts counts;
 	uint64_t jobs;
-	struct loom_job_counters counters;	/* summed over its dispatches */
+	struct loom_hw_counters counters;	/* summed over its dispatches */
 };
 
 struct device_run {
@@ -88,8 +88,8 @@ static uint64_t counters_offset(const struct device_worker *w)
 	return w->run->record_size * w->run->max_batch;
 }
 
-static void add_counters(struct loom_job_counters *sum,
-			 const struct loom_job_counters *c)
+static void add_counters(struct loom_hw_counters *sum,
+			 const struct loom_hw_counters *c)
 {
 	sum->cycles += c->cycles;
 	sum->firings += c->firings;
@@ -120,7 +120,7 @@ static void account_dispatch(struct device_worker *w, size_t n,
 	};
 
 	if (!error) {
-		rec.counters = (struct loom_job_counters){
+		rec.counters = (struct loom_hw_counters){
 			hw->cycles, hw->firings, hw->stalls, hw->instances,
 			hw->items, hw->spawns, hw->mem_reads, hw->mem_writes,
 		};

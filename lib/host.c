@@ -51,7 +51,7 @@ static int64_t timeout(const struct run *s)
 
 /* A finished dense job, shown to the observer (once). */
 static void observe_dense(struct run *s, struct launch *l, int error,
-			  const struct loom_job_counters *c)
+			  const struct loom_hw_counters *c)
 {
 	struct loom_job_record rec = {
 		.thread = l->thread,
@@ -69,7 +69,7 @@ static void observe_dense(struct run *s, struct launch *l, int error,
 
 static int wait_launch(struct run *s, struct launch *l)
 {
-	struct loom_job_counters c;
+	struct loom_hw_counters c;
 	int ret;
 
 	if (!l->token || l->counted)

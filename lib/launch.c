@@ -792,7 +792,7 @@ uint64_t loom_token_job_id(const struct loom_token *token)
 }
 
 int loom_token_counters(struct loom_token *token,
-			struct loom_job_counters *c)
+			struct loom_hw_counters *c)
 {
 	struct drm_loom_job_info info = { .job_id = token ? token->job_id : 0 };
 
@@ -805,7 +805,7 @@ int loom_token_counters(struct loom_token *token,
 		return errno == ENOENT ? LOOM_E_JOB_EXPIRED : -errno;
 	if (info.state != DRM_LOOM_JOB_DONE)
 		return -EBUSY;
-	*c = (struct loom_job_counters){
+	*c = (struct loom_hw_counters){
 		info.counters.cycles, info.counters.firings,
 		info.counters.stalls, info.counters.instances,
 		info.counters.items, info.counters.spawns,

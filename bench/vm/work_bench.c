@@ -206,7 +206,7 @@ static void tree_once(struct bench *b, uint32_t workers, uint32_t batch,
 /* Launches @thread (a dense one if @items is 0) and waits for it. */
 static int launch_wait(struct bench *b, const char *thread,
 		       const struct loom_arg *args, unsigned n_args,
-		       uint32_t items, double *t, struct loom_job_counters *cnt)
+		       uint32_t items, double *t, struct loom_hw_counters *cnt)
 {
 	const int64_t extent = TREE_ITEMS;
 	struct loom_token *tok;
@@ -234,7 +234,7 @@ static int launch_wait(struct bench *b, const char *thread,
 /* One dense launch over [0, TREE_ITEMS). */
 static void dense_once(struct bench *b, unsigned rep, struct measure *m)
 {
-	struct loom_job_counters cnt;
+	struct loom_hw_counters cnt;
 	struct loom_arg args[2];
 	char what[32];
 	double t = 0;
@@ -284,7 +284,7 @@ static bool check_records(const struct bench *b, const char *what)
  */
 static void items_once(struct bench *b, unsigned rep, struct measure *m)
 {
-	struct loom_job_counters cnt;
+	struct loom_hw_counters cnt;
 	struct loom_arg args[4];
 	char what[32];
 	double t = 0;

@@ -19,6 +19,8 @@
 #else
 #include "drm.h"
 #endif
+/* JOB_INFO's counters are the device's own (struct loom_hw_counters). */
+#include "loom_device.h"
 
 #if defined(__cplusplus)
 extern "C" {
@@ -219,21 +221,6 @@ struct drm_loom_submit {
 	__u64 job_id;
 };
 
-/**
- * struct drm_loom_counters - what a job did on the device
- * Same meaning as struct loom_hw_counters in uapi/loom_device.h.
- */
-struct drm_loom_counters {
-	__u64 cycles;
-	__u64 firings;
-	__u64 stalls;
-	__u64 instances;
-	__u64 items;
-	__u64 spawns;
-	__u64 mem_reads;
-	__u64 mem_writes;
-};
-
 /* drm_loom_job_info.state */
 #define DRM_LOOM_JOB_PENDING	0	/* not done yet */
 #define DRM_LOOM_JOB_DONE	1	/* done; the fields below are valid */
@@ -273,7 +260,7 @@ struct drm_loom_job_info {
 	__u64 fault_va;
 	__u32 packet_opcode;
 	__u32 pad;
-	struct drm_loom_counters counters;
+	struct loom_hw_counters counters;
 };
 
 #define DRM_IOCTL_LOOM_GET_PARAM \

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "loom_device.h"		/* struct loom_hw_counters: a job's counters */
 #include "loom_image.h"		/* enum loom_arg_type, enum loom_domain_kind */
 #include "work.h"		/* the dynamic-work core */
 
@@ -293,18 +294,13 @@ int loom_token_done(struct loom_token *token);
  */
 uint64_t loom_token_job_id(const struct loom_token *token);
 
-struct loom_job_counters {
-	uint64_t cycles, firings, stalls, instances, items, spawns;
-	uint64_t mem_reads, mem_writes;
-};
-
 /*
  * What a finished job did (JOB_INFO); -EBUSY while it runs (a ring
  * launch's: until its completion is reaped); LOOM_E_NOT_SUPPORTED for a
  * ring launch where the driver gives no job id through io_uring.
  */
 int loom_token_counters(struct loom_token *token,
-			struct loom_job_counters *counters);
+			struct loom_hw_counters *counters);
 /*
  * When a finished job was submitted and when its fence signalled (the
  * kernel's timestamp), both CLOCK_MONOTONIC nanoseconds; -EBUSY while it
@@ -337,7 +333,7 @@ struct loom_job_record {
 	uint64_t submit_ns;
 	uint64_t done_ns;
 	int error;
-	struct loom_job_counters counters;
+	struct loom_hw_counters counters;
 };
 
 /* Watches finished jobs; may be called from several threads at once. */
@@ -498,7 +494,7 @@ struct loom_work_device_config {
 struct loom_work_device_result {
 	struct loom_work_sync_result work;
 	uint64_t jobs_submitted;
-	struct loom_job_counters counters;
+	struct loom_hw_counters counters;
 	int device_error;
 	struct loom_token *token;
 };

@@ -222,7 +222,7 @@ TEST_F(dev, rank0_one_instance)
 {
 	struct loom_arg a[2] = { ARG(MEMREF_I64, self->va + 8), ARG(I64, 0x1234) };
 	struct loom_token *t;
-	struct loom_job_counters c;
+	struct loom_hw_counters c;
 
 	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", a, 2, NULL, 0, NULL, 0, 0, &t));
 	ASSERT_EQ(0, loom_token_wait(t, 10 * SEC));
@@ -267,7 +267,7 @@ TEST_F(dev, rank1_vector_add)
 static void check_lin(struct __test_metadata *_metadata, FIXTURE_DATA(dev) *self,
 		      struct loom_token *t, int64_t total)
 {
-	struct loom_job_counters c;
+	struct loom_hw_counters c;
 
 	ASSERT_EQ(0, loom_token_wait(t, 20 * SEC));
 	for (int64_t i = 0; i < total; i++)
@@ -311,7 +311,7 @@ TEST_F(dev, empty_domain_waits_for_its_dependency)
 				       ARG(MEMREF_I64, self->va + 8 * 100) };
 	int64_t n = 20000, e[3] = { 4, 0, 4 };
 	struct loom_token *ta, *tb;
-	struct loom_job_counters c;
+	struct loom_hw_counters c;
 
 	vadd_args(self, a, A_C);
 	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "vadd", a, 3, &n, 1, NULL, 0, 0, &ta));
@@ -373,7 +373,7 @@ TEST_F(dev, empty_domain_waits_for_a_hung_dependency)
 				       ARG(INDEX, 4), ARG(INDEX, 4) };
 	int64_t n = 8, e[3] = { 0, 4, 4 };
 	struct loom_token *ta, *tb;
-	struct loom_job_counters c;
+	struct loom_hw_counters c;
 
 	vadd_args(self, a, A_C);
 	ASSERT_EQ(0, poke_core(self->dev, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG));
@@ -495,7 +495,7 @@ TEST_F(dev, io_uring_completions)
 	EXPECT_EQ(-EFAULT, loom_token_wait(tok[2], 0));
 	/* reaped, a ring launch has its job id: counters have one path */
 	if (loom_device_info(self->dev)->features & DRM_LOOM_FEATURE_URING_JOB_ID) {
-		struct loom_job_counters cnt;
+		struct loom_hw_counters cnt;
 
 		EXPECT_NE(0, loom_token_job_id(tok[1]));
 		ASSERT_EQ(0, loom_token_counters(tok[1], &cnt));

@@ -474,7 +474,7 @@ TEST(collective_token_orders_later_work)
 	struct loom_bo *io;
 	struct loom_token *t, *rt, *it;
 	struct loom_completion cqe;
-	struct loom_job_counters cnt;
+	struct loom_hw_counters cnt;
 	uint64_t *mem;
 	const struct loom_item_result *rec;
 	uint64_t rsize = LOOM_ITEM_RESULT_SIZE(MAX_FANOUT);
