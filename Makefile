@@ -362,6 +362,29 @@ $(BUILD)/bin/loomc: compiler/loomc.c $(COMPILER_SRCS) $(COMPILER_HDRS)
 host-test: $(HOST_TESTS)
 	@fail=0; for t in $(filter %_test,$(HOST_TESTS)); do echo "--- $$(basename $$t)"; $$t || fail=1; done; exit $$fail
 
+# --- host fuzzing (libFuzzer, clang) -----------------------------------------
+# make fuzz-host [FUZZ_SECONDS=60]: the image loader under libFuzzer with ASan
+# and UBSan, seeded with the images loomc writes; a crash's input goes to
+# fuzz/crashes/image_load/ (commit it: make test replays that directory).
+FUZZ_SECONDS ?= 60
+FUZZ_BIN := $(BUILD)/fuzz/image_load_fuzz
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -I/usr/include/libdrm $(LIB_CFLAGS) \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(FUZZ_BIN): fuzz/image_load_fuzz.c $(LIB_SRCS) $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	@echo "  CLANG   $@ (libFuzzer, ASan, UBSan)" >&2
+	@clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) -ldrm -luring -lpthread
+
+.PHONY: fuzz-host
+fuzz-host: $(FUZZ_BIN) $(LCBS) $(EXAMPLE_LCBS)
+	@mkdir -p $(BUILD)/fuzz/corpus fuzz/crashes/image_load
+	@# (corpus and example programs share names: number them)
+	@n=0; for f in $(LCBS) $(EXAMPLE_LCBS); do n=$$((n + 1)); cp $$f $(BUILD)/fuzz/corpus/seed-$$n.lcb; done
+	@echo "fuzz-host: $(FUZZ_SECONDS) s of the image loader, crashes to fuzz/crashes/image_load/" >&2
+	@$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -seed=1 -print_final_stats=1 \
+		-artifact_prefix=fuzz/crashes/image_load/ $(BUILD)/fuzz/corpus 2>&1 | \
+		grep -E 'stat::|DONE|ERROR|SUMMARY|crash-' || true
+
 # --- benchmarks (optimised, no sanitizers) ----------------------------------
 $(BUILD)/bench/fabric_bench: bench/fabric_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h)
 	@mkdir -p $(dir $@)
@@ -406,7 +429,7 @@ bench: qemu $(INITRAMFS) $(BENCH_BINS) | deps
 	@BUILD=$(BUILD) bench/run
 
 # --- test and demo --------------------------------------------------------------
-test: all qemu $(ALL_INITRAMFS) $(HARNESS_KMOD) $(DEB_DKMS)
+test: all qemu $(ALL_INITRAMFS) $(HARNESS_KMOD) $(DEB_DKMS) $(FUZZ_BIN)
 	@BUILD=$(BUILD) LANES="$(LANES)" DKMS_SRC=$(DKMS_SRC) DEB_DKMS=$(DEB_DKMS) LIB_OUT=$(LIB_OUT) \
 		LOOM_VERSION=$(LOOM_VERSION) tools/run-tests
 

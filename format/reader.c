@@ -96,7 +96,8 @@ static int find_sections(struct loom_image_view *v, const Elf64_Ehdr *eh,
 {
 	Elf64_Shdr names = shdr_at(v, eh, eh->e_shstrndx), sh;
 
-	if (!inside(names.sh_offset, file_size(&names), v->size) ||
+	/* NOBITS would put no bytes in the file for the names we read */
+	if (names.sh_type == SHT_NOBITS || !inside(names.sh_offset, names.sh_size, v->size) ||
 	    !names.sh_size || v->data[names.sh_offset + names.sh_size - 1])
 		FAIL("bad .shstrtab");
 	for (unsigned i = 1; i < eh->e_shnum; i++) {
