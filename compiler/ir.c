@@ -26,6 +26,8 @@ bool ir_type_equal(const struct ir_type *a, const struct ir_type *b)
 			return false;
 		if (a->kind == IR_TYPE_MEMREF && a->dim != b->dim)
 			return false;
+		if (a->kind == IR_TYPE_UNSUPPORTED)
+			return strcmp(a->name, b->name) == 0;
 		a = a->elem;
 		b = b->elem;
 	}
@@ -56,6 +58,14 @@ bool ir_type_has_channel(const struct ir_type *t)
 	return false;
 }
 
+bool ir_type_has_unsupported(const struct ir_type *t)
+{
+	for (; t; t = t->elem)
+		if (t->kind == IR_TYPE_UNSUPPORTED)
+			return true;
+	return false;
+}
+
 enum loom_arg_type ir_type_arg_type(const struct ir_type *t)
 {
 	switch (t->kind) {
@@ -63,8 +73,9 @@ enum loom_arg_type ir_type_arg_type(const struct ir_type *t)
 	case IR_TYPE_I64:	return LOOM_ARG_I64;
 	case IR_TYPE_INDEX:	return LOOM_ARG_INDEX;
 	case IR_TYPE_MEMREF:
-		return t->elem->kind == IR_TYPE_I32 ? LOOM_ARG_MEMREF_I32 :
-						      LOOM_ARG_MEMREF_I64;
+		if (t->elem->kind == IR_TYPE_I32)
+			return LOOM_ARG_MEMREF_I32;
+		return t->elem->kind == IR_TYPE_I64 ? LOOM_ARG_MEMREF_I64 : 0;
 	default:		return 0;
 	}
 }
@@ -93,6 +104,9 @@ const char *ir_type_str(const struct ir_type *t, char *buf, size_t size)
 	case IR_TYPE_CHANNEL:
 		ir_type_str(t->elem, inner, sizeof(inner));
 		snprintf(buf, size, "!dataflow.channel<%s>", inner);
+		break;
+	case IR_TYPE_UNSUPPORTED:
+		snprintf(buf, size, "%s", t->name);
 		break;
 	}
 	return buf;

@@ -47,6 +47,10 @@ enum ir_type_kind {
 	IR_TYPE_MEMREF,		/* rank-1 memref of i32 or i64 */
 	IR_TYPE_TOKEN,		/* !dataflow.thread_token */
 	IR_TYPE_CHANNEL,	/* !dataflow.channel<T> */
+	IR_TYPE_UNSUPPORTED,	/* a type loomc cannot compile (f32, i8, a
+				 * memref element other than i32/i64): the
+				 * parser reports it and keeps it, so the
+				 * verifier can still judge what uses it */
 };
 
 /* struct ir_type.dim of a memref<?xT> */
@@ -56,13 +60,15 @@ enum ir_type_kind {
  * struct ir_type - a type; compare with ir_type_equal()
  * @kind: enum ir_type_kind
  * @dim: IR_TYPE_MEMREF: static size, or IR_DYNAMIC for '?'
- * @elem: IR_TYPE_MEMREF: element type (i32 or i64); IR_TYPE_CHANNEL: the
- *	carried type
+ * @elem: IR_TYPE_MEMREF: element type (i32 or i64, or an unsupported
+ *	one); IR_TYPE_CHANNEL: the carried type
+ * @name: IR_TYPE_UNSUPPORTED: its spelling in the source ("f32")
  */
 struct ir_type {
 	enum ir_type_kind kind;
 	int64_t dim;
 	const struct ir_type *elem;
+	const char *name;
 };
 
 extern const struct ir_type ir_i1, ir_i32, ir_i64, ir_index, ir_none,
@@ -78,6 +84,12 @@ unsigned ir_type_width(const struct ir_type *t);
 
 /* Does @t mention a !dataflow.channel anywhere? */
 bool ir_type_has_channel(const struct ir_type *t);
+
+/*
+ * Does @t mention an unsupported type anywhere?  The parser has reported
+ * each one already, so later rules need not report it again.
+ */
+bool ir_type_has_unsupported(const struct ir_type *t);
 
 /*
  * The launch ABI's encoding of @t (uapi enum loom_arg_type), or 0 when a

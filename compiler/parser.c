@@ -3,7 +3,9 @@
  * parser.c: a recursive-descent parser, one function per grammar rule with
  * the rule above it.  Everything it builds lives in the module's arena, so
  * the first syntax error simply reports, longjmps out of the descent and
- * drops the arena: nothing can leak and nothing half-built escapes.
+ * drops the arena: nothing can leak and nothing half-built escapes.  An
+ * unsupported type is not a syntax error: it is reported and parsing goes
+ * on, and the unit is still verified (but never compiled).
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -207,6 +209,33 @@ static const struct ir_type *scalar_named(const char *s, size_t len)
 	return NULL;
 }
 
+/* Longest spelling of an unsupported type kept (and printed) in full. */
+#define UNSUPPORTED_NAME_MAX	40
+
+static size_t unsupported_name_len(size_t len)
+{
+	return len > UNSUPPORTED_NAME_MAX ? UNSUPPORTED_NAME_MAX : len;
+}
+
+/*
+ * The type spelled by the @len bytes at @s, which loomc does not support.
+ * Its error is reported where it is written, and parsing goes on with
+ * this stand-in, so that a launch or an operation using it is still
+ * checked: a mismatch is diagnosed where it is, not hidden behind the
+ * unsupported type.
+ */
+static const struct ir_type *unsupported_type(struct parser *p, const char *s,
+					      size_t len)
+{
+	struct ir_type *t = alloc(p, sizeof(*t));
+
+	t->kind = IR_TYPE_UNSUPPORTED;
+	t->name = ir_strndup(p->m, s, unsupported_name_len(len));
+	if (!t->name)
+		fail_at(p, p->tok->loc, "out of memory");
+	return t;
+}
+
 /* Element type of a memref, from the text after the shape's 'x'. */
 static const struct ir_type *memref_elem(struct parser *p, const char *s,
 					 size_t len, struct loom_loc loc)
@@ -215,13 +244,18 @@ static const struct ir_type *memref_elem(struct parser *p, const char *s,
 
 	if (len && (s[0] == '?' || (s[0] >= '0' && s[0] <= '9')))
 		fail_at(p, loc, "only rank-1 memrefs are supported");
-	if (!t || (t->kind != IR_TYPE_I32 && t->kind != IR_TYPE_I64))
-		fail_at(p, loc, "memref element type must be i32 or i64, not '%.*s'",
-			(int)(len > 40 ? 40 : len), s);
-	return t;
+	if (t && (t->kind == IR_TYPE_I32 || t->kind == IR_TYPE_I64))
+		return t;
+	diag_error(p->d, loc,
+		   "memref element type must be i32 or i64, not '%.*s'",
+		   (int)unsupported_name_len(len), s);
+	return unsupported_type(p, s, len);
 }
 
-/* memref_type = "memref" "<" ("?" | INT) "x" ("i32" | "i64") ">" */
+/*
+ * memref_type = "memref" "<" ("?" | INT) "x" ("i32" | "i64") ">"
+ * (another element type is reported and kept as unsupported)
+ */
 static const struct ir_type *memref_type(struct parser *p)
 {
 	const struct ir_type *elem;
@@ -292,6 +326,8 @@ static bool looks_like_type(const struct token *t)
 /*
  * type = "i1" | "i32" | "i64" | "index" | "none" | memref_type
  *      | dialect_type
+ * (an identifier shaped like a type, f32 or i8, is reported and kept as
+ * unsupported)
  */
 static const struct ir_type *type(struct parser *p)
 {
@@ -306,8 +342,10 @@ static const struct ir_type *type(struct parser *p)
 	} else if (t->kind == TK_IDENT && (ty = scalar_named(t->text, t->len))) {
 		advance(p);
 	} else if (t->kind == TK_IDENT && looks_like_type(t)) {
-		fail_at(p, t->loc, "unsupported type '%.*s'", (int)t->len,
-			t->text);
+		diag_error(p->d, t->loc, "unsupported type '%.*s'",
+			   (int)t->len, t->text);
+		ty = unsupported_type(p, t->text, t->len);
+		advance(p);
 	} else {
 		fail_expected(p, "a type");
 	}

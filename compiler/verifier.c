@@ -332,7 +332,8 @@ static void check_inputs(struct verifier *v, struct ir_func *f)
 			diag_error(v->d, a->loc,
 				   "dynamic-work thread @%s cannot use channel type %s",
 				   f->name, tstr(a->type, buf));
-		else if (!ir_type_arg_type(a->type))
+		else if (!ir_type_arg_type(a->type) &&
+			 !ir_type_has_unsupported(a->type))
 			diag_error(v->d, a->loc,
 				   "input '%%%s' of @%s has type %s, which a launch cannot pass (i32, i64, index, memref of i32 or i64)",
 				   a->name, f->name, tstr(a->type, buf));
@@ -458,6 +459,8 @@ static bool need_integer(struct verifier *v, struct ir_op *op,
 
 	if (ir_type_is_integer(t))
 		return true;
+	if (ir_type_has_unsupported(t))
+		return false;	/* reported where the type is written */
 	diag_error(v->d, op->loc, "'%s' needs an integer or index type, not %s",
 		   op_name(op), tstr(t, buf));
 	return false;
@@ -490,6 +493,8 @@ static bool check_cast(struct verifier *v, struct ir_op *op)
 	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
 	const char *rule = NULL;
 
+	if (ir_type_has_unsupported(from) || ir_type_has_unsupported(to))
+		return false;	/* reported where the type is written */
 	if (!ir_type_is_integer(from) || !ir_type_is_integer(to))
 		rule = "casts between integer types";
 	else if ((op->code == IR_OP_ARITH_INDEX_CAST ||

@@ -247,6 +247,46 @@ static const struct rule rules[] = {
 	  "  return\n}\n",
 	  { E(5, 34, "launch operand #0 has type memref<?xi32> but @k input '%m' has type memref<?xi64>"),
 	    N(1, 67, "'%m' is declared here") } },
+	{ "operand types = inputs: index is not i64", DENSE_K2
+	  "func.func @main(%m: memref<?xi64>, %n: index) {\n"
+	  "  %t = dataflow.thread.launch @k(%m, %n) grid(%n, %n) : (memref<?xi64>, index) -> !dataflow.thread_token\n"
+	  "  return\n}\n",
+	  { E(5, 38, "launch operand #1 has type index but @k input '%x' has type i64"),
+	    N(1, 86, "'%x' is declared here") } },
+	{ "operand types = inputs: a memref is not a scalar", DENSE_K2
+	  "func.func @main(%m: memref<?xi64>, %n: index) {\n"
+	  "  %t = dataflow.thread.launch @k(%m, %m) grid(%n, %n) : (memref<?xi64>, memref<?xi64>) -> !dataflow.thread_token\n"
+	  "  return\n}\n",
+	  { E(5, 38, "launch operand #1 has type memref<?xi64> but @k input '%x' has type i64"),
+	    N(1, 86, "'%x' is declared here") } },
+	{ "operand types = inputs, the input's type unsupported",
+	  "dataflow.thread private @k domain(#dataflow.thread_domain<dense>)"
+	  "(%x: f32) ctrl(%c: none) {\n"
+	  "  dataflow.thread.yield %c : none\n"
+	  "}\n"
+	  "func.func @main(%y: i32) {\n"
+	  "  %t = dataflow.thread.launch @k(%y) : (i32) -> !dataflow.thread_token\n"
+	  "  return\n}\n",
+	  { E(1, 71, "unsupported type 'f32'"),
+	    E(5, 34, "launch operand #0 has type i32 but @k input '%x' has type f32"),
+	    N(1, 67, "'%x' is declared here") } },
+	{ "operand types = inputs, the operand's type unsupported", DENSE_K2
+	  "func.func @main(%m: memref<?xf32>, %x: i64, %n: index) {\n"
+	  "  %t = dataflow.thread.launch @k(%m, %x) grid(%n, %n) : (memref<?xf32>, i64) -> !dataflow.thread_token\n"
+	  "  return\n}\n",
+	  { E(4, 29, "memref element type must be i32 or i64, not 'f32'"),
+	    E(5, 66, "memref element type must be i32 or i64, not 'f32'"),
+	    E(5, 34, "launch operand #0 has type memref<?xf32> but @k input '%m' has type memref<?xi64>"),
+	    N(1, 67, "'%m' is declared here") } },
+	{ "an unsupported type is reported once, where it is written",
+	  "func.func @main() {\n"
+	  "  %a = arith.constant 1 : f32\n"
+	  "  %b = arith.addi %a, %a : f32\n"
+	  "  %c = arith.extsi %a : f32 to i64\n"
+	  "  return\n}\n",
+	  { E(2, 27, "unsupported type 'f32'"),
+	    E(3, 28, "unsupported type 'f32'"),
+	    E(4, 25, "unsupported type 'f32'") } },
 	{ "operand vs signature", DENSE_K2
 	  "func.func @main(%m: memref<?xi64>, %x: i32, %n: index) {\n"
 	  "  %t = dataflow.thread.launch @k(%m, %x) grid(%n, %n) : (memref<?xi64>, i64) -> !dataflow.thread_token\n"
