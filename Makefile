@@ -367,23 +367,35 @@ host-test: $(HOST_TESTS)
 # and UBSan, seeded with the images loomc writes; a crash's input goes to
 # fuzz/crashes/image_load/ (commit it: make test replays that directory).
 FUZZ_SECONDS ?= 60
-FUZZ_BIN := $(BUILD)/fuzz/image_load_fuzz
-FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -I/usr/include/libdrm $(LIB_CFLAGS) \
+FUZZ_BIN := $(BUILD)/fuzz/image_load_fuzz $(BUILD)/fuzz/cmd_decode_fuzz
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -I/usr/include/libdrm \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-$(FUZZ_BIN): fuzz/image_load_fuzz.c $(LIB_SRCS) $(LIB_HDRS)
+# image_load: libloom's loader; cmd_decode: the engine's command processor.
+$(BUILD)/fuzz/image_load_fuzz: fuzz/image_load_fuzz.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $@ (libFuzzer, ASan, UBSan)" >&2
-	@clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) -ldrm -luring -lpthread
+	@clang $(FUZZ_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) -ldrm -luring -lpthread
+$(BUILD)/fuzz/cmd_decode_fuzz: fuzz/cmd_decode_fuzz.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CLANG   $@ (libFuzzer, ASan, UBSan)" >&2
+	@clang $(FUZZ_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< $(ENGINE_SRCS) -lpthread
 
+# FUZZ_TARGET=image_load (seeded with loomc's images) or cmd_decode (seeded
+# with the command buffers of those images' templates: their .loom.templates).
+FUZZ_TARGET ?= image_load
 .PHONY: fuzz-host
 fuzz-host: $(FUZZ_BIN) $(LCBS) $(EXAMPLE_LCBS)
-	@mkdir -p $(BUILD)/fuzz/corpus fuzz/crashes/image_load
+	@mkdir -p $(BUILD)/fuzz/corpus-$(FUZZ_TARGET) fuzz/crashes/$(FUZZ_TARGET)
 	@# (corpus and example programs share names: number them)
-	@n=0; for f in $(LCBS) $(EXAMPLE_LCBS); do n=$$((n + 1)); cp $$f $(BUILD)/fuzz/corpus/seed-$$n.lcb; done
-	@echo "fuzz-host: $(FUZZ_SECONDS) s of the image loader, crashes to fuzz/crashes/image_load/" >&2
-	@$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -seed=1 -print_final_stats=1 \
-		-artifact_prefix=fuzz/crashes/image_load/ $(BUILD)/fuzz/corpus 2>&1 | \
-		grep -E 'stat::|DONE|ERROR|SUMMARY|crash-' || true
+	@n=0; for f in $(LCBS) $(EXAMPLE_LCBS); do n=$$((n + 1)); \
+		if [ $(FUZZ_TARGET) = cmd_decode ]; then \
+			objcopy -O binary --only-section=.loom.templates $$f \
+				$(BUILD)/fuzz/corpus-$(FUZZ_TARGET)/seed-$$n 2>/dev/null || true; \
+		else cp $$f $(BUILD)/fuzz/corpus-$(FUZZ_TARGET)/seed-$$n.lcb; fi; done
+	@echo "fuzz-host: $(FUZZ_SECONDS) s of $(FUZZ_TARGET), crashes to fuzz/crashes/$(FUZZ_TARGET)/" >&2
+	@$(BUILD)/fuzz/$(FUZZ_TARGET)_fuzz -max_total_time=$(FUZZ_SECONDS) -seed=1 -print_final_stats=1 \
+		-artifact_prefix=fuzz/crashes/$(FUZZ_TARGET)/ $(BUILD)/fuzz/corpus-$(FUZZ_TARGET) 2>&1 | \
+		grep -E 'stat::|DONE|ERROR|SUMMARY|crash-|timeout-' || true
 
 # --- benchmarks (optimised, no sanitizers) ----------------------------------
 $(BUILD)/bench/fabric_bench: bench/fabric_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h)

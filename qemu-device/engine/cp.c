@@ -149,19 +149,28 @@ static int run_fabric(struct cp_job *j, const struct loom_dispatch *d)
 
 /* ---- packets ----------------------------------------------------------------- */
 
+/*
+ * A field of the current packet.  Handlers read their fields before they
+ * check the packet's size, so a field past the packet's end reads as zero
+ * (the size check then fails the packet) instead of past the command
+ * buffer: a guest's short last packet must not make the device read
+ * beyond what it copied (found by fuzz/cmd_decode_fuzz.c).
+ */
 static uint32_t pkt_u32(const struct cp_job *j, unsigned byte)
 {
-	uint32_t v;
+	uint32_t v = 0;
 
-	memcpy(&v, j->cmd + j->offset + byte, sizeof(v));
+	if (byte + sizeof(v) <= j->dwords * 4)
+		memcpy(&v, j->cmd + j->offset + byte, sizeof(v));
 	return v;
 }
 
 static uint64_t pkt_u64(const struct cp_job *j, unsigned byte)
 {
-	uint64_t v;
+	uint64_t v = 0;
 
-	memcpy(&v, j->cmd + j->offset + byte, sizeof(v));
+	if (byte + sizeof(v) <= j->dwords * 4)
+		memcpy(&v, j->cmd + j->offset + byte, sizeof(v));
 	return v;
 }
 
@@ -335,7 +344,10 @@ static int run_packets(struct cp_job *j)
 	int ret;
 
 	for (j->offset = 0; j->offset < size; j->offset += j->dwords * 4) {
-		uint32_t header = pkt_u32(j, 0);
+		uint32_t header;
+
+		/* size is a multiple of 4 (descriptor_valid): the header is inside */
+		memcpy(&header, j->cmd + j->offset, sizeof(header));
 
 		if (__atomic_load_n(&j->core->stop, __ATOMIC_RELAXED))
 			return job_fail(j, LOOM_STATUS_STOPPED, 0);
