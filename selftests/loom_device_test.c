@@ -141,17 +141,6 @@ static void *map_va(struct raw_dev *d, uint64_t va, uint64_t perms)
 	return table;
 }
 
-static int sysfs_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 /* Sets bus master and memory enable in the command register. */
 static int enable_bus_master(struct raw_dev *d)
 {
@@ -309,16 +298,12 @@ FIXTURE(raw) {
 FIXTURE_SETUP(raw)
 {
 	struct raw_dev *d = &self->d;
-	char path[128], link[128];
-	ssize_t len;
+	char path[128];
 
 	memset(d, 0, sizeof(*d));
 	ASSERT_EQ(1, loom_find_nodes(&d->node, 1));
-	len = readlink(d->node.sysfs, link, sizeof(link) - 1);
-	ASSERT_LT(0, len);
-	link[len] = 0;
-	snprintf(d->slot, sizeof(d->slot), "%s", strrchr(link, '/') + 1);
-	ASSERT_EQ(0, sysfs_write("/sys/bus/pci/drivers/loom/unbind", d->slot));
+	ASSERT_EQ(0, loom_node_slot(&d->node, d->slot, sizeof(d->slot)));
+	ASSERT_EQ(0, loom_write_file("/sys/bus/pci/drivers/loom/unbind", d->slot));
 
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0", d->slot);
 	{
@@ -358,7 +343,7 @@ FIXTURE_TEARDOWN(raw)
 		wr(d, LOOM_REG_DEVICE_RESET, LOOM_RESET_MAGIC);
 		munmap((void *)d->bar, LOOM_BAR0_SIZE);
 	}
-	sysfs_write("/sys/bus/pci/drivers/loom/bind", d->slot);
+	loom_write_file("/sys/bus/pci/drivers/loom/bind", d->slot);
 }
 
 TEST_F(raw, vector_add_through_the_queue)

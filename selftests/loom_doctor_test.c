@@ -70,30 +70,6 @@ static bool has(const struct doctor_run *r, const char *text)
 	return strstr(r->out, text) != NULL;
 }
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
-
-/* The PCI slot of @node ("0000:00:01.0"). */
-static void node_slot(const struct loom_node *node, char *slot, size_t size)
-{
-	char link[256];
-	ssize_t len = readlink(node->sysfs, link, sizeof(link) - 1);
-	char *base;
-
-	link[len > 0 ? len : 0] = 0;
-	base = strrchr(link, '/');
-	snprintf(slot, size, "%.40s", base ? base + 1 : link);
-}
-
 TEST(healthy)
 {
 	struct doctor_run r = { 0 };
@@ -192,22 +168,21 @@ TEST(module_not_loaded_then_not_installed)
 TEST(device_not_bound)
 {
 	struct loom_node nodes[LOOM_MAX_NODES];
-	char slots[LOOM_MAX_NODES][64], fix[160];
+	char slots[LOOM_MAX_NODES][64];
 	struct doctor_run r = { 0 };
 	int n = loom_find_nodes(nodes, LOOM_MAX_NODES);
 
 	ASSERT_LE(1, n);
 	for (int i = 0; i < n; i++) {
-		node_slot(&nodes[i], slots[i], sizeof(slots[i]));
-		ASSERT_EQ(0, write_file("/sys/bus/pci/drivers/loom/unbind", slots[i]));
+		ASSERT_EQ(0, loom_node_slot(&nodes[i], slots[i], sizeof(slots[i])));
+		ASSERT_EQ(0, loom_write_file("/sys/bus/pci/drivers/loom/unbind", slots[i]));
 	}
 	doctor(&r);
 	for (int i = 0; i < n; i++)
-		EXPECT_EQ(0, write_file("/sys/bus/pci/drivers/loom/bind", slots[i]));
+		EXPECT_EQ(0, loom_write_file("/sys/bus/pci/drivers/loom/bind", slots[i]));
 	EXPECT_EQ(1, r.status) TH_LOG("%s", r.out);
 	EXPECT_TRUE(has(&r, "FAIL  device")) TH_LOG("%s", r.out);
-	snprintf(fix, sizeof(fix), "is not bound to loom.ko");
-	EXPECT_TRUE(has(&r, fix));
+	EXPECT_TRUE(has(&r, "is not bound to loom.ko"));
 	EXPECT_TRUE(has(&r, "/sys/bus/pci/drivers/loom/bind"));
 	EXPECT_EQ(n, loom_count_nodes());
 }
@@ -272,20 +247,20 @@ TEST(io_uring_disabled)
 
 	if (access(sysctl, W_OK))
 		SKIP(return, "no kernel.io_uring_disabled (before 6.6)");
-	ASSERT_EQ(0, write_file(sysctl, "2"));
+	ASSERT_EQ(0, loom_write_file(sysctl, "2"));
 	doctor(&r);
 	EXPECT_EQ(1, r.status) TH_LOG("%s", r.out);
 	EXPECT_TRUE(has(&r, "FAIL  io_uring")) TH_LOG("%s", r.out);
 	EXPECT_TRUE(has(&r, "fix: sudo sysctl -w kernel.io_uring_disabled=0"));
 
 	/* 1: root still may, other users not. */
-	ASSERT_EQ(0, write_file(sysctl, "1"));
+	ASSERT_EQ(0, loom_write_file(sysctl, "1"));
 	doctor(&r);
 	EXPECT_FALSE(has(&r, "FAIL  io_uring")) TH_LOG("%s", r.out);
 	r.uid = USER_ID;
 	doctor(&r);
 	EXPECT_TRUE(has(&r, "FAIL  io_uring  io_uring is limited")) TH_LOG("%s", r.out);
-	ASSERT_EQ(0, write_file(sysctl, "0"));
+	ASSERT_EQ(0, loom_write_file(sysctl, "0"));
 }
 
 TEST_HARNESS_MAIN

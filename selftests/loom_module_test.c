@@ -104,16 +104,6 @@ static int config_job_open(const struct loom_node *node, struct config_job *j)
 	return 0;
 }
 
-/* The PCI slot of @node, for sysfs bind/unbind. */
-static void node_slot(const struct loom_node *node, char *slot, size_t size)
-{
-	char link[128];
-	ssize_t len = readlink(node->sysfs, link, sizeof(link) - 1);
-
-	link[len > 0 ? len : 0] = 0;
-	snprintf(slot, size, "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : "");
-}
-
 static int driver_bind(const char *what, const char *slot)
 {
 	char buf[256];
@@ -130,7 +120,7 @@ TEST(unbind_under_open_file)
 	int fd;
 
 	ASSERT_EQ(1, loom_find_nodes(&node, 1));
-	node_slot(&node, slot, sizeof(slot));
+	loom_node_slot(&node, slot, sizeof(slot));
 	ASSERT_NE(0, slot[0]);
 
 	fd = open(node.path, O_RDWR | O_CLOEXEC);
@@ -163,7 +153,7 @@ TEST(unbind_with_jobs_in_flight)
 	int done = 0;
 
 	ASSERT_EQ(1, loom_find_nodes(&node, 1));
-	node_slot(&node, slot, sizeof(slot));
+	loom_node_slot(&node, slot, sizeof(slot));
 	ASSERT_EQ(0, config_job_open(&node, &j));
 
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
@@ -248,7 +238,7 @@ static void remove_under_load(struct __test_metadata *_metadata, int hang_ms,
 		node = *target;
 	else
 		ASSERT_EQ(1, loom_find_nodes(&node, 1));
-	node_slot(&node, slot, sizeof(slot));
+	loom_node_slot(&node, slot, sizeof(slot));
 	ASSERT_EQ(0, config_job_open(&node, &j));
 	fd = j.fd;
 	ASSERT_EQ(0, io_uring_queue_init(64, &ring, IORING_SETUP_SQE128));
@@ -359,7 +349,7 @@ TEST(unbind_with_a_job_waiting_on_another_devices_fence)
 	char slot[64];
 
 	ASSERT_EQ(2, loom_find_nodes(nodes, 2));
-	node_slot(&nodes[0], slot, sizeof(slot));
+	loom_node_slot(&nodes[0], slot, sizeof(slot));
 	ASSERT_EQ(0, config_job_open(&nodes[0], &a));
 	ASSERT_EQ(0, config_job_open(&nodes[1], &b));
 
@@ -449,7 +439,7 @@ TEST(device_del_under_load)
 	for (int i = 0; i < n; i++) {
 		char slot[64];
 
-		node_slot(&nodes[i], slot, sizeof(slot));
+		loom_node_slot(&nodes[i], slot, sizeof(slot));
 		if (!strcmp(slot, "0000:02:00.0"))
 			target = i;
 	}

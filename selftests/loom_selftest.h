@@ -44,6 +44,37 @@ static inline int loom_is_loom_fd(int fd)
 	return ok;
 }
 
+/* Writes @val to the sysfs or procfs file @path, whole; 0 or -errno. */
+static inline int loom_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	ret = n < 0 ? -errno : n == (ssize_t)strlen(val) ? 0 : -EIO;
+	close(fd);
+	return ret;
+}
+
+/* The PCI slot of @node ("0000:01:00.0"), for sysfs bind/unbind; -errno. */
+static inline int loom_node_slot(const struct loom_node *node, char *slot, size_t size)
+{
+	char link[256];
+	ssize_t len = readlink(node->sysfs, link, sizeof(link) - 1);
+	const char *base;
+
+	if (size)
+		slot[0] = 0;
+	if (len <= 0)
+		return len < 0 ? -errno : -ENOENT;
+	link[len] = 0;
+	base = strrchr(link, '/');
+	snprintf(slot, size, "%.*s", (int)size - 1, base ? base + 1 : link);
+	return 0;
+}
+
 /*
  * debugfs names a DRM device's directory by minor (6.1's dri/128) or by
  * the device's name (accel/0000:01:00.0 on 6.12): the first that exists.
@@ -51,17 +82,11 @@ static inline int loom_is_loom_fd(int fd)
 static inline void loom_node_debugfs(struct loom_node *node, const char *kind,
 				     int minor)
 {
-	char link[256], *pci = NULL;
-	ssize_t len = readlink(node->sysfs, link, sizeof(link) - 1);
+	char pci[64];
 
-	if (len > 0) {
-		link[len] = 0;
-		pci = strrchr(link, '/');
-		pci = pci ? pci + 1 : link;
-	}
 	snprintf(node->debugfs, sizeof(node->debugfs), "/sys/kernel/debug/%s/%d", kind, minor);
-	if (pci && access(node->debugfs, F_OK) != 0)
-		snprintf(node->debugfs, sizeof(node->debugfs), "/sys/kernel/debug/%s/%.40s",
+	if (access(node->debugfs, F_OK) != 0 && loom_node_slot(node, pci, sizeof(pci)) == 0)
+		snprintf(node->debugfs, sizeof(node->debugfs), "/sys/kernel/debug/%s/%s",
 			 kind, pci);
 }
 
@@ -80,10 +105,10 @@ static inline int loom_scan_nodes(struct loom_node *nodes, int n, int max,
 		if (loom_is_loom_fd(fd)) {
 			struct loom_node *node = &nodes[n++];
 
+			node->accel = !strcmp(dir, "accel");
 			snprintf(node->path, sizeof(node->path), "%s", path);
 			snprintf(node->sysfs, sizeof(node->sysfs), "/sys/class/%s/%s%d/device",
-				 strcmp(dir, "accel") ? "drm" : "accel", name, minor);
-			node->accel = !strcmp(dir, "accel");
+				 node->accel ? "accel" : "drm", name, minor);
 			loom_node_debugfs(node, node->accel ? "accel" : "dri", minor);
 		}
 		close(fd);
