@@ -397,6 +397,30 @@ fuzz-host: $(FUZZ_BIN) $(LCBS) $(EXAMPLE_LCBS)
 		-artifact_prefix=fuzz/crashes/$(FUZZ_TARGET)/ $(BUILD)/fuzz/corpus-$(FUZZ_TARGET) 2>&1 | \
 		grep -E 'stat::|DONE|ERROR|SUMMARY|crash-|timeout-' || true
 
+# --- fuzzing and faults in the VM -------------------------------------------
+# loom_fuzz: random structured ioctls and uring_cmds from several processes
+# (fuzz/vm/loom_fuzz.c); make test runs a fixed-seed slice on each lane.
+# make fuzz [FUZZ_SEED=1] [FUZZ_SECONDS=60] [FUZZ_PROCS=3] [FUZZ_THREADS=2]
+VM_FUZZ := $(BUILD)/fuzz/vm/loom_fuzz
+FUZZ_SEED ?= 1
+FUZZ_PROCS ?= 3
+FUZZ_THREADS ?= 2
+$(BUILD)/fuzz/vm/%: fuzz/vm/%.c $(wildcard selftests/*.h) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h) | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(VM_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -Iselftests \
+		-o $@ $< $(VM_LIBS) -lpthread
+
+VM_ENV = LOOM_QEMU=$$(cat $(QEMU_PATH)) LOOM_VMLINUX=$(KERNEL_ROOT)/vmlinux LOOM_INITRAMFS=$(INITRAMFS)
+.PHONY: fuzz
+fuzz: qemu $(INITRAMFS) $(VM_FUZZ)
+	@printf '#!/bin/sh\nexec /data/loom_fuzz --seed %s --seconds %s --procs %s --threads %s\n' \
+		'$(FUZZ_SEED)' '$(FUZZ_SECONDS)' '$(FUZZ_PROCS)' '$(FUZZ_THREADS)' > $(BUILD)/fuzz/vm/fuzz.sh
+	@echo "fuzz: $(FUZZ_SECONDS) s, seed $(FUZZ_SEED), linux $(KERNEL), 2 devices" >&2
+	@$(VM_ENV) tools/loom-vm --devices 2 --timeout $$(($(FUZZ_SECONDS) + 600)) \
+		--test-timeout $$(($(FUZZ_SECONDS) + 300)) --file $(BUILD)/fuzz/vm/loom_fuzz \
+		--log $(BUILD)/linux-$(KERNEL)/vm/fuzz.log $(BUILD)/fuzz/vm/fuzz.sh
+
 # --- benchmarks (optimised, no sanitizers) ----------------------------------
 $(BUILD)/bench/fabric_bench: bench/fabric_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h)
 	@mkdir -p $(dir $@)
@@ -441,7 +465,7 @@ bench: qemu $(INITRAMFS) $(BENCH_BINS) | deps
 	@BUILD=$(BUILD) bench/run
 
 # --- test and demo --------------------------------------------------------------
-test: all qemu $(ALL_INITRAMFS) $(HARNESS_KMOD) $(DEB_DKMS) $(FUZZ_BIN)
+test: all qemu $(ALL_INITRAMFS) $(HARNESS_KMOD) $(DEB_DKMS) $(FUZZ_BIN) $(VM_FUZZ)
 	@BUILD=$(BUILD) LANES="$(LANES)" DKMS_SRC=$(DKMS_SRC) DEB_DKMS=$(DEB_DKMS) LIB_OUT=$(LIB_OUT) \
 		LOOM_VERSION=$(LOOM_VERSION) tools/run-tests
 

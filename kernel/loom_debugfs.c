@@ -5,7 +5,8 @@
  * /sys/kernel/debug/dri/N/queues: per core, the device's queue registers,
  * the driver's view of the ring, jobs in flight, completed, failed and
  * recovered from hangs, completions refused because the device wrote them
- * wrong, and state dumps dropped.
+ * wrong, state dumps dropped, interrupts that completed nothing and
+ * doorbells the device missed.
  */
 
 #include <linux/debugfs.h>
@@ -41,6 +42,8 @@ static void loom_debugfs_core(struct seq_file *m, struct loom_core *core)
 		   atomic64_read(&core->resets));
 	seq_printf(m, "  refused from the device: %lld, dumps dropped: %lld\n",
 		   atomic64_read(&core->hw_faults), atomic64_read(&core->dumps_dropped));
+	seq_printf(m, "  interrupts with nothing to reap: %lld, doorbells rung again: %lld\n",
+		   atomic64_read(&core->irqs_idle), atomic64_read(&core->doorbells_lost));
 }
 
 static int loom_debugfs_queues(struct seq_file *m, void *data)

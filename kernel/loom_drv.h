@@ -98,6 +98,8 @@ enum loom_hw_fault {
  * @resets: hang recoveries (debugfs)
  * @hw_faults: completions the driver refused (debugfs)
  * @dumps_dropped: dumps lost to full stages or a file's cap (debugfs)
+ * @irqs_idle: interrupts that found no completion to reap (debugfs)
+ * @doorbells_lost: doorbells the device did not see, rung again (debugfs)
  */
 struct loom_core {
 	struct loom_device *ldev;
@@ -130,6 +132,8 @@ struct loom_core {
 	atomic64_t resets;
 	atomic64_t hw_faults;
 	atomic64_t dumps_dropped;
+	atomic64_t irqs_idle;
+	atomic64_t doorbells_lost;
 };
 
 /**
@@ -387,7 +391,8 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 				    const struct loom_hw_job *desc);
 void loom_hw_stop_and_reset(struct loom_core *core);
 int loom_hw_status_errno(u32 status);
-void loom_hw_reap(struct loom_core *core);
+unsigned int loom_hw_reap(struct loom_core *core);
+void loom_hw_check_doorbell(struct loom_core *core);
 void loom_hw_dump_work(struct work_struct *work);
 
 /* loom_job.c */

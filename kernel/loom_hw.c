@@ -200,17 +200,18 @@ static void loom_core_finish_slot(struct loom_core *core)
  * only once LOOM_CORE_COMPLETED reached its seqno: a head that runs ahead
  * of the device's own count of finished jobs is not believed past it.
  */
-void loom_hw_reap(struct loom_core *core)
+unsigned int loom_hw_reap(struct loom_core *core)
 {
 	u32 head = loom_core_read(core, LOOM_CORE_Q_HEAD);
 	/* Read after the head: it is at least as new. */
 	u32 completed = loom_core_read(core, LOOM_CORE_COMPLETED);
 	u32 inflight = (core->tail - core->head) % LOOM_RING_SIZE;
+	unsigned int reaped = 0;
 
 	if (head >= LOOM_RING_SIZE ||
 	    (head - core->head) % LOOM_RING_SIZE > inflight) {
 		loom_core_misbehaved(core, LOOM_HW_FAULT_HEAD, head);
-		return;
+		return 0;
 	}
 	/* The record is written before the head moves: read it after. */
 	dma_rmb();
@@ -219,11 +220,31 @@ void loom_hw_reap(struct loom_core *core)
 
 		if (job && (s32)((u32)job->hw_seqno - completed) > 0) {
 			loom_core_misbehaved(core, LOOM_HW_FAULT_HEAD, head);
-			return;
+			return reaped;
 		}
 		loom_core_finish_slot(core);
 		core->head = (core->head + 1) % LOOM_RING_SIZE;
+		reaped++;
 	}
+	return reaped;
+}
+
+/*
+ * A doorbell the device did not see leaves jobs on the ring it will never
+ * start: its Q_TAIL is not ours.  Rings it again, and gives the job at the
+ * head its deadline afresh (it has not run).  core->lock held.
+ */
+void loom_hw_check_doorbell(struct loom_core *core)
+{
+	struct loom_job *job = core->inflight[core->head];
+
+	if (core->head == core->tail ||
+	    loom_core_read(core, LOOM_CORE_Q_TAIL) == core->tail)
+		return;
+	atomic64_inc(&core->doorbells_lost);
+	loom_core_write(core, LOOM_CORE_Q_TAIL, core->tail);
+	if (job)
+		job->seen = false;
 }
 
 /* Hands staged dumps to their jobs' records; may sleep. */
@@ -272,7 +293,9 @@ static irqreturn_t loom_core_irq(int irq, void *arg)
 	unsigned long flags;
 
 	spin_lock_irqsave(&core->lock, flags);
-	loom_hw_reap(core);
+	/* Spurious, or the hang check reaped first: harmless, but counted. */
+	if (!loom_hw_reap(core))
+		atomic64_inc(&core->irqs_idle);
 	spin_unlock_irqrestore(&core->lock, flags);
 	return IRQ_HANDLED;
 }

@@ -298,7 +298,7 @@ static bool loom_job_hung(struct loom_core *core, struct loom_job *job,
 /*
  * The hang check: runs every LOOM_HANG_CHECK_MS while the core has jobs on
  * its ring.  It also reaps, in case an interrupt was lost or the device
- * showed a bogus head.
+ * showed a bogus head, and rings the doorbell again if the device missed it.
  */
 void loom_hang_work(struct work_struct *work)
 {
@@ -314,6 +314,7 @@ void loom_hang_work(struct work_struct *work)
 		return;
 	spin_lock_irqsave(&core->lock, flags);
 	loom_hw_reap(core);
+	loom_hw_check_doorbell(core);
 	job = core->inflight[core->head];
 	if (job) {
 		kref_get(&job->refcount);

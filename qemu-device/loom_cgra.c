@@ -218,8 +218,15 @@ static void loom_core_run_one(LoomCore *c)
     unsigned errors;
     int inject = c->inject;
 
-    c->inject = LOOM_INJECT_NONE;
-    c->engine.inject = inject == LOOM_INJECT_HANG ? LOOM_INJECT_NONE : inject;
+    /* A lost doorbell is the doorbell's to consume, not a job's. */
+    if (inject == LOOM_INJECT_LOST_DOORBELL) {
+        inject = LOOM_INJECT_NONE;
+    } else {
+        c->inject = LOOM_INJECT_NONE;
+    }
+    c->engine.inject = inject == LOOM_INJECT_HANG ||
+                       inject == LOOM_INJECT_SPURIOUS_IRQ ?
+                       LOOM_INJECT_NONE : inject;
     c->busy = true;
     c->status |= LOOM_CORE_BUSY;
     c->status &= ~LOOM_CORE_DUMP_VALID;
@@ -239,6 +246,11 @@ static void loom_core_run_one(LoomCore *c)
         return;
     }
 
+    if (inject == LOOM_INJECT_SPURIOUS_IRQ) {
+        loom_bql_lock();
+        loom_raise(c->dev, LOOM_MSIX_CORE_VECTOR(c->index));
+        loom_bql_unlock();
+    }
     if (inject == LOOM_INJECT_HANG) {
         qemu_mutex_lock(&c->lock);
         loom_core_hang(c, generation);
@@ -485,6 +497,10 @@ static bool loom_core_write(LoomCore *c, hwaddr reg, uint32_t val)
             qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: tail %u "
                           "beyond queue size %u ignored\n", c->index, val,
                           c->q_size);
+            break;
+        }
+        if (c->inject == LOOM_INJECT_LOST_DOORBELL) {
+            c->inject = LOOM_INJECT_NONE;   /* this doorbell never arrived */
             break;
         }
         c->q_tail = val;

@@ -15,52 +15,6 @@
 #define CMD_SLOT	128		/* bytes per command buffer in the cmd BO */
 #define N		64
 
-/*
- * A job that appends to an ordered log: it loads *counter, stores the old
- * value at its own log slot and stores old + 1 back.  Run in dependency
- * order, job i logs i; any reordering shows.  Operands: 0 = counter VA,
- * 1 = this job's log slot VA.  Rank 0.
- */
-static inline size_t counter_config(void *buf, size_t size)
-{
-	struct fb *b = malloc(sizeof(*b));
-	size_t n;
-
-	if (!b)
-		return 0;
-	fb_init(b, 4, 4);
-	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
-	fb_port(b, LOOM_DIR_N, 2, LOOM_PORT_OPERAND, 1);
-	fb_port(b, LOOM_DIR_W, 2, LOOM_PORT_OPERAND, 0);
-	/* (1,0) LOAD counter -> S and E */
-	fb_pe(b, 1, 0, LOOM_OP_LOAD, LOOM_TYPE_I64, 0, 0);
-	fb_route(b, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
-	fb_route(b, 1, 0, LOOM_OUT_S, LOOM_SRC_PE);
-	fb_route(b, 1, 0, LOOM_OUT_E, LOOM_SRC_PE);
-	/* (2,0) STORE log <- old; done -> (2,1) SINK */
-	fb_pe(b, 2, 0, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
-	fb_route(b, 2, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
-	fb_route(b, 2, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
-	fb_route(b, 2, 0, LOOM_OUT_S, LOOM_SRC_PE);
-	fb_pe(b, 2, 1, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
-	fb_route(b, 2, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
-	/* (1,1) ADD 1 -> S */
-	fb_pe(b, 1, 1, LOOM_OP_ADD, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 1);
-	fb_route(b, 1, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
-	fb_route(b, 1, 1, LOOM_OUT_S, LOOM_SRC_PE);
-	/* (0,2) forwards the counter VA east; (1,2) STORE counter <- old + 1 */
-	fb_route(b, 0, 2, LOOM_OUT_E, LOOM_SRC_W);
-	fb_pe(b, 1, 2, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
-	fb_route(b, 1, 2, LOOM_OUT_PE_A, LOOM_SRC_W);
-	fb_route(b, 1, 2, LOOM_OUT_PE_B, LOOM_SRC_N);
-	fb_route(b, 1, 2, LOOM_OUT_S, LOOM_SRC_PE);
-	fb_pe(b, 1, 3, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
-	fb_route(b, 1, 3, LOOM_OUT_PE_A, LOOM_SRC_N);
-	n = fb_image(b, buf, size);
-	free(b);
-	return n;
-}
-
 FIXTURE(job) {
 	struct loom_node node;
 	int fd;
@@ -81,7 +35,7 @@ FIXTURE_SETUP(job)
 	ASSERT_NE(NULL, self->cfg.map);
 	ASSERT_NE(NULL, self->data.map);
 	self->vadd_size = loom_test_config_vector_add(self->cfg.map, 4096, 4, 4);
-	self->counter_size = counter_config((char *)self->cfg.map + 4096, 4096);
+	self->counter_size = loom_test_config_counter((char *)self->cfg.map + 4096, 4096, 4, 4);
 	ASSERT_NE(0, self->vadd_size);
 	ASSERT_NE(0, self->counter_size);
 	self->vadd_va = self->cfg.va;
@@ -178,7 +132,7 @@ static inline int reopen(FIXTURE_DATA(job) *self)
 	if (!self->cmd.map || !self->cfg.map || !self->data.map)
 		return -ENOMEM;
 	self->vadd_size = loom_test_config_vector_add(self->cfg.map, 4096, 4, 4);
-	self->counter_size = counter_config((char *)self->cfg.map + 4096, 4096);
+	self->counter_size = loom_test_config_counter((char *)self->cfg.map + 4096, 4096, 4, 4);
 	self->vadd_va = self->cfg.va;
 	self->counter_va = self->cfg.va + 4096;
 	return 0;

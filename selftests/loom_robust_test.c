@@ -206,6 +206,65 @@ TEST_F(job, bogus_head_completes_nothing_early)
 	}
 }
 
+/*
+ * A doorbell the device never saw: the job waits unseen on the ring until
+ * the hang check notices the device's tail is not the driver's and rings
+ * again.  The job must run, not be declared hung after its deadline.
+ */
+TEST_F(job, a_lost_doorbell_is_rung_again)
+{
+	long long lost = loom_core_stat(&self->node, 1, "doorbells rung again: ");
+	struct drm_loom_job_info info;
+	int64_t *d = self->data.map;
+
+	for (int i = 0; i < 8; i++)
+		d[i] = i, d[1024 + i] = 100, d[2048 + i] = 0;
+	loom_poke_core(&self->node, 1, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_LOST_DOORBELL);
+	info = run_vadd(self, _metadata, 1, 300 * 1000 * 1000);
+	EXPECT_EQ(0, info.error);
+	EXPECT_EQ(LOOM_STATUS_OK, info.hw_status);
+	for (int i = 0; i < 8; i++)
+		EXPECT_EQ(i + 100, d[2048 + i]);
+	EXPECT_LE(0, lost);
+	EXPECT_EQ(lost + 1, loom_core_stat(&self->node, 1, "doorbells rung again: "));
+	EXPECT_EQ(0, run_vadd(self, _metadata, 1, 0).error);
+}
+
+/* An interrupt with nothing completed: nothing is taken as done early. */
+TEST_F(job, a_spurious_interrupt_completes_nothing)
+{
+	long long idle = loom_core_stat(&self->node, 0, "interrupts with nothing to reap: ");
+	int64_t *log = self->data.map;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct loom_test_bo scratch = loom_bo(self->fd, 4096);
+	uint64_t first;
+	uint32_t sync;
+
+	ASSERT_NE(NULL, scratch.map);
+	memset(log, 0xff, 16);
+	log[0] = 0;
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	/* the interrupt fires as the long job starts; the counter job waits */
+	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_SPURIOUS_IRQ);
+	first = submit_slot(self, 100, long_cmd(self, 100, scratch.va, 1 << 18), 0, 0);
+	ASSERT_NE(0, first);
+	{
+		struct drm_loom_submit s = submit_args(self, 0, counter_cmd(self, 0, 0), refs, 2);
+
+		s.out_syncobj = sync;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+	}
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 20000));
+	EXPECT_EQ(0, job_error(self, first));
+	EXPECT_EQ(0, log[1]);		/* the counter job ran, after */
+	EXPECT_LE(0, idle);
+	EXPECT_LT(idle, loom_core_stat(&self->node, 0, "interrupts with nothing to reap: "));
+	drmSyncobjDestroy(self->fd, sync);
+}
+
 /* ---- 4. resource limits -------------------------------------------------------- */
 
 TEST_F(job, inflight_jobs_are_bounded)
@@ -416,30 +475,6 @@ TEST_F(job, runtime_is_capped)
 	ASSERT_EQ(0, set_param("max_job_ms", 60000));
 }
 
-/* Jobs core 0 has completed, from debugfs; -1 if unreadable. */
-static long long core0_jobs_done(const struct loom_node *node)
-{
-	char path[128], buf[4096], *p;
-	long long done = -1;
-	ssize_t n;
-	int f;
-
-	snprintf(path, sizeof(path), "%s/queues", node->debugfs);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -1;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strstr(buf, "core 0:");
-	p = p ? strstr(p, "jobs: done") : NULL;
-	if (!p || sscanf(p, "jobs: done %lld", &done) != 1)
-		return -1;
-	return done;
-}
-
 static long module_refcnt(void)
 {
 	FILE *f = fopen("/sys/module/loom/refcnt", "r");
@@ -464,7 +499,7 @@ TEST_F(job, ring_teardown_cancels_pending_commands)
 {
 	uint64_t features = test_get_param(self->fd, DRM_LOOM_PARAM_FEATURES);
 	long refs_before = module_refcnt();
-	long long done_before = core0_jobs_done(&self->node);
+	long long done_before = loom_core_stat(&self->node, 0, "jobs: done ");
 	long long done_at_release;
 	int status, waited_ms;
 	pid_t child;
@@ -502,15 +537,15 @@ TEST_F(job, ring_teardown_cancels_pending_commands)
 	/* The ring's teardown runs in a kernel worker: give it a moment. */
 	for (waited_ms = 0; waited_ms < 2000 && module_refcnt() != refs_before; waited_ms += 10)
 		usleep(10000);
-	done_at_release = core0_jobs_done(&self->node);
+	done_at_release = loom_core_stat(&self->node, 0, "jobs: done ");
 	EXPECT_EQ(refs_before, module_refcnt())
 		TH_LOG("the child's loom file is still open %d ms after it exited", waited_ms);
 	/* Let go before the job ended: the teardown did not wait for it. */
 	EXPECT_EQ(done_before, done_at_release);
 	/* ... and the job still ran to its end. */
-	for (int i = 0; i < 3000 && core0_jobs_done(&self->node) == done_before; i++)
+	for (int i = 0; i < 3000 && loom_core_stat(&self->node, 0, "jobs: done ") == done_before; i++)
 		usleep(10000);
-	EXPECT_EQ(done_before + 1, core0_jobs_done(&self->node));
+	EXPECT_EQ(done_before + 1, loom_core_stat(&self->node, 0, "jobs: done "));
 }
 
 /* ---- 6. long jobs through many hang checks ---------------------------------- */

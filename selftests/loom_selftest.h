@@ -368,6 +368,35 @@ sqe_set_submit(struct io_uring_sqe *sqe, const struct drm_loom_submit *s)
 }
 #endif
 
+/*
+ * A number of core @core's block in the driver's debugfs "queues" file: the
+ * one after @key (e.g. "jobs: done "); -1 if unreadable.
+ */
+static inline long long loom_core_stat(const struct loom_node *node, unsigned core,
+				       const char *key)
+{
+	char path[128], buf[8192], head[16], *p;
+	long long v = -1;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "%s/queues", node->debugfs);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	snprintf(head, sizeof(head), "core %u:", core);
+	p = strstr(buf, head);
+	p = p ? strstr(p, key) : NULL;
+	if (!p || sscanf(p + strlen(key), "%lld", &v) != 1)
+		return -1;
+	return v;
+}
+
 /* Core @core's register @reg of the device behind @node, through sysfs. */
 static inline void loom_poke_core(const struct loom_node *node, unsigned core,
 				  uint32_t reg, uint32_t val)

@@ -49,7 +49,7 @@
 #define LOOM_VERSION(major, minor)	(((major) << LOOM_VERSION_MAJOR_SHIFT) | (minor))
 #define LOOM_VERSION_MAJOR(v)		((v) >> LOOM_VERSION_MAJOR_SHIFT)
 #define LOOM_VERSION_MINOR(v)		((v) & LOOM_VERSION_MINOR_MASK)
-#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 3)
+#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 4)
 
 /*
  * LOOM_REG_CAPS (RO): capability bits; a set bit promises the feature.
@@ -216,7 +216,16 @@
 #define LOOM_INJECT_SKIP_COMPLETION 5	/* no completion record; head moves, vector fires */
 #define LOOM_INJECT_WRONG_SEQNO	6	/* the record carries seqno + LOOM_INJECT_SEQNO_SKEW */
 #define LOOM_INJECT_BOGUS_HEAD	7	/* the next Q_HEAD read returns (head + size / 2) % size */
-#define LOOM_INJECT_MAX		LOOM_INJECT_BOGUS_HEAD
+/*
+ * Lost signals (ABI 0.4).  SPURIOUS_IRQ fires the core's vector as the next
+ * job starts, with nothing completed; the job then runs as usual.
+ * LOST_DOORBELL is consumed by the next Q_TAIL write instead of a job: the
+ * write is dropped (Q_TAIL reads back the old tail) and the jobs it would
+ * have announced wait for the next one.
+ */
+#define LOOM_INJECT_SPURIOUS_IRQ 8	/* the vector fires with no completion */
+#define LOOM_INJECT_LOST_DOORBELL 9	/* the next Q_TAIL write is dropped */
+#define LOOM_INJECT_MAX		LOOM_INJECT_LOST_DOORBELL
 #define LOOM_INJECT_SEQNO_SKEW	0x1000
 
 /*

@@ -148,4 +148,56 @@ static inline size_t loom_test_config_tree_spawner(void *buf, size_t size,
 	return n;
 }
 
+/*
+ * A job that appends to an ordered log: it loads *counter, stores the old
+ * value at its own log slot and stores old + 1 back.  Run in dependency
+ * order, job i logs i; any reordering shows.  Operands: 0 = counter VA,
+ * 1 = this job's log slot VA.  Rank 0.
+ */
+static inline size_t loom_test_config_counter(void *buf, size_t size,
+					      unsigned width,
+					      unsigned height)
+{
+	struct fb *b;
+	size_t n;
+
+	if (width < 4 || height < 4 || width > LOOM_FABRIC_MAX_DIM ||
+	    height > LOOM_FABRIC_MAX_DIM)
+		return 0;
+	b = malloc(sizeof(*b));
+	if (!b)
+		return 0;
+	fb_init(b, width, height);
+	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
+	fb_port(b, LOOM_DIR_N, 2, LOOM_PORT_OPERAND, 1);
+	fb_port(b, LOOM_DIR_W, 2, LOOM_PORT_OPERAND, 0);
+	/* (1,0) LOAD counter -> S and E */
+	fb_pe(b, 1, 0, LOOM_OP_LOAD, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 1, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_route(b, 1, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	/* (2,0) STORE log <- old; done -> (2,1) SINK */
+	fb_pe(b, 2, 0, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 2, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 2, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
+	fb_route(b, 2, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 2, 1, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 2, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	/* (1,1) ADD 1 -> S */
+	fb_pe(b, 1, 1, LOOM_OP_ADD, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 1);
+	fb_route(b, 1, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 1, 1, LOOM_OUT_S, LOOM_SRC_PE);
+	/* (0,2) forwards the counter VA east; (1,2) STORE counter <- old + 1 */
+	fb_route(b, 0, 2, LOOM_OUT_E, LOOM_SRC_W);
+	fb_pe(b, 1, 2, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 2, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 1, 2, LOOM_OUT_PE_B, LOOM_SRC_N);
+	fb_route(b, 1, 2, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 1, 3, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 3, LOOM_OUT_PE_A, LOOM_SRC_N);
+	n = fb_image(b, buf, size);
+	free(b);
+	return n;
+}
+
 #endif /* LOOM_TEST_CONFIGS_H */
