@@ -401,25 +401,44 @@ fuzz-host: $(FUZZ_BIN) $(LCBS) $(EXAMPLE_LCBS)
 # loom_fuzz: random structured ioctls and uring_cmds from several processes
 # (fuzz/vm/loom_fuzz.c); make test runs a fixed-seed slice on each lane.
 # make fuzz [FUZZ_SEED=1] [FUZZ_SECONDS=60] [FUZZ_PROCS=3] [FUZZ_THREADS=2]
-VM_FUZZ := $(BUILD)/fuzz/vm/loom_fuzz
+VM_FUZZ := $(BUILD)/fuzz/vm/loom_fuzz $(BUILD)/fuzz/vm/loom_faults
 FUZZ_SEED ?= 1
 FUZZ_PROCS ?= 3
 FUZZ_THREADS ?= 2
-$(BUILD)/fuzz/vm/%: fuzz/vm/%.c $(wildcard selftests/*.h) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h) | deps
+$(BUILD)/fuzz/vm/%: fuzz/vm/%.c fuzz/vm/vm_client.h $(wildcard selftests/*.h) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -Iselftests \
 		-o $@ $< $(VM_LIBS) -lpthread
 
+# loom_faults links libloom: its load includes dynamic work.
+$(BUILD)/fuzz/vm/loom_faults: fuzz/vm/loom_faults.c fuzz/vm/vm_client.h $(LIB_SRCS) $(LIB_HDRS) \
+		$(wildcard selftests/*.h) $(wildcard qemu-device/engine/tests/*.h) | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -Iselftests \
+		-o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread -lm
+
 VM_ENV = LOOM_QEMU=$$(cat $(QEMU_PATH)) LOOM_VMLINUX=$(KERNEL_ROOT)/vmlinux LOOM_INITRAMFS=$(INITRAMFS)
 .PHONY: fuzz
-fuzz: qemu $(INITRAMFS) $(VM_FUZZ)
+fuzz: qemu $(INITRAMFS) $(BUILD)/fuzz/vm/loom_fuzz
 	@printf '#!/bin/sh\nexec /data/loom_fuzz --seed %s --seconds %s --procs %s --threads %s\n' \
 		'$(FUZZ_SEED)' '$(FUZZ_SECONDS)' '$(FUZZ_PROCS)' '$(FUZZ_THREADS)' > $(BUILD)/fuzz/vm/fuzz.sh
 	@echo "fuzz: $(FUZZ_SECONDS) s, seed $(FUZZ_SEED), linux $(KERNEL), 2 devices" >&2
 	@$(VM_ENV) tools/loom-vm --devices 2 --timeout $$(($(FUZZ_SECONDS) + 600)) \
 		--test-timeout $$(($(FUZZ_SECONDS) + 300)) --file $(BUILD)/fuzz/vm/loom_fuzz \
 		--log $(BUILD)/linux-$(KERNEL)/vm/fuzz.log $(BUILD)/fuzz/vm/fuzz.sh
+
+# make faults [FAULTS=1000] [FUZZ_SEED=1]: the fault campaign (fuzz/vm/loom_faults.c).
+FAULTS ?= 1000
+.PHONY: faults
+faults: qemu $(INITRAMFS) $(BUILD)/fuzz/vm/loom_faults
+	@printf '#!/bin/sh\nexec /data/loom_faults --faults %s --seed %s\n' '$(FAULTS)' '$(FUZZ_SEED)' \
+		> $(BUILD)/fuzz/vm/faults.sh
+	@echo "faults: $(FAULTS) injected faults under load, linux $(KERNEL), 2 devices" >&2
+	@$(VM_ENV) tools/loom-vm --devices 2 --timeout 3600 --test-timeout 3000 \
+		--file $(BUILD)/fuzz/vm/loom_faults --log $(BUILD)/linux-$(KERNEL)/vm/faults.log \
+		$(BUILD)/fuzz/vm/faults.sh
 
 # --- benchmarks (optimised, no sanitizers) ----------------------------------
 $(BUILD)/bench/fabric_bench: bench/fabric_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h)

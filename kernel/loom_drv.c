@@ -49,6 +49,11 @@ unsigned int loom_max_pinned_mb = 1024;
 module_param_named(max_pinned_mb, loom_max_pinned_mb, uint, 0644);
 MODULE_PARM_DESC(max_pinned_mb, "MiB of BOs one open file may pin (BO_CREATE: ENOSPC beyond)");
 
+unsigned int loom_max_pinned_total_mb;
+module_param_named(max_pinned_total_mb, loom_max_pinned_total_mb, uint, 0644);
+MODULE_PARM_DESC(max_pinned_total_mb,
+		 "MiB of BOs all files together may pin, 0 for half the RAM (BO_CREATE: ENOSPC beyond)");
+
 unsigned int loom_max_job_ms = 60000;
 module_param_named(max_job_ms, loom_max_job_ms, uint, 0644);
 MODULE_PARM_DESC(max_job_ms, "longest a job may run, progressing or not (ms)");

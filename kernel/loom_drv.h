@@ -360,6 +360,7 @@ static inline void loom_core_write(struct loom_core *core, u32 reg, u32 val)
 
 /* loom_drv.c */
 extern unsigned int loom_max_pinned_mb;
+extern unsigned int loom_max_pinned_total_mb;
 extern unsigned int loom_max_job_ms;
 struct loom_file *loom_file_get(struct loom_file *lf);
 void loom_file_put(struct loom_file *lf);

@@ -11,15 +11,22 @@
  * A freed BO stays mapped, its pages pinned, until every job already
  * submitted on its address space has finished (loom_mmu.c says why); the
  * wait happens on the device's workqueue, never in the caller.  A file may
- * pin at most max_pinned_mb MiB of BOs (ENOSPC beyond).
+ * pin at most max_pinned_mb MiB of BOs, and all files of all loom devices
+ * together max_pinned_total_mb (by default half the RAM): ENOSPC beyond.
+ * Without the second cap, clients opening many files could pin every page
+ * and leave the OOM killer to pick among processes whose RSS does not show
+ * the BOs.
  */
 
 #include <linux/dma-resv.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 
 #include "loom_drv.h"
+
+static void loom_pin_uncharge(struct loom_file *lf, u64 size);
 
 static void loom_gem_release(struct loom_bo *bo)
 {
@@ -27,7 +34,7 @@ static void loom_gem_release(struct loom_bo *bo)
 
 	if (lf) {
 		loom_vm_unmap_bo(&lf->vm, bo);
-		atomic64_sub(bo->base.base.size, &lf->bo_bytes);
+		loom_pin_uncharge(lf, bo->base.base.size);
 	}
 	drm_gem_shmem_free(&bo->base);
 	if (lf)
@@ -76,7 +83,17 @@ struct drm_gem_object *loom_gem_create_object(struct drm_device *drm, size_t siz
 	return &bo->base.base;
 }
 
-/* Counts @size against the file's pinned-memory cap. */
+/* Bytes of BOs pinned by every file of every loom device. */
+static atomic64_t loom_pinned_bytes = ATOMIC64_INIT(0);
+
+static u64 loom_pinned_total_cap(void)
+{
+	u64 mb = READ_ONCE(loom_max_pinned_total_mb);
+
+	return mb ? mb << 20 : (u64)totalram_pages() << PAGE_SHIFT >> 1;
+}
+
+/* Counts @size against the file's and the system's pinned-memory caps. */
 static int loom_pin_charge(struct loom_file *lf, u64 size)
 {
 	u64 cap = (u64)READ_ONCE(loom_max_pinned_mb) << 20;
@@ -85,7 +102,18 @@ static int loom_pin_charge(struct loom_file *lf, u64 size)
 		atomic64_sub(size, &lf->bo_bytes);
 		return -ENOSPC;
 	}
+	if (atomic64_add_return(size, &loom_pinned_bytes) > loom_pinned_total_cap()) {
+		atomic64_sub(size, &loom_pinned_bytes);
+		atomic64_sub(size, &lf->bo_bytes);
+		return -ENOSPC;
+	}
 	return 0;
+}
+
+static void loom_pin_uncharge(struct loom_file *lf, u64 size)
+{
+	atomic64_sub(size, &lf->bo_bytes);
+	atomic64_sub(size, &loom_pinned_bytes);
 }
 
 int loom_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file)
@@ -107,7 +135,7 @@ int loom_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fi
 
 	shmem = drm_gem_shmem_create(drm, size);
 	if (IS_ERR(shmem)) {
-		atomic64_sub(size, &lf->bo_bytes);
+		loom_pin_uncharge(lf, size);
 		return PTR_ERR(shmem);
 	}
 	bo = container_of(shmem, struct loom_bo, base);
@@ -115,7 +143,7 @@ int loom_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fi
 
 	ret = loom_vm_map_bo(&lf->vm, bo);
 	if (ret) {
-		atomic64_sub(size, &lf->bo_bytes);
+		loom_pin_uncharge(lf, size);
 		goto err_put;
 	}
 	/* The BO's mapping lives in lf->vm: keep it until the BO goes. */

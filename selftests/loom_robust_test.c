@@ -352,6 +352,65 @@ TEST_F(job, pinned_memory_is_capped_per_file)
 	ASSERT_EQ(0, set_param("max_pinned_mb", 1024));
 }
 
+/* MemTotal in MiB, from /proc/meminfo; -1 if unreadable. */
+static long long mem_total_mb(void)
+{
+	long long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f && fscanf(f, "MemTotal: %lld kB", &kb) != 1)
+		kb = -1;
+	if (f)
+		fclose(f);
+	return kb < 0 ? -1 : kb / 1024;
+}
+
+/*
+ * Many files together may not pin more than max_pinned_total_mb, or by
+ * default half the RAM: without that cap, opening more files pinned every
+ * page and the OOM killer took processes whose RSS did not show the BOs.
+ */
+TEST_F(job, pinned_memory_is_capped_across_files)
+{
+	long long ram = mem_total_mb(), mb = 0;
+	struct loom_test_bo bo;
+	int fds[64], nf, err = 0;
+
+	ASSERT_LT(0, ram);
+	/* the default: half the RAM, then ENOSPC, never the OOM killer */
+	for (nf = 0; nf < 64; nf++) {
+		fds[nf] = open(self->node.path, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fds[nf]);
+		while (!(err = _test_bo_create(fds[nf], 8 << 20, 0, &bo)) && mb < ram)
+			mb += 8;
+		if (err)
+			break;
+	}
+	EXPECT_EQ(-ENOSPC, err);
+	EXPECT_LE(ram / 2 - 16, mb);
+	EXPECT_GE(ram / 2, mb);
+	for (nf = nf < 64 ? nf : 63; nf >= 0; nf--)
+		close(fds[nf]);
+
+	ASSERT_EQ(0, set_param("max_pinned_total_mb", 48));
+	for (nf = 0; nf < 3; nf++) {
+		fds[nf] = open(self->node.path, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fds[nf]);
+	}
+	/* the fixture's BOs count too: about 1.3 MiB */
+	mb = 0;
+	while (!(err = _test_bo_create(fds[mb % 3], 1 << 20, 0, &bo)))
+		mb++;
+	EXPECT_EQ(-ENOSPC, err);
+	EXPECT_LE(45, mb);
+	EXPECT_GE(47, mb);
+	close(fds[0]);		/* frees its BOs: room again */
+	EXPECT_EQ(0, _test_bo_create(fds[1], 1 << 20, 0, &bo));
+	close(fds[1]);
+	close(fds[2]);
+	ASSERT_EQ(0, set_param("max_pinned_total_mb", 0));
+}
+
 /* memory.current of the cgroup v2 group @dir; -1 if unreadable. */
 static long long memcg_current(const char *dir)
 {

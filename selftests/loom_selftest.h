@@ -375,7 +375,7 @@ sqe_set_submit(struct io_uring_sqe *sqe, const struct drm_loom_submit *s)
 static inline long long loom_core_stat(const struct loom_node *node, unsigned core,
 				       const char *key)
 {
-	char path[128], buf[8192], head[16], *p;
+	char path[128], buf[8192], head[24], *p;
 	long long v = -1;
 	ssize_t n;
 	int f;

@@ -37,16 +37,13 @@
 #include <sys/wait.h>
 #include <ucontext.h>
 
-#include "loom_selftest.h"
-#include "configs.h"
+#include "vm_client.h"
 
 #define MAX_THREADS	8
 #define MAX_PROCS	16
 #define MAX_HANDLES	32
 #define MAX_PENDING	32
-#define CMD_BO		65536
-#define DATA_BO		65536
-#define CFG_BO		8192
+#define CMD_BO		CLIENT_CMD_BO
 #define CANARY_BO	16384
 #define WAIT_MS		30000	/* an accepted job not done by then is lost */
 #define JOB_CAP_MS	"1000"	/* max_job_ms while fuzzing: long jobs end fast */
@@ -67,37 +64,6 @@ static int num_nodes;
 static unsigned num_cores[LOOM_MAX_NODES];
 static double deadline;
 static volatile int banned;	/* this process's SUBMITs get ECANCELED */
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-	/* xorshift64* */
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return r->s * 0x2545f4914f6cdd1dULL;
-}
-
-static uint64_t below(struct rng *r, uint64_t n)
-{
-	return n ? rnd(r) % n : 0;
-}
-
-static int chance(struct rng *r, unsigned percent)
-{
-	return below(r, 100) < percent;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 #define finding(st, ...) do {						\
 	fprintf(stderr, "loom_fuzz: FINDING: " __VA_ARGS__);		\
@@ -173,9 +139,7 @@ struct fz_thread {
 	struct rng r;
 	struct fz_stats *st;
 	int node;
-	int fd;				/* the file it fuzzes */
-	struct loom_test_bo cmd, cfg, data;
-	uint32_t vadd_size, counter_size;
+	struct vm_client c;		/* the file it fuzzes */
 	uint32_t handles[MAX_HANDLES];	/* BOs it created besides those */
 	unsigned nhandles;
 	uint32_t pending[MAX_PENDING];	/* out-syncobjs of accepted jobs */
@@ -214,40 +178,23 @@ static void canary_check(struct fz_thread *t)
 
 static int fixture_open(struct fz_thread *t)
 {
-	t->fd = open(nodes[t->node].path, O_RDWR | O_CLOEXEC);
-	if (t->fd < 0)
-		return -errno;
-	t->cmd = loom_bo(t->fd, CMD_BO);
-	t->cfg = loom_bo(t->fd, CFG_BO);
-	t->data = loom_bo(t->fd, DATA_BO);
-	if (!t->cmd.map || !t->cfg.map || !t->data.map)
-		return -ENOMEM;
-	t->vadd_size = loom_test_config_vector_add(t->cfg.map, 4096, 4, 4);
-	t->counter_size = loom_test_config_counter((char *)t->cfg.map + 4096, 4096, 4, 4);
 	t->nhandles = 0;
 	t->npending = 0;
-	return 0;
-}
-
-static void unmap_bo(struct loom_test_bo *bo)
-{
-	if (bo->map)
-		munmap(bo->map, bo->size);
-	bo->map = NULL;
+	return vm_client_open(&t->c, nodes[t->node].path);
 }
 
 /* Waits for every accepted job of the file: each must signal. */
 static void pending_drain(struct fz_thread *t)
 {
 	for (unsigned i = 0; i < t->npending; i++) {
-		int err = loom_syncobj_wait(t->fd, t->pending[i], WAIT_MS);
+		int err = loom_syncobj_wait(t->c.fd, t->pending[i], WAIT_MS);
 
 		if (err)
 			finding(t->st, "an accepted job's syncobj %u: %s\n", t->pending[i],
 				strerror(-err));
 		else
 			__atomic_add_fetch(&t->st->jobs_done, 1, __ATOMIC_RELAXED);
-		drmSyncobjDestroy(t->fd, t->pending[i]);
+		drmSyncobjDestroy(t->c.fd, t->pending[i]);
 	}
 	t->npending = 0;
 }
@@ -259,33 +206,19 @@ static void fixture_close(struct fz_thread *t, int drain)
 		pending_drain(t);
 	else
 		t->npending = 0;	/* they run on without the file */
-	unmap_bo(&t->cmd);
-	unmap_bo(&t->cfg);
-	unmap_bo(&t->data);
-	close(t->fd);
-	t->fd = -1;
+	vm_client_close(&t->c);
 }
 
 /* ---- command buffers ------------------------------------------------------- */
 
-/* A vector add over @n elements, or a counter job, at @slot of the cmd BO. */
+/* A vector add over @n elements, or a counter job logging slot @n. */
 static uint32_t valid_cmd(struct fz_thread *t, unsigned slot, int vadd, int64_t n)
 {
-	uint32_t words[32];
-	struct loom_cmd c = { words, 0 };
-	uint64_t va = t->data.va;
+	uint64_t ctr = t->c.data.va + 32768;
 
-	if (vadd) {
-		cmd_load_config(&c, t->cfg.va, t->vadd_size);
-		cmd_operands(&c, 3, (uint64_t[]){ va, va + 8192, va + 16384 });
-		cmd_dense(&c, 1, &n);
-	} else {
-		cmd_load_config(&c, t->cfg.va + 4096, t->counter_size);
-		cmd_operands(&c, 2, (uint64_t[]){ va + 32768, va + 32768 + 8 + 8 * (n & 1023) });
-		cmd_dense(&c, 0, NULL);
-	}
-	memcpy((char *)t->cmd.map + slot * 128, words, c.len * 4);
-	return c.len * 4;
+	if (vadd)
+		return vm_vadd_cmd(&t->c, slot, n);
+	return vm_counter_cmd(&t->c, slot, ctr, ctr + 8 + 8 * (n & 1023));
 }
 
 /*
@@ -295,7 +228,7 @@ static uint32_t valid_cmd(struct fz_thread *t, unsigned slot, int vadd, int64_t 
  */
 static uint32_t mutated_cmd(struct fz_thread *t, unsigned slot)
 {
-	uint32_t *w = (uint32_t *)((char *)t->cmd.map + slot * 128);
+	uint32_t *w = (uint32_t *)((char *)t->c.cmd.map + slot * 128);
 	uint32_t len = valid_cmd(t, slot, chance(&t->r, 50), below(&t->r, 64)) / 4;
 	unsigned k;
 
@@ -324,8 +257,8 @@ static uint32_t mutated_cmd(struct fz_thread *t, unsigned slot)
 			break;
 		default: /* a VA into the config or cmd BO, or unmapped */
 			if (len > 5) {
-				uint64_t va = chance(&t->r, 50) ? t->cfg.va :
-					      chance(&t->r, 50) ? t->cmd.va : rnd(&t->r);
+				uint64_t va = chance(&t->r, 50) ? t->c.cfg.va :
+					      chance(&t->r, 50) ? t->c.cmd.va : rnd(&t->r);
 
 				w[len - 2] = va;
 				w[len - 1] = va >> 32;
@@ -340,7 +273,7 @@ static uint32_t mutated_cmd(struct fz_thread *t, unsigned slot)
 static int fz_ioctl(struct fz_thread *t, unsigned long req, void *arg)
 {
 	__atomic_add_fetch(&t->st->calls, 1, __ATOMIC_RELAXED);
-	return ioctl(t->fd, req, arg) ? -errno : 0;
+	return ioctl(t->c.fd, req, arg) ? -errno : 0;
 }
 
 static uint32_t any_handle(struct fz_thread *t)
@@ -348,8 +281,8 @@ static uint32_t any_handle(struct fz_thread *t)
 	struct fz_thread *p = t->peer;
 
 	switch (below(&t->r, 6)) {
-	case 0: return t->cmd.handle;
-	case 1: return t->data.handle;
+	case 0: return t->c.cmd.handle;
+	case 1: return t->c.data.handle;
 	case 2: return t->nhandles ? t->handles[below(&t->r, t->nhandles)] : 0;
 	case 3: return p && p->nhandles ? p->handles[below(&t->r, p->nhandles)] : 1;
 	case 4: return below(&t->r, 64);
@@ -403,7 +336,7 @@ static void op_bo_mmap(struct fz_thread *t)
 	if (fz_ioctl(t, DRM_IOCTL_LOOM_BO_MMAP_OFFSET, arg) || arg != &a)
 		return;
 	/* Maybe larger than the BO, maybe at an offset inside it: SIGBUS-free? */
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd,
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->c.fd,
 		 a.offset + (chance(&t->r, 10) ? 4096 * below(&t->r, 3) : 0));
 	if (p != MAP_FAILED)
 		munmap(p, len);
@@ -440,8 +373,8 @@ static void op_job_info(struct fz_thread *t)
 static void op_submit(struct fz_thread *t, int valid)
 {
 	struct drm_loom_bo_ref refs[4] = {
-		{ t->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
-		{ t->cfg.handle, DRM_LOOM_BO_REF_READ },
+		{ t->c.data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ t->c.cfg.handle, DRM_LOOM_BO_REF_READ },
 		{ any_handle(t), DRM_LOOM_BO_REF_READ },
 		{ any_handle(t), below(&t->r, 4) },
 	};
@@ -449,7 +382,7 @@ static void op_submit(struct fz_thread *t, int valid)
 	unsigned slot = below(&t->r, CMD_BO / 128);
 	struct drm_loom_submit s = {
 		.queue = below(&t->r, num_cores[t->node]),
-		.cmd_handle = t->cmd.handle,
+		.cmd_handle = t->c.cmd.handle,
 		.cmd_offset = slot * 128,
 		.bo_count = 2,
 		.bos = (uintptr_t)refs,
@@ -479,7 +412,7 @@ static void op_submit(struct fz_thread *t, int valid)
 		arg = fuzz_ptr(&t->r, &s, sizeof(s), 5);
 	}
 	if (t->npending < MAX_PENDING && chance(&t->r, 70) &&
-	    !drmSyncobjCreate(t->fd, 0, &sync))
+	    !drmSyncobjCreate(t->c.fd, 0, &sync))
 		s.out_syncobj = sync;
 	if (!valid && chance(&t->r, 5))
 		s.out_syncobj = any_handle(t);
@@ -487,14 +420,14 @@ static void op_submit(struct fz_thread *t, int valid)
 		if (valid && errno == ECANCELED)
 			banned = 1;	/* a fresh process takes over */
 		if (sync)
-			drmSyncobjDestroy(t->fd, sync);
+			drmSyncobjDestroy(t->c.fd, sync);
 		return;
 	}
 	__atomic_add_fetch(&t->st->jobs_accepted, 1, __ATOMIC_RELAXED);
 	if (sync && s.out_syncobj == sync && arg == &s)
 		t->pending[t->npending++] = sync;
 	else if (sync)
-		drmSyncobjDestroy(t->fd, sync);
+		drmSyncobjDestroy(t->c.fd, sync);
 	if (t->npending == MAX_PENDING)
 		pending_drain(t);
 }
@@ -508,8 +441,8 @@ static void op_drm_core(struct fz_thread *t)
 					   .pad = chance(&t->r, 90) ? 0 : rnd(&t->r) };
 
 		/* never the fixture's own: the rest of the run needs them */
-		if (c.handle != t->cmd.handle && c.handle != t->cfg.handle &&
-		    c.handle != t->data.handle && !fz_ioctl(t, DRM_IOCTL_GEM_CLOSE, &c)) {
+		if (c.handle != t->c.cmd.handle && c.handle != t->c.cfg.handle &&
+		    c.handle != t->c.data.handle && !fz_ioctl(t, DRM_IOCTL_GEM_CLOSE, &c)) {
 			for (unsigned i = 0; i < t->nhandles; i++)
 				if (t->handles[i] == c.handle)
 					t->handles[i] = t->handles[--t->nhandles];
@@ -519,7 +452,7 @@ static void op_drm_core(struct fz_thread *t)
 	case 1: { /* export a BO as a dma-buf and import it into the peer's file */
 		struct drm_prime_handle p = { .handle = any_handle(t),
 					      .flags = DRM_CLOEXEC | (chance(&t->r, 10) ? rnd(&t->r) : 0) };
-		int peer = t->peer && t->peer->fd >= 0 ? t->peer->fd : t->fd;
+		int peer = t->peer && t->peer->c.fd >= 0 ? t->peer->c.fd : t->c.fd;
 
 		if (fz_ioctl(t, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p))
 			break;
@@ -618,14 +551,14 @@ static void ring_reap(struct fz_thread *t, int wait)
 static void op_uring(struct fz_thread *t)
 {
 	struct drm_loom_bo_ref refs[2] = {
-		{ t->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
-		{ t->cfg.handle, DRM_LOOM_BO_REF_READ },
+		{ t->c.data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ t->c.cfg.handle, DRM_LOOM_BO_REF_READ },
 	};
 	static __thread struct drm_loom_bo_ref ring_refs[MAX_PENDING][2];
 	unsigned slot = below(&t->r, CMD_BO / 128), n;
 	struct drm_loom_submit s = {
 		.queue = below(&t->r, num_cores[t->node]),
-		.cmd_handle = t->cmd.handle,
+		.cmd_handle = t->c.cmd.handle,
 		.cmd_offset = slot * 128,
 		.bo_count = 2,
 		.deadline_ns = 20000000 + below(&t->r, 30000000),
@@ -647,7 +580,7 @@ static void op_uring(struct fz_thread *t)
 				       : mutated_cmd(t, slot);
 	if (chance(&t->r, 30))
 		corrupt(&t->r, &s, sizeof(s));
-	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, t->fd, NULL, 0, 0);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, t->c.fd, NULL, 0, 0);
 	sqe->cmd_op = chance(&t->r, 95) ? DRM_LOOM_URING_CMD_SUBMIT : rnd(&t->r);
 	if (chance(&t->r, 3))
 		sqe->len = rnd(&t->r);
@@ -772,7 +705,7 @@ static int fuzz_process(uint64_t seed, struct fz_stats *st, unsigned nthreads)
 	for (i = 0; i < nthreads; i++) {
 		threads[i] = (struct fz_thread){
 			.r.s = seed * 0x100000001b3ULL + i + 1,
-			.st = st, .fd = -1, .canary_fd = -1,
+			.st = st, .c.fd = -1, .canary_fd = -1,
 			.canary_tag = seed ^ ((uint64_t)i << 56),
 			.peer = &threads[(i + 1) % nthreads],
 		};
@@ -802,7 +735,7 @@ static int ledger_process(int node, uint64_t seed, struct fz_stats *st)
 		finding(st, "ledger: no file or ring\n");
 		return 1;
 	}
-	counter = (uint64_t *)((char *)t.data.map + 32768);
+	counter = (uint64_t *)((char *)t.c.data.map + 32768);
 	log = counter + 1;
 	while (now_s() < deadline) {
 		uint32_t sync[8] = { 0 };
@@ -813,25 +746,25 @@ static int ledger_process(int node, uint64_t seed, struct fz_stats *st)
 		memset(log, 0, 8 * 1024);
 		for (i = 0; i < n; i++) {
 			struct drm_loom_bo_ref refs[2] = {
-				{ t.data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
-				{ t.cfg.handle, DRM_LOOM_BO_REF_READ },
+				{ t.c.data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+				{ t.c.cfg.handle, DRM_LOOM_BO_REF_READ },
 			};
 			struct drm_loom_submit s = {
 				.queue = below(&t.r, num_cores[node]),
-				.cmd_handle = t.cmd.handle, .cmd_offset = i * 128,
+				.cmd_handle = t.c.cmd.handle, .cmd_offset = i * 128,
 				.cmd_size = valid_cmd(&t, i, 0, i),
 				.bo_count = 2, .bos = (uintptr_t)refs,
 				.in_syncobjs = i ? (uintptr_t)&sync[i - 1] : 0,
 				.in_syncobj_count = i > 0,
 			};
 
-			drmSyncobjCreate(t.fd, 0, &sync[i]);
+			drmSyncobjCreate(t.c.fd, 0, &sync[i]);
 			s.out_syncobj = sync[i];
 			if (i % 2) {
 				struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 				struct io_uring_cqe *cqe;
 
-				io_uring_prep_rw(IORING_OP_URING_CMD, sqe, t.fd, NULL, 0, 0);
+				io_uring_prep_rw(IORING_OP_URING_CMD, sqe, t.c.fd, NULL, 0, 0);
 				sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
 				sqe_set_submit(sqe, &s);
 				sqe->user_data = i;
@@ -843,7 +776,7 @@ static int ledger_process(int node, uint64_t seed, struct fz_stats *st)
 				io_uring_cqe_seen(&ring, cqe);
 				if (io_uring_peek_cqe(&ring, &cqe) == 0)
 					finding(st, "ledger: a second CQE for one command\n");
-			} else if (_test_submit(t.fd, &s)) {
+			} else if (_test_submit(t.c.fd, &s)) {
 				finding(st, "ledger: SUBMIT refused: %s\n", strerror(errno));
 				n = i;
 				break;
@@ -851,7 +784,7 @@ static int ledger_process(int node, uint64_t seed, struct fz_stats *st)
 				job_id[i] = s.job_id;
 			}
 		}
-		if (n && loom_syncobj_wait(t.fd, sync[n - 1], WAIT_MS))
+		if (n && loom_syncobj_wait(t.c.fd, sync[n - 1], WAIT_MS))
 			finding(st, "ledger: a chain did not complete in %d ms\n", WAIT_MS);
 		for (i = 0; i < n; i++) {
 			struct drm_loom_job_info info;
@@ -859,11 +792,11 @@ static int ledger_process(int node, uint64_t seed, struct fz_stats *st)
 			if (log[i] != i)
 				finding(st, "ledger: job %u logged %llu (ran twice, never, or out of order)\n",
 					i, (unsigned long long)log[i]);
-			if (job_id[i] && (_test_job_info(t.fd, job_id[i], &info) ||
+			if (job_id[i] && (_test_job_info(t.c.fd, job_id[i], &info) ||
 					  info.state != DRM_LOOM_JOB_DONE || info.error))
 				finding(st, "ledger: job %u: state %u error %d\n", i,
 					info.state, info.error);
-			drmSyncobjDestroy(t.fd, sync[i]);
+			drmSyncobjDestroy(t.c.fd, sync[i]);
 		}
 		if (*counter != n)
 			finding(st, "ledger: %u jobs ran the counter to %llu\n", n,
@@ -902,13 +835,13 @@ static int devices_healthy(void)
 
 		if (fixture_open(&t))
 			return 0;
-		refs[0] = (struct drm_loom_bo_ref){ t.data.handle,
+		refs[0] = (struct drm_loom_bo_ref){ t.c.data.handle,
 			DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE };
-		refs[1] = (struct drm_loom_bo_ref){ t.cfg.handle, DRM_LOOM_BO_REF_READ };
+		refs[1] = (struct drm_loom_bo_ref){ t.c.cfg.handle, DRM_LOOM_BO_REF_READ };
 		for (unsigned q = 0; q < num_cores[d]; q++) {
-			int64_t *a = t.data.map, *b = a + 1024, *c = a + 2048;
+			int64_t *a = t.c.data.map, *b = a + 1024, *c = a + 2048;
 			struct drm_loom_submit s = {
-				.queue = q, .cmd_handle = t.cmd.handle,
+				.queue = q, .cmd_handle = t.c.cmd.handle,
 				.cmd_size = valid_cmd(&t, 0, 1, 16),
 				.bo_count = 2, .bos = (uintptr_t)refs,
 			};
@@ -916,9 +849,9 @@ static int devices_healthy(void)
 
 			for (int i = 0; i < 16; i++)
 				a[i] = i * (q + 3), b[i] = 1000 + d, c[i] = 0;
-			drmSyncobjCreate(t.fd, 0, &sync);
+			drmSyncobjCreate(t.c.fd, 0, &sync);
 			s.out_syncobj = sync;
-			if (_test_submit(t.fd, &s) || loom_syncobj_wait(t.fd, sync, WAIT_MS)) {
+			if (_test_submit(t.c.fd, &s) || loom_syncobj_wait(t.c.fd, sync, WAIT_MS)) {
 				fprintf(stderr, "loom_fuzz: %s queue %u: no vector add\n",
 					nodes[d].path, q);
 				bad = 1;
@@ -930,7 +863,7 @@ static int devices_healthy(void)
 					bad = 1;
 				}
 			}
-			drmSyncobjDestroy(t.fd, sync);
+			drmSyncobjDestroy(t.c.fd, sync);
 		}
 		fixture_close(&t, 1);
 	}
