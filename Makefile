@@ -229,7 +229,7 @@ $(BUILD)/host/engine/libengine.a: $(ENGINE_SRCS) $(ENGINE_HDRS)
 
 $(BUILD)/host/engine/%: qemu-device/engine/tests/%.c $(wildcard qemu-device/engine/tests/*.h) $(BUILD)/host/engine/libengine.a
 	@echo "  CC      $@" >&2
-	@$(CC) $(HOST_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/engine/libengine.a
+	@$(CC) $(HOST_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/engine/libengine.a -lm
 
 # libloom's pure parts, under ASan+UBSan and, separately, TSan.
 LIB_CFLAGS = -Ilib -Ilib/include -Iformat

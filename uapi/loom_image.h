@@ -72,6 +72,8 @@ enum loom_arg_type {
 	LOOM_ARG_INDEX = 3,		/* 64-bit, signed */
 	LOOM_ARG_MEMREF_I32 = 4,	/* a device VA of i32 elements */
 	LOOM_ARG_MEMREF_I64 = 5,	/* a device VA of i64 elements */
+	LOOM_ARG_F32 = 6,		/* IEEE-754 binary32: its bits, as an i32 */
+	LOOM_ARG_MEMREF_F32 = 7,	/* a device VA of f32 elements */
 };
 
 #define LOOM_IMAGE_MAX_ARGS	16
