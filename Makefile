@@ -348,7 +348,7 @@ $(BUILD)/host/compiler/%: compiler/tests/%.c $(wildcard compiler/tests/*.h) $(BU
 		$(BUILD)/host/engine/libengine.a
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a \
-		$(BUILD)/host/engine/libengine.a
+		$(BUILD)/host/engine/libengine.a -lm
 
 $(BUILD)/host/loomc: compiler/loomc.c $(BUILD)/host/compiler/libloomc.a
 	@echo "  CC      $@" >&2
