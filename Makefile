@@ -297,7 +297,7 @@ $(BUILD)/examples/%.lcb: examples/%.loom $(BUILD)/bin/loomc
 $(BUILD)/host/examples/reference: examples/reference.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
-	@$(CC) $(HOST_CFLAGS) -o $@ $<
+	@$(CC) $(HOST_CFLAGS) -ffp-contract=off -o $@ $<
 
 # The library itself: libloom.a, libloom.so and loom.pc.
 LIB_OUT := $(BUILD)/lib

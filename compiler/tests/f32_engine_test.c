@@ -457,6 +457,95 @@ TEST(host_program_check_catches_f32_8x8)
 	free(text);
 }
 
+/*
+ * The examples: @main on the engine prints what NAME.expected holds.  The
+ * engine backend's context, with what PRINT wrote after it.
+ */
+struct capture {
+	struct er_host h;	/* first: the er_host_* callbacks' context */
+	char text[1024];
+	size_t len;
+};
+
+/* As libloom prints an f32 (lib/host.c): 9 significant digits. */
+static void capture_print(void *ctx, enum loom_arg_type type, int64_t v)
+{
+	struct capture *c = ctx;
+	uint32_t u = (uint32_t)v;
+	int n;
+
+	if (type == LOOM_ARG_F32)
+		n = snprintf(c->text + c->len, sizeof(c->text) - c->len,
+			     "%.9g\n", (double)flt(u));
+	else
+		n = snprintf(c->text + c->len, sizeof(c->text) - c->len,
+			     "%lld\n", (long long)v);
+	if (n > 0 && (size_t)n < sizeof(c->text) - c->len)
+		c->len += (size_t)n;
+}
+
+static char *read_text(const char *rel)
+{
+	char path[512];
+	const char *slash = strrchr(__FILE__, '/');
+	struct loom_source src;
+	char *text;
+
+	snprintf(path, sizeof(path), "%.*s../../%s",
+		 slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__, rel);
+	if (loom_source_read(&src, path)) {
+		printf("#   cannot read %s: run the test from the repository root\n",
+		       path);
+		return NULL;
+	}
+	text = malloc(src.len + 1);
+	if (text) {
+		memcpy(text, src.text, src.len);
+		text[src.len] = 0;
+	}
+	loom_source_free(&src);
+	return text;
+}
+
+TEST(examples_print_their_expected_output_8x8)
+{
+	static const char *const names[] = { "saxpy", "dot" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		static const struct loom_interp_backend be = {
+			.alloc = er_host_alloc, .load = er_host_load,
+			.store = er_host_store, .launch = er_host_launch,
+			.wait = er_host_wait, .check_failed = er_host_check_failed,
+			.print = capture_print,
+		};
+		char path[64];
+		struct capture cap = { .len = 0 };
+		char *src, *want;
+		struct er e;
+
+		snprintf(path, sizeof(path), "examples/%s.loom", names[i]);
+		src = read_text(path);
+		snprintf(path, sizeof(path), "examples/%s.expected", names[i]);
+		want = read_text(path);
+		REQUIRE(src && want);
+		REQUIRE(er_open(&e, src, 8, 8) == 0);
+		cap.h = (struct er_host){ .e = &e, .heap = ER_HEAP_VA };
+		CHECK_EQ(0, loom_interp_run(&e.view,
+					    loom_view_find_host_func(&e.view, "main"),
+					    &be, &cap, NULL));
+		CHECK_EQ(0, cap.h.failed_checks);
+		cap.text[cap.len] = 0;
+		if (strcmp(cap.text, want)) {
+			printf("#   %s printed:\n%s#   expected:\n%s", names[i],
+			       cap.text, want);
+			CHECK(0);
+		}
+		er_close(&e);
+		free(src);
+		free(want);
+	}
+}
+
 int main(void)
 {
 	RUN(arithmetic_vs_c_16x16);
@@ -465,5 +554,6 @@ int main(void)
 	RUN(reduction_in_order_8x8);
 	RUN(host_program_agrees_with_fabric_8x8);
 	RUN(host_program_check_catches_f32_8x8);
+	RUN(examples_print_their_expected_output_8x8);
 	return checks_done();
 }
