@@ -229,7 +229,7 @@ $(BUILD)/host/engine/libengine.a: $(ENGINE_SRCS) $(ENGINE_HDRS)
 
 $(BUILD)/host/engine/%: qemu-device/engine/tests/%.c $(wildcard qemu-device/engine/tests/*.h) $(BUILD)/host/engine/libengine.a
 	@echo "  CC      $@" >&2
-	@$(CC) $(HOST_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/engine/libengine.a
+	@$(CC) $(HOST_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/engine/libengine.a -lm
 
 # libloom's pure parts, under ASan+UBSan and, separately, TSan.
 LIB_CFLAGS = -Ilib -Ilib/include -Iformat
@@ -297,7 +297,7 @@ $(BUILD)/examples/%.lcb: examples/%.loom $(BUILD)/bin/loomc
 $(BUILD)/host/examples/reference: examples/reference.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
-	@$(CC) $(HOST_CFLAGS) -o $@ $<
+	@$(CC) $(HOST_CFLAGS) -ffp-contract=off -o $@ $<
 
 # The library itself: libloom.a, libloom.so and loom.pc.
 LIB_OUT := $(BUILD)/lib
@@ -348,7 +348,7 @@ $(BUILD)/host/compiler/%: compiler/tests/%.c $(wildcard compiler/tests/*.h) $(BU
 		$(BUILD)/host/engine/libengine.a
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a \
-		$(BUILD)/host/engine/libengine.a
+		$(BUILD)/host/engine/libengine.a -lm
 
 $(BUILD)/host/loomc: compiler/loomc.c $(BUILD)/host/compiler/libloomc.a
 	@echo "  CC      $@" >&2

@@ -96,7 +96,8 @@ void image_write(const struct image_builder *b, void **data, size_t *size)
 /* ------------------------------------------------------------- disasm --- */
 
 static const char *const arg_names[] = {
-	"?", "i32", "i64", "index", "memref<?xi32>", "memref<?xi64>",
+	"?", "i32", "i64", "index", "memref<?xi32>", "memref<?xi64>", "f32",
+	"memref<?xf32>",
 };
 
 static const char *const patch_names[] = {
@@ -175,6 +176,7 @@ static void print_host(FILE *out, const struct loom_image_view *v)
 			else if (x.op == LOOM_HOST_ALU)
 				fprintf(out, " r%u = %s.%s r%u, r%u, r%u", x.dst,
 					loom_op_name(x.aux),
+					x.aux >= LOOM_OP_FADD && x.aux <= LOOM_OP_FNEG ? "f32" :
 					x.type == LOOM_TYPE_I32 ? "i32" : "i64",
 					x.a, x.b, x.c);
 			else if (x.op == LOOM_HOST_LAUNCH)

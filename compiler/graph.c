@@ -55,6 +55,10 @@ static const char *const op_names[LOOM_OP_COUNT] = {
 	"REMU", "AND", "OR", "XOR", "SHL", "SHRL", "SHRA", "EQ", "NE", "LTS",
 	"LTU", "LES", "LEU", "GTS", "GTU", "GES", "GEU", "SELECT", "LOAD",
 	"STORE", "STREAM", "INVARIANT", "JOIN", "SPAWN", "REDUCE", "SINK",
+	"FADD", "FSUB", "FMUL", "FDIV", "FMAX", "FMIN", "FFALSE", "FOEQ",
+	"FOGT", "FOGE", "FOLT", "FOLE", "FONE", "FORD", "FUEQ", "FUGT",
+	"FUGE", "FULT", "FULE", "FUNE", "FUNO", "FTRUE", "FMA", "FNEG",
+	"SITOF", "UITOF", "FTOSI", "FTOUI",
 };
 
 const char *loom_op_name(unsigned op)

@@ -126,6 +126,35 @@ static void binary(struct hc *c, struct ir_op *op)
 	alu(c, lower_alu_op(a), type, dst, x, y, 0);
 }
 
+/* negf, fma: one ALU instruction, as on a PE. */
+static void nary(struct hc *c, struct ir_op *op)
+{
+	uint32_t r[3] = { 0, 0, 0 };
+
+	for (int i = 0; i < op->num_operands; i++)
+		r[i] = reg(c, op->operands[i].value);
+	alu(c, lower_alu_op(ir_opinfo[op->code].alu), LOOM_TYPE_I32,
+	    reg(c, &op->results[0]), r[0], r[1], r[2]);
+}
+
+/* int <-> f32: the PE conversion, typed by the integer side. */
+static bool float_cast(struct hc *c, struct ir_op *op, uint32_t x)
+{
+	enum ir_alu a = ir_opinfo[op->code].alu;
+	const struct ir_type *int_side;
+
+	if (a == ALU_BITCAST) {
+		bind(c, &op->results[0], x);	/* the same bits */
+		return true;
+	}
+	if (a < ALU_SITOF || a > ALU_FTOUI)
+		return false;
+	int_side = a == ALU_SITOF || a == ALU_UITOF ? op->type : op->to_type;
+	alu(c, lower_alu_op(a), lower_dev_type(int_side),
+	    reg(c, &op->results[0]), x, 0, 0);
+	return true;
+}
+
 /* The fabric lowering's cast rules (Documentation/compiler.rst). */
 static void cast(struct hc *c, struct ir_op *op)
 {
@@ -134,6 +163,8 @@ static void cast(struct hc *c, struct ir_op *op)
 	uint32_t x = reg(c, op->operands[0].value);
 	int64_t mask = 0;
 
+	if (float_cast(c, op, x))
+		return;
 	if (to > from && from == 1 && sext)
 		mask = -1;
 	else if (to > from && from == 32 && !sext)
@@ -156,7 +187,7 @@ static void cast(struct hc *c, struct ir_op *op)
 
 static unsigned elem_size(const struct ir_type *memref)
 {
-	return ir_type_width(memref->elem) == 32 ? 4 : 8;
+	return ir_type_size(memref->elem);
 }
 
 static void alloc(struct hc *c, struct ir_op *op)
@@ -277,11 +308,14 @@ static void host_op(struct hc *c, struct ir_op *op)
 	}
 	switch (ir_opinfo[op->code].syntax) {
 	case SYN_BINARY: case SYN_INDEX_BINARY: return binary(c, op);
-	case SYN_CMPI: case SYN_INDEX_CMP:
-		alu(c, lower_pred_op(op->pred), lower_dev_type(op->operands[0].value->type),
+	case SYN_CMPI: case SYN_INDEX_CMP: case SYN_CMPF:
+		alu(c, ir_opinfo[op->code].syntax == SYN_CMPF ?
+			       lower_fpred_op(op->fpred) : lower_pred_op(op->pred),
+		    lower_dev_type(op->operands[0].value->type),
 		    reg(c, &op->results[0]), reg(c, op->operands[0].value),
 		    reg(c, op->operands[1].value), 0);
 		return;
+	case SYN_UNARY: case SYN_TERNARY: return nary(c, op);
 	case SYN_SELECT:
 		alu(c, LOOM_OP_SELECT, lower_dev_type(op->results[0].type),
 		    reg(c, &op->results[0]), reg(c, op->operands[0].value),

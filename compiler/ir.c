@@ -16,6 +16,7 @@ const struct ir_type ir_i1 = { .kind = IR_TYPE_I1 };
 const struct ir_type ir_i32 = { .kind = IR_TYPE_I32 };
 const struct ir_type ir_i64 = { .kind = IR_TYPE_I64 };
 const struct ir_type ir_index = { .kind = IR_TYPE_INDEX };
+const struct ir_type ir_f32 = { .kind = IR_TYPE_F32 };
 const struct ir_type ir_none = { .kind = IR_TYPE_NONE };
 const struct ir_type ir_token = { .kind = IR_TYPE_TOKEN };
 
@@ -50,6 +51,15 @@ unsigned ir_type_width(const struct ir_type *t)
 	}
 }
 
+unsigned ir_type_size(const struct ir_type *t)
+{
+	if (t->kind == IR_TYPE_F32)
+		return 4;
+	if (!ir_type_width(t))
+		return 0;
+	return ir_type_width(t) <= 32 ? 4 : 8;
+}
+
 bool ir_type_has_channel(const struct ir_type *t)
 {
 	for (; t; t = t->elem)
@@ -72,10 +82,14 @@ enum loom_arg_type ir_type_arg_type(const struct ir_type *t)
 	case IR_TYPE_I32:	return LOOM_ARG_I32;
 	case IR_TYPE_I64:	return LOOM_ARG_I64;
 	case IR_TYPE_INDEX:	return LOOM_ARG_INDEX;
+	case IR_TYPE_F32:	return LOOM_ARG_F32;
 	case IR_TYPE_MEMREF:
-		if (t->elem->kind == IR_TYPE_I32)
-			return LOOM_ARG_MEMREF_I32;
-		return t->elem->kind == IR_TYPE_I64 ? LOOM_ARG_MEMREF_I64 : 0;
+		switch (t->elem->kind) {
+		case IR_TYPE_I32:	return LOOM_ARG_MEMREF_I32;
+		case IR_TYPE_I64:	return LOOM_ARG_MEMREF_I64;
+		case IR_TYPE_F32:	return LOOM_ARG_MEMREF_F32;
+		default:		return 0;
+		}
 	default:		return 0;
 	}
 }
@@ -89,6 +103,7 @@ const char *ir_type_str(const struct ir_type *t, char *buf, size_t size)
 	case IR_TYPE_I32:	snprintf(buf, size, "i32"); break;
 	case IR_TYPE_I64:	snprintf(buf, size, "i64"); break;
 	case IR_TYPE_INDEX:	snprintf(buf, size, "index"); break;
+	case IR_TYPE_F32:	snprintf(buf, size, "f32"); break;
 	case IR_TYPE_NONE:	snprintf(buf, size, "none"); break;
 	case IR_TYPE_TOKEN:
 		snprintf(buf, size, "!dataflow.thread_token");
@@ -124,6 +139,11 @@ const struct ir_opinfo ir_opinfo[IR_OP_COUNT] = {
 
 const char *const ir_pred_name[IR_PRED_COUNT] = {
 	"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+};
+
+const char *const ir_fpred_name[IR_FPRED_COUNT] = {
+	"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt",
+	"uge", "ult", "ule", "une", "uno", "true",
 };
 
 enum ir_opcode ir_op_lookup(const char *name, size_t len)
@@ -357,6 +377,11 @@ static void print_constant(FILE *out, const struct ir_op *op)
 		print_attr_dict(out, op->attrs, op->num_attrs);
 		return;
 	}
+	if (op->type->kind == IR_TYPE_F32) {	/* its bits: exact */
+		fprintf(out, " 0x%08llX", (unsigned long long)op->imm & 0xffffffffULL);
+		print_attrs_type(out, op, op->type);
+		return;
+	}
 	if (op->type->kind == IR_TYPE_I1 && !op->lit_neg && op->lit_mag <= 1) {
 		fputs(op->lit_mag ? " true" : " false", out);
 		print_attr_dict(out, op->attrs, op->num_attrs);
@@ -454,6 +479,20 @@ static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 	case SYN_INDEX_BINARY:
 		fprintf(out, " %%%s, %%%s", u[0].name, u[1].name);
 		print_attr_dict(out, op->attrs, op->num_attrs);
+		break;
+	case SYN_UNARY:
+		fprintf(out, " %%%s", u[0].name);
+		print_attrs_type(out, op, op->type);
+		break;
+	case SYN_TERNARY:
+		fprintf(out, " %%%s, %%%s, %%%s", u[0].name, u[1].name,
+			u[2].name);
+		print_attrs_type(out, op, op->type);
+		break;
+	case SYN_CMPF:
+		fprintf(out, " %s, %%%s, %%%s", ir_fpred_name[op->fpred],
+			u[0].name, u[1].name);
+		print_attrs_type(out, op, op->type);
 		break;
 	case SYN_CMPI:
 		fprintf(out, " %s, %%%s, %%%s", ir_pred_name[op->pred],

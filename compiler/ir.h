@@ -43,12 +43,13 @@ enum ir_type_kind {
 	IR_TYPE_I32,
 	IR_TYPE_I64,
 	IR_TYPE_INDEX,		/* 64-bit signed, as LOOM_ARG_INDEX */
+	IR_TYPE_F32,		/* IEEE-754 binary32 */
 	IR_TYPE_NONE,		/* a control token carrying no value */
-	IR_TYPE_MEMREF,		/* rank-1 memref of i32 or i64 */
+	IR_TYPE_MEMREF,		/* rank-1 memref of i32, i64 or f32 */
 	IR_TYPE_TOKEN,		/* !dataflow.thread_token */
 	IR_TYPE_CHANNEL,	/* !dataflow.channel<T> */
-	IR_TYPE_UNSUPPORTED,	/* a type loomc cannot compile (f32, i8, a
-				 * memref element other than i32/i64): the
+	IR_TYPE_UNSUPPORTED,	/* a type loomc cannot compile (f64, i8, a
+				 * memref element other than i32/i64/f32): the
 				 * parser reports it and keeps it, so the
 				 * verifier can still judge what uses it */
 };
@@ -60,9 +61,9 @@ enum ir_type_kind {
  * struct ir_type - a type; compare with ir_type_equal()
  * @kind: enum ir_type_kind
  * @dim: IR_TYPE_MEMREF: static size, or IR_DYNAMIC for '?'
- * @elem: IR_TYPE_MEMREF: element type (i32 or i64, or an unsupported
- *	one); IR_TYPE_CHANNEL: the carried type
- * @name: IR_TYPE_UNSUPPORTED: its spelling in the source ("f32")
+ * @elem: IR_TYPE_MEMREF: element type (i32, i64 or f32, or an
+ *	unsupported one); IR_TYPE_CHANNEL: the carried type
+ * @name: IR_TYPE_UNSUPPORTED: its spelling in the source ("f64")
  */
 struct ir_type {
 	enum ir_type_kind kind;
@@ -71,8 +72,8 @@ struct ir_type {
 	const char *name;
 };
 
-extern const struct ir_type ir_i1, ir_i32, ir_i64, ir_index, ir_none,
-	ir_token;
+extern const struct ir_type ir_i1, ir_i32, ir_i64, ir_index, ir_f32,
+	ir_none, ir_token;
 
 bool ir_type_equal(const struct ir_type *a, const struct ir_type *b);
 
@@ -81,6 +82,18 @@ bool ir_type_is_integer(const struct ir_type *t);
 
 /* Bit width of an integer type (index is 64); 0 for others. */
 unsigned ir_type_width(const struct ir_type *t);
+
+static inline bool ir_type_is_f32(const struct ir_type *t)
+{
+	return t->kind == IR_TYPE_F32;
+}
+
+/*
+ * Bytes a value of scalar type @t occupies in memory and on the fabric's
+ * data path: 4 for i1, i32 and f32 (an f32 travels as an i32 holding its
+ * bits), 8 for i64 and index; 0 for others.
+ */
+unsigned ir_type_size(const struct ir_type *t);
 
 /* Does @t mention a !dataflow.channel anywhere? */
 bool ir_type_has_channel(const struct ir_type *t);
@@ -173,6 +186,9 @@ enum ir_syntax {
 	SYN_BINARY,		/* %r = arith.addi %a, %b : T */
 	SYN_INDEX_BINARY,	/* %r = index.add %a, %b */
 	SYN_CMPI,		/* %r = arith.cmpi slt, %a, %b : T */
+	SYN_CMPF,		/* %r = arith.cmpf olt, %a, %b : f32 */
+	SYN_UNARY,		/* %r = arith.negf %a : f32 */
+	SYN_TERNARY,		/* %r = math.fma %a, %b, %c : f32 */
 	SYN_INDEX_CMP,		/* %r = index.cmp slt(%a, %b) */
 	SYN_SELECT,		/* %r = arith.select %c, %a, %b : T */
 	SYN_CAST,		/* %r = arith.index_cast %x : T to U */
@@ -202,6 +218,12 @@ enum ir_alu {
 	ALU_SELECT,
 	ALU_CASTS,		/* sign-extend or truncate */
 	ALU_CASTU,		/* zero-extend or truncate */
+	ALU_FADD, ALU_FSUB, ALU_FMUL, ALU_FDIV,
+	ALU_FMAX, ALU_FMIN,	/* maximumf, minimumf */
+	ALU_FCMP,		/* with struct ir_op.fpred */
+	ALU_FMA, ALU_FNEG,
+	ALU_SITOF, ALU_UITOF, ALU_FTOSI, ALU_FTOUI,
+	ALU_BITCAST,		/* i32 <-> f32: the same token */
 };
 
 /* struct ir_opinfo.flags */
@@ -236,6 +258,20 @@ enum ir_alu {
 	X(ARITH_EXTSI, "arith.extsi", SYN_CAST, ALU_CASTS, 0)		\
 	X(ARITH_EXTUI, "arith.extui", SYN_CAST, ALU_CASTU, 0)		\
 	X(ARITH_TRUNCI, "arith.trunci", SYN_CAST, ALU_CASTS, 0)		\
+	X(ARITH_ADDF, "arith.addf", SYN_BINARY, ALU_FADD, 0)		\
+	X(ARITH_SUBF, "arith.subf", SYN_BINARY, ALU_FSUB, 0)		\
+	X(ARITH_MULF, "arith.mulf", SYN_BINARY, ALU_FMUL, 0)		\
+	X(ARITH_DIVF, "arith.divf", SYN_BINARY, ALU_FDIV, 0)		\
+	X(ARITH_MAXIMUMF, "arith.maximumf", SYN_BINARY, ALU_FMAX, 0)	\
+	X(ARITH_MINIMUMF, "arith.minimumf", SYN_BINARY, ALU_FMIN, 0)	\
+	X(ARITH_NEGF, "arith.negf", SYN_UNARY, ALU_FNEG, 0)		\
+	X(ARITH_CMPF, "arith.cmpf", SYN_CMPF, ALU_FCMP, 0)		\
+	X(MATH_FMA, "math.fma", SYN_TERNARY, ALU_FMA, 0)		\
+	X(ARITH_SITOFP, "arith.sitofp", SYN_CAST, ALU_SITOF, 0)		\
+	X(ARITH_UITOFP, "arith.uitofp", SYN_CAST, ALU_UITOF, 0)		\
+	X(ARITH_FPTOSI, "arith.fptosi", SYN_CAST, ALU_FTOSI, 0)		\
+	X(ARITH_FPTOUI, "arith.fptoui", SYN_CAST, ALU_FTOUI, 0)		\
+	X(ARITH_BITCAST, "arith.bitcast", SYN_CAST, ALU_BITCAST, 0)	\
 	X(INDEX_CONSTANT, "index.constant", SYN_INDEX_CONSTANT, ALU_NONE, IR_INDEX_DIALECT) \
 	X(INDEX_ADD, "index.add", SYN_INDEX_BINARY, ALU_ADD, IR_INDEX_DIALECT) \
 	X(INDEX_SUB, "index.sub", SYN_INDEX_BINARY, ALU_SUB, IR_INDEX_DIALECT) \
@@ -309,6 +345,20 @@ enum ir_pred {
 
 extern const char *const ir_pred_name[IR_PRED_COUNT];
 
+/*
+ * arith.cmpf predicates, in MLIR's order (which enum loom_op's
+ * LOOM_OP_FFALSE .. LOOM_OP_FTRUE follow).
+ */
+enum ir_fpred {
+	IR_FPRED_FALSE, IR_FPRED_OEQ, IR_FPRED_OGT, IR_FPRED_OGE,
+	IR_FPRED_OLT, IR_FPRED_OLE, IR_FPRED_ONE, IR_FPRED_ORD,
+	IR_FPRED_UEQ, IR_FPRED_UGT, IR_FPRED_UGE, IR_FPRED_ULT,
+	IR_FPRED_ULE, IR_FPRED_UNE, IR_FPRED_UNO, IR_FPRED_TRUE,
+	IR_FPRED_COUNT
+};
+
+extern const char *const ir_fpred_name[IR_FPRED_COUNT];
+
 struct ir_op;
 struct ir_region;
 struct ir_func;
@@ -322,7 +372,8 @@ struct ir_func;
  * @region: for a block argument, the region whose block it belongs to
  * @index: result number, or block argument number
  * @is_const: set by the verifier: constant folding knows the value
- * @const_val: that value, sign-extended from the type's width (i1 true is
+ * @const_val: that value, sign-extended from the type's width (f32: its
+ *	bits sign-extended from 32; i1 true is
  *	-1)
  */
 struct ir_value {
@@ -392,9 +443,16 @@ struct ir_region {
  *	variable type of scf.for; the source type of a cast
  * @to_type: SYN_CAST: the result type
  * @lit_neg: SYN_CONSTANT/SYN_INDEX_CONSTANT: the literal had a '-'
- * @lit_mag: its magnitude as written (true is 1)
- * @imm: the constant, sign-extended from the type's width
+ * @lit_mag: its magnitude as written (true is 1; a float literal's
+ *	magnitude's f32 bits)
+ * @lit_float: SYN_CONSTANT: the literal is a float one (1.5, 2.0e-3)
+ * @lit_hex: SYN_CONSTANT: the literal is a 0x integer
+ * @lit_range: SYN_CONSTANT: a float literal's magnitude rounds beyond
+ *	FLT_MAX (to infinity)
+ * @imm: the constant, sign-extended from the type's width (f32: its bits,
+ *	sign-extended from 32 like an i32)
  * @pred: SYN_CMPI/SYN_INDEX_CMP: the predicate
+ * @fpred: SYN_CMPF: the predicate
  * @callee: SYN_LAUNCH: the thread's name without '@'
  * @callee_loc: the @name token
  * @num_args: SYN_LAUNCH: operands [0, num_args) are the thread's inputs
@@ -424,8 +482,12 @@ struct ir_op {
 	const struct ir_type *to_type;
 	bool lit_neg;
 	uint64_t lit_mag;
+	bool lit_float;
+	bool lit_hex;
+	bool lit_range;
 	int64_t imm;
 	enum ir_pred pred;
+	enum ir_fpred fpred;
 	const char *callee;
 	struct loom_loc callee_loc;
 	int num_args;

@@ -7,6 +7,8 @@
  *   %value, @symbol   sigil then [A-Za-z0-9_$.-]+
  *   #attr, !type      sigil then a bare identifier
  *   integer           [0-9]+ or 0x[0-9a-fA-F]+ (a sign is a separate '-')
+ *   float             [0-9]+ "." [0-9]* ([eE] [+-]? [0-9]+)?  (a '.' is
+ *                     what makes it a float, as in MLIR)
  *   string            "..." on one line, escapes \" \\ \n \t
  *   punctuation       ( ) { } [ ] < > , : = ? * + - and ->
  * An integer ends at the first non-digit, so memref<16xi64> lexes as
@@ -193,6 +195,33 @@ static int digit_value(char c)
 	return 99;
 }
 
+static bool digit_at(const struct lexer *l, size_t pos)
+{
+	return pos < l->end && isdigit((unsigned char)l->text[pos]);
+}
+
+/* The rest of a float literal whose digits before the '.' are lexed. */
+static int lex_float(struct lexer *l, size_t start)
+{
+	size_t e;
+
+	l->pos++;	/* '.' */
+	while (digit_at(l, l->pos))
+		l->pos++;
+	e = l->pos;
+	if (e < l->end && (l->text[e] == 'e' || l->text[e] == 'E')) {
+		e++;
+		if (e < l->end && (l->text[e] == '+' || l->text[e] == '-'))
+			e++;
+		if (digit_at(l, e)) {
+			while (digit_at(l, e))
+				e++;
+			l->pos = e;
+		}
+	}
+	return push(l, TK_FLOAT, start);
+}
+
 /* integer = [0-9]+ | "0x" [0-9a-fA-F]+ */
 static int lex_int(struct lexer *l)
 {
@@ -215,6 +244,8 @@ static int lex_int(struct lexer *l)
 		v = v * base + (uint64_t)dv;
 		l->pos++;
 	}
+	if (base == 10 && l->pos < l->end && l->text[l->pos] == '.')
+		return lex_float(l, start);
 	if (push(l, TK_INT, start))
 		return -1;
 	l->out->toks[l->out->num - 1].ival = v;

@@ -25,6 +25,7 @@ enum tok_kind {
 	TK_HASH,	/* #dialect.attr */
 	TK_BANG,	/* !dialect.type */
 	TK_INT,		/* decimal or 0x hex integer, no sign */
+	TK_FLOAT,	/* decimal float with a '.': 1.5, 2.0e-3, no sign */
 	TK_STRING,	/* "..." with \" \\ \n \t escapes */
 	TK_PUNCT,	/* ( ) { } [ ] < > , : = ? * + - -> */
 };

@@ -77,6 +77,7 @@ static void unsupported(struct lower *l, const struct ir_op *op,
 static bool pure(unsigned op)
 {
 	return (op >= LOOM_OP_CONST && op <= LOOM_OP_SELECT) ||
+	       (op >= LOOM_OP_FADD && op <= LOOM_OP_FTOUI) ||
 	       op == LOOM_OP_INVARIANT;
 }
 
@@ -130,9 +131,10 @@ static int port(struct lower *l, unsigned kind, unsigned index)
 	return l->ports[kind][index] - 1;
 }
 
+/* f32 travels as an i32 holding its bits: LOOM_TYPE_I32. */
 unsigned lower_dev_type(const struct ir_type *t)
 {
-	return ir_type_width(t) <= 32 ? LOOM_TYPE_I32 : LOOM_TYPE_I64;
+	return ir_type_size(t) == 8 ? LOOM_TYPE_I64 : LOOM_TYPE_I32;
 }
 
 /* i1 values are 0 or 1 on the fabric (compares produce 1), not -1. */
@@ -240,6 +242,12 @@ static const uint8_t alu_op[] = {
 	[ALU_SHRU] = LOOM_OP_SHRL,
 	[ALU_MAXS] = LOOM_OP_GTS, [ALU_MINS] = LOOM_OP_LTS,
 	[ALU_MAXU] = LOOM_OP_GTU, [ALU_MINU] = LOOM_OP_LTU,
+	[ALU_FADD] = LOOM_OP_FADD, [ALU_FSUB] = LOOM_OP_FSUB,
+	[ALU_FMUL] = LOOM_OP_FMUL, [ALU_FDIV] = LOOM_OP_FDIV,
+	[ALU_FMAX] = LOOM_OP_FMAX, [ALU_FMIN] = LOOM_OP_FMIN,
+	[ALU_FMA] = LOOM_OP_FMA, [ALU_FNEG] = LOOM_OP_FNEG,
+	[ALU_SITOF] = LOOM_OP_SITOF, [ALU_UITOF] = LOOM_OP_UITOF,
+	[ALU_FTOSI] = LOOM_OP_FTOSI, [ALU_FTOUI] = LOOM_OP_FTOUI,
 };
 
 static const uint8_t pred_op[IR_PRED_COUNT] = {
@@ -260,13 +268,31 @@ unsigned lower_pred_op(enum ir_pred pred)
 	return pred_op[pred];
 }
 
+unsigned lower_fpred_op(enum ir_fpred pred)
+{
+	return LOOM_OP_FFALSE + (unsigned)pred;
+}
+
 /* The op computing b op a from a op b, or 0 when there is none. */
 static unsigned swapped(unsigned op)
 {
 	switch (op) {
 	case LOOM_OP_ADD: case LOOM_OP_MUL: case LOOM_OP_AND:
 	case LOOM_OP_OR: case LOOM_OP_XOR: case LOOM_OP_EQ: case LOOM_OP_NE:
+	/* canonical NaNs and -0 < +0 make these commutative bit for bit */
+	case LOOM_OP_FADD: case LOOM_OP_FMUL: case LOOM_OP_FMAX:
+	case LOOM_OP_FMIN: case LOOM_OP_FFALSE: case LOOM_OP_FOEQ:
+	case LOOM_OP_FONE: case LOOM_OP_FORD: case LOOM_OP_FUEQ:
+	case LOOM_OP_FUNE: case LOOM_OP_FUNO: case LOOM_OP_FTRUE:
 		return op;
+	case LOOM_OP_FOLT: return LOOM_OP_FOGT;
+	case LOOM_OP_FOGT: return LOOM_OP_FOLT;
+	case LOOM_OP_FOLE: return LOOM_OP_FOGE;
+	case LOOM_OP_FOGE: return LOOM_OP_FOLE;
+	case LOOM_OP_FULT: return LOOM_OP_FUGT;
+	case LOOM_OP_FUGT: return LOOM_OP_FULT;
+	case LOOM_OP_FULE: return LOOM_OP_FUGE;
+	case LOOM_OP_FUGE: return LOOM_OP_FULE;
 	case LOOM_OP_LTS: return LOOM_OP_GTS;
 	case LOOM_OP_GTS: return LOOM_OP_LTS;
 	case LOOM_OP_LES: return LOOM_OP_GES;
@@ -333,9 +359,31 @@ static void lower_binary(struct lower *l, struct scope *s, struct ir_op *op)
 static void lower_cmp(struct lower *l, struct scope *s, struct ir_op *op)
 {
 	const struct ir_value *a = op->operands[0].value;
-	int n = binary(l, s, pred_op[op->pred], lower_dev_type(a->type), a,
+	unsigned code = ir_opinfo[op->code].syntax == SYN_CMPF ?
+			lower_fpred_op(op->fpred) : pred_op[op->pred];
+	int n = binary(l, s, code, lower_dev_type(a->type), a,
 		       op->operands[1].value, op->loc);
 
+	map_put(l, s, &op->results[0], n);
+}
+
+/* negf, fma: one PE, B as the immediate when it is a constant. */
+static void lower_nary(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	unsigned code = alu_op[ir_opinfo[op->code].alu];
+	const struct ir_value *b = op->num_operands > 1 ?
+				   op->operands[1].value : NULL;
+	int a = value(l, s, op->operands[0].value);
+	int c = op->num_operands > 2 ? value(l, s, op->operands[2].value) :
+				       G_NONE;
+	int n;
+
+	if (b && b->is_const)
+		n = pe_imm(l, code, LOOM_TYPE_I32, a, (uint64_t)const_of(b), c,
+			   op->loc);
+	else
+		n = pe(l, code, LOOM_TYPE_I32, a, b ? value(l, s, b) : G_NONE,
+		       c, op->loc);
 	map_put(l, s, &op->results[0], n);
 }
 
@@ -356,10 +404,19 @@ static void lower_select(struct lower *l, struct scope *s, struct ir_op *op)
 static void lower_cast(struct lower *l, struct scope *s, struct ir_op *op)
 {
 	unsigned from = ir_type_width(op->type), to = ir_type_width(op->to_type);
-	bool sext = ir_opinfo[op->code].alu == ALU_CASTS;
+	enum ir_alu alu = ir_opinfo[op->code].alu;
+	bool sext = alu == ALU_CASTS;
 	int n = value(l, s, op->operands[0].value);
 
-	if (to > from && from == 1 && sext)
+	if (alu == ALU_SITOF || alu == ALU_UITOF)	/* type: the integer's */
+		n = pe(l, alu_op[alu], lower_dev_type(op->type), n, G_NONE,
+		       G_NONE, op->loc);
+	else if (alu == ALU_FTOSI || alu == ALU_FTOUI)
+		n = pe(l, alu_op[alu], lower_dev_type(op->to_type), n, G_NONE,
+		       G_NONE, op->loc);
+	else if (alu == ALU_BITCAST)
+		;	/* i32 and f32 tokens are the same bits */
+	else if (to > from && from == 1 && sext)
 		n = pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, n, (uint64_t)-1,
 			   G_NONE, op->loc);
 	else if (to > from && from == 32 && !sext)
@@ -394,7 +451,7 @@ static int after(struct lower *l, int n, int tok, struct loom_loc loc)
 static int address(struct lower *l, struct scope *s, struct ir_op *op,
 		   const struct ir_value *m, const struct ir_value *idx)
 {
-	unsigned shift = ir_type_width(op->type->elem) == 32 ? 2 : 3;
+	unsigned shift = ir_type_size(op->type->elem) == 4 ? 2 : 3;
 	int base = value(l, s, m);
 
 	if (idx->is_const && idx->const_val == 0)
@@ -552,7 +609,8 @@ static const struct ir_op *reduction(struct ir_op *loop, int i,
 		return NULL;
 	alu = ir_opinfo[def->code].alu;
 	if (alu != ALU_ADD && alu != ALU_MUL && alu != ALU_AND &&
-	    alu != ALU_OR && alu != ALU_XOR)
+	    alu != ALU_OR && alu != ALU_XOR && alu != ALU_FADD &&
+	    alu != ALU_FMUL && alu != ALU_FMAX && alu != ALU_FMIN)
 		return NULL;
 	if (count_uses(loop->body, acc) != 1)
 		return NULL;
@@ -617,7 +675,7 @@ static bool check_loop(struct lower *l, struct ir_op *op,
 		red[i] = reduction(op, i, &x[i]);
 		if (!red[i]) {
 			unsupported(l, op,
-				    "an iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori or xori, acc used once)");
+				    "an iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori, xori, addf, mulf, maximumf or minimumf, acc used once)");
 			return false;
 		}
 	}
@@ -788,8 +846,10 @@ static void lower_op(struct lower *l, struct scope *s, struct ir_op *op)
 		return;
 	case SYN_BINARY: case SYN_INDEX_BINARY:
 		return lower_binary(l, s, op);
-	case SYN_CMPI: case SYN_INDEX_CMP:
+	case SYN_CMPI: case SYN_INDEX_CMP: case SYN_CMPF:
 		return lower_cmp(l, s, op);
+	case SYN_UNARY: case SYN_TERNARY:
+		return lower_nary(l, s, op);
 	case SYN_SELECT:
 		return lower_select(l, s, op);
 	case SYN_CAST:

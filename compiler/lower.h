@@ -26,11 +26,12 @@ unsigned lower_thread(struct diag *d, struct ir_func *f, struct graph *g);
  * How IR arithmetic maps onto the device's operations, for everything that
  * computes as the fabric does (the host program too): the LOOM_TYPE_* of a
  * value, the LOOM_OP_* of an ALU kind (for min and max: the comparison
- * that is true when the first operand is the one to pick), and of a
- * comparison predicate.
+ * that is true when the first operand is the one to pick; maximumf and
+ * minimumf are FMAX and FMIN), and of a comparison predicate.
  */
 unsigned lower_dev_type(const struct ir_type *t);
 unsigned lower_alu_op(enum ir_alu alu);
 unsigned lower_pred_op(enum ir_pred pred);
+unsigned lower_fpred_op(enum ir_fpred pred);
 
 #endif /* LOOMC_LOWER_H */

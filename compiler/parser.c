@@ -8,8 +8,10 @@
  * on, and the unit is still verified (but never compiled).
  */
 #include <limits.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parser.h"
@@ -199,7 +201,7 @@ static const struct ir_type *scalar_named(const char *s, size_t len)
 	static const struct { const char *name; const struct ir_type *t; }
 	scalars[] = {
 		{ "i1", &ir_i1 }, { "i32", &ir_i32 }, { "i64", &ir_i64 },
-		{ "index", &ir_index }, { "none", &ir_none },
+		{ "index", &ir_index }, { "none", &ir_none }, { "f32", &ir_f32 },
 	};
 
 	for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++)
@@ -244,16 +246,17 @@ static const struct ir_type *memref_elem(struct parser *p, const char *s,
 
 	if (len && (s[0] == '?' || (s[0] >= '0' && s[0] <= '9')))
 		fail_at(p, loc, "only rank-1 memrefs are supported");
-	if (t && (t->kind == IR_TYPE_I32 || t->kind == IR_TYPE_I64))
+	if (t && (t->kind == IR_TYPE_I32 || t->kind == IR_TYPE_I64 ||
+		  t->kind == IR_TYPE_F32))
 		return t;
 	diag_error(p->d, loc,
-		   "memref element type must be i32 or i64, not '%.*s'",
+		   "memref element type must be i32, i64 or f32, not '%.*s'",
 		   (int)unsupported_name_len(len), s);
 	return unsupported_type(p, s, len);
 }
 
 /*
- * memref_type = "memref" "<" ("?" | INT) "x" ("i32" | "i64") ">"
+ * memref_type = "memref" "<" ("?" | INT) "x" ("i32" | "i64" | "f32") ">"
  * (another element type is reported and kept as unsupported)
  */
 static const struct ir_type *memref_type(struct parser *p)
@@ -324,9 +327,9 @@ static bool looks_like_type(const struct token *t)
 }
 
 /*
- * type = "i1" | "i32" | "i64" | "index" | "none" | memref_type
+ * type = "i1" | "i32" | "i64" | "index" | "f32" | "none" | memref_type
  *      | dialect_type
- * (an identifier shaped like a type, f32 or i8, is reported and kept as
+ * (an identifier shaped like a type, f64 or i8, is reported and kept as
  * unsupported)
  */
 static const struct ir_type *type(struct parser *p)
@@ -681,10 +684,34 @@ static void set_literal(struct ir_op *op, bool neg, uint64_t mag)
 {
 	op->lit_neg = neg;
 	op->lit_mag = mag;
-	op->imm = ir_sext(neg ? 0 - mag : mag, ir_type_width(op->type));
+	if (op->type->kind == IR_TYPE_F32)	/* the verifier judges the literal */
+		op->imm = ir_sext(op->lit_float && neg ? mag | 0x80000000U : mag, 32);
+	else
+		op->imm = ir_sext(neg ? 0 - mag : mag, ir_type_width(op->type));
 }
 
-/* constant = ("true" | "false" | "-"? INT) attr_dict? (":" type)? */
+/*
+ * A float literal's magnitude as f32 bits, rounded to nearest even by
+ * strtof(); sets op->lit_range when it rounds to infinity.
+ */
+static uint64_t float_literal(struct parser *p, struct ir_op *op)
+{
+	const struct token *t = p->tok;
+	char *text = ir_strndup(p->m, t->text, t->len);
+	float f;
+	uint32_t bits;
+
+	if (!text)
+		fail_at(p, t->loc, "out of memory");
+	advance(p);
+	f = strtof(text, NULL);
+	op->lit_float = true;
+	op->lit_range = isinf(f);
+	memcpy(&bits, &f, sizeof(bits));
+	return bits;
+}
+
+/* constant = ("true" | "false" | "-"? (INT | FLOAT)) attr_dict? (":" type)? */
 static void constant(struct parser *p, struct ir_op *op)
 {
 	bool neg = false, boolean = at(p, "true") || at(p, "false");
@@ -696,7 +723,10 @@ static void constant(struct parser *p, struct ir_op *op)
 		advance(p);
 	} else {
 		neg = consume(p, "-");
-		mag = int_literal(p);
+		op->lit_hex = p->tok->kind == TK_INT && p->tok->len > 2 &&
+			      p->tok->text[1] == 'x';
+		mag = p->tok->kind == TK_FLOAT ? float_literal(p, op) :
+						 int_literal(p);
 	}
 	opt_attr_dict(p, op);
 	op->type = boolean && !at(p, ":") ? &ir_i1 : colon_type(p);
@@ -747,6 +777,37 @@ static enum ir_pred predicate(struct parser *p)
 			return (enum ir_pred)i;
 	fail_at(p, t->loc, "unknown predicate '%.*s'",
 		(int)(t->len > 40 ? 40 : t->len), t->text);
+}
+
+/* fpredicate = "false" | "oeq" | "ogt" | ... | "uno" | "true" */
+static enum ir_fpred fpredicate(struct parser *p)
+{
+	const struct token *t = expect_kind(p, TK_IDENT, "a predicate");
+
+	for (int i = 0; i < IR_FPRED_COUNT; i++)
+		if (tok_is(t, ir_fpred_name[i]))
+			return (enum ir_fpred)i;
+	fail_at(p, t->loc, "unknown predicate '%.*s'",
+		(int)(t->len > 40 ? 40 : t->len), t->text);
+}
+
+/* cmpf = fpredicate "," VALUE "," VALUE attr_dict? ":" type */
+static void cmpf(struct parser *p, struct ir_op *op)
+{
+	op->fpred = fpredicate(p);
+	expect(p, ",");
+	binary(p, op);
+	op->results[0].type = &ir_i1;
+}
+
+/* unary = VALUE attr_dict? ":" type;  ternary = VALUE "," VALUE "," VALUE ... */
+static void nary(struct parser *p, struct ir_op *op, int n)
+{
+	fixed_operands(p, op, n);
+	opt_attr_dict(p, op);
+	op->type = colon_type(p);
+	all_types(op, op->type);
+	set_results(p, op, 1, op->type);
 }
 
 /* cmpi = predicate "," VALUE "," VALUE attr_dict? ":" type */
@@ -1102,6 +1163,9 @@ static void op_body(struct parser *p, struct ir_op *op)
 	case SYN_BINARY:		binary(p, op); break;
 	case SYN_INDEX_BINARY:		index_binary(p, op); break;
 	case SYN_CMPI:			cmpi(p, op); break;
+	case SYN_CMPF:			cmpf(p, op); break;
+	case SYN_UNARY:			nary(p, op, 1); break;
+	case SYN_TERNARY:		nary(p, op, 3); break;
 	case SYN_INDEX_CMP:		index_cmp(p, op); break;
 	case SYN_SELECT:		select_op(p, op); break;
 	case SYN_CAST:			cast(p, op); break;

@@ -335,7 +335,7 @@ static void check_inputs(struct verifier *v, struct ir_func *f)
 		else if (!ir_type_arg_type(a->type) &&
 			 !ir_type_has_unsupported(a->type))
 			diag_error(v->d, a->loc,
-				   "input '%%%s' of @%s has type %s, which a launch cannot pass (i32, i64, index, memref of i32 or i64)",
+				   "input '%%%s' of @%s has type %s, which a launch cannot pass (i32, i64, index, f32, memref of i32, i64 or f32)",
 				   a->name, f->name, tstr(a->type, buf));
 	}
 }
@@ -466,6 +466,65 @@ static bool need_integer(struct verifier *v, struct ir_op *op,
 	return false;
 }
 
+static bool need_f32(struct verifier *v, struct ir_op *op,
+		     const struct ir_type *t)
+{
+	char buf[IR_TYPE_STR_MAX];
+
+	if (ir_type_is_f32(t))
+		return true;
+	if (ir_type_has_unsupported(t))
+		return false;	/* reported where the type is written */
+	diag_error(v->d, op->loc, "'%s' needs a float type (f32), not %s",
+		   op_name(op), tstr(t, buf));
+	return false;
+}
+
+/* A value a register or token carries: an integer, index or f32. */
+static bool need_scalar(struct verifier *v, struct ir_op *op,
+			const struct ir_type *t)
+{
+	char buf[IR_TYPE_STR_MAX];
+
+	if (ir_type_is_integer(t) || ir_type_is_f32(t))
+		return true;
+	if (ir_type_has_unsupported(t))
+		return false;	/* reported where the type is written */
+	diag_error(v->d, op->loc,
+		   "'%s' needs an integer, index or f32 type, not %s",
+		   op_name(op), tstr(t, buf));
+	return false;
+}
+
+/*
+ * An f32 constant is a float literal (rounded to nearest even; it must
+ * not round to infinity) or its bits in hex, as in MLIR.
+ */
+static bool check_f32_constant(struct verifier *v, struct ir_op *op)
+{
+	const char *why = NULL;
+
+	if (op->lit_float && op->lit_range) {
+		diag_error(v->d, op->loc,
+			   "float literal is out of range for f32 (it rounds to infinity; write infinity as 0x7F800000)");
+		return false;
+	}
+	if (op->lit_float)
+		return true;
+	if (!op->lit_hex)
+		why = "is an integer literal: write a float literal (1.0) or the bits in hex (0x3F800000)";
+	else if (op->lit_neg)
+		why = "is a hexadecimal bit pattern, which takes no '-' (flip bit 31)";
+	else if (op->lit_mag > 0xffffffffULL)
+		why = "has more than 32 bits";
+	else
+		return true;
+	diag_error(v->d, op->loc, op->lit_hex ? "f32 constant %s0x%llX %s" :
+						"f32 constant %s%llu %s",
+		   op->lit_neg ? "-" : "", (unsigned long long)op->lit_mag, why);
+	return false;
+}
+
 /* The literal of a constant fits its type (as signed or unsigned). */
 static bool check_constant(struct verifier *v, struct ir_op *op)
 {
@@ -473,8 +532,16 @@ static bool check_constant(struct verifier *v, struct ir_op *op)
 	uint64_t max;
 	char buf[IR_TYPE_STR_MAX];
 
+	if (op->code == IR_OP_ARITH_CONSTANT && ir_type_is_f32(op->type))
+		return check_f32_constant(v, op);
 	if (!need_integer(v, op, op->type))
 		return false;
+	if (op->lit_float) {
+		diag_error(v->d, op->loc,
+			   "a float literal needs type f32, not %s",
+			   tstr(op->type, buf));
+		return false;
+	}
 	w = ir_type_width(op->type);
 	max = w == 64 ? UINT64_MAX : (1ULL << w) - 1;
 	if (op->lit_neg ? op->lit_mag > (max >> 1) + 1 : op->lit_mag > max) {
@@ -486,16 +553,46 @@ static bool check_constant(struct verifier *v, struct ir_op *op)
 	return true;
 }
 
+/* i32 or i64: what the float conversions take or give. */
+static bool is_i32_i64(const struct ir_type *t)
+{
+	return t->kind == IR_TYPE_I32 || t->kind == IR_TYPE_I64;
+}
+
+/* The rule a float cast breaks, or NULL. */
+static const char *float_cast_rule(const struct ir_op *op)
+{
+	const struct ir_type *from = op->type, *to = op->to_type;
+
+	switch (ir_opinfo[op->code].alu) {
+	case ALU_SITOF:
+	case ALU_UITOF:
+		return is_i32_i64(from) && ir_type_is_f32(to) ? NULL :
+		       "converts i32 or i64 to f32";
+	case ALU_FTOSI:
+	case ALU_FTOUI:
+		return ir_type_is_f32(from) && is_i32_i64(to) ? NULL :
+		       "converts f32 to i32 or i64";
+	default:	/* bitcast */
+		return (from->kind == IR_TYPE_I32 || ir_type_is_f32(from)) &&
+		       (to->kind == IR_TYPE_I32 || ir_type_is_f32(to)) ? NULL :
+		       "reinterprets the bits of i32 or f32 as i32 or f32";
+	}
+}
+
 static bool check_cast(struct verifier *v, struct ir_op *op)
 {
 	const struct ir_type *from = op->type, *to = op->to_type;
 	bool fi = from->kind == IR_TYPE_INDEX, ti = to->kind == IR_TYPE_INDEX;
 	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+	enum ir_alu alu = ir_opinfo[op->code].alu;
 	const char *rule = NULL;
 
 	if (ir_type_has_unsupported(from) || ir_type_has_unsupported(to))
 		return false;	/* reported where the type is written */
-	if (!ir_type_is_integer(from) || !ir_type_is_integer(to))
+	if (alu >= ALU_SITOF && alu <= ALU_BITCAST)
+		rule = float_cast_rule(op);
+	else if (!ir_type_is_integer(from) || !ir_type_is_integer(to))
 		rule = "casts between integer types";
 	else if ((op->code == IR_OP_ARITH_INDEX_CAST ||
 		  op->code == IR_OP_ARITH_INDEX_CASTUI ||
@@ -525,10 +622,18 @@ static bool check_written_types(struct verifier *v, struct ir_op *op)
 	case SYN_INDEX_CONSTANT:
 		return check_constant(v, op);
 	case SYN_BINARY:
-	case SYN_CMPI:
+		if (ir_opinfo[op->code].alu >= ALU_FADD)
+			return need_f32(v, op, op->type);
+		return need_integer(v, op, op->type);
+	case SYN_CMPF:
+	case SYN_UNARY:
+	case SYN_TERNARY:
+		return need_f32(v, op, op->type);
 	case SYN_SELECT:
 	case SYN_PRINT:
 	case SYN_CHECK:
+		return need_scalar(v, op, op->type);
+	case SYN_CMPI:
 	case SYN_FOR:
 		return need_integer(v, op, op->type);
 	case SYN_CAST:
@@ -983,6 +1088,13 @@ static void fold(struct ir_op *op)
 			return;
 		x[i] = op->operands[i].value->const_val;
 	}
+	/* f32 arithmetic is left to the ALU; a bitcast keeps the token */
+	if (alu == ALU_BITCAST && op->num_operands == 1) {
+		op->results[0].is_const = true;
+		op->results[0].const_val = x[0];
+	}
+	if (alu >= ALU_FADD)
+		return;
 	w = ir_type_width(op->operands[op->num_operands - 1].value->type);
 	if (!w || !ir_type_width(op->results[0].type))
 		return;

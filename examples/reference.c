@@ -6,9 +6,11 @@
  * example's .expected file; the VM run of the compiled example must then
  * print that file too.
  *
- * Usage: reference NAME   (vector_add, stencil2d, tokens, tree_bfs, uts)
+ * Usage: reference NAME   (vector_add, stencil2d, tokens, tree_bfs, uts,
+ *                          saxpy, dot)
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +115,60 @@ static void uts(void)
 	print_stats(&s);
 }
 
+/*
+ * f32 values print with 9 significant digits, as loom-run prints them:
+ * enough to tell any two floats apart.  Every operation below is one
+ * float operation rounded to nearest even (this file is built with
+ * -ffp-contract=off, so a * x + y is never fused).
+ */
+static void print_f32(float f)
+{
+	printf("%.9g\n", (double)f);
+}
+
+static void saxpy(void)
+{
+	enum { N = 1000 };
+	const float a = 2.5f;
+	float y = 0, sum = 0;
+
+	for (int i = 0; i < N; i++) {
+		float x = (float)i / 8.0f;
+
+		y = 1.0f - (float)i / 3.0f;
+		y = a * x + y;
+		sum += y;
+	}
+	print_f32(y);
+	print_f32(sum);
+}
+
+static void dot(void)
+{
+	enum { PARTS = 8, CHUNK = 128 };
+	float total = 0, top = -INFINITY, first = 0;
+
+	for (int p = 0; p < PARTS; p++) {
+		float sum = 0;
+
+		for (int i = p * CHUNK; i < (p + 1) * CHUNK; i++) {
+			float x = (float)(i % 17) - 8.0f;
+			float y = 1.0f / (float)(i + 1);
+			float xy = x * y;
+
+			sum += xy;
+			/* no NaN here: maximumf is the usual larger */
+			top = xy > top ? xy : top;
+		}
+		if (p == 0)
+			first = sum;
+		total += sum;
+	}
+	print_f32(first);
+	print_f32(total);
+	print_f32(top);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -121,6 +177,7 @@ int main(int argc, char **argv)
 	} examples[] = {
 		{ "vector_add", vector_add }, { "stencil2d", stencil2d },
 		{ "tokens", tokens }, { "tree_bfs", tree_bfs }, { "uts", uts },
+		{ "saxpy", saxpy }, { "dot", dot },
 	};
 
 	for (size_t i = 0; argc == 2 && i < sizeof(examples) / sizeof(examples[0]); i++) {
@@ -129,6 +186,6 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	fprintf(stderr, "usage: reference vector_add|stencil2d|tokens|tree_bfs|uts\n");
+	fprintf(stderr, "usage: reference vector_add|stencil2d|tokens|tree_bfs|uts|saxpy|dot\n");
 	return 2;
 }

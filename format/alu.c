@@ -8,8 +8,25 @@
  * reach C undefined behaviour (signed overflow, oversized shifts, INT_MIN /
  * -1): the device never traps, and neither may its model.  Signed meaning
  * is recovered with explicit two's-complement tricks instead of casts.
+ *
+ * f32 operations are C float operations, which are IEEE-754 binary32 with
+ * round-to-nearest-even (C's default mode, never changed here) and no
+ * excess precision (checked below); each operation is one C operation, so
+ * nothing can be contracted into a fused one behind our back.  fma is
+ * computed exactly in double arithmetic (fma_f32()), so that format/
+ * needs no libm.  What C leaves open is decided here: NaN results are
+ * canonical, conversions to integers saturate, maximum/minimum order -0
+ * below +0.  Only math.h's classification macros are used (no libm).
  */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
 #include "loom_alu.h"
+
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "f32 operations need float arithmetic without excess precision"
+#endif
 
 #define SIGN64		(1ULL << 63)
 #define SIGN32		(1ULL << 31)
@@ -134,9 +151,172 @@ static uint64_t alu32(unsigned op, uint64_t a, uint64_t b, uint64_t c)
 	return sext32(alu64(op, sa, sb, 0));
 }
 
+/* ---------------------------------------------------------- f32 --- */
+
+static float f32_of(uint64_t v)
+{
+	uint32_t u = (uint32_t)v;
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* An f32 token: the bits sign-extended, any NaN made the canonical one. */
+static uint64_t f32_token(float f)
+{
+	uint32_t u = LOOM_F32_CANONICAL_NAN;
+
+	if (!isnan(f))
+		memcpy(&u, &f, sizeof(u));
+	return sext32(u);
+}
+
+/* The float @dir (+1 or -1) steps away from zero from @f (same sign). */
+static float f32_step(float f, int dir)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	u += (uint32_t)dir;
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/*
+ * a * b + c rounded once.  The product of two floats is exact in a
+ * double, and TwoSum gives their sum exactly as s + e.  Rounding s to a
+ * float is right unless s lies exactly halfway between two floats while
+ * e is not zero: then the true value is past the midpoint, on e's side.
+ */
+static float fma_f32(float a, float b, float c)
+{
+	double p = (double)a * b, s = p + c, t, e, hi_val;
+	float r, lo, hi;
+	bool away;
+
+	if (!isfinite(s))
+		return (float)s;
+	t = s - p;
+	e = (p - (s - t)) + (c - t);
+	r = (float)s;
+	if (e == 0 || (double)r == s)
+		return r;
+	away = s > 0 ? (double)r > s : (double)r < s;
+	lo = away ? f32_step(r, -1) : r;
+	hi = away ? r : f32_step(r, 1);
+	/* above FLT_MAX, the next "float" is 2^128 */
+	hi_val = isinf(hi) ? (s > 0 ? 0x1p128 : -0x1p128) : (double)hi;
+	if (s != ((double)lo + hi_val) / 2)
+		return r;
+	return (e > 0) == (s > 0) ? hi : lo;
+}
+
+/* maximumf / minimumf: NaN wins, then -0 < +0, then the usual order. */
+static float f32_maximum(float a, float b, bool max)
+{
+	if (isnan(a) || isnan(b))
+		return NAN;
+	if (a == b)	/* equal, or +0 and -0: keep the one with the right sign */
+		return (signbit(a) != 0) == max ? b : a;
+	return (a > b) == max ? a : b;
+}
+
+static bool fcompare(unsigned op, float a, float b)
+{
+	bool uno = isnan(a) || isnan(b);
+
+	switch (op) {
+	case LOOM_OP_FOEQ:	return !uno && a == b;
+	case LOOM_OP_FOGT:	return !uno && a > b;
+	case LOOM_OP_FOGE:	return !uno && a >= b;
+	case LOOM_OP_FOLT:	return !uno && a < b;
+	case LOOM_OP_FOLE:	return !uno && a <= b;
+	case LOOM_OP_FONE:	return !uno && a != b;
+	case LOOM_OP_FORD:	return !uno;
+	case LOOM_OP_FUEQ:	return uno || a == b;
+	case LOOM_OP_FUGT:	return uno || a > b;
+	case LOOM_OP_FUGE:	return uno || a >= b;
+	case LOOM_OP_FULT:	return uno || a < b;
+	case LOOM_OP_FULE:	return uno || a <= b;
+	case LOOM_OP_FUNE:	return uno || a != b;
+	case LOOM_OP_FUNO:	return uno;
+	case LOOM_OP_FTRUE:	return true;
+	}
+	return false;		/* FFALSE */
+}
+
+/*
+ * Integer -> f32.  A negative value converts as its negated magnitude:
+ * round-to-nearest-even is symmetric, so that is the rounded value, and no
+ * cast of an out-of-range unsigned value to a signed type is needed.
+ */
+static float int_to_f32(uint64_t v, unsigned type, bool is_signed)
+{
+	bool neg;
+
+	if (type == LOOM_TYPE_I32)
+		v = is_signed ? sext32(v) : zext32(v);
+	neg = is_signed && (v >> 63);
+	return neg ? -(float)(0 - v) : (float)v;
+}
+
+/*
+ * f32 -> integer, toward zero, saturating (NaN is 0): C leaves an
+ * out-of-range conversion undefined, so the range is checked first
+ * against powers of two a float holds exactly; inside it, C's conversion
+ * truncates toward zero.
+ */
+static uint64_t f32_to_int(float f, unsigned type, bool is_signed)
+{
+	bool w32 = type == LOOM_TYPE_I32;
+	float lim = is_signed ? (w32 ? 0x1p31f : 0x1p63f) :
+				(w32 ? 0x1p32f : 0x1p64f);
+	uint64_t r;
+
+	if (isnan(f))
+		r = 0;
+	else if (f >= lim)	/* the largest value */
+		r = is_signed ? (w32 ? 0x7fffffffULL : ~0ULL >> 1) :
+				(w32 ? 0xffffffffULL : ~0ULL);
+	else if (!is_signed)
+		r = f > 0 ? (uint64_t)f : 0;	/* (-1, 0] truncates to 0 */
+	else if (f <= -lim)	/* the smallest */
+		r = 0 - (uint64_t)lim;
+	else if (f < 0)
+		r = 0 - (uint64_t)-f;	/* -f < 2^63 */
+	else
+		r = (uint64_t)f;
+	return w32 ? sext32(r) : r;
+}
+
+static uint64_t aluf(unsigned op, unsigned type, uint64_t a, uint64_t b,
+		     uint64_t c)
+{
+	float x = f32_of(a), y = f32_of(b);
+
+	switch (op) {
+	case LOOM_OP_FADD:	return f32_token(x + y);
+	case LOOM_OP_FSUB:	return f32_token(x - y);
+	case LOOM_OP_FMUL:	return f32_token(x * y);
+	case LOOM_OP_FDIV:	return f32_token(x / y);
+	case LOOM_OP_FMAX:	return f32_token(f32_maximum(x, y, true));
+	case LOOM_OP_FMIN:	return f32_token(f32_maximum(x, y, false));
+	case LOOM_OP_FMA:	return f32_token(fma_f32(x, y, f32_of(c)));
+	case LOOM_OP_FNEG:	return sext32(a ^ SIGN32);
+	case LOOM_OP_SITOF:	return f32_token(int_to_f32(a, type, true));
+	case LOOM_OP_UITOF:	return f32_token(int_to_f32(a, type, false));
+	case LOOM_OP_FTOSI:	return f32_to_int(x, type, true);
+	case LOOM_OP_FTOUI:	return f32_to_int(x, type, false);
+	}
+	return fcompare(op, x, y);
+}
+
 uint64_t loom_alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
 		  uint64_t c)
 {
+	if (op >= LOOM_OP_FADD && op <= LOOM_OP_FTOUI)
+		return aluf(op, type, a, b, c);
 	if (type == LOOM_TYPE_I32)
 		return alu32(op, a, b, c);
 	return alu64(op, a, b, c);

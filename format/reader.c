@@ -153,7 +153,7 @@ static int check_info(struct loom_image_view *v, char *why, size_t whylen)
 
 bool loom_arg_type_valid(unsigned t)
 {
-	return t >= LOOM_ARG_I32 && t <= LOOM_ARG_MEMREF_I64;
+	return t >= LOOM_ARG_I32 && t <= LOOM_ARG_MEMREF_F32;
 }
 
 bool loom_config_fits(const void *config, uint64_t size, unsigned width,
@@ -442,6 +442,21 @@ static bool launch_ok(const struct loom_image_view *v, uint32_t at, uint32_t reg
 	return true;
 }
 
+/*
+ * An ALU instruction computes a PE operation (or MOV); the f32 ones other
+ * than conversions only in LOOM_TYPE_I32, as on a PE.
+ */
+static bool host_alu_ok(unsigned op, unsigned type)
+{
+	if (type != LOOM_TYPE_I32 && type != LOOM_TYPE_I64)
+		return false;
+	if (op == LOOM_OP_MOV || (op >= LOOM_OP_ADD && op <= LOOM_OP_SELECT) ||
+	    (op >= LOOM_OP_SITOF && op <= LOOM_OP_FTOUI))
+		return true;
+	return op >= LOOM_OP_FADD && op <= LOOM_OP_FNEG &&
+	       type == LOOM_TYPE_I32;
+}
+
 /* Registers and references of instruction @i of function @f. */
 static bool insn_ok(const struct loom_image_view *v,
 		    const struct loom_host_func *f, uint32_t i)
@@ -456,10 +471,7 @@ static bool insn_ok(const struct loom_image_view *v,
 	case LOOM_HOST_CONST:
 		return x.dst < r && x.a < v->host.num_consts;
 	case LOOM_HOST_ALU:
-		return x.dst < r && abc &&
-		       (x.type == LOOM_TYPE_I32 || x.type == LOOM_TYPE_I64) &&
-		       (x.aux == LOOM_OP_MOV ||
-			(x.aux >= LOOM_OP_ADD && x.aux <= LOOM_OP_SELECT));
+		return x.dst < r && abc && host_alu_ok(x.aux, x.type);
 	case LOOM_HOST_ALLOC: case LOOM_HOST_LOAD: case LOOM_HOST_STORE:
 		return x.dst < r && abc && (x.aux == 4 || x.aux == 8);
 	case LOOM_HOST_FOR:

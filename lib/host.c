@@ -190,14 +190,25 @@ static int store(void *ctx, uint64_t va, unsigned size, uint64_t v)
 	return 0;
 }
 
+/*
+ * An f32 prints with 9 significant digits, enough to tell every float
+ * from every other (reading it back gives the same bits): exact and the
+ * same on every host, "inf", "-inf", "nan" and "-nan" included.
+ */
 static void print(void *ctx, enum loom_arg_type type, int64_t v)
 {
 	struct run *s = ctx;
+	uint32_t bits = (uint32_t)v;
+	float f;
 
-	if (s->opt.print)
+	if (s->opt.print) {
 		s->opt.print(s->opt.print_ctx, type, v);
-	else if (s->opt.out)
+	} else if (s->opt.out && type == LOOM_ARG_F32) {
+		memcpy(&f, &bits, sizeof(f));
+		fprintf(s->opt.out, "%.9g\n", (double)f);
+	} else if (s->opt.out) {
 		fprintf(s->opt.out, "%lld\n", (long long)v);
+	}
 }
 
 static int check_failed(void *ctx, int64_t lhs, int64_t rhs)

@@ -615,7 +615,7 @@ enum loom_op {
 	LOOM_OP_GES = 24,
 	LOOM_OP_GEU = 25,
 	LOOM_OP_SELECT = 26,	/* A (cond), B, C -> A ? B : C */
-	LOOM_OP_LOAD = 27,	/* A (VA) -> the 4 (i32) or 8 (i64) bytes there */
+	LOOM_OP_LOAD = 27,	/* A (VA) -> the 4 (i32, f32) or 8 (i64) bytes there */
 	LOOM_OP_STORE = 28,	/* A (VA), B (value) -> none (done) */
 	/*
 	 * A (start), B (step), C (count) -> count tokens start + i * step,
@@ -631,13 +631,74 @@ enum loom_op {
 	LOOM_OP_SPAWN = 32,
 	/*
 	 * A (init), B (count), C (values): folds count values of C with the
-	 * operation in imm (an enum loom_op among ADD, MUL, AND, OR, XOR)
+	 * operation in imm (an enum loom_op among ADD, MUL, AND, OR, XOR,
+	 * FADD, FMUL, FMAX, FMIN), in the order they arrive
 	 */
 	LOOM_OP_REDUCE = 33,
 	/* A -> nothing: consumes tokens (e.g. a thread's yield) */
 	LOOM_OP_SINK = 34,
+	/*
+	 * IEEE-754 binary32 (f32) operations.  An f32 value travels as its
+	 * 32-bit pattern in the low 32 bits of a token, sign-extended to 64
+	 * bits like an i32 (so bitcasts between i32 and f32 cost nothing and
+	 * f32 loads and stores are LOAD and STORE of LOOM_TYPE_I32).
+	 * Arithmetic rounds to nearest, ties to even; denormals are kept (no
+	 * flush to zero); every NaN an arithmetic operation produces is the
+	 * canonical quiet NaN 0x7fc00000, whatever NaN went in.  The tile's
+	 * type must be LOOM_TYPE_I32 (LOOM_TYPE_I64 is kept for f64), except
+	 * for the conversions, where it is the integer side's width.
+	 */
+	LOOM_OP_FADD = 35,	/* A, B -> A + B */
+	LOOM_OP_FSUB = 36,
+	LOOM_OP_FMUL = 37,
+	LOOM_OP_FDIV = 38,
+	/*
+	 * MLIR's maximumf / minimumf: a NaN operand gives NaN, and -0 is
+	 * below +0.
+	 */
+	LOOM_OP_FMAX = 39,
+	LOOM_OP_FMIN = 40,
+	/*
+	 * Compares, MLIR's arith.cmpf predicates in its order: 1 or 0.
+	 * Ordered (O) ones are false and unordered (U) ones true when an
+	 * operand is NaN; -0 equals +0.
+	 */
+	LOOM_OP_FFALSE = 41,
+	LOOM_OP_FOEQ = 42,
+	LOOM_OP_FOGT = 43,
+	LOOM_OP_FOGE = 44,
+	LOOM_OP_FOLT = 45,
+	LOOM_OP_FOLE = 46,
+	LOOM_OP_FONE = 47,
+	LOOM_OP_FORD = 48,	/* neither is NaN */
+	LOOM_OP_FUEQ = 49,
+	LOOM_OP_FUGT = 50,
+	LOOM_OP_FUGE = 51,
+	LOOM_OP_FULT = 52,
+	LOOM_OP_FULE = 53,
+	LOOM_OP_FUNE = 54,
+	LOOM_OP_FUNO = 55,	/* either is NaN */
+	LOOM_OP_FTRUE = 56,
+	LOOM_OP_FMA = 57,	/* A, B, C -> A * B + C, rounded once */
+	LOOM_OP_FNEG = 58,	/* A -> A with its sign bit flipped (NaN too) */
+	/*
+	 * Integer (type's width, signed or unsigned) -> f32, rounded to
+	 * nearest even.
+	 */
+	LOOM_OP_SITOF = 59,
+	LOOM_OP_UITOF = 60,
+	/*
+	 * f32 -> integer of type's width, rounded toward zero and saturated:
+	 * NaN gives 0, a value beyond the range its nearest bound (FTOUI:
+	 * negative values give 0).  An i32 result is sign-extended.
+	 */
+	LOOM_OP_FTOSI = 61,
+	LOOM_OP_FTOUI = 62,
 	LOOM_OP_COUNT
 };
+
+/* The f32 NaN every f32 arithmetic operation produces. */
+#define LOOM_F32_CANONICAL_NAN	0x7fc00000U
 
 #define LOOM_TYPE_I64		0
 #define LOOM_TYPE_I32		1

@@ -72,6 +72,8 @@ enum loom_arg_type {
 	LOOM_ARG_INDEX = 3,		/* 64-bit, signed */
 	LOOM_ARG_MEMREF_I32 = 4,	/* a device VA of i32 elements */
 	LOOM_ARG_MEMREF_I64 = 5,	/* a device VA of i64 elements */
+	LOOM_ARG_F32 = 6,		/* IEEE-754 binary32: its bits, as an i32 */
+	LOOM_ARG_MEMREF_F32 = 7,	/* a device VA of f32 elements */
 };
 
 #define LOOM_IMAGE_MAX_ARGS	16
@@ -145,8 +147,8 @@ struct loom_image_patch {
  * Layout: struct loom_host_header, then num_funcs struct loom_host_func,
  * num_insns struct loom_host_insn, num_consts __u64 constants and num_list
  * __u32 operand-list entries (launches).  Registers hold 64-bit values
- * (i32 sign-extended, i1 as 0 or 1, memrefs as device VAs, tokens as
- * launch numbers).
+ * (i32 and f32 bits sign-extended, i1 as 0 or 1, memrefs as device VAs,
+ * tokens as launch numbers).
  */
 #define LOOM_HOST_MAGIC		0x50484c4cU	/* "LLHP" */
 #define LOOM_HOST_VERSION	1
@@ -177,7 +179,10 @@ struct loom_host_func {
 
 enum loom_host_op {
 	LOOM_HOST_CONST = 1,	/* dst = consts[a] */
-	/* dst = aux (enum loom_op ADD..SELECT, or MOV) of a, b, c */
+	/*
+	 * dst = aux (enum loom_op ADD..SELECT or FADD..FTOUI, or MOV) of a,
+	 * b, c; the f32 operations but conversions at LOOM_TYPE_I32 only
+	 */
 	LOOM_HOST_ALU = 2,
 	/* dst = VA of a new zeroed buffer of a elements of aux bytes */
 	LOOM_HOST_ALLOC = 3,

@@ -346,6 +346,72 @@ TEST(disassembler)
 	free(b.data);
 }
 
+/* f32 in the listing: argument types, PE names, host instructions. */
+TEST(disassembler_f32)
+{
+	static const char fsrc[] =
+		"dataflow.thread @f " DENSE "(%m: memref<?xf32>, %s: f32) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %v = memref.load %m[%i] : memref<?xf32>\n"
+		"  %r = math.fma %v, %s, %v : f32\n"
+		"  memref.store %r, %m[%i] : memref<?xf32>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n"
+		"func.func @main(%x: f32) {\n"
+		"  %p = arith.cmpf uno, %x, %x : f32\n"
+		"  %k = arith.fptoui %x : f32 to i64\n"
+		"  loom.print %x : f32\n"
+		"  return\n"
+		"}\n";
+	struct built b;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	REQUIRE(build(&b, fsrc) == 0);
+	out = open_memstream(&text, &len);
+	REQUIRE(out);
+	CHECK_EQ(0, image_disasm(out, b.data, b.size));
+	fclose(out);
+	CHECK(strstr(text, "thread @f dense rank 1 (memref<?xf32>, f32)"));
+	CHECK(strstr(text, "FMA"));
+	CHECK(strstr(text, "= FUNO.f32 r0, r0"));
+	CHECK(strstr(text, "= FTOUI.i64 r0"));
+	free(text);
+	free(b.data);
+}
+
+/*
+ * The host checker takes f32 ALU instructions at I32 only, conversions
+ * at either width, and no operation past FTOUI.
+ */
+TEST(host_f32_alu_types_are_checked)
+{
+	static const char *const text =
+		"func.func @main(%x: f32) {\n"
+		"  %n = arith.negf %x : f32\n"
+		"  %k = arith.fptosi %n : f32 to i32\n"
+		"  return\n"
+		"}\n";
+	struct built b;
+	size_t insns;
+	uint8_t i64 = LOOM_TYPE_I64, past = LOOM_OP_COUNT;
+
+	REQUIRE(build(&b, text) == 0);
+	REQUIRE_EQ(3, b.v.host.num_insns);	/* FNEG, FTOSI, RETURN */
+	insns = b.v.sec[LOOM_SEC_HOST] - (const uint8_t *)b.data +
+		sizeof(struct loom_host_header) +
+		b.v.host.num_funcs * sizeof(struct loom_host_func);
+	CHECK_EQ(LOOM_OP_FNEG, loom_view_host_insn(&b.v, 0).aux);
+	CHECK(!rejects(&b, 0, NULL, 0, b.size));
+	CHECK(rejects(&b, insns + offsetof(struct loom_host_insn, type),
+		      &i64, 1, b.size));			/* FNEG.i64 */
+	CHECK(!rejects(&b, insns + sizeof(struct loom_host_insn) +
+		       offsetof(struct loom_host_insn, type), &i64, 1, b.size));
+	CHECK(rejects(&b, insns + offsetof(struct loom_host_insn, aux),
+		      &past, 1, b.size));
+	free(b.data);
+}
+
 /* A backend that records what format/interp.c asks of it. */
 struct seen {
 	int64_t printed[4];
@@ -446,6 +512,8 @@ int main(void)
 	RUN(items_thread_and_template);
 	RUN(corrupt_images_are_rejected);
 	RUN(disassembler);
+	RUN(disassembler_f32);
+	RUN(host_f32_alu_types_are_checked);
 	RUN(duplicate_thread_names);
 	RUN(no_host_section_without_host_functions);
 	RUN(interpreter_over_a_backend);

@@ -136,6 +136,26 @@ TEST(integers)
 	front_close(&f);
 }
 
+TEST(floats)
+{
+	struct front f;
+
+	/* a '.' makes a float; an exponent needs digits; no '.' stays an int */
+	REQUIRE_EQ(0, lex(&f, "1.5 2. 3.0e-7 4.25E+10 5.5e 6e3 0x1e0 16xf32"));
+	CHECK(tok(&f, 0, TK_FLOAT, "1.5"));
+	CHECK(tok(&f, 1, TK_FLOAT, "2."));
+	CHECK(tok(&f, 2, TK_FLOAT, "3.0e-7"));
+	CHECK(tok(&f, 3, TK_FLOAT, "4.25E+10"));
+	CHECK(tok(&f, 4, TK_FLOAT, "5.5"));
+	CHECK(tok(&f, 5, TK_IDENT, "e"));
+	CHECK(tok(&f, 6, TK_INT, "6"));
+	CHECK(tok(&f, 7, TK_IDENT, "e3"));
+	CHECK(tok(&f, 8, TK_INT, "0x1e0"));	/* hex is always an integer */
+	CHECK(tok(&f, 9, TK_INT, "16"));
+	CHECK(tok(&f, 10, TK_IDENT, "xf32"));
+	front_close(&f);
+}
+
 TEST(memref_shapes)
 {
 	struct front f;
@@ -257,6 +277,7 @@ int main(void)
 	RUN(locations);
 	RUN(comments_and_blanks);
 	RUN(integers);
+	RUN(floats);
 	RUN(memref_shapes);
 	RUN(errors_are_located);
 	RUN(nul_byte_is_an_error);

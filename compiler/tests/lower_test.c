@@ -346,6 +346,104 @@ TEST(casts)
 	lowered_close(&l);
 }
 
+TEST(f32_operations)
+{
+	struct lowered l;
+	const struct g_node *n;
+
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @f " DENSE "(%m: memref<?xf32>, %o: memref<?xi64>, %x: f32, %k: i32) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %half = arith.constant 0.5 : f32\n"
+		"  %v = memref.load %m[%i] : memref<?xf32>\n"
+		"  %a = arith.mulf %half, %v : f32\n"
+		"  %lt = arith.cmpf olt, %half, %x : f32\n"
+		"  %s = arith.select %lt, %a, %x : f32\n"
+		"  %r = math.fma %s, %half, %v : f32\n"
+		"  %n = arith.negf %r : f32\n"
+		"  %kb = arith.bitcast %k : i32 to f32\n"
+		"  %mx = arith.maximumf %n, %kb : f32\n"
+		"  %kf = arith.sitofp %k : i32 to f32\n"
+		"  %mn = arith.minimumf %mx, %kf : f32\n"
+		"  memref.store %mn, %m[%i] : memref<?xf32>\n"
+		"  %q = arith.fptosi %mn : f32 to i64\n"
+		"  memref.store %q, %o[%i] : memref<?xi64>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(0, l.errors);
+	/* f32 elements are 4 bytes: i << 2, LOAD and STORE of I32 */
+	CHECK_EQ(LOOM_TYPE_I32, find_op(&l.g, LOOM_OP_LOAD)->type);
+	/* 0.5 * v commutes: v * 0.5 with B = 0x3f000000 */
+	n = find_op(&l.g, LOOM_OP_FMUL);
+	REQUIRE(n);
+	CHECK(n->imm_b);
+	CHECK_EQ(0x3f000000, n->imm);
+	CHECK_EQ(LOOM_TYPE_I32, n->type);
+	/* 0.5 < x is x > 0.5 */
+	n = find_op(&l.g, LOOM_OP_FOGT);
+	REQUIRE(n);
+	CHECK(n->imm_b);
+	CHECK_EQ(0x3f000000, n->imm);
+	CHECK_EQ(0, count_op(&l.g, LOOM_OP_FOLT));
+	/* fma with a constant B: A * imm + C */
+	n = find_op(&l.g, LOOM_OP_FMA);
+	REQUIRE(n);
+	CHECK(n->imm_b);
+	CHECK(n->in[2] >= 0);
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_FNEG));
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_FMAX));
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_FMIN));
+	/* the bitcast costs nothing; conversions are typed by the integer */
+	CHECK_EQ(LOOM_TYPE_I32, find_op(&l.g, LOOM_OP_SITOF)->type);
+	CHECK_EQ(LOOM_TYPE_I64, find_op(&l.g, LOOM_OP_FTOSI)->type);
+	CHECK_EQ(0, count_op(&l.g, LOOM_OP_MOV));
+	CHECK(all_consumed(&l.g));
+	CHECK(topological(&l.g));
+	lowered_close(&l);
+
+	/* f32 iter_args fold in REDUCE; a non-reduction is diagnosed */
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @r " DENSE "(%m: memref<?xf32>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %c0 = arith.constant 0 : index\n"
+		"  %c1 = arith.constant 1 : index\n"
+		"  %z = arith.constant 0.0 : f32\n"
+		"  %s = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (f32) {\n"
+		"    %v = memref.load %m[%j] : memref<?xf32>\n"
+		"    %t = arith.addf %acc, %v : f32\n"
+		"    scf.yield %t : f32\n"
+		"  }\n"
+		"  memref.store %s, %m[%i] : memref<?xf32>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(0, l.errors);
+	n = NULL;	/* the other REDUCE stands for the loop's accesses */
+	for (int i = 0; i < l.g.num; i++)
+		if (l.g.nodes[i].kind == G_PE && l.g.nodes[i].op == LOOM_OP_REDUCE &&
+		    l.g.nodes[i].imm == LOOM_OP_FADD)
+			n = &l.g.nodes[i];
+	REQUIRE(n);
+	CHECK_EQ(LOOM_TYPE_I32, n->type);
+	CHECK_EQ(0, count_op(&l.g, LOOM_OP_FADD));
+	lowered_close(&l);
+
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @r " DENSE "(%m: memref<?xf32>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %c0 = arith.constant 0 : index\n"
+		"  %c1 = arith.constant 1 : index\n"
+		"  %z = arith.constant 0.0 : f32\n"
+		"  %s = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (f32) {\n"
+		"    %v = memref.load %m[%j] : memref<?xf32>\n"
+		"    %t = arith.subf %acc, %v : f32\n"
+		"    scf.yield %t : f32\n"
+		"  }\n"
+		"  memref.store %s, %m[%i] : memref<?xf32>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(1, l.errors);
+	CHECK(front_diag_is(&l.f, 0, DIAG_ERROR, 5, 8,
+			    "iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori, xori, addf, mulf, maximumf or minimumf"));
+	lowered_close(&l);
+}
+
 int main(void)
 {
 	RUN(vector_add);
@@ -355,5 +453,6 @@ int main(void)
 	RUN(unsupported_is_diagnosed);
 	RUN(dynamic_work_ports_spawns_capacity);
 	RUN(casts);
+	RUN(f32_operations);
 	return checks_done();
 }

@@ -181,6 +181,54 @@ TEST(arith_operations)
 	front_close(&f);
 }
 
+TEST(float_operations)
+{
+	struct front f;
+	struct ir_op *op;
+
+	/* decimal literals round to nearest even; the sign is separate */
+	REQUIRE((op = host_op(&f, "", "  %c = arith.constant -1.5 : f32")));
+	CHECK(op->lit_float && op->lit_neg && !op->lit_hex && !op->lit_range);
+	CHECK_EQ(0x3fc00000, op->lit_mag);
+	CHECK_EQ((int64_t)(int32_t)0xbfc00000, op->imm);
+	CHECK_EQ(IR_TYPE_F32, op->results[0].type->kind);
+	front_close(&f);
+	REQUIRE((op = host_op(&f, "", "  %c = arith.constant 16777217.0 : f32")));
+	CHECK_EQ(0x4b800000, op->imm);	/* 2^24 + 1 ties to 2^24 */
+	front_close(&f);
+	REQUIRE((op = host_op(&f, "", "  %c = arith.constant 1.e-45 : f32")));
+	CHECK_EQ(1, op->imm);		/* the smallest denormal */
+	front_close(&f);
+	REQUIRE((op = host_op(&f, "", "  %c = arith.constant 3.5e+38 : f32")));
+	CHECK(op->lit_range);
+	front_close(&f);
+	/* hex is the bit pattern */
+	REQUIRE((op = host_op(&f, "", "  %c = arith.constant 0xFFC00000 : f32")));
+	CHECK(op->lit_hex && !op->lit_float);
+	CHECK_EQ((int64_t)(int32_t)0xffc00000, op->imm);
+	front_close(&f);
+
+	REQUIRE((op = host_op(&f, "%a: f32, %b: f32", "  %p = arith.cmpf uno, %a, %b : f32")));
+	CHECK_EQ(IR_OP_ARITH_CMPF, op->code);
+	CHECK_EQ(IR_FPRED_UNO, op->fpred);
+	CHECK(use_is(op, 1, "b", &ir_f32));
+	CHECK_EQ(IR_TYPE_I1, op->results[0].type->kind);
+	front_close(&f);
+	REQUIRE((op = host_op(&f, "%a: f32", "  %n = arith.negf %a : f32")));
+	CHECK_EQ(1, op->num_operands);
+	CHECK(use_is(op, 0, "a", &ir_f32));
+	front_close(&f);
+	REQUIRE((op = host_op(&f, "%a: f32, %b: f32, %c: f32", "  %r = math.fma %a, %b, %c : f32")));
+	CHECK_EQ(3, op->num_operands);
+	CHECK(use_is(op, 2, "c", &ir_f32));
+	CHECK_EQ(IR_TYPE_F32, op->results[0].type->kind);
+	front_close(&f);
+	REQUIRE((op = host_op(&f, "%m: memref<?xf32>", "  %c = arith.constant 0 : index\n  %v = memref.load %m[%c] : memref<?xf32>")));
+	REQUIRE(op->next);
+	CHECK_EQ(IR_TYPE_F32, op->next->results[0].type->kind);
+	front_close(&f);
+}
+
 TEST(index_dialect)
 {
 	struct front f;
@@ -464,6 +512,22 @@ static const char *const programs[] = {
 	"  loom.check %z, %w : i64\n"
 	"  return\n"
 	"}\n",
+	"func.func @f(%a: f32, %m: memref<?xf32>, %i: i32) {\n"
+	"  %c = arith.constant 2.5e-1 : f32\n"
+	"  %h = arith.constant 0x7FC00000 : f32\n"
+	"  %s = arith.addf %a, %c : f32\n"
+	"  %x = arith.maximumf %s, %h : f32\n"
+	"  %n = arith.negf %x : f32\n"
+	"  %r = math.fma %a, %n, %c : f32\n"
+	"  %p = arith.cmpf one, %r, %a : f32\n"
+	"  %q = arith.select %p, %r, %a : f32\n"
+	"  %j = arith.fptosi %q : f32 to i32\n"
+	"  %u = arith.uitofp %j : i32 to f32\n"
+	"  %b = arith.bitcast %i : i32 to f32\n"
+	"  loom.print %u : f32\n"
+	"  loom.check %b, %q : f32\n"
+	"  return\n"
+	"}\n",
 	"dataflow.thread @k domain(#dataflow.thread_domain<dense, odd = #x.y<1 2>>)() iv(%i: i64) "
 	"ctrl(%c: none, %d: index) attributes {tile = 1} {\n"
 	"  %x = arith.constant 5 : !dataflow.channel<!dataflow.channel<i32>>\n"
@@ -559,14 +623,14 @@ TEST(unsupported_types_are_reported_and_kept)
 	} cases[] = {
 		{ "func.func @f(%a: i8) {\n  return\n}", 1, 18,
 		  "unsupported type 'i8'", "i8" },
-		{ "func.func @f(%a: f32) {\n  return\n}", 1, 18,
-		  "unsupported type 'f32'", "f32" },
+		{ "func.func @f(%a: f64) {\n  return\n}", 1, 18,
+		  "unsupported type 'f64'", "f64" },
 		{ "func.func @f(%m: memref<?xindex>) {\n  return\n}", 1, 26,
-		  "memref element type must be i32 or i64, not 'index'",
+		  "memref element type must be i32, i64 or f32, not 'index'",
 		  "memref<?xindex>" },
-		{ "func.func @f(%m: memref<8xf32>) {\n  return\n}", 1, 26,
-		  "memref element type must be i32 or i64, not 'f32'",
-		  "memref<8xf32>" },
+		{ "func.func @f(%m: memref<8xf16>) {\n  return\n}", 1, 26,
+		  "memref element type must be i32, i64 or f32, not 'f16'",
+		  "memref<8xf16>" },
 		{ "func.func @f(%c: !dataflow.channel<i8>) {\n  return\n}", 1, 36,
 		  "unsupported type 'i8'", "!dataflow.channel<i8>" },
 	};
@@ -689,6 +753,7 @@ int main(void)
 	RUN(thread_signature);
 	RUN(dynamic_work_thread_and_host_function);
 	RUN(arith_operations);
+	RUN(float_operations);
 	RUN(index_dialect);
 	RUN(memref_operations);
 	RUN(scf_for);

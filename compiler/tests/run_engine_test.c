@@ -815,7 +815,7 @@ TEST(corpus_programs_end_to_end_8x8)
 		"vector_add.loom", "saxpy.loom", "stencil2d.loom",
 		"matvec.loom", "dot_reduction.loom", "histogram.loom",
 		"rank0_and_empty.loom", "tree_bfs.loom", "uts_node.loom",
-		"units_and_limits.loom",
+		"units_and_limits.loom", "float_ops.loom",
 	};
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {

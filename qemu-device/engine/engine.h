@@ -124,15 +124,29 @@ static inline unsigned loom_op_inputs(unsigned op)
 	case LOOM_OP_SELECT:
 	case LOOM_OP_STREAM:
 	case LOOM_OP_REDUCE:
+	case LOOM_OP_FMA:
 		return 3;
+	case LOOM_OP_FNEG:
+	case LOOM_OP_SITOF:
+	case LOOM_OP_UITOF:
+	case LOOM_OP_FTOSI:
+	case LOOM_OP_FTOUI:
+		return 1;
 	case LOOM_OP_STORE:
 	case LOOM_OP_INVARIANT:
 	case LOOM_OP_JOIN:	/* C as well when routed: fabric.c decides */
 		return 2;
 	}
-	if (op >= LOOM_OP_ADD && op <= LOOM_OP_GEU)
+	if ((op >= LOOM_OP_ADD && op <= LOOM_OP_GEU) ||
+	    (op >= LOOM_OP_FADD && op <= LOOM_OP_FTRUE))
 		return 2;
 	return 0;
+}
+
+/* An f32 operation whose tile type must be LOOM_TYPE_I32 (not a conversion). */
+static inline bool loom_op_f32_only(unsigned op)
+{
+	return op >= LOOM_OP_FADD && op <= LOOM_OP_FNEG;
 }
 
 /* ------------------------------------------------------------- fabric.c --- */

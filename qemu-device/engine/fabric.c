@@ -328,7 +328,9 @@ static enum loom_config_error check_header(const struct loom_fabric *f,
 static bool reduce_op_ok(uint64_t imm)
 {
 	return imm == LOOM_OP_ADD || imm == LOOM_OP_MUL ||
-	       imm == LOOM_OP_AND || imm == LOOM_OP_OR || imm == LOOM_OP_XOR;
+	       imm == LOOM_OP_AND || imm == LOOM_OP_OR || imm == LOOM_OP_XOR ||
+	       imm == LOOM_OP_FADD || imm == LOOM_OP_FMUL ||
+	       imm == LOOM_OP_FMAX || imm == LOOM_OP_FMIN;
 }
 
 /* The checks one tile needs on its own, in a fixed order. */
@@ -341,6 +343,7 @@ static enum loom_config_error check_tile(const struct loom_tile_config *t)
 	if (t->op >= LOOM_OP_COUNT ||
 	    (t->type != LOOM_TYPE_I64 && t->type != LOOM_TYPE_I32) ||
 	    (t->flags & ~LOOM_TILE_FLAGS_MASK) ||
+	    (loom_op_f32_only(t->op) && t->type != LOOM_TYPE_I32) ||
 	    (t->op == LOOM_OP_REDUCE && !reduce_op_ok(t->imm)))
 		return LOOM_CONFIG_BAD_OP;
 	for (o = 0; o < LOOM_ROUTE_OUTS; o++)

@@ -549,7 +549,9 @@ typedef void (*loom_host_print_fn)(void *ctx, enum loom_arg_type type,
  * @func: the host function; NULL means "main"
  * @print: NULL, or called for each PRINT (takes precedence over @out)
  * @print_ctx: its first argument
- * @out: NULL (PRINT is silent), or where PRINT writes "<value>\n"
+ * @out: NULL (PRINT is silent), or where PRINT writes "<value>\n": an
+ *	integer in decimal, an f32 as printf's "%.9g" (which reads back to
+ *	the same bits; a NaN is "nan" or "-nan" by its sign bit)
  * @workers: dynamic-work scheduler workers; 0 means 1
  * @deque_capacity: per-worker deque capacity; 0 means 65536
  * @max_batch: items per dispatch; 0 means 64

@@ -166,6 +166,13 @@ MUTATION(flags, b->tiles[3].flags = 2)
 MUTATION(reduce_sub, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I64, 0, LOOM_OP_SUB))
 MUTATION(reduce_nop, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I64, 0, LOOM_OP_NOP))
 MUTATION(reduce_xor, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I64, 0, LOOM_OP_XOR))
+MUTATION(reduce_fadd, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I32, 0, LOOM_OP_FADD))
+MUTATION(reduce_fmin, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I32, 0, LOOM_OP_FMIN))
+MUTATION(reduce_fsub, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I32, 0, LOOM_OP_FSUB))
+MUTATION(f32_i32, b->tiles[3].op = LOOM_OP_FMUL; b->tiles[3].type = I32)
+MUTATION(f32_i64, b->tiles[3].op = LOOM_OP_FMUL; b->tiles[3].type = I64)
+MUTATION(fneg_i64, b->tiles[3].op = LOOM_OP_FNEG; b->tiles[3].type = I64)
+MUTATION(ftosi_i64, b->tiles[3].op = LOOM_OP_FTOSI; b->tiles[3].type = I64)
 MUTATION(route_value, fb_route(b, 2, 2, LOOM_OUT_N, LOOM_SRC_PE + 1))
 MUTATION(route_255, fb_route(b, 2, 2, LOOM_OUT_PE_C, 255))
 /* W edge at y = 1 has no port */
@@ -216,6 +223,13 @@ TEST(configure_errors)
 		{ mut_reduce_sub, LOOM_CONFIG_BAD_OP },
 		{ mut_reduce_nop, LOOM_CONFIG_BAD_OP },
 		{ mut_reduce_xor, LOOM_CONFIG_OK },
+		{ mut_reduce_fadd, LOOM_CONFIG_OK },
+		{ mut_reduce_fmin, LOOM_CONFIG_OK },
+		{ mut_reduce_fsub, LOOM_CONFIG_BAD_OP },
+		{ mut_f32_i32, LOOM_CONFIG_OK },
+		{ mut_f32_i64, LOOM_CONFIG_BAD_OP },
+		{ mut_fneg_i64, LOOM_CONFIG_BAD_OP },
+		{ mut_ftosi_i64, LOOM_CONFIG_OK },
 		{ mut_route_value, LOOM_CONFIG_BAD_ROUTE },
 		{ mut_route_255, LOOM_CONFIG_BAD_ROUTE },
 		{ mut_read_unbound, LOOM_CONFIG_BAD_ROUTE },
