@@ -149,10 +149,10 @@ static void unlock_all(struct loom_sched *sched)
  * Memory ordering (the classic argument, for a ring that never grows):
  *   - push writes the slots, then bottom with release: a thief that reads
  *     the new bottom with acquire reads the slots and the records' fields;
- *   - pop first lowers bottom, then a seq_cst fence, then reads top; a
- *     thief reads top, a seq_cst fence, then bottom.  The fences order the
- *     owner's bottom store against the thief's bottom load and the thief's
- *     top load against the owner's, so they cannot both miss each other:
+ *   - pop first lowers bottom, then reads top; a thief reads top, then
+ *     bottom; all four sequentially consistent (the place of the classic
+ *     seq_cst fences, in a form ThreadSanitizer models), so the owner's
+ *     lowered bottom and the thief's top cannot both be missed:
  *     an item with index > top is the owner's alone, and for the last one
  *     (index == top) both sides compare-and-swap top and exactly one wins;
  *   - a thief reads the slot before its compare-and-swap; if the owner
@@ -187,9 +187,15 @@ static void deque_put(struct sched_worker *w, int64_t at,
 			      memory_order_relaxed);
 }
 
-static void deque_publish_bottom(struct sched_worker *w, int64_t bottom)
+/*
+ * Owner only: makes the items put below @bottom visible.  Sequentially
+ * consistent when the deque was empty, for wake_one() (see park()).
+ */
+static void deque_publish_bottom(struct sched_worker *w, int64_t bottom,
+				 bool was_empty)
 {
-	atomic_store_explicit(&w->bottom, bottom, memory_order_release);
+	atomic_store_explicit(&w->bottom, bottom, was_empty ?
+			      memory_order_seq_cst : memory_order_release);
 }
 
 /* Owner only: the newest item, or NULL. */
@@ -199,9 +205,8 @@ static struct loom_work_record *deque_pop(struct sched_worker *w)
 	struct loom_work_record *rec;
 	int64_t t;
 
-	atomic_store_explicit(&w->bottom, b, memory_order_relaxed);
-	atomic_thread_fence(memory_order_seq_cst);
-	t = atomic_load_explicit(&w->top, memory_order_relaxed);
+	atomic_store_explicit(&w->bottom, b, memory_order_seq_cst);
+	t = atomic_load_explicit(&w->top, memory_order_seq_cst);
 	if (t > b) {
 		/* Empty: restore. */
 		atomic_store_explicit(&w->bottom, b + 1, memory_order_relaxed);
@@ -232,12 +237,11 @@ static enum steal_result deque_steal(struct sched_worker *w,
 				     struct loom_work_record **out,
 				     uint64_t *seq, int64_t *left)
 {
-	int64_t t = atomic_load_explicit(&w->top, memory_order_acquire);
+	int64_t t = atomic_load_explicit(&w->top, memory_order_seq_cst);
 	struct loom_work_record *rec;
 	int64_t b;
 
-	atomic_thread_fence(memory_order_seq_cst);
-	b = atomic_load_explicit(&w->bottom, memory_order_acquire);
+	b = atomic_load_explicit(&w->bottom, memory_order_seq_cst);
 	if (t >= b)
 		return STEAL_EMPTY;
 	rec = atomic_load_explicit(&w->ring[(uint64_t)t & w->mask],
@@ -314,9 +318,9 @@ static bool completed(const struct loom_sched *sched)
 
 /*
  * Sleeps until woken, unless work or completion appeared.  Registering
- * first (seq_cst) and then looking again pairs with wake_one()'s fence
- * and load: either the waker sees this sleeper, or this sleeper sees the
- * waker's items.  The epoch is read before looking, so a wake between the
+ * first and then looking again pairs with a publisher's store of bottom
+ * and wake_one()'s load, all sequentially consistent: either the waker
+ * sees this sleeper, or this sleeper sees the waker's items.  The epoch is read before looking, so a wake between the
  * look and the sleep makes the sleep return at once.  The timeout only
  * bounds the cost of a wake that a publisher skipped because its deque
  * looked non-empty (see loom_sched_publish); no completion is ever missed:
@@ -343,8 +347,7 @@ static void park(struct loom_sched *sched)
  */
 static void wake_one(struct loom_sched *sched)
 {
-	atomic_thread_fence(memory_order_seq_cst);
-	if (!atomic_load_explicit(&sched->sleepers, memory_order_relaxed) ||
+	if (!atomic_load_explicit(&sched->sleepers, memory_order_seq_cst) ||
 	    atomic_exchange_explicit(&sched->wake_pending, 1,
 				     memory_order_acq_rel))
 		return;
@@ -530,7 +533,7 @@ enum loom_error loom_sched_admit(struct loom_sched *sched,
 			     false);
 		/* Nothing is queued before the root, and capacity >= 1. */
 		deque_put(w0, 0, rec);
-		deque_publish_bottom(w0, 1);
+		deque_publish_bottom(w0, 1, true);
 		if (root)
 			*root = loom_work_resp_of(sched->domain, rec->serial);
 	}
@@ -721,8 +724,8 @@ static enum loom_error publish_held(struct loom_sched *sched,
 		if (children)
 			children[i] = loom_work_resp_of(sched->domain, first + i);
 	}
-	deque_publish_bottom(w, b + (int64_t)count);
 	*was_empty = queued == 0;
+	deque_publish_bottom(w, b + (int64_t)count, *was_empty);
 	return LOOM_WORK_OK;
 }
 
