@@ -672,13 +672,24 @@ static enum loom_error active_slot(struct loom_sched *sched,
 				   enum loom_error if_retired,
 				   struct active_item **slot)
 {
+	struct sched_worker *w = &sched->workers[item->worker];
 	struct loom_work_record *rec;
 	enum loom_error err;
 
+	/* The common case, without the directory: the item is held here. */
+	if (item->resp.domain_key == sched->domain->key) {
+		for (uint32_t i = w->first; i < w->end; i++) {
+			if (!w->active[i].retired &&
+			    w->active[i].rec->serial == item->resp.serial) {
+				*slot = &w->active[i];
+				return LOOM_WORK_OK;
+			}
+		}
+	}
 	err = loom_work_check_live(sched->domain, item->resp, if_retired, &rec);
 	if (err)
 		return err;
-	*slot = find_active(&sched->workers[item->worker], rec);
+	*slot = find_active(w, rec);
 	return *slot ? LOOM_WORK_OK : LOOM_WORK_NOT_ACTIVE;
 }
 
@@ -713,8 +724,8 @@ static enum loom_error publish_held(struct loom_sched *sched,
 		seq = trace_number(sched, count);
 	b = atomic_load_explicit(&w->bottom, memory_order_relaxed);
 	for (size_t i = 0; i < count; i++) {
-		struct loom_work_record *rec = loom_work_record(sched->domain,
-								first + i);
+		struct loom_work_record *rec = loom_work_record_at(sched->domain,
+								   first + i);
 
 		rec->worker = parent->worker;
 		record_event(sched, rec, LOOM_SLOT_CREATE, LOOM_SCHED_EV_PUBLISH,
@@ -798,39 +809,80 @@ static bool owner_may_be_last(struct loom_sched *sched, uint32_t worker)
 }
 
 /*
- * Completes (@cancelling false) or cancels (true) the active @item: the one
- * needs no pending request, the other needs one.
+ * Owner lock held: completes (@cancelling false) or cancels (true) the
+ * active @item: the one needs no pending request, the other needs one.
  */
+static enum loom_error finish_held(struct loom_sched *sched,
+				   const struct loom_sched_item *item,
+				   bool cancelling,
+				   enum loom_work_status *status)
+{
+	struct sched_worker *w = &sched->workers[item->worker];
+	struct active_item *slot;
+	enum loom_work_status after;
+	struct loom_work_record *rec;
+	enum loom_error err;
+
+	err = active_slot(sched, item, LOOM_WORK_RESP_USED, &slot);
+	if (!err && slot->cancel_requested != cancelling)
+		err = cancelling ? LOOM_WORK_NO_CANCEL_REQUEST :
+				   LOOM_WORK_CANCEL_REQUESTED;
+	if (err)
+		return err;
+	rec = slot->rec;
+	remove_active(w, slot);
+	after = retire(sched, rec, item->worker, cancelling ?
+		       LOOM_SCHED_EV_CANCEL_ACTIVE : LOOM_SCHED_EV_COMPLETE,
+		       item->worker, owner_may_be_last);
+	if (status)
+		*status = after;
+	return LOOM_WORK_OK;
+}
+
 static enum loom_error finish_active(struct loom_sched *sched,
 				     const struct loom_sched_item *item,
 				     bool cancelling,
 				     enum loom_work_status *status)
 {
-	struct active_item *slot;
 	struct sched_worker *w;
-	enum loom_work_status after;
-	struct loom_work_record *rec;
 	enum loom_error err;
 
 	if (!sched || !item || item->worker >= sched->nworkers)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	w = &sched->workers[item->worker];
 	owner_lock(w);
-	err = active_slot(sched, item, LOOM_WORK_RESP_USED, &slot);
-	if (!err && slot->cancel_requested != cancelling)
-		err = cancelling ? LOOM_WORK_NO_CANCEL_REQUEST :
-				   LOOM_WORK_CANCEL_REQUESTED;
-	if (!err) {
-		rec = slot->rec;
-		remove_active(w, slot);
-		after = retire(sched, rec, item->worker, cancelling ?
-			       LOOM_SCHED_EV_CANCEL_ACTIVE :
-			       LOOM_SCHED_EV_COMPLETE, item->worker,
-			       owner_may_be_last);
-		if (status)
-			*status = after;
-	}
+	err = finish_held(sched, item, cancelling, status);
 	owner_unlock(w);
+	return err;
+}
+
+enum loom_error loom_sched_publish_complete(struct loom_sched *sched,
+					    const struct loom_sched_item *parent,
+					    const uint64_t *payloads,
+					    size_t count,
+					    struct loom_work_resp *children,
+					    enum loom_work_status *status)
+{
+	struct sched_worker *w;
+	bool was_empty = false;
+	enum loom_error err;
+
+	if (!sched || !parent || (count && !payloads) ||
+	    parent->worker >= sched->nworkers)
+		return LOOM_WORK_INVALID_ARGUMENT;
+	w = &sched->workers[parent->worker];
+	owner_lock(w);
+	err = publish_held(sched, parent, payloads, count, children,
+			   &was_empty);
+	/*
+	 * Cannot fail: publication found the item active without a request,
+	 * and a request needs this lock.
+	 */
+	if (!err)
+		finish_held(sched, parent, false, status);
+	owner_unlock(w);
+	if (was_empty)
+		wake_one(sched);
 	return err;
 }
 

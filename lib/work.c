@@ -36,6 +36,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "work_internal.h"
 
@@ -242,10 +243,15 @@ size_t loom_item_id_format(const struct loom_item_id *id, char *buf,
 /*
  * The chunk pool: chunks of dead domains, kept (up to POOL_MAX_BYTES) so
  * that the next domain writes its records into memory that is already
- * mapped instead of taking a page fault every 64 records.  Used once per
+ * mapped instead of taking page faults.  Used once per
  * LOOM_WORK_CHUNK_RECORDS records, so one mutex is enough.
  */
-#define POOL_MAX_BYTES	(128u << 20)
+#define POOL_MAX_BYTES	(256u << 20)
+#define RECORDS_BYTES	((size_t)LOOM_WORK_CHUNK_RECORDS * \
+			 sizeof(struct loom_work_record))
+#define SLOTS_BYTES	((size_t)LOOM_WORK_CHUNK_RECORDS * LOOM_TRACE_SLOTS * \
+			 sizeof(struct loom_trace_slot_rec))
+#define HUGE_PAGE	((size_t)2 << 20)
 
 static struct {
 	pthread_mutex_t lock;
@@ -255,14 +261,38 @@ static struct {
 
 static size_t chunk_bytes(bool traced)
 {
-	return sizeof(struct loom_work_chunk) +
-	       (traced ? (size_t)LOOM_WORK_CHUNK_RECORDS * LOOM_TRACE_SLOTS *
-			 sizeof(struct loom_trace_slot_rec) : 0);
+	return RECORDS_BYTES + (traced ? SLOTS_BYTES : 0);
+}
+
+/*
+ * @bytes (a multiple of 2 MiB) of zeroed memory, 2 MiB aligned and marked
+ * for transparent huge pages: a first touch costs one fault per 2 MiB, not
+ * one per 4 KiB (64 records).
+ */
+static void *huge_alloc(size_t bytes)
+{
+	size_t span = bytes + HUGE_PAGE;
+	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t start, end;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	start = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	end = start + bytes;
+	if (start > (uintptr_t)p)
+		munmap(p, start - (uintptr_t)p);
+	if ((uintptr_t)p + span > end)
+		munmap((void *)end, (uintptr_t)p + span - end);
+	madvise((void *)start, bytes, MADV_HUGEPAGE);	/* advice only */
+	return (void *)start;
 }
 
 static void chunk_free(struct loom_work_chunk *chunk)
 {
-	free(chunk->slots);
+	munmap(chunk->records, RECORDS_BYTES);
+	if (chunk->slots)
+		munmap(chunk->slots, SLOTS_BYTES);
 	free(chunk);
 }
 
@@ -288,8 +318,6 @@ static void pool_put(struct loom_work_chunk *chunk)
 /* A chunk whose every record reads unissued (and every trace slot empty). */
 static struct loom_work_chunk *chunk_get(bool traced)
 {
-	size_t slots_bytes = (size_t)LOOM_WORK_CHUNK_RECORDS * LOOM_TRACE_SLOTS *
-			     sizeof(struct loom_trace_slot_rec);
 	struct loom_work_chunk *chunk;
 
 	pthread_mutex_lock(&pool.lock);
@@ -301,17 +329,20 @@ static struct loom_work_chunk *chunk_get(bool traced)
 	pthread_mutex_unlock(&pool.lock);
 	if (chunk) {
 		/* Mapped memory: clearing it costs no fault. */
-		memset(chunk->records, 0, sizeof(chunk->records));
+		memset(chunk->records, 0, RECORDS_BYTES);
 		if (traced)
-			memset(chunk->slots, 0, slots_bytes);
+			memset(chunk->slots, 0, SLOTS_BYTES);
 		return chunk;
 	}
-	chunk = aligned_alloc(LOOM_CACHE_LINE, sizeof(*chunk));
+	chunk = calloc(1, sizeof(*chunk));
 	if (!chunk)
 		return NULL;
-	memset(chunk->records, 0, sizeof(chunk->records));
-	chunk->slots = traced ? calloc(1, slots_bytes) : NULL;
-	if (traced && !chunk->slots) {
+	/* Fresh anonymous memory reads zero: unissued, empty. */
+	chunk->records = huge_alloc(RECORDS_BYTES);
+	chunk->slots = traced ? huge_alloc(SLOTS_BYTES) : NULL;
+	if (!chunk->records || (traced && !chunk->slots)) {
+		if (chunk->records)
+			munmap(chunk->records, RECORDS_BYTES);
 		free(chunk);
 		return NULL;
 	}
@@ -321,17 +352,7 @@ static struct loom_work_chunk *chunk_get(bool traced)
 static struct loom_work_chunk *
 chunk_at(const struct loom_work_domain *domain, uint64_t k)
 {
-	_Atomic(struct loom_work_chunk *) *leaf;
-
-	if (k >= MAX_CHUNKS)
-		return NULL;
-	/* Acquire: the chunk's cleared memory before its use. */
-	leaf = atomic_load_explicit(&domain->dir[k >> LOOM_WORK_DIR_SHIFT],
-				    memory_order_acquire);
-	if (!leaf)
-		return NULL;
-	return atomic_load_explicit(&leaf[k & (LOOM_WORK_DIR_ENTRIES - 1)],
-				    memory_order_acquire);
+	return loom_work_chunk_at(domain, k);
 }
 
 /*
@@ -428,11 +449,8 @@ issue_record(struct loom_work_domain *domain, uint64_t serial,
 	     const struct loom_item_node *parent, uint64_t ordinal,
 	     uint64_t payload)
 {
-	uint64_t index = serial - 1;
-	struct loom_work_record *rec;
+	struct loom_work_record *rec = loom_work_record_at(domain, serial);
 
-	rec = &chunk_at(domain, index >> LOOM_WORK_CHUNK_SHIFT)
-		       ->records[index & (LOOM_WORK_CHUNK_RECORDS - 1)];
 	rec->node.parent = parent;
 	rec->node.ordinal = ordinal;
 	rec->node.depth = parent ? parent->depth + 1 : 0;

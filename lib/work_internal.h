@@ -73,7 +73,8 @@ struct loom_trace_slot_rec {
 	uint32_t other_worker;
 };
 
-#define LOOM_WORK_CHUNK_SHIFT	12
+/* 2 MiB of records per chunk: one transparent huge page where available. */
+#define LOOM_WORK_CHUNK_SHIFT	15
 #define LOOM_WORK_CHUNK_RECORDS	(1u << LOOM_WORK_CHUNK_SHIFT)
 #define LOOM_WORK_DIR_SHIFT	12
 #define LOOM_WORK_DIR_ENTRIES	(1u << LOOM_WORK_DIR_SHIFT)
@@ -86,8 +87,8 @@ struct loom_trace_slot_rec {
  */
 struct loom_work_chunk {
 	struct loom_work_chunk *next;		/* in the pool */
+	struct loom_work_record *records;	/* LOOM_WORK_CHUNK_RECORDS */
 	struct loom_trace_slot_rec *slots;	/* tracing: LOOM_TRACE_SLOTS per record */
-	struct loom_work_record records[LOOM_WORK_CHUNK_RECORDS];
 };
 
 /* A retirement counter, alone on its line: written only by its lane. */
@@ -153,6 +154,35 @@ enum loom_error loom_work_domain_create_lanes(uint64_t occurrence,
 
 void loom_work_domain_get(struct loom_work_domain *domain);
 void loom_work_domain_put(struct loom_work_domain *domain);
+
+static inline struct loom_work_chunk *
+loom_work_chunk_at(const struct loom_work_domain *domain, uint64_t k)
+{
+	_Atomic(struct loom_work_chunk *) *leaf;
+
+	if (k >= (uint64_t)LOOM_WORK_DIR_ENTRIES << LOOM_WORK_DIR_SHIFT)
+		return NULL;
+	/* Acquire: the chunk's cleared memory before its use. */
+	leaf = atomic_load_explicit(&domain->dir[k >> LOOM_WORK_DIR_SHIFT],
+				    memory_order_acquire);
+	if (!leaf)
+		return NULL;
+	return atomic_load_explicit(&leaf[k & (LOOM_WORK_DIR_ENTRIES - 1)],
+				    memory_order_acquire);
+}
+
+/*
+ * The record of a reserved serial (issued or being issued by the caller):
+ * its chunk exists.
+ */
+static inline struct loom_work_record *
+loom_work_record_at(const struct loom_work_domain *domain, uint64_t serial)
+{
+	uint64_t index = serial - 1;
+
+	return &loom_work_chunk_at(domain, index >> LOOM_WORK_CHUNK_SHIFT)
+			->records[index & (LOOM_WORK_CHUNK_RECORDS - 1)];
+}
 
 /* The record of @serial if it was issued, else NULL.  Any thread. */
 struct loom_work_record *

@@ -428,6 +428,20 @@ enum loom_error loom_sched_publish(struct loom_sched *sched,
 					struct loom_work_resp *children);
 
 /*
+ * loom_sched_publish() then loom_sched_complete() of @parent as one call
+ * (two transitions, recorded in that order; one pass over the worker's
+ * state instead of two).  If publication fails, nothing happens and its
+ * error is returned; once it succeeds, completion cannot fail.  *@status
+ * (may be NULL) as in loom_sched_complete().
+ */
+enum loom_error loom_sched_publish_complete(struct loom_sched *sched,
+					    const struct loom_sched_item *parent,
+					    const uint64_t *payloads,
+					    size_t count,
+					    struct loom_work_resp *children,
+					    enum loom_work_status *status);
+
+/*
  * Completes the active @item: retires it.  *@status (may be NULL) as in
  * loom_work_retire().  LOOM_WORK_CANCEL_REQUESTED if a cancellation is
  * pending: call loom_sched_cancel_active() instead.
