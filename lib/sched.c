@@ -1027,13 +1027,14 @@ static struct loom_sched_event slot_event(const struct loom_sched *sched,
 }
 
 /*
- * Domain mutex held.  Finds every recorded event numbered 1 .. @numbers
- * and not taken before, and notes at[number - 1] = its (serial, slot) + 1.
- * An event still being written, or numbered later, is left for the next
- * trace.
+ * Domain mutex held.  Every recorded event numbered 1 .. @numbers and not
+ * taken before goes to events[number - 1] (zeroed: kind 0 is a hole) and
+ * is marked taken.  Numbers are dense but for a thief's lost race, so
+ * placing by number orders the trace in one pass.  An event still being
+ * written, or numbered later, is left for the next trace.
  */
-static void index_events(struct loom_sched *sched, uint64_t *at,
-			 uint64_t numbers)
+static void place_events(struct loom_sched *sched,
+			 struct loom_sched_event *events, uint64_t numbers)
 {
 	uint64_t issued = atomic_load_explicit(&sched->domain->issued,
 					       memory_order_acquire);
@@ -1046,41 +1047,29 @@ static void index_events(struct loom_sched *sched, uint64_t *at,
 		if (!rec)
 			continue;	/* being issued: no event yet */
 		slots = loom_work_slots(sched->domain, rec);
-		for (uint64_t i = 0; i < LOOM_TRACE_SLOTS; i++) {
+		for (int i = 0; i < LOOM_TRACE_SLOTS; i++) {
 			uint64_t v = atomic_load_explicit(&slots[i].seq_kind,
 							  memory_order_acquire);
 			uint64_t seq = v >> LOOM_SLOT_SEQ_SHIFT;
 
-			if (v && !(v & LOOM_SLOT_TAKEN) && seq <= numbers)
-				at[seq - 1] = (serial << 2 | i) + 1;
+			if (!v || (v & LOOM_SLOT_TAKEN) || seq > numbers)
+				continue;
+			events[seq - 1] = slot_event(sched, rec, &slots[i], v);
+			atomic_store_explicit(&slots[i].seq_kind,
+					      v | LOOM_SLOT_TAKEN,
+					      memory_order_relaxed);
 		}
 	}
 }
 
-/*
- * Domain mutex held: the indexed events, in number order, into @events,
- * each marked taken.  Numbers are dense but for a thief's lost race, so
- * this is linear.  Returns how many.
- */
-static size_t emit_events(struct loom_sched *sched, const uint64_t *at,
-			  uint64_t numbers, struct loom_sched_event *events)
+/* Closes the holes; returns how many events remain. */
+static size_t compact_events(struct loom_sched_event *events, uint64_t numbers)
 {
 	size_t n = 0;
 
-	for (uint64_t j = 0; j < numbers; j++) {
-		struct loom_work_record *rec;
-		struct loom_trace_slot_rec *s;
-		uint64_t v;
-
-		if (!at[j])
-			continue;
-		rec = loom_work_record(sched->domain, (at[j] - 1) >> 2);
-		s = &loom_work_slots(sched->domain, rec)[(at[j] - 1) & 3];
-		v = atomic_load_explicit(&s->seq_kind, memory_order_acquire);
-		events[n++] = slot_event(sched, rec, s, v);
-		atomic_store_explicit(&s->seq_kind, v | LOOM_SLOT_TAKEN,
-				      memory_order_relaxed);
-	}
+	for (uint64_t j = 0; j < numbers; j++)
+		if (events[j].kind)
+			events[n++] = events[j];
 	return n;
 }
 
@@ -1088,7 +1077,7 @@ enum loom_error loom_sched_take_trace(struct loom_sched *sched,
 				      struct loom_sched_trace **out)
 {
 	struct loom_sched_trace *trace;
-	uint64_t numbers = 0, *at = NULL;
+	uint64_t numbers = 0;
 	size_t n = 0;
 
 	if (!sched || !out)
@@ -1101,21 +1090,17 @@ enum loom_error loom_sched_take_trace(struct loom_sched *sched,
 		numbers = atomic_load_explicit(&sched->domain->trace_seq,
 					       memory_order_acquire);
 	if (numbers) {
-		/* Everything is allocated before any event is marked taken. */
-		at = calloc(numbers, sizeof(*at));
-		trace->events = malloc(numbers * sizeof(*trace->events));
-		if (!at || !trace->events) {
+		/* Allocated before any event is marked taken. */
+		trace->events = calloc(numbers, sizeof(*trace->events));
+		if (!trace->events) {
 			loom_work_unlock(sched->domain);
-			free(at);
-			free(trace->events);
 			free(trace);
 			return LOOM_WORK_OUT_OF_MEMORY;
 		}
-		index_events(sched, at, numbers);
-		n = emit_events(sched, at, numbers, trace->events);
+		place_events(sched, trace->events, numbers);
+		n = compact_events(trace->events, numbers);
 	}
 	loom_work_unlock(sched->domain);
-	free(at);
 	trace->count = n;
 	trace->domain = sched->domain;
 	loom_work_domain_get(sched->domain);

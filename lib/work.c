@@ -589,7 +589,10 @@ void loom_work_retire_held(struct loom_work_domain *domain,
 				  memory_order_seq_cst);
 }
 
-/* Retired, then issued: a lower bound that is exact when quiescent. */
+/*
+ * Retired, then issued: at least the count at some moment between the
+ * loads, so never zero while a responsibility is live (see the top).
+ */
 static uint64_t active_now(const struct loom_work_domain *domain)
 {
 	uint64_t retired = 0, issued;

@@ -239,7 +239,7 @@ void loom_work_retire_held(struct loom_work_domain *domain,
  */
 bool loom_work_try_complete(struct loom_work_domain *domain);
 
-/* Responsibilities acquired and not retired, as a consistent lower bound. */
+/* Acquired minus retired: never zero while a responsibility is live. */
 uint64_t loom_work_active_now(const struct loom_work_domain *domain);
 
 /*

@@ -43,10 +43,12 @@ extern "C" {
  *                 item, children published as a group, then retirement.
  *
  * Thread safety: every loom_work_* and loom_sched_* function may be called
- * from any thread (but not *_destroy() while others still use the object).
- * A domain (and the scheduler built on it) serialises its transactions
- * with one mutex, so each call is one atomic transaction.  Identity
- * functions only read immutable data and need no lock.
+ * from any thread (but not *_destroy() while others still use the object),
+ * and each call is one atomic transaction.  The kernel API serialises on a
+ * mutex of the domain; the scheduler's common path (acquire, publish,
+ * complete) takes no lock shared between workers and makes no system call
+ * (Documentation/runtime.rst, "Concurrency").  Identity functions only read
+ * immutable data and need no lock.
  */
 
 /* -------------------------------------------------------- errors --- */
@@ -233,7 +235,12 @@ void loom_work_domain_destroy(struct loom_work_domain *domain);
 uint64_t loom_work_domain_occurrence(const struct loom_work_domain *domain);
 enum loom_work_status loom_work_domain_status(const struct loom_work_domain *domain);
 
-/* Responsibilities acquired and not yet retired (a cache of the set). */
+/*
+ * Responsibilities acquired and not yet retired: a cache of the set,
+ * derived from counters.  While others spawn and retire it may lag, but
+ * never below zero and never to zero while a responsibility is live; exact
+ * when nothing runs.
+ */
 uint64_t loom_work_active_count(const struct loom_work_domain *domain);
 
 /*
