@@ -29,63 +29,46 @@
  * publishes children only when the callback returns.  Counts and checksums
  * are per worker (cache-line padded) and summed at the end.
  *
- * Variants, each the best of --reps (default 3) wall-clock runs, the reps
- * round-robin over the variants so that load from elsewhere on this shared
- * machine hits one rep of each rather than every rep of one:
+ * The light tree (issue 14, P4 (b)): UTS's binomial tree, T3's shape with
+ * splitmix64 in place of SHA-1 (see light_fanout() below): root fan-out
+ * 2000, m = 8, q = 0.124875, 1,100,145 nodes, no work per node beyond
+ * computing its children, so it measures the runtimes themselves.
+ *
+ * Variants, each the best of --reps (default 3) wall-clock runs (the worst
+ * is printed too), the reps round-robin over the variants so that load
+ * from elsewhere on this shared machine hits one rep of each rather than
+ * every rep of one:
  *   sequential    plain recursion, 1 thread: the baseline.  An untimed
  *                 run of it first is the reference that every timed run's
  *                 node count and checksum must equal (else exit 1);
  *   libloom       loom_work_sync_run(), LOOM_WORK_SYNC_THREADED, 1 and 2
- *                 workers: the callback does the work and reports the
- *                 children, the adapter publishes them as one group and
- *                 completes the item;
+ *                 workers, no trace: the callback does the work and reports
+ *                 the children, the adapter publishes them as one group and
+ *                 completes the item (loom_sched_publish_complete);
+ *   libloom+trace the same with the replay trace on (3 events per item,
+ *                 checked), taken at the end of the run;
  *   openmp        one parallel/single region of 1 and 2 threads, a task
  *                 per child, taskwait;
  *   static-split  the same nodes listed beforehand and split statically
  *                 over 2 threads: no scheduler, no tree.  Not a rival, the
  *                 ceiling: it shows what the 2 cores gave during this run.
  *
- * libloom settings.  No replay trace (LOOM_WORK_SYNC_NO_TRACE; a trace
- * records four events per item, bookkeeping OpenMP does not do).
- * deque_capacity 4096: an owner pops its newest item, so its deque holds at
- * most 3 items per level of its path (< 3 x 256 for any depth the payload
- * can carry); a deque too small fails the run (LOOM_WORK_QUEUE_CAPACITY)
- * rather than slowing it, so capacity is not a performance knob.  Nor is max_batch: the synchronous adapter fixes
- * it at 1 (only loom_sched_* and the device adapter can batch).  The
- * callback is the node's work plus at most 3 child hashes.
+ * libloom settings.  deque_capacity 4096 for the heavy tree (an owner pops
+ * its newest item, so its deque holds at most 3 items per level of its
+ * path: < 3 x 256 for any depth the payload can carry), 2^20 for the light
+ * one (the root's 2000, then at most 7 per level); a deque too small fails
+ * the run (LOOM_WORK_QUEUE_CAPACITY) rather than slowing it, so capacity is
+ * not a performance knob.  Nor is max_batch: the synchronous adapter fixes
+ * it at 1.
  *
- * What was measured here (2-vCPU PVM guest, perf stat; numbers vary with
- * the load other tenants put on the machine):
- *   - Per item, with --rounds 0 and 1 worker: libloom ~190 ns, OpenMP
- *     ~63 ns.  ~115 ns of libloom's is first-touch page faults on the
- *     domain's identity records (48 bytes per item, kept for the whole run:
- *     ~39 MB, 11.4k faults per run, ~9 us each in this guest; glibc hands
- *     the memory back between runs).  With glibc told to keep it
- *     (GLIBC_TUNABLES=glibc.malloc.trim_threshold=1000000000:
- *     glibc.malloc.mmap_threshold=1000000000) libloom is ~80 ns per item.
- *   - A system call costs ~1.1 us in this guest (a bare futex wake), more
- *     than a node's work.  With 2 workers every libloom transition
- *     (acquire, publish, complete: three per item) takes the domain's one
- *     mutex, a default pthread mutex that does not spin: each contended
- *     acquisition sleeps in futex_wait and its release calls futex_wake.
- *     That is 120k-410k futex calls and 5k-10k context switches per run of
- *     810k items, plus the lock's and the scheduler's cache lines moving
- *     between the cores on every transition.  The condition variable is not
- *     the problem: the idle worker steals the victim's oldest item (nearest
- *     the root), so there are only ~20 steals and almost no waits per run.
- *     libgomp pays the same way: 270k-460k futex calls per run with 2
- *     threads, 2 with 1.  So at ~0.9 us per node neither runtime gains
- *     much from the second core here: from run to run 2 workers ran at
- *     0.6-1.2x of 1 worker with libloom and 0.6-0.9x with OpenMP, while
- *     static-split got 2.0x.  With --rounds 1024 --max-depth 28 (~3.7 us
- *     per node) libloom's 2 workers ran at ~1.5x of 1 worker, OpenMP's at
- *     ~1.26x, static-split at 2.0x.
- *   - What would help, in lib/: a spinning (or adaptive) domain lock;
- *     completing an item and acquiring the next in one transaction (two
- *     lock round trips per item, not three); identity records allocated in
- *     bigger chunks or recycled across runs.
+ * RESULT lines: (a) heavy tree, libloom / OpenMP at 1 and 2 workers and
+ * libloom's 2 workers / 1 worker (goal 1.8), with the trace off and on;
+ * (b) light tree, libloom's nodes/s per worker / sequential's (goal 0.25)
+ * and libloom / OpenMP at 2 workers (goal 2), with the trace off and on.
+ * Documentation/benchmarks.rst (P4) has the figures and what limits them.
  *
  * Usage: tree_bench [--max-depth N] [--reps N] [--rounds N] [--quick]
+ *                   [--heavy-only | --light-only]
  *
  * From the repository root:
  *   gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -fopenmp -Iuapi \

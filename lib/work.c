@@ -251,7 +251,6 @@ size_t loom_item_id_format(const struct loom_item_id *id, char *buf,
 			 sizeof(struct loom_work_record))
 #define SLOTS_BYTES	((size_t)LOOM_WORK_CHUNK_RECORDS * LOOM_TRACE_SLOTS * \
 			 sizeof(struct loom_trace_slot_rec))
-#define HUGE_PAGE	((size_t)2 << 20)
 
 static struct {
 	pthread_mutex_t lock;
@@ -269,16 +268,16 @@ static size_t chunk_bytes(bool traced)
  * for transparent huge pages: a first touch costs one fault per 2 MiB, not
  * one per 4 KiB (64 records).
  */
-static void *huge_alloc(size_t bytes)
+void *loom_huge_alloc(size_t bytes)
 {
-	size_t span = bytes + HUGE_PAGE;
+	size_t span = bytes + LOOM_HUGE_PAGE;
 	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uintptr_t start, end;
 
 	if (p == MAP_FAILED)
 		return NULL;
-	start = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	start = ((uintptr_t)p + LOOM_HUGE_PAGE - 1) & ~(uintptr_t)(LOOM_HUGE_PAGE - 1);
 	end = start + bytes;
 	if (start > (uintptr_t)p)
 		munmap(p, start - (uintptr_t)p);
@@ -338,8 +337,8 @@ static struct loom_work_chunk *chunk_get(bool traced)
 	if (!chunk)
 		return NULL;
 	/* Fresh anonymous memory reads zero: unissued, empty. */
-	chunk->records = huge_alloc(RECORDS_BYTES);
-	chunk->slots = traced ? huge_alloc(SLOTS_BYTES) : NULL;
+	chunk->records = loom_huge_alloc(RECORDS_BYTES);
+	chunk->slots = traced ? loom_huge_alloc(SLOTS_BYTES) : NULL;
 	if (!chunk->records || (traced && !chunk->slots)) {
 		if (chunk->records)
 			munmap(chunk->records, RECORDS_BYTES);

@@ -138,6 +138,15 @@ loom_work_resp_of(const struct loom_work_domain *domain, uint64_t serial)
 	return (struct loom_work_resp){ .domain_key = domain->key, .serial = serial };
 }
 
+#define LOOM_HUGE_PAGE	((size_t)2 << 20)
+
+/*
+ * @bytes (a multiple of LOOM_HUGE_PAGE) of zeroed memory, huge-page aligned
+ * and advised for transparent huge pages; NULL if the mapping fails.
+ * munmap() it.
+ */
+void *loom_huge_alloc(size_t bytes);
+
 /* The lane the kernel API and the scheduler's rare paths retire in. */
 static inline uint32_t loom_work_shared_lane(const struct loom_work_domain *domain)
 {
