@@ -1028,6 +1028,30 @@ static struct loom_sched_event slot_event(const struct loom_sched *sched,
 	};
 }
 
+/* The events of one record into place (see place_events()). */
+static void place_record_events(struct loom_sched *sched,
+				struct loom_work_record *rec,
+				struct loom_trace_slot_rec *slots,
+				struct loom_sched_event *events,
+				uint64_t numbers)
+{
+	if (!(atomic_load_explicit(&rec->state, memory_order_acquire) &
+	      LOOM_REC_ISSUED))
+		return;	/* being issued: no event yet */
+	for (int i = 0; i < LOOM_TRACE_SLOTS; i++) {
+		uint64_t v = atomic_load_explicit(&slots[i].seq_kind,
+						  memory_order_acquire);
+		uint64_t seq = v >> LOOM_SLOT_SEQ_SHIFT;
+
+		if (!v || (v & LOOM_SLOT_TAKEN) || seq > numbers)
+			continue;
+		events[seq - 1] = slot_event(sched, rec, &slots[i], v);
+		atomic_store_explicit(&slots[i].seq_kind,
+				      v | LOOM_SLOT_TAKEN,
+				      memory_order_relaxed);
+	}
+}
+
 /*
  * Domain mutex held.  Every recorded event numbered 1 .. @numbers and not
  * taken before goes to events[number - 1] (zeroed: kind 0 is a hole) and
@@ -1041,26 +1065,14 @@ static void place_events(struct loom_sched *sched,
 	uint64_t issued = atomic_load_explicit(&sched->domain->issued,
 					       memory_order_acquire);
 
-	for (uint64_t serial = 1; serial <= issued; serial++) {
-		struct loom_work_record *rec = loom_work_record(sched->domain,
-								serial);
-		struct loom_trace_slot_rec *slots;
+	for (uint64_t k = 0; k << LOOM_WORK_CHUNK_SHIFT < issued; k++) {
+		struct loom_work_chunk *chunk = loom_work_chunk_at(sched->domain, k);
+		uint64_t left = issued - (k << LOOM_WORK_CHUNK_SHIFT);
 
-		if (!rec)
-			continue;	/* being issued: no event yet */
-		slots = loom_work_slots(sched->domain, rec);
-		for (int i = 0; i < LOOM_TRACE_SLOTS; i++) {
-			uint64_t v = atomic_load_explicit(&slots[i].seq_kind,
-							  memory_order_acquire);
-			uint64_t seq = v >> LOOM_SLOT_SEQ_SHIFT;
-
-			if (!v || (v & LOOM_SLOT_TAKEN) || seq > numbers)
-				continue;
-			events[seq - 1] = slot_event(sched, rec, &slots[i], v);
-			atomic_store_explicit(&slots[i].seq_kind,
-					      v | LOOM_SLOT_TAKEN,
-					      memory_order_relaxed);
-		}
+		for (uint64_t at = 0; at < LOOM_WORK_CHUNK_RECORDS && at < left; at++)
+			place_record_events(sched, &chunk->records[at],
+					    &chunk->slots[at * LOOM_TRACE_SLOTS],
+					    events, numbers);
 	}
 }
 
