@@ -699,7 +699,7 @@ static enum loom_error publish_held(struct loom_sched *sched,
 				    const struct loom_sched_item *parent,
 				    const uint64_t *payloads, size_t count,
 				    struct loom_work_resp *children,
-				    bool *was_empty)
+				    bool *was_empty, struct active_item **out)
 {
 	struct sched_worker *w = &sched->workers[parent->worker];
 	struct active_item *slot;
@@ -712,6 +712,7 @@ static enum loom_error publish_held(struct loom_sched *sched,
 		return err;
 	if (slot->cancel_requested)
 		return LOOM_WORK_CANCEL_REQUESTED;
+	*out = slot;
 	queued = deque_owner_size(w);
 	if (count > sched->capacity - (uint64_t)queued)
 		return LOOM_WORK_WOULD_BLOCK;
@@ -747,6 +748,7 @@ enum loom_error loom_sched_publish(struct loom_sched *sched,
 				   const uint64_t *payloads, size_t count,
 				   struct loom_work_resp *children)
 {
+	struct active_item *slot;
 	struct sched_worker *w;
 	bool was_empty = false;
 	enum loom_error err;
@@ -757,7 +759,7 @@ enum loom_error loom_sched_publish(struct loom_sched *sched,
 	w = &sched->workers[parent->worker];
 	owner_lock(w);
 	err = publish_held(sched, parent, payloads, count, children,
-			   &was_empty);
+			   &was_empty, &slot);
 	owner_unlock(w);
 	/*
 	 * Only a deque that was empty can have sent a worker to sleep (a
@@ -767,33 +769,6 @@ enum loom_error loom_sched_publish(struct loom_sched *sched,
 	if (was_empty)
 		wake_one(sched);
 	return err;
-}
-
-/*
- * Retires @rec in @lane and records @kind in its retirement slot; returns
- * whether that completed the domain.  @may_be_last false only when the
- * caller knows another live responsibility will be retired later by a call
- * that checks (see work.c).
- */
-static enum loom_work_status retire(struct loom_sched *sched,
-				    struct loom_work_record *rec, uint32_t lane,
-				    enum loom_sched_event_kind kind,
-				    uint32_t worker, bool (*may_be_last)(
-					    struct loom_sched *, uint32_t))
-{
-	uint64_t seq = sched->tracing ? trace_number(sched, 1) : 0;
-	bool completes;
-
-	loom_work_retire_held(sched->domain, rec, lane);
-	completes = (!may_be_last || may_be_last(sched, worker)) &&
-		    loom_work_try_complete(sched->domain);
-	if (completes && sched->tracing)
-		seq = trace_number(sched, 1);	/* the last event */
-	record_event(sched, rec, LOOM_SLOT_RETIRE, kind, worker,
-		     LOOM_SCHED_NO_WORKER, seq, completes);
-	if (completes)
-		wake_all(sched);
-	return completes ? LOOM_WORK_COMPLETED : LOOM_WORK_ACTIVE;
 }
 
 /*
@@ -811,6 +786,49 @@ static bool owner_may_be_last(struct loom_sched *sched, uint32_t worker)
 }
 
 /*
+ * Retires @rec in @lane and records @kind in its retirement slot; returns
+ * whether that completed the domain.  @owner: the retirement of an active
+ * item by its worker (owner lock held), which checks for completion only
+ * if it can have been the last (owner_may_be_last()); the rare paths
+ * always check.
+ */
+static enum loom_work_status retire(struct loom_sched *sched,
+				    struct loom_work_record *rec, uint32_t lane,
+				    enum loom_sched_event_kind kind,
+				    uint32_t worker, bool owner)
+{
+	uint64_t seq = sched->tracing ? trace_number(sched, 1) : 0;
+	bool completes;
+
+	loom_work_retire_held(sched->domain, rec, lane);
+	completes = (!owner || owner_may_be_last(sched, worker)) &&
+		    loom_work_try_complete(sched->domain);
+	if (completes && sched->tracing)
+		seq = trace_number(sched, 1);	/* the last event */
+	record_event(sched, rec, LOOM_SLOT_RETIRE, kind, worker,
+		     LOOM_SCHED_NO_WORKER, seq, completes);
+	if (completes)
+		wake_all(sched);
+	return completes ? LOOM_WORK_COMPLETED : LOOM_WORK_ACTIVE;
+}
+
+/* Owner lock held: retires the active @slot of @worker. */
+static void finish_slot(struct loom_sched *sched, uint32_t worker,
+			struct active_item *slot, bool cancelling,
+			enum loom_work_status *status)
+{
+	struct loom_work_record *rec = slot->rec;
+	enum loom_work_status after;
+
+	remove_active(&sched->workers[worker], slot);
+	after = retire(sched, rec, worker, cancelling ?
+		       LOOM_SCHED_EV_CANCEL_ACTIVE : LOOM_SCHED_EV_COMPLETE,
+		       worker, true);
+	if (status)
+		*status = after;
+}
+
+/*
  * Owner lock held: completes (@cancelling false) or cancels (true) the
  * active @item: the one needs no pending request, the other needs one.
  */
@@ -819,26 +837,16 @@ static enum loom_error finish_held(struct loom_sched *sched,
 				   bool cancelling,
 				   enum loom_work_status *status)
 {
-	struct sched_worker *w = &sched->workers[item->worker];
 	struct active_item *slot;
-	enum loom_work_status after;
-	struct loom_work_record *rec;
 	enum loom_error err;
 
 	err = active_slot(sched, item, LOOM_WORK_RESP_USED, &slot);
 	if (!err && slot->cancel_requested != cancelling)
 		err = cancelling ? LOOM_WORK_NO_CANCEL_REQUEST :
 				   LOOM_WORK_CANCEL_REQUESTED;
-	if (err)
-		return err;
-	rec = slot->rec;
-	remove_active(w, slot);
-	after = retire(sched, rec, item->worker, cancelling ?
-		       LOOM_SCHED_EV_CANCEL_ACTIVE : LOOM_SCHED_EV_COMPLETE,
-		       item->worker, owner_may_be_last);
-	if (status)
-		*status = after;
-	return LOOM_WORK_OK;
+	if (!err)
+		finish_slot(sched, item->worker, slot, cancelling, status);
+	return err;
 }
 
 static enum loom_error finish_active(struct loom_sched *sched,
@@ -865,6 +873,7 @@ enum loom_error loom_sched_publish_complete(struct loom_sched *sched,
 					    struct loom_work_resp *children,
 					    enum loom_work_status *status)
 {
+	struct active_item *slot;
 	struct sched_worker *w;
 	bool was_empty = false;
 	enum loom_error err;
@@ -875,13 +884,13 @@ enum loom_error loom_sched_publish_complete(struct loom_sched *sched,
 	w = &sched->workers[parent->worker];
 	owner_lock(w);
 	err = publish_held(sched, parent, payloads, count, children,
-			   &was_empty);
+			   &was_empty, &slot);
 	/*
-	 * Cannot fail: publication found the item active without a request,
-	 * and a request needs this lock.
+	 * Publication found the item active without a request, and a request
+	 * needs this lock: completing it cannot fail.
 	 */
 	if (!err)
-		finish_held(sched, parent, false, status);
+		finish_slot(sched, parent->worker, slot, false, status);
 	owner_unlock(w);
 	if (was_empty)
 		wake_one(sched);
@@ -922,7 +931,7 @@ static enum loom_work_status cancel_queued(struct loom_sched *sched,
 					   struct loom_work_record *rec)
 {
 	return retire(sched, rec, loom_work_shared_lane(sched->domain),
-		      LOOM_SCHED_EV_CANCEL_QUEUED, worker, NULL);
+		      LOOM_SCHED_EV_CANCEL_QUEUED, worker, false);
 }
 
 static enum loom_error cancel_held(struct loom_sched *sched,

@@ -462,13 +462,6 @@ issue_record(struct loom_work_domain *domain, uint64_t serial,
 	return rec;
 }
 
-struct loom_item_id loom_work_id_of(const struct loom_work_domain *domain,
-				    const struct loom_work_record *rec)
-{
-	return (struct loom_item_id){ domain->occurrence, rec->node.parent,
-				      rec->node.ordinal };
-}
-
 /* ------------------------------------------------------ transactions --- */
 
 enum loom_error loom_work_check_live(const struct loom_work_domain *domain,
@@ -570,22 +563,6 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
 	else
 		parent->next_ordinal = last + 1;
 	return LOOM_WORK_OK;
-}
-
-void loom_work_retire_held(struct loom_work_domain *domain,
-			   struct loom_work_record *rec, uint32_t lane)
-{
-	/* Only the holder writes the state: no read-modify-write needed. */
-	atomic_store_explicit(&rec->state,
-			      atomic_load_explicit(&rec->state,
-						   memory_order_relaxed) |
-			      LOOM_REC_RETIRED, memory_order_relaxed);
-	/*
-	 * seq_cst (release for the check's acquire, plus the order against
-	 * the caller's later loads that decide whether to check).
-	 */
-	atomic_fetch_add_explicit(&domain->lanes[lane].retired, 1,
-				  memory_order_seq_cst);
 }
 
 /*

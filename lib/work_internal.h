@@ -197,8 +197,13 @@ loom_work_record_at(const struct loom_work_domain *domain, uint64_t serial)
 struct loom_work_record *
 loom_work_record(const struct loom_work_domain *domain, uint64_t serial);
 
-struct loom_item_id loom_work_id_of(const struct loom_work_domain *domain,
-				    const struct loom_work_record *rec);
+static inline struct loom_item_id
+loom_work_id_of(const struct loom_work_domain *domain,
+		const struct loom_work_record *rec)
+{
+	return (struct loom_item_id){ domain->occurrence, rec->node.parent,
+				      rec->node.ordinal };
+}
 
 /* The trace slots of @rec (the domain traces). */
 struct loom_trace_slot_rec *
@@ -239,8 +244,22 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
  * look at its own deque to decide whether this can have been the last
  * retirement; if it can, it must call loom_work_try_complete().
  */
-void loom_work_retire_held(struct loom_work_domain *domain,
-			   struct loom_work_record *rec, uint32_t lane);
+static inline void loom_work_retire_held(struct loom_work_domain *domain,
+					 struct loom_work_record *rec,
+					 uint32_t lane)
+{
+	/* Only the holder writes the state: no read-modify-write needed. */
+	atomic_store_explicit(&rec->state,
+			      atomic_load_explicit(&rec->state,
+						   memory_order_relaxed) |
+			      LOOM_REC_RETIRED, memory_order_relaxed);
+	/*
+	 * seq_cst: release for the combining check's acquire, and ordered
+	 * before the caller's later loads that decide whether to check.
+	 */
+	atomic_fetch_add_explicit(&domain->lanes[lane].retired, 1,
+				  memory_order_seq_cst);
+}
 
 /*
  * The combining check: true for the one caller that sees the root source
