@@ -18,10 +18,11 @@
  *     at a time even when several threads drive the same worker.  Thieves
  *     never take it; nobody else does except the rare paths below, so it
  *     is uncontended: one atomic exchange on a line the worker owns;
- *   - the rare paths (admission, cancel, cancel_all, taking the trace)
- *     take the domain's mutex and then every owner lock in worker order:
+ *   - the rare paths take the domain's mutex: admission also worker 0's
+ *     owner lock, cancel and cancel_all every owner lock in worker order;
  *     with all of them held no deque, active slot or record changes, which
- *     makes cancellation exact, atomic and linear;
+ *     makes cancellation exact, atomic and linear.  Taking the trace needs
+ *     only the mutex;
  *   - the active count is derived (work.c): issued minus the workers'
  *     retired counters, and the completing retirement is elected there.
  * No system call on the common path: a worker that finds nothing parks on
@@ -38,7 +39,6 @@
  * its counter moves, and the completing retirement takes a fresh number
  * after it was elected, so it is the last event of the domain.
  */
-#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
