@@ -63,7 +63,8 @@
  * not a performance knob.  Nor is max_batch: the synchronous adapter fixes
  * it at 1.
  *
- * RESULT lines: (a) heavy tree, libloom / OpenMP at 1 and 2 workers and
+ * RESULT lines: cancel_all's time per item at 65536 and 8192 queued items
+ * (linear: 1); (a) heavy tree, libloom / OpenMP at 1 and 2 workers and
  * libloom's 2 workers / 1 worker (goal 1.8), with the trace off and on;
  * (b) light tree, libloom's nodes/s per worker / sequential's (goal 0.25)
  * and libloom / OpenMP at 2 workers (goal 2), with the trace off and on.
@@ -575,6 +576,63 @@ static void light_results(const struct variant *v)
 	}
 }
 
+/*
+ * loom_sched_cancel_all() of @n queued items (one worker, one root that
+ * published them all): its seconds, or a negative number on failure.
+ */
+static double time_cancel_all(uint32_t n)
+{
+	struct loom_sched_config config = {
+		.occurrence = OCCURRENCE, .workers = 1, .deque_capacity = n,
+		.flags = LOOM_SCHED_NO_TRACE,
+	};
+	uint64_t *payloads = calloc(n, sizeof(*payloads)), cancelled = 0;
+	struct loom_sched_item root;
+	struct loom_sched *s = NULL;
+	double t = -1;
+
+	if (payloads && !loom_sched_create(&config, &s) &&
+	    !loom_sched_admit(s, 0, NULL) && !loom_sched_acquire(s, 0, &root) &&
+	    !loom_sched_publish(s, &root, payloads, n, NULL)) {
+		t = now();
+		if (loom_sched_cancel_all(s, &cancelled, NULL) || cancelled != n)
+			t = -1;
+		else
+			t = now() - t;
+	}
+	loom_sched_destroy(s);
+	free(payloads);
+	return t;
+}
+
+/*
+ * cancel_all's cost per item at 65536 queued items over its cost per item
+ * at 8192: 1 if it is linear, 8 if quadratic (issue 14: it was 8.4 s for
+ * 65536).  Best of @reps each.
+ */
+static int cancel_all_result(int reps)
+{
+	double small = 1e30, big = 1e30;
+	char d[160];
+
+	for (int r = 0; r < reps; r++) {
+		double a = time_cancel_all(8192), b = time_cancel_all(65536);
+
+		if (a < 0 || b < 0) {
+			fprintf(stderr, "tree_bench: cancel_all failed\n");
+			return -1;
+		}
+		small = a < small ? a : small;
+		big = b < big ? b : big;
+	}
+	snprintf(d, sizeof(d), "65536 items in %.3f ms, 8192 in %.3f ms",
+		 big * 1e3, small * 1e3);
+	result((big / 65536) / (small / 8192),
+	       "loom_sched_cancel_all: time per item, 65536 queued / 8192 queued (linear 1, quadratic 8)",
+	       d);
+	return 0;
+}
+
 /* A decimal number in 0 .. @max, or -1. */
 static int parse_number(const char *s, int max)
 {
@@ -695,6 +753,8 @@ int main(int argc, char **argv)
 		print_table(&light, v, (unsigned)o.reps);
 		light_results(v);
 	}
+	if (cancel_all_result(o.reps))
+		return 1;
 	free(flat.nodes);
 	return 0;
 }
