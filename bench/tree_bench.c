@@ -37,9 +37,9 @@
  * Variants, each the best of --reps (default 3) wall-clock runs (the worst
  * is printed too, and the least CPU time of all the process's threads in
  * a run: on a machine too loaded to give two cores, cpu ms of 2 workers
- * against 1 still shows how much work the second worker added), the reps round-robin over the variants so that load
- * from elsewhere on this shared machine hits one rep of each rather than
- * every rep of one:
+ * against 1 still shows how much work the second worker added), the
+ * reps round-robin over the variants so that load from elsewhere on this
+ * shared machine hits one rep of each rather than every rep of one:
  *   sequential    plain recursion, 1 thread: the baseline.  An untimed
  *                 run of it first is the reference that every timed run's
  *                 node count and checksum must equal (else exit 1);

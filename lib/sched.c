@@ -101,7 +101,9 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static void owner_lock_slow(struct sched_worker *w)
+/* Out of line: only contended with a rare path. */
+static __attribute__((noinline, cold)) void
+owner_lock_slow(struct sched_worker *w)
 {
 	unsigned int spins = 0;
 
@@ -322,13 +324,14 @@ static bool completed(const struct loom_sched *sched)
  * Sleeps until woken, unless work or completion appeared.  Registering
  * first and then looking again pairs with a publisher's store of bottom
  * and wake_one()'s load, all sequentially consistent: either the waker
- * sees this sleeper, or this sleeper sees the waker's items.  The epoch is read before looking, so a wake between the
- * look and the sleep makes the sleep return at once.  The timeout only
+ * sees this sleeper, or this sleeper sees the waker's items.  The epoch
+ * is read before looking, so a wake between the look and the sleep makes
+ * the sleep return at once.  The timeout only
  * bounds the cost of a wake that a publisher skipped because its deque
  * looked non-empty (see loom_sched_publish); no completion is ever missed:
  * completion always wakes everyone.
  */
-static void park(struct loom_sched *sched)
+static __attribute__((noinline)) void park(struct loom_sched *sched)
 {
 	struct timespec timeout = { 0, PARK_TIMEOUT_NS };
 	uint32_t epoch;
