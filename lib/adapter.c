@@ -58,25 +58,6 @@ void loom_adapter_cancel(struct loom_adapter_run *run,
 	counts->items_cancelled++;
 }
 
-/* Retires @item after publication, or cancels it if that was requested. */
-static void complete(struct loom_adapter_run *run,
-		     struct loom_adapter_counts *counts,
-		     const struct loom_sched_item *item)
-{
-	enum loom_error err;
-
-	err = loom_sched_complete(run->sched, item, NULL);
-	if (err == LOOM_WORK_CANCEL_REQUESTED) {
-		loom_adapter_cancel(run, counts, item);
-		return;
-	}
-	if (err) {
-		loom_adapter_fail(run, err, 0, item);
-		return;
-	}
-	counts->items_completed++;
-}
-
 void loom_adapter_publish(struct loom_adapter_run *run,
 			  struct loom_adapter_counts *counts,
 			  const struct loom_sched_item *item,
@@ -89,7 +70,9 @@ void loom_adapter_publish(struct loom_adapter_run *run,
 		loom_adapter_cancel(run, counts, item);
 		return;
 	}
-	err = loom_sched_publish(run->sched, item, children, count, NULL);
+	/* Publication and completion in one pass over the worker's state. */
+	err = loom_sched_publish_complete(run->sched, item, children, count,
+					  NULL, NULL);
 	if (err == LOOM_WORK_CANCEL_REQUESTED) {
 		loom_adapter_cancel(run, counts, item);
 		return;
@@ -101,7 +84,7 @@ void loom_adapter_publish(struct loom_adapter_run *run,
 		return;
 	}
 	counts->children_published += count;
-	complete(run, counts, item);
+	counts->items_completed++;
 }
 
 void loom_adapter_run_workers(void *workers, size_t size, uint32_t n,

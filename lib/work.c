@@ -3,13 +3,40 @@
  * work.c: the responsibility kernel of a DynamicWork domain and the
  * identity of its items.
  *
- * The active responsibility set is the set of records not yet retired;
- * domain->active counts it and is only a cache.  Every responsibility is a
- * record that is never freed before the domain, so a used or foreign handle
- * is always recognised, and every identity's parent pointer stays valid.
+ * The active responsibility set is the set of records not yet retired.
+ * Every responsibility is a record that is never freed before the domain,
+ * so a used or foreign handle is always recognised, and every identity's
+ * parent pointer stays valid.
+ *
+ * The count of the set is derived, never stored: issued (every acquisition,
+ * one shared counter that is also the serial allocator) minus the sum of
+ * the lanes' retired counters (one per scheduler worker, on its own cache
+ * line, plus a shared lane for the kernel API and the rare paths).
+ *
+ * Why a transient zero cannot complete the domain.  The combining check
+ * (loom_work_try_complete) reads every lane's retired counter, then issued.
+ * Acquisition before publication: a child's acquisition is added to issued
+ * before the child can be seen, so before anyone can retire it; retirement
+ * after: the retirer's release increment of its lane carries it.  So if
+ * the check's acquire load of a lane includes some retirement, its later
+ * load of issued includes that item's acquisition, and also the
+ * acquisitions of every child the item spawned (spawning precedes its
+ * holder's retirement).  issued == retired then means: every acquisition
+ * the check saw was retired, and starting from the root (its acquisition
+ * precedes root_admitted, which the check reads first) every child of every
+ * one of them was seen and retired too.  No live item is left to spawn
+ * from: the zero is final.  The check can only be late, never early.
+ *
+ * Why the last retirement sees it.  Retirements increment their lane
+ * sequentially consistently and then check (the scheduler skips the check
+ * only where another live item provably exists and will be retired by a
+ * checking call, see sched.c); of two racing last retirements at least one
+ * reads the other's increment.  Both may see zero: an exchange on
+ * domain->completed elects the one that reports completion.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "work_internal.h"
 
@@ -209,202 +236,379 @@ size_t loom_item_id_format(const struct loom_item_id *id, char *buf,
 
 /* ------------------------------------------------------------ records --- */
 
-/* More records than any memory holds: refuse before trying to allocate. */
-#define MAX_RECORDS	(1ULL << 48)
+/* More records than the directory holds: refuse before trying to allocate. */
+#define MAX_CHUNKS	((uint64_t)LOOM_WORK_DIR_ENTRIES << LOOM_WORK_DIR_SHIFT)
+#define MAX_RECORDS	(MAX_CHUNKS << LOOM_WORK_CHUNK_SHIFT)
 
-struct loom_work_record *
-loom_work_record_locked(const struct loom_work_domain *domain, uint64_t serial)
+/*
+ * The chunk pool: chunks of dead domains, kept (up to POOL_MAX_BYTES) so
+ * that the next domain writes its records into memory that is already
+ * mapped instead of taking page faults.  Used once per
+ * LOOM_WORK_CHUNK_RECORDS records, so one mutex is enough.
+ */
+#define POOL_MAX_BYTES	(256u << 20)
+#define RECORDS_BYTES	((size_t)LOOM_WORK_CHUNK_RECORDS * \
+			 sizeof(struct loom_work_record))
+#define SLOTS_BYTES	((size_t)LOOM_WORK_CHUNK_RECORDS * LOOM_TRACE_SLOTS * \
+			 sizeof(struct loom_trace_slot_rec))
+
+static struct {
+	pthread_mutex_t lock;
+	struct loom_work_chunk *plain, *traced;
+	size_t bytes;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static size_t chunk_bytes(bool traced)
 {
-	uint64_t index = serial - 1;
-
-	return &domain->chunks[index >> LOOM_WORK_CHUNK_SHIFT]
-			      [index & (LOOM_WORK_CHUNK_RECORDS - 1)];
+	return RECORDS_BYTES + (traced ? SLOTS_BYTES : 0);
 }
 
-static enum loom_error grow_chunk_table(struct loom_work_domain *domain,
-					     size_t needed)
+/*
+ * @bytes (a multiple of 2 MiB) of zeroed memory, 2 MiB aligned and marked
+ * for transparent huge pages: a first touch costs one fault per 2 MiB, not
+ * one per 4 KiB (64 records).
+ */
+void *loom_huge_alloc(size_t bytes)
 {
-	size_t cap = domain->chunks_cap ? domain->chunks_cap : 16;
-	struct loom_work_record **chunks;
+	size_t span = bytes + LOOM_HUGE_PAGE;
+	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t start, end;
 
-	while (cap < needed)
-		cap *= 2;
-	chunks = realloc(domain->chunks, cap * sizeof(*chunks));
-	if (!chunks)
+	if (p == MAP_FAILED)
+		return NULL;
+	start = ((uintptr_t)p + LOOM_HUGE_PAGE - 1) & ~(uintptr_t)(LOOM_HUGE_PAGE - 1);
+	end = start + bytes;
+	if (start > (uintptr_t)p)
+		munmap(p, start - (uintptr_t)p);
+	if ((uintptr_t)p + span > end)
+		munmap((void *)end, (uintptr_t)p + span - end);
+	madvise((void *)start, bytes, MADV_HUGEPAGE);	/* advice only */
+	return (void *)start;
+}
+
+static void chunk_free(struct loom_work_chunk *chunk)
+{
+	munmap(chunk->records, RECORDS_BYTES);
+	if (chunk->slots)
+		munmap(chunk->slots, SLOTS_BYTES);
+	free(chunk);
+}
+
+static void pool_put(struct loom_work_chunk *chunk)
+{
+	bool traced = chunk->slots != NULL;
+	size_t bytes = chunk_bytes(traced);
+
+	pthread_mutex_lock(&pool.lock);
+	if (pool.bytes + bytes <= POOL_MAX_BYTES) {
+		struct loom_work_chunk **head = traced ? &pool.traced : &pool.plain;
+
+		chunk->next = *head;
+		*head = chunk;
+		pool.bytes += bytes;
+		chunk = NULL;
+	}
+	pthread_mutex_unlock(&pool.lock);
+	if (chunk)
+		chunk_free(chunk);
+}
+
+/* A chunk whose every record reads unissued (and every trace slot empty). */
+static struct loom_work_chunk *chunk_get(bool traced)
+{
+	struct loom_work_chunk *chunk;
+
+	pthread_mutex_lock(&pool.lock);
+	chunk = traced ? pool.traced : pool.plain;
+	if (chunk) {
+		*(traced ? &pool.traced : &pool.plain) = chunk->next;
+		pool.bytes -= chunk_bytes(traced);
+	}
+	pthread_mutex_unlock(&pool.lock);
+	if (chunk) {
+		/* Mapped memory: clearing it costs no fault. */
+		memset(chunk->records, 0, RECORDS_BYTES);
+		if (traced)
+			memset(chunk->slots, 0, SLOTS_BYTES);
+		return chunk;
+	}
+	chunk = calloc(1, sizeof(*chunk));
+	if (!chunk)
+		return NULL;
+	/* Fresh anonymous memory reads zero: unissued, empty. */
+	chunk->records = loom_huge_alloc(RECORDS_BYTES);
+	chunk->slots = traced ? loom_huge_alloc(SLOTS_BYTES) : NULL;
+	if (!chunk->records || (traced && !chunk->slots)) {
+		if (chunk->records)
+			munmap(chunk->records, RECORDS_BYTES);
+		free(chunk);
+		return NULL;
+	}
+	return chunk;
+}
+
+static struct loom_work_chunk *
+chunk_at(const struct loom_work_domain *domain, uint64_t k)
+{
+	return loom_work_chunk_at(domain, k);
+}
+
+/*
+ * Installs chunk @k if nobody has: whoever first needs it allocates it and
+ * the losers of the race give theirs back.  Lock-free.
+ */
+static enum loom_error ensure_chunk(struct loom_work_domain *domain,
+				    uint64_t k)
+{
+	_Atomic(struct loom_work_chunk *) *leaf, *fresh_leaf;
+	struct loom_work_chunk *chunk, *none = NULL;
+	_Atomic(struct loom_work_chunk *) *no_leaf = NULL;
+	size_t top = k >> LOOM_WORK_DIR_SHIFT;
+
+	if (chunk_at(domain, k))
+		return LOOM_WORK_OK;
+	leaf = atomic_load_explicit(&domain->dir[top], memory_order_acquire);
+	if (!leaf) {
+		fresh_leaf = calloc(LOOM_WORK_DIR_ENTRIES, sizeof(*fresh_leaf));
+		if (!fresh_leaf)
+			return LOOM_WORK_OUT_OF_MEMORY;
+		if (atomic_compare_exchange_strong_explicit(
+			    &domain->dir[top], &no_leaf, fresh_leaf,
+			    memory_order_acq_rel, memory_order_acquire)) {
+			leaf = fresh_leaf;
+		} else {
+			free(fresh_leaf);
+			leaf = no_leaf;
+		}
+	}
+	chunk = chunk_get(domain->tracing);
+	if (!chunk)
 		return LOOM_WORK_OUT_OF_MEMORY;
-	domain->chunks = chunks;
-	domain->chunks_cap = cap;
+	if (!atomic_compare_exchange_strong_explicit(
+		    &leaf[k & (LOOM_WORK_DIR_ENTRIES - 1)], &none, chunk,
+		    memory_order_acq_rel, memory_order_acquire))
+		pool_put(chunk);
 	return LOOM_WORK_OK;
 }
 
 /*
- * Makes room for @count more records without issuing any, so a spawn can
- * fail for memory before it changes anything.
+ * Makes the records of serials @first .. @last exist (unissued).  Those
+ * before @first exist already: whoever reserved them made them first.
  */
-static enum loom_error reserve_records(struct loom_work_domain *domain,
-					    uint64_t count)
+static enum loom_error ensure_records(struct loom_work_domain *domain,
+				      uint64_t first, uint64_t last)
 {
-	uint64_t last, needed;
+	uint64_t k_last = (last - 1) >> LOOM_WORK_CHUNK_SHIFT;
 	enum loom_error err;
 
-	if (count > MAX_RECORDS - domain->issued)
-		return LOOM_WORK_OUT_OF_MEMORY;
-	last = domain->issued + count;
-	needed = last ? ((last - 1) >> LOOM_WORK_CHUNK_SHIFT) + 1 : 0;
-	if (needed > domain->chunks_cap) {
-		err = grow_chunk_table(domain, needed);
+	for (uint64_t k = (first - 1) >> LOOM_WORK_CHUNK_SHIFT; k <= k_last; k++) {
+		err = ensure_chunk(domain, k);
 		if (err)
 			return err;
-	}
-	while (domain->nchunks < needed) {
-		struct loom_work_record *chunk;
-
-		chunk = malloc(LOOM_WORK_CHUNK_RECORDS * sizeof(*chunk));
-		if (!chunk)
-			return LOOM_WORK_OUT_OF_MEMORY;
-		domain->chunks[domain->nchunks++] = chunk;
 	}
 	return LOOM_WORK_OK;
 }
 
-/* Issues the next record; room for it was reserved. */
-static void issue_record(struct loom_work_domain *domain,
-			 const struct loom_item_node *parent, uint64_t ordinal)
+struct loom_work_record *
+loom_work_record(const struct loom_work_domain *domain, uint64_t serial)
 {
+	struct loom_work_chunk *chunk;
 	struct loom_work_record *rec;
+	uint64_t index = serial - 1;
 
-	domain->issued++;
-	rec = loom_work_record_locked(domain, domain->issued);
+	if (serial == 0)
+		return NULL;
+	chunk = chunk_at(domain, index >> LOOM_WORK_CHUNK_SHIFT);
+	if (!chunk)
+		return NULL;
+	rec = &chunk->records[index & (LOOM_WORK_CHUNK_RECORDS - 1)];
+	/* Acquire: the identity written before the record was issued. */
+	if (!(atomic_load_explicit(&rec->state, memory_order_acquire) &
+	      LOOM_REC_ISSUED))
+		return NULL;
+	return rec;
+}
+
+struct loom_trace_slot_rec *
+loom_work_slots(const struct loom_work_domain *domain,
+		const struct loom_work_record *rec)
+{
+	uint64_t index = rec->serial - 1;
+	struct loom_work_chunk *chunk = chunk_at(domain,
+						 index >> LOOM_WORK_CHUNK_SHIFT);
+
+	return &chunk->slots[(index & (LOOM_WORK_CHUNK_RECORDS - 1)) *
+			     LOOM_TRACE_SLOTS];
+}
+
+/* Issues the reserved record @serial. */
+static struct loom_work_record *
+issue_record(struct loom_work_domain *domain, uint64_t serial,
+	     const struct loom_item_node *parent, uint64_t ordinal,
+	     uint64_t payload)
+{
+	struct loom_work_record *rec = loom_work_record_at(domain, serial);
+
 	rec->node.parent = parent;
 	rec->node.ordinal = ordinal;
 	rec->node.depth = parent ? parent->depth + 1 : 0;
 	rec->node.hash = hash_step(parent_hash(parent), ordinal);
 	rec->next_ordinal = 0;
-	rec->ordinals_exhausted = false;
-	rec->retired = false;
-	domain->active++;
-}
-
-struct loom_item_id loom_work_id_locked(const struct loom_work_domain *domain,
-					uint64_t serial)
-{
-	const struct loom_work_record *rec = loom_work_record_locked(domain, serial);
-
-	return (struct loom_item_id){ domain->occurrence, rec->node.parent,
-				      rec->node.ordinal };
+	rec->payload = payload;
+	rec->serial = serial;
+	/* Release: a reader that sees it issued sees the identity. */
+	atomic_store_explicit(&rec->state, LOOM_REC_ISSUED, memory_order_release);
+	return rec;
 }
 
 /* ------------------------------------------------------ transactions --- */
 
-static enum loom_error check_issued(const struct loom_work_domain *domain,
-					 struct loom_work_resp resp)
+enum loom_error loom_work_check_live(const struct loom_work_domain *domain,
+				     struct loom_work_resp resp,
+				     enum loom_error if_retired,
+				     struct loom_work_record **out)
 {
+	struct loom_work_record *rec;
+
 	if (resp.serial == 0)
 		return LOOM_WORK_RESP_INVALID;
 	if (resp.domain_key != domain->key)
 		return LOOM_WORK_FOREIGN_DOMAIN;
-	if (resp.serial > domain->issued)
+	rec = loom_work_record(domain, resp.serial);
+	if (!rec)
 		return LOOM_WORK_RESP_INVALID;
-	return LOOM_WORK_OK;
-}
-
-enum loom_error
-loom_work_check_live_locked(const struct loom_work_domain *domain,
-			    struct loom_work_resp resp,
-			    enum loom_error if_retired)
-{
-	enum loom_error err = check_issued(domain, resp);
-
-	if (err)
-		return err;
-	if (loom_work_record_locked(domain, resp.serial)->retired)
+	if (atomic_load_explicit(&rec->state, memory_order_relaxed) &
+	    LOOM_REC_RETIRED)
 		return if_retired;
+	*out = rec;
 	return LOOM_WORK_OK;
 }
 
 enum loom_error loom_work_admit_locked(struct loom_work_domain *domain,
-					    uint64_t *serial)
+				       uint64_t payload,
+				       struct loom_work_record **rec)
 {
 	enum loom_error err;
 
-	if (domain->root_admitted)
+	if (atomic_load_explicit(&domain->root_admitted, memory_order_relaxed))
 		return LOOM_WORK_ROOT_CLOSED;
-	err = reserve_records(domain, 1);
+	err = ensure_records(domain, 1, 1);
 	if (err)
 		return err;
-	/* Acquire the root's responsibility and close the source together. */
-	issue_record(domain, NULL, 0);
-	domain->root_admitted = true;
-	*serial = domain->issued;
+	/* Acquire the root's responsibility, then close the source. */
+	atomic_store_explicit(&domain->issued, 1, memory_order_seq_cst);
+	*rec = issue_record(domain, 1, NULL, 0, payload);
+	atomic_store_explicit(&domain->root_admitted, true, memory_order_seq_cst);
 	return LOOM_WORK_OK;
 }
 
 /* Whether @rec can still give @count (>= 1) ordinals from its next one. */
 static bool ordinals_cover(const struct loom_work_record *rec, uint64_t count)
 {
-	return !rec->ordinals_exhausted &&
+	return !(atomic_load_explicit(&rec->state, memory_order_relaxed) &
+		 LOOM_REC_EXHAUSTED) &&
 	       count - 1 <= UINT64_MAX - rec->next_ordinal;
 }
 
-enum loom_error loom_work_spawn_locked(struct loom_work_domain *domain,
-					    struct loom_work_resp parent,
-					    size_t count, uint64_t *first)
+/*
+ * Reserves serials *@first .. + @count - 1 with their records in place:
+ * the records exist before the serials are taken, so a failure takes none.
+ */
+static enum loom_error reserve_serials(struct loom_work_domain *domain,
+				       uint64_t count, uint64_t *first)
 {
-	struct loom_work_record *rec;
+	uint64_t cur = atomic_load_explicit(&domain->issued, memory_order_relaxed);
+	enum loom_error err;
+
+	do {
+		if (count > MAX_RECORDS - cur)
+			return LOOM_WORK_OUT_OF_MEMORY;
+		err = ensure_records(domain, cur + 1, cur + count);
+		if (err)
+			return err;
+		/*
+		 * seq_cst: the acquisitions are counted before any child can
+		 * be published (see the top of this file).
+		 */
+	} while (!atomic_compare_exchange_weak_explicit(&domain->issued, &cur,
+							cur + count,
+							memory_order_seq_cst,
+							memory_order_relaxed));
+	*first = cur + 1;
+	return LOOM_WORK_OK;
+}
+
+enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
+				     struct loom_work_record *parent,
+				     size_t count, const uint64_t *payloads,
+				     uint64_t *first)
+{
 	enum loom_error err;
 	uint64_t last;
 
-	err = loom_work_check_live_locked(domain, parent,
-					  LOOM_WORK_PARENT_RETIRED);
-	if (err)
-		return err;
-	*first = domain->issued + 1;
-	if (count == 0)
-		return LOOM_WORK_OK;
-	rec = loom_work_record_locked(domain, parent.serial);
-	if (!ordinals_cover(rec, count))
+	if (!ordinals_cover(parent, count))
 		return LOOM_WORK_ORDINALS_EXHAUSTED;
-	err = reserve_records(domain, count);
+	err = reserve_serials(domain, count, first);
 	if (err)
 		return err;
 	/* Nothing can fail from here: the group is all or nothing. */
 	for (size_t i = 0; i < count; i++)
-		issue_record(domain, &rec->node, rec->next_ordinal + i);
-	last = rec->next_ordinal + (count - 1);
+		issue_record(domain, *first + i, &parent->node,
+			     parent->next_ordinal + i, payloads ? payloads[i] : 0);
+	last = parent->next_ordinal + (count - 1);
 	if (last == UINT64_MAX)
-		rec->ordinals_exhausted = true;
+		atomic_fetch_or_explicit(&parent->state, LOOM_REC_EXHAUSTED,
+					 memory_order_relaxed);
 	else
-		rec->next_ordinal = last + 1;
+		parent->next_ordinal = last + 1;
 	return LOOM_WORK_OK;
 }
 
-enum loom_work_status loom_work_retire_locked(struct loom_work_domain *domain,
-					      uint64_t serial)
+/*
+ * Retired, then issued: at least the count at some moment between the
+ * loads, so never zero while a responsibility is live (see the top).
+ */
+static uint64_t active_now(const struct loom_work_domain *domain)
 {
-	loom_work_record_locked(domain, serial)->retired = true;
-	domain->active--;
-	/*
-	 * The root source closed at admission, so an empty set is final: no
-	 * live parent remains to spawn from.  Only this retirement sees it.
-	 */
-	return domain->active ? LOOM_WORK_ACTIVE : LOOM_WORK_COMPLETED;
+	uint64_t retired = 0, issued;
+
+	for (uint32_t i = 0; i < domain->nlanes; i++)
+		retired += atomic_load_explicit(&domain->lanes[i].retired,
+						memory_order_seq_cst);
+	issued = atomic_load_explicit(&domain->issued, memory_order_seq_cst);
+	return issued - retired;
+}
+
+uint64_t loom_work_active_now(const struct loom_work_domain *domain)
+{
+	return active_now(domain);
+}
+
+bool loom_work_try_complete(struct loom_work_domain *domain)
+{
+	if (!atomic_load_explicit(&domain->root_admitted, memory_order_seq_cst) ||
+	    atomic_load_explicit(&domain->completed, memory_order_relaxed) ||
+	    active_now(domain))
+		return false;
+	return !atomic_exchange_explicit(&domain->completed, true,
+					 memory_order_seq_cst);
 }
 
 enum loom_error
 loom_work_set_next_ordinal_for_test(struct loom_work_domain *domain,
 				    struct loom_work_resp parent, uint64_t next)
 {
+	struct loom_work_record *rec;
 	enum loom_error err;
 
 	loom_work_lock(domain);
-	err = loom_work_check_live_locked(domain, parent,
-					  LOOM_WORK_PARENT_RETIRED);
+	err = loom_work_check_live(domain, parent, LOOM_WORK_PARENT_RETIRED,
+				   &rec);
 	if (!err) {
-		struct loom_work_record *rec;
-
-		rec = loom_work_record_locked(domain, parent.serial);
 		rec->next_ordinal = next;
-		rec->ordinals_exhausted = false;
+		atomic_fetch_and_explicit(&rec->state, ~LOOM_REC_EXHAUSTED,
+					  memory_order_relaxed);
 	}
 	loom_work_unlock(domain);
 	return err;
@@ -415,53 +619,61 @@ loom_work_set_next_ordinal_for_test(struct loom_work_domain *domain,
 /* Keys only need to differ; no other memory is ordered by them. */
 static atomic_uint_fast64_t next_domain_key = 1;
 
-/*
- * Every acquire, publish and complete of every worker takes the domain's
- * one lock for a short while: spinning a little before sleeping keeps two
- * workers from trading futex sleeps and wake-ups on each item (P4 in
- * Documentation/benchmarks.rst: 1.6x the two-worker rate).
- */
-static int init_lock(pthread_mutex_t *lock)
-{
-	pthread_mutexattr_t attr;
-	int ret;
-
-	if (pthread_mutexattr_init(&attr))
-		return -1;
-#ifdef __GLIBC__	/* the spinning type is a glibc extension */
-	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
-#endif
-	ret = pthread_mutex_init(lock, &attr);
-	pthread_mutexattr_destroy(&attr);
-	return ret;
-}
-
-enum loom_error loom_work_domain_create(uint64_t occurrence,
-					     struct loom_work_domain **out)
+enum loom_error loom_work_domain_create_lanes(uint64_t occurrence,
+					      uint32_t workers, bool tracing,
+					      struct loom_work_domain **out)
 {
 	struct loom_work_domain *domain;
 
-	if (!out)
+	if (!out || workers == UINT32_MAX)
 		return LOOM_WORK_INVALID_ARGUMENT;
-	domain = calloc(1, sizeof(*domain));
+	domain = aligned_alloc(LOOM_CACHE_LINE, sizeof(*domain));
 	if (!domain)
 		return LOOM_WORK_OUT_OF_MEMORY;
-	if (init_lock(&domain->lock)) {
+	memset(domain, 0, sizeof(*domain));
+	domain->nlanes = workers + 1;
+	domain->lanes = aligned_alloc(LOOM_CACHE_LINE,
+				      domain->nlanes * sizeof(*domain->lanes));
+	if (!domain->lanes || pthread_mutex_init(&domain->lock, NULL)) {
+		free(domain->lanes);
 		free(domain);
 		return LOOM_WORK_OUT_OF_MEMORY;
 	}
+	for (uint32_t i = 0; i < domain->nlanes; i++)
+		atomic_init(&domain->lanes[i].retired, 0);
 	atomic_init(&domain->refs, 1);
 	domain->key = atomic_fetch_add_explicit(&next_domain_key, 1,
 						memory_order_relaxed);
 	domain->occurrence = occurrence;
+	domain->tracing = tracing;
 	*out = domain;
 	return LOOM_WORK_OK;
+}
+
+enum loom_error loom_work_domain_create(uint64_t occurrence,
+					struct loom_work_domain **out)
+{
+	return loom_work_domain_create_lanes(occurrence, 0, false, out);
 }
 
 void loom_work_domain_get(struct loom_work_domain *domain)
 {
 	/* The caller already holds a reference: nothing to order against. */
 	atomic_fetch_add_explicit(&domain->refs, 1, memory_order_relaxed);
+}
+
+static void free_chunks(struct loom_work_domain *domain)
+{
+	for (size_t top = 0; top < LOOM_WORK_DIR_ENTRIES; top++) {
+		_Atomic(struct loom_work_chunk *) *leaf = domain->dir[top];
+
+		if (!leaf)
+			break;	/* chunks are installed in order, mostly */
+		for (size_t i = 0; i < LOOM_WORK_DIR_ENTRIES; i++)
+			if (leaf[i])
+				pool_put(leaf[i]);
+		free(leaf);
+	}
 }
 
 void loom_work_domain_put(struct loom_work_domain *domain)
@@ -472,9 +684,8 @@ void loom_work_domain_put(struct loom_work_domain *domain)
 	 */
 	if (atomic_fetch_sub_explicit(&domain->refs, 1, memory_order_acq_rel) != 1)
 		return;
-	for (size_t i = 0; i < domain->nchunks; i++)
-		free(domain->chunks[i]);
-	free(domain->chunks);
+	free_chunks(domain);
+	free(domain->lanes);
 	pthread_mutex_destroy(&domain->lock);
 	free(domain);
 }
@@ -492,85 +703,86 @@ uint64_t loom_work_domain_occurrence(const struct loom_work_domain *domain)
 
 enum loom_work_status loom_work_domain_status(const struct loom_work_domain *domain)
 {
-	enum loom_work_status status;
-
-	loom_work_lock(domain);
-	if (!domain->root_admitted)
-		status = LOOM_WORK_AWAITING_ROOT;
-	else
-		status = domain->active ? LOOM_WORK_ACTIVE : LOOM_WORK_COMPLETED;
-	loom_work_unlock(domain);
-	return status;
+	if (!atomic_load_explicit(&domain->root_admitted, memory_order_acquire))
+		return LOOM_WORK_AWAITING_ROOT;
+	if (atomic_load_explicit(&domain->completed, memory_order_acquire))
+		return LOOM_WORK_COMPLETED;
+	/* A zero is final (see the top of this file). */
+	return active_now(domain) ? LOOM_WORK_ACTIVE : LOOM_WORK_COMPLETED;
 }
 
 uint64_t loom_work_active_count(const struct loom_work_domain *domain)
 {
-	uint64_t active;
-
-	loom_work_lock(domain);
-	active = domain->active;
-	loom_work_unlock(domain);
-	return active;
+	return active_now(domain);
 }
 
 /* ---------------------------------------------------- public kernel --- */
 
 enum loom_error loom_work_admit(struct loom_work_domain *domain,
-				     struct loom_work_resp *root,
-				     struct loom_item_id *root_id)
+				struct loom_work_resp *root,
+				struct loom_item_id *root_id)
 {
+	struct loom_work_record *rec;
 	enum loom_error err;
-	uint64_t serial;
 
 	if (!domain || !root)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	loom_work_lock(domain);
-	err = loom_work_admit_locked(domain, &serial);
+	err = loom_work_admit_locked(domain, 0, &rec);
 	if (!err) {
-		*root = loom_work_resp_of(domain, serial);
+		*root = loom_work_resp_of(domain, rec->serial);
 		if (root_id)
-			*root_id = loom_work_id_locked(domain, serial);
+			*root_id = loom_work_id_of(domain, rec);
 	}
 	loom_work_unlock(domain);
 	return err;
 }
 
 enum loom_error loom_work_spawn_group(struct loom_work_domain *domain,
-					   struct loom_work_resp parent,
-					   size_t count,
-					   struct loom_work_resp *children,
-					   struct loom_item_id *child_ids)
+				      struct loom_work_resp parent,
+				      size_t count,
+				      struct loom_work_resp *children,
+				      struct loom_item_id *child_ids)
 {
+	struct loom_work_record *rec;
 	enum loom_error err;
 	uint64_t first;
 
 	if (!domain)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	loom_work_lock(domain);
-	err = loom_work_spawn_locked(domain, parent, count, &first);
+	err = loom_work_check_live(domain, parent, LOOM_WORK_PARENT_RETIRED,
+				   &rec);
+	if (!err && count)
+		err = loom_work_spawn_held(domain, rec, count, NULL, &first);
 	for (size_t i = 0; !err && i < count; i++) {
 		if (children)
 			children[i] = loom_work_resp_of(domain, first + i);
 		if (child_ids)
-			child_ids[i] = loom_work_id_locked(domain, first + i);
+			child_ids[i] = loom_work_id_of(
+				domain, loom_work_record(domain, first + i));
 	}
 	loom_work_unlock(domain);
 	return err;
 }
 
 enum loom_error loom_work_retire(struct loom_work_domain *domain,
-				      struct loom_work_resp resp,
-				      enum loom_work_status *status)
+				 struct loom_work_resp resp,
+				 enum loom_work_status *status)
 {
 	enum loom_work_status after = LOOM_WORK_ACTIVE;
+	struct loom_work_record *rec;
 	enum loom_error err;
 
 	if (!domain)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	loom_work_lock(domain);
-	err = loom_work_check_live_locked(domain, resp, LOOM_WORK_RESP_USED);
-	if (!err)
-		after = loom_work_retire_locked(domain, resp.serial);
+	err = loom_work_check_live(domain, resp, LOOM_WORK_RESP_USED, &rec);
+	if (!err) {
+		loom_work_retire_held(domain, rec, loom_work_shared_lane(domain));
+		if (loom_work_try_complete(domain))
+			after = LOOM_WORK_COMPLETED;
+	}
 	loom_work_unlock(domain);
 	if (!err && status)
 		*status = after;
@@ -578,17 +790,21 @@ enum loom_error loom_work_retire(struct loom_work_domain *domain,
 }
 
 enum loom_error loom_work_item_id(const struct loom_work_domain *domain,
-				       struct loom_work_resp resp,
-				       struct loom_item_id *id)
+				  struct loom_work_resp resp,
+				  struct loom_item_id *id)
 {
-	enum loom_error err;
+	struct loom_work_record *rec;
 
 	if (!domain || !id)
 		return LOOM_WORK_INVALID_ARGUMENT;
-	loom_work_lock(domain);
-	err = check_issued(domain, resp);
-	if (!err)
-		*id = loom_work_id_locked(domain, resp.serial);
-	loom_work_unlock(domain);
-	return err;
+	if (resp.serial == 0)
+		return LOOM_WORK_RESP_INVALID;
+	if (resp.domain_key != domain->key)
+		return LOOM_WORK_FOREIGN_DOMAIN;
+	/* Issued records are immutable identities: no lock needed. */
+	rec = loom_work_record(domain, resp.serial);
+	if (!rec)
+		return LOOM_WORK_RESP_INVALID;
+	*id = loom_work_id_of(domain, rec);
+	return LOOM_WORK_OK;
 }

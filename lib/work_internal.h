@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * work_internal.h: what work.c shares with sched.c, adapter_sync.c and the
- * tests -- the domain's layout, its lock, and transactions that run with
- * the lock already held, so the scheduler can make "check a deque, acquire,
- * queue, record" one transaction under one mutex.
+ * work_internal.h: what work.c shares with sched.c and the tests -- the
+ * domain's layout and the kernel's steps, which the scheduler composes
+ * into its transitions without any domain-wide lock (see the ordering
+ * argument at the top of work.c and in Documentation/runtime.rst).
  *
  * Not installed; the names are global in libloom.a, hence the loom_ prefix.
  */
@@ -15,7 +15,9 @@
 
 #include "loom/work.h"
 
-/* Immutable once created; readers need no lock (see struct loom_item_id). */
+#define LOOM_CACHE_LINE		64
+
+/* Immutable once issued (see struct loom_item_id). */
 struct loom_item_node {
 	const struct loom_item_node *parent;	/* NULL: the root */
 	uint64_t ordinal;
@@ -23,37 +25,100 @@ struct loom_item_node {
 	uint64_t hash;		/* of (parent's hash, ordinal): structural */
 };
 
-/* One responsibility and the identity of the item that holds it. */
+/* struct loom_work_record.state bits */
+#define LOOM_REC_ISSUED		(1u << 0)	/* the fields below are valid */
+#define LOOM_REC_RETIRED	(1u << 1)
+#define LOOM_REC_EXHAUSTED	(1u << 2)	/* ordinal UINT64_MAX was used */
+
+/*
+ * One responsibility and the identity of the item that holds it: one cache
+ * line, so records of items on different workers never share one.
+ *
+ * The identity, payload and serial are written once, before the record is
+ * issued (state gets LOOM_REC_ISSUED with release); next_ordinal and the
+ * other state bits change only under the lock of whoever holds the item
+ * (its worker's owner lock, or the domain's mutex for the kernel API).
+ */
 struct loom_work_record {
 	struct loom_item_node node;
 	uint64_t next_ordinal;		/* the ordinal its next child gets */
-	bool ordinals_exhausted;	/* ordinal UINT64_MAX was used */
-	bool retired;
+	uint64_t payload;		/* the scheduler's payload */
+	uint64_t serial;
+	atomic_uint state;		/* LOOM_REC_* */
+	uint32_t worker;		/* scheduler: its deque, then its worker */
+} __attribute__((aligned(LOOM_CACHE_LINE)));
+
+/*
+ * The replay trace keeps, per record, one slot per event an item can cause
+ * after its creation and the creation itself: written once each, by whoever
+ * causes the event, so recording needs no shared log and no allocation.
+ */
+enum loom_trace_slot {
+	LOOM_SLOT_CREATE,	/* admit or publish */
+	LOOM_SLOT_ACQUIRE,	/* acquire-local or steal */
+	LOOM_SLOT_REQUEST,	/* cancel-request */
+	LOOM_SLOT_RETIRE,	/* complete, cancel-queued or cancel-active */
+	LOOM_TRACE_SLOTS,
 };
 
-#define LOOM_WORK_CHUNK_SHIFT	12
+/* seq_kind: sequence << 8 | TAKEN | COMPLETES | kind; 0 is empty. */
+#define LOOM_SLOT_KIND_MASK	0x0fu
+#define LOOM_SLOT_COMPLETES	0x10u
+#define LOOM_SLOT_TAKEN		0x20u
+#define LOOM_SLOT_SEQ_SHIFT	8
+
+struct loom_trace_slot_rec {
+	_Atomic uint64_t seq_kind;	/* written last, with release */
+	uint32_t worker;
+	uint32_t other_worker;
+};
+
+/* 2 MiB of records per chunk: one transparent huge page where available. */
+#define LOOM_WORK_CHUNK_SHIFT	15
 #define LOOM_WORK_CHUNK_RECORDS	(1u << LOOM_WORK_CHUNK_SHIFT)
+#define LOOM_WORK_DIR_SHIFT	12
+#define LOOM_WORK_DIR_ENTRIES	(1u << LOOM_WORK_DIR_SHIFT)
+
+/*
+ * Records 1 + k * CHUNK_RECORDS ... live in chunk k.  Chunks are installed
+ * once (compare-and-swap into the directory) and never move before the
+ * domain dies; then they go to a process-wide pool for the next domain,
+ * so records are written into memory that is already mapped.
+ */
+struct loom_work_chunk {
+	struct loom_work_chunk *next;		/* in the pool */
+	struct loom_work_record *records;	/* LOOM_WORK_CHUNK_RECORDS */
+	struct loom_trace_slot_rec *slots;	/* tracing: LOOM_TRACE_SLOTS per record */
+};
+
+/* A retirement counter, alone on its line: written only by its lane. */
+struct loom_work_lane {
+	_Atomic uint64_t retired;
+} __attribute__((aligned(LOOM_CACHE_LINE)));
 
 struct loom_work_domain {
-	/* Serialises every transaction, and the scheduler's state with them. */
-	pthread_mutex_t lock;
 	/*
-	 * The creator's reference plus one per scheduler or trace that needs
-	 * the identity storage.
+	 * Serialises the rare paths: the kernel API (loom_work_*), admission
+	 * and cancellation.  The scheduler's common path never takes it.
 	 */
-	atomic_uint refs;
+	pthread_mutex_t lock;
+	atomic_uint refs;		/* creator + schedulers + traces */
 	uint64_t key;			/* struct loom_work_resp.domain_key */
 	uint64_t occurrence;
-	bool root_admitted;		/* the root source is closed */
-	uint64_t issued;		/* records 1 .. issued exist */
-	uint64_t active;		/* records not retired: a cache of the set */
+	bool tracing;			/* chunks carry trace slots */
+	uint32_t nlanes;		/* the scheduler's workers + the shared lane */
+	struct loom_work_lane *lanes;
+	atomic_bool root_admitted;	/* the root source is closed */
+	atomic_bool completed;		/* set by the one completing retirement */
 	/*
-	 * Record s lives at chunks[(s - 1) >> SHIFT][(s - 1) & (RECORDS - 1)];
-	 * chunks never move, so node pointers stay valid.
+	 * Every acquisition ever (records 1 .. issued are reserved): the
+	 * acquired half of the active count, and the serial allocator.
 	 */
-	struct loom_work_record **chunks;
-	size_t nchunks;
-	size_t chunks_cap;
+	_Atomic uint64_t issued __attribute__((aligned(LOOM_CACHE_LINE)));
+	_Atomic uint64_t trace_seq __attribute__((aligned(LOOM_CACHE_LINE)));
+	/* Chunk k at dir[k >> DIR_SHIFT][k & (DIR_ENTRIES - 1)]. */
+	_Atomic(struct loom_work_chunk *) *_Atomic dir[LOOM_WORK_DIR_ENTRIES]
+		__attribute__((aligned(LOOM_CACHE_LINE)));
 };
 
 static inline void loom_work_lock(const struct loom_work_domain *domain)
@@ -73,41 +138,137 @@ loom_work_resp_of(const struct loom_work_domain *domain, uint64_t serial)
 	return (struct loom_work_resp){ .domain_key = domain->key, .serial = serial };
 }
 
+#define LOOM_HUGE_PAGE	((size_t)2 << 20)
+
+/*
+ * @bytes (a multiple of LOOM_HUGE_PAGE) of zeroed memory, huge-page aligned
+ * and advised for transparent huge pages; NULL if the mapping fails.
+ * munmap() it.
+ */
+void *loom_huge_alloc(size_t bytes);
+
+/* The lane the kernel API and the scheduler's rare paths retire in. */
+static inline uint32_t loom_work_shared_lane(const struct loom_work_domain *domain)
+{
+	return domain->nlanes - 1;
+}
+
+/*
+ * A domain with @workers worker lanes and one shared lane, tracing (trace
+ * slots per record) or not.  loom_work_domain_create() is (0, false).
+ */
+enum loom_error loom_work_domain_create_lanes(uint64_t occurrence,
+					      uint32_t workers, bool tracing,
+					      struct loom_work_domain **out);
+
 void loom_work_domain_get(struct loom_work_domain *domain);
 void loom_work_domain_put(struct loom_work_domain *domain);
 
-/* Everything below needs domain->lock held. */
+static inline struct loom_work_chunk *
+loom_work_chunk_at(const struct loom_work_domain *domain, uint64_t k)
+{
+	_Atomic(struct loom_work_chunk *) *leaf;
 
-/* @serial must be in 1 .. domain->issued. */
+	if (k >= (uint64_t)LOOM_WORK_DIR_ENTRIES << LOOM_WORK_DIR_SHIFT)
+		return NULL;
+	/* Acquire: the chunk's cleared memory before its use. */
+	leaf = atomic_load_explicit(&domain->dir[k >> LOOM_WORK_DIR_SHIFT],
+				    memory_order_acquire);
+	if (!leaf)
+		return NULL;
+	return atomic_load_explicit(&leaf[k & (LOOM_WORK_DIR_ENTRIES - 1)],
+				    memory_order_acquire);
+}
+
+/*
+ * The record of a reserved serial (issued or being issued by the caller):
+ * its chunk exists.
+ */
+static inline struct loom_work_record *
+loom_work_record_at(const struct loom_work_domain *domain, uint64_t serial)
+{
+	uint64_t index = serial - 1;
+
+	return &loom_work_chunk_at(domain, index >> LOOM_WORK_CHUNK_SHIFT)
+			->records[index & (LOOM_WORK_CHUNK_RECORDS - 1)];
+}
+
+/* The record of @serial if it was issued, else NULL.  Any thread. */
 struct loom_work_record *
-loom_work_record_locked(const struct loom_work_domain *domain, uint64_t serial);
+loom_work_record(const struct loom_work_domain *domain, uint64_t serial);
 
-struct loom_item_id loom_work_id_locked(const struct loom_work_domain *domain,
-					uint64_t serial);
+static inline struct loom_item_id
+loom_work_id_of(const struct loom_work_domain *domain,
+		const struct loom_work_record *rec)
+{
+	return (struct loom_item_id){ domain->occurrence, rec->node.parent,
+				      rec->node.ordinal };
+}
+
+/* The trace slots of @rec (the domain traces). */
+struct loom_trace_slot_rec *
+loom_work_slots(const struct loom_work_domain *domain,
+		const struct loom_work_record *rec);
 
 /*
  * LOOM_WORK_RESP_INVALID, LOOM_WORK_FOREIGN_DOMAIN, @if_retired when @resp
- * was retired, else LOOM_WORK_OK.
+ * was retired, else LOOM_WORK_OK and *@rec.  The retired bit is only
+ * stable for the item's holder (or under the locks that exclude it).
  */
-enum loom_error
-loom_work_check_live_locked(const struct loom_work_domain *domain,
-			    struct loom_work_resp resp,
-			    enum loom_error if_retired);
+enum loom_error loom_work_check_live(const struct loom_work_domain *domain,
+				     struct loom_work_resp resp,
+				     enum loom_error if_retired,
+				     struct loom_work_record **rec);
 
+/* Under domain->lock: acquires the root (serial 1) and closes the source. */
 enum loom_error loom_work_admit_locked(struct loom_work_domain *domain,
-					    uint64_t *serial);
+				       uint64_t payload,
+				       struct loom_work_record **rec);
 
 /*
- * Spawns @count children of @parent (all checks included); they get serials
- * *@first .. *@first + @count - 1, in ordinal order.
+ * Acquires @count (>= 1) responsibilities for children of the live @parent
+ * (held by the caller) and issues them: serials *@first .. *@first +
+ * @count - 1, in ordinal order, with @payloads (may be NULL: 0).  Every
+ * acquisition is counted before this returns, so before the caller can
+ * make any child visible.  Rejections: LOOM_WORK_ORDINALS_EXHAUSTED,
+ * LOOM_WORK_OUT_OF_MEMORY, with nothing changed.
  */
-enum loom_error loom_work_spawn_locked(struct loom_work_domain *domain,
-					    struct loom_work_resp parent,
-					    size_t count, uint64_t *first);
+enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
+				     struct loom_work_record *parent,
+				     size_t count, const uint64_t *payloads,
+				     uint64_t *first);
 
-/* @serial must be live (loom_work_check_live_locked() said so). */
-enum loom_work_status loom_work_retire_locked(struct loom_work_domain *domain,
-					      uint64_t serial);
+/*
+ * Retires the live @rec, held by the caller, counting it in @lane (written
+ * by one thread at a time).  Sequentially consistent, so a caller may then
+ * look at its own deque to decide whether this can have been the last
+ * retirement; if it can, it must call loom_work_try_complete().
+ */
+static inline void loom_work_retire_held(struct loom_work_domain *domain,
+					 struct loom_work_record *rec,
+					 uint32_t lane)
+{
+	/* Only the holder writes the state: no read-modify-write needed. */
+	atomic_store_explicit(&rec->state,
+			      atomic_load_explicit(&rec->state,
+						   memory_order_relaxed) |
+			      LOOM_REC_RETIRED, memory_order_relaxed);
+	/*
+	 * seq_cst: release for the combining check's acquire, and ordered
+	 * before the caller's later loads that decide whether to check.
+	 */
+	atomic_fetch_add_explicit(&domain->lanes[lane].retired, 1,
+				  memory_order_seq_cst);
+}
+
+/*
+ * The combining check: true for the one caller that sees the root source
+ * closed and every acquired responsibility retired and claims completion.
+ */
+bool loom_work_try_complete(struct loom_work_domain *domain);
+
+/* Acquired minus retired: never zero while a responsibility is live. */
+uint64_t loom_work_active_now(const struct loom_work_domain *domain);
 
 /*
  * Tests only: makes @parent's next child ordinal @next, so the end of the

@@ -43,10 +43,12 @@ extern "C" {
  *                 item, children published as a group, then retirement.
  *
  * Thread safety: every loom_work_* and loom_sched_* function may be called
- * from any thread (but not *_destroy() while others still use the object).
- * A domain (and the scheduler built on it) serialises its transactions
- * with one mutex, so each call is one atomic transaction.  Identity
- * functions only read immutable data and need no lock.
+ * from any thread (but not *_destroy() while others still use the object),
+ * and each call is one atomic transaction.  The kernel API serialises on a
+ * mutex of the domain; the scheduler's common path (acquire, publish,
+ * complete) takes no lock shared between workers and makes no system call
+ * (Documentation/runtime.rst, "Concurrency").  Identity functions only read
+ * immutable data and need no lock.
  */
 
 /* -------------------------------------------------------- errors --- */
@@ -219,7 +221,9 @@ static inline bool loom_work_resp_is_none(struct loom_work_resp resp)
 /*
  * Creates a domain for dispatch @occurrence, its root source open.  The
  * domain keeps every identity it issues until it is destroyed (memory is
- * linear in the number of items).
+ * linear in the number of items: 64 bytes an item, 128 with a scheduler's
+ * trace); then libloom keeps up to 256 MiB of that storage, mapped, for
+ * the process's later domains.
  */
 enum loom_error loom_work_domain_create(uint64_t occurrence,
 					     struct loom_work_domain **out);
@@ -233,7 +237,12 @@ void loom_work_domain_destroy(struct loom_work_domain *domain);
 uint64_t loom_work_domain_occurrence(const struct loom_work_domain *domain);
 enum loom_work_status loom_work_domain_status(const struct loom_work_domain *domain);
 
-/* Responsibilities acquired and not yet retired (a cache of the set). */
+/*
+ * Responsibilities acquired and not yet retired: a cache of the set,
+ * derived from counters.  While others spawn and retire it may lag, but
+ * never below zero and never to zero while a responsibility is live; exact
+ * when nothing runs.
+ */
 uint64_t loom_work_active_count(const struct loom_work_domain *domain);
 
 /*
@@ -426,6 +435,20 @@ enum loom_error loom_sched_publish(struct loom_sched *sched,
 					const struct loom_sched_item *parent,
 					const uint64_t *payloads, size_t count,
 					struct loom_work_resp *children);
+
+/*
+ * loom_sched_publish() then loom_sched_complete() of @parent as one call
+ * (two transitions, recorded in that order; one pass over the worker's
+ * state instead of two).  If publication fails, nothing happens and its
+ * error is returned; once it succeeds, completion cannot fail.  *@status
+ * (may be NULL) as in loom_sched_complete().
+ */
+enum loom_error loom_sched_publish_complete(struct loom_sched *sched,
+					    const struct loom_sched_item *parent,
+					    const uint64_t *payloads,
+					    size_t count,
+					    struct loom_work_resp *children,
+					    enum loom_work_status *status);
 
 /*
  * Completes the active @item: retires it.  *@status (may be NULL) as in
