@@ -803,6 +803,7 @@ static int ledger_process(int node, uint64_t seed, struct fz_stats *st)
 				(unsigned long long)*counter);
 		done += n;
 		__atomic_store_n(&st->ledger_jobs, done, __ATOMIC_RELAXED);
+		usleep(2000);	/* a steady trickle; the fuzzers get the CPU */
 	}
 	io_uring_queue_exit(&ring);
 	fixture_close(&t, 1);
