@@ -119,6 +119,7 @@ DEVICE_TEST(hw_caps_match_register)
 	EXPECT_NE(0, caps & LOOM_CAP_MMU);
 	EXPECT_NE(0, caps & LOOM_CAP_MSIX);
 	EXPECT_NE(0, caps & LOOM_CAP_TLB);	/* ABI 0.3 */
+	EXPECT_NE(0, caps & LOOM_CAP_PE_SLOTS);	/* ABI 0.4 */
 }
 
 DEVICE_TEST(geometry_matches_registers)
@@ -133,6 +134,7 @@ DEVICE_TEST(geometry_matches_registers)
 		  test_get_param(fd, DRM_LOOM_PARAM_FABRIC_HEIGHT));
 	EXPECT_EQ(loom_reg(bar, LOOM_REG_LIMITS),
 		  test_get_param(fd, DRM_LOOM_PARAM_HW_LIMITS));
+	EXPECT_EQ(LOOM_PE_SLOTS, LOOM_FABRIC_SLOTS(fabric));
 }
 
 /* The -device loom-cgra properties the VM was started with reach the guest. */

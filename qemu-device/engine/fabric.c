@@ -10,7 +10,9 @@
  *
  *   1. snapshot every buffer's occupancy (the start-of-cycle state);
  *   2. let each PE fire, in tile-index order (memory ports are granted and
- *      memory side effects happen in that order);
+ *      memory side effects happen in that order); a temporal PE tries its
+ *      slots round robin and fires the first that can (uapi "Temporal
+ *      PEs");
  *   3. move each source's head token to all of its destinations when every
  *      one of them had room (a fork is all-or-nothing);
  *   4. inject the next instance when every input port queue had room.
@@ -53,19 +55,33 @@
  *    f->completions (not a loom_hw_counters field).
  *  - params->fifo_depth must be at most 255 (it is an 8-bit LIMITS field
  *    and an 8-bit dump field).
+ *  - Every core has LOOM_PE_SLOTS slots per PE.  A slot "fires" in a cycle
+ *    when its firing count moves; a slot that stalls or delivers a due
+ *    LOAD result does not end the PE's turn, the next slot is tried.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
 
-/* The buffers of tile t are t * TILE_BUFS + one of these. */
+/*
+ * The buffers of tile t are t * TILE_BUFS + one of these; slot k's are
+ * BUF_SLOT(k) + BUF_A.. BUF_OUT.
+ */
 enum {
-	BUF_A = 0,		/* PE input FIFOs A, B, C */
-	BUF_OUT = 3,		/* PE output */
-	BUF_LINK = 4,		/* outgoing links N, E, S, W (+ enum loom_dir) */
-	TILE_BUFS = 8,
+	BUF_LINK = 0,		/* outgoing links N, E, S, W (+ enum loom_dir) */
+	BUF_SLOT0 = 4,
+	BUF_A = 0,		/* PE input FIFOs A, B, C (+ slot base) */
+	BUF_OUT = 3,		/* PE output (+ slot base) */
+	SLOT_BUFS = 4,
+	TILE_BUFS = BUF_SLOT0 + SLOT_BUFS * LOOM_PE_SLOTS,
 };
+
+#define BUF_SLOT(k)	(BUF_SLOT0 + SLOT_BUFS * (k))
+
+/* Sources of one tile: the four incoming links, then each slot's output. */
+#define TILE_SRCS	(4 + LOOM_PE_SLOTS)
+#define SRC_DSTS	(4 + 3 * LOOM_PE_SLOTS)
 
 #define IN_A		(1U << 0)
 #define IN_B		(1U << 1)
@@ -81,6 +97,7 @@ enum pe_class {
 
 struct fab_pe {
 	uint16_t tile;
+	uint16_t fifo;		/* buffer of its input A */
 	uint8_t op, type, flags;
 	uint8_t cls;		/* enum pe_class */
 	uint8_t need;		/* IN_* consumed when idle */
@@ -96,11 +113,19 @@ struct fab_pe {
 	uint64_t firings, stalls;
 };
 
+/* The active slots of one tile: pe[first .. first + n - 1]. */
+struct fab_group {
+	uint16_t tile;
+	uint16_t first;
+	uint8_t n;
+	uint8_t next;		/* round robin: the slot tried first */
+};
+
 /* One switch source and the buffers it feeds (all from one tile). */
 struct fab_src {
 	uint16_t buf;
 	uint16_t ndst;
-	uint16_t dst[LOOM_ROUTE_OUTS];
+	uint16_t dst[SRC_DSTS];
 };
 
 /* One bound input port and its queue. */
@@ -124,9 +149,11 @@ struct loom_fabric {
 	uint32_t *base;		/* first slot in pool */
 	uint64_t *pool;
 
-	struct fab_pe *pe;	/* active PEs, tile-index order */
+	struct fab_pe *pe;	/* active slots, tile-index then slot order */
 	unsigned npe;
-	int16_t *pe_of_tile;	/* index in pe[], or -1 */
+	struct fab_group *group; /* tiles with active slots, in tile order */
+	unsigned ngroup;
+	int16_t *group_of_tile;	/* index in group[], or -1 */
 	struct fab_src *src;
 	unsigned nsrc;
 	struct fab_port port[LOOM_MAX_PORTS];
@@ -208,8 +235,9 @@ static void layout_buffers(struct loom_fabric *f)
 	uint32_t slot = 0;
 
 	for (b = 0; b < total; b++) {
-		bool fifo = b < f->ntiles * TILE_BUFS &&
-			    b % TILE_BUFS < BUF_OUT;
+		unsigned in_tile = b % TILE_BUFS;
+		bool fifo = b < f->ntiles * TILE_BUFS && in_tile >= BUF_SLOT0 &&
+			    (in_tile - BUF_SLOT0) % SLOT_BUFS < BUF_OUT;
 
 		f->cap[b] = fifo ? f->p.fifo_depth : LOOM_LINK_DEPTH;
 		f->base[b] = slot;
@@ -238,13 +266,16 @@ struct loom_fabric *loom_fabric_create(const struct loom_fabric_params *p)
 	f->head = calloc(nb, 1);
 	f->cap = calloc(nb, 1);
 	f->base = calloc(nb, sizeof(*f->base));
-	f->pool = calloc((size_t)ntiles * (3 * p->fifo_depth + 5 * LOOM_LINK_DEPTH) +
+	f->pool = calloc((size_t)ntiles * (LOOM_PE_SLOTS * (3 * p->fifo_depth +
+							   LOOM_LINK_DEPTH) +
+					   4 * LOOM_LINK_DEPTH) +
 			 LOOM_MAX_PORTS * LOOM_LINK_DEPTH, sizeof(*f->pool));
-	f->pe = calloc(ntiles, sizeof(*f->pe));
-	f->pe_of_tile = calloc(ntiles, sizeof(*f->pe_of_tile));
-	f->src = calloc((size_t)ntiles * LOOM_SRC_PE, sizeof(*f->src));
+	f->pe = calloc((size_t)ntiles * LOOM_PE_SLOTS, sizeof(*f->pe));
+	f->group = calloc(ntiles, sizeof(*f->group));
+	f->group_of_tile = calloc(ntiles, sizeof(*f->group_of_tile));
+	f->src = calloc((size_t)ntiles * TILE_SRCS, sizeof(*f->src));
 	if (!f->cnt || !f->cnt0 || !f->head || !f->cap || !f->base ||
-	    !f->pool || !f->pe || !f->pe_of_tile || !f->src) {
+	    !f->pool || !f->pe || !f->group || !f->group_of_tile || !f->src) {
 		loom_fabric_destroy(f);
 		return NULL;
 	}
@@ -263,7 +294,8 @@ void loom_fabric_destroy(struct loom_fabric *f)
 	free(f->base);
 	free(f->pool);
 	free(f->pe);
-	free(f->pe_of_tile);
+	free(f->group);
+	free(f->group_of_tile);
 	free(f->src);
 	free(f);
 }
@@ -278,17 +310,21 @@ bool loom_fabric_configured(const struct loom_fabric *f)
 /* The image as validated: the header and copies of tiles and ports. */
 struct cfg {
 	struct loom_fabric_config hdr;
+	unsigned slots;		/* per PE: LOOM_CONFIG_SLOTS() */
 	const unsigned char *tiles;	/* unaligned: read with memcpy */
 	const unsigned char *ports;
 	/* binding index + 1 at each edge position, 0 when unbound */
 	uint8_t at[4][LOOM_FABRIC_MAX_DIM];
 };
 
-static struct loom_tile_config cfg_tile(const struct cfg *c, unsigned t)
+/* Slot @k of tile @t. */
+static struct loom_tile_config cfg_tile(const struct cfg *c, unsigned t,
+					unsigned k)
 {
 	struct loom_tile_config tc;
 
-	memcpy(&tc, c->tiles + (size_t)t * sizeof(tc), sizeof(tc));
+	memcpy(&tc, c->tiles + ((size_t)t * c->slots + k) * sizeof(tc),
+	       sizeof(tc));
 	return tc;
 }
 
@@ -311,17 +347,21 @@ static enum loom_config_error check_header(const struct loom_fabric *f,
 	memcpy(&c->hdr, image, sizeof(*h));
 	if (h->magic != LOOM_CONFIG_MAGIC)
 		return LOOM_CONFIG_BAD_MAGIC;
-	if (h->version != LOOM_CONFIG_VERSION)
+	if (h->version != LOOM_CONFIG_VERSION &&
+	    h->version != LOOM_CONFIG_VERSION_SLOTS)
 		return LOOM_CONFIG_BAD_VERSION;
-	if (h->reserved)
+	if (h->reserved || (h->version == LOOM_CONFIG_VERSION && h->slots))
 		return LOOM_CONFIG_RESERVED;
-	if (h->width != f->p.width || h->height != f->p.height)
+	c->slots = LOOM_CONFIG_SLOTS(h);
+	if (h->width != f->p.width || h->height != f->p.height ||
+	    c->slots < 1 || c->slots > LOOM_PE_SLOTS)
 		return LOOM_CONFIG_BAD_DIMENSIONS;
 	if (h->num_ports > LOOM_MAX_PORTS ||
-	    size != LOOM_CONFIG_SIZE(f->ntiles, h->num_ports))
+	    size != LOOM_CONFIG_SIZE(f->ntiles * c->slots, h->num_ports))
 		return LOOM_CONFIG_BAD_SIZE;
 	c->tiles = (const unsigned char *)image + sizeof(*h);
-	c->ports = c->tiles + f->ntiles * sizeof(struct loom_tile_config);
+	c->ports = c->tiles + f->ntiles * c->slots *
+			      sizeof(struct loom_tile_config);
 	return LOOM_CONFIG_OK;
 }
 
@@ -331,9 +371,12 @@ static bool reduce_op_ok(uint64_t imm)
 	       imm == LOOM_OP_AND || imm == LOOM_OP_OR || imm == LOOM_OP_XOR;
 }
 
-/* The checks one tile needs on its own, in a fixed order. */
-static enum loom_config_error check_tile(const struct loom_tile_config *t)
+/* The checks one slot needs on its own, in a fixed order. */
+static enum loom_config_error check_tile(const struct cfg *c,
+					 const struct loom_tile_config *t)
 {
+	unsigned max_src = c->hdr.version == LOOM_CONFIG_VERSION ?
+			   LOOM_SRC_PE : LOOM_SRC_SLOT(c->slots - 1);
 	unsigned o;
 
 	if (t->reserved0 || t->reserved1 || t->reserved2)
@@ -344,8 +387,32 @@ static enum loom_config_error check_tile(const struct loom_tile_config *t)
 	    (t->op == LOOM_OP_REDUCE && !reduce_op_ok(t->imm)))
 		return LOOM_CONFIG_BAD_OP;
 	for (o = 0; o < LOOM_ROUTE_OUTS; o++)
-		if (t->route[o] > LOOM_SRC_PE)
+		if (t->route[o] > max_src)
 			return LOOM_CONFIG_BAD_ROUTE;
+	return LOOM_CONFIG_OK;
+}
+
+/* A link output of a tile is set in one of its slots at most. */
+static enum loom_config_error check_links_once(const struct loom_fabric *f,
+					       const struct cfg *c)
+{
+	unsigned t, k, o;
+
+	for (t = 0; t < f->ntiles; t++) {
+		unsigned set = 0;
+
+		for (k = 0; k < c->slots; k++) {
+			struct loom_tile_config tc = cfg_tile(c, t, k);
+
+			for (o = 0; o <= LOOM_OUT_W; o++) {
+				if (tc.route[o] == LOOM_SRC_NONE)
+					continue;
+				if (set & (1U << o))
+					return LOOM_CONFIG_BAD_ROUTE;
+				set |= 1U << o;
+			}
+		}
+	}
 	return LOOM_CONFIG_OK;
 }
 
@@ -409,10 +476,11 @@ static int edge_binding(const struct loom_fabric *f, const struct cfg *c,
 static enum loom_config_error check_routes(const struct loom_fabric *f,
 					   const struct cfg *c)
 {
-	unsigned t, o;
+	unsigned i, o;
 
-	for (t = 0; t < f->ntiles; t++) {
-		struct loom_tile_config tc = cfg_tile(c, t);
+	for (i = 0; i < f->ntiles * c->slots; i++) {
+		unsigned t = i / c->slots;
+		struct loom_tile_config tc = cfg_tile(c, t, i % c->slots);
 		unsigned x = t % f->p.width, y = t / f->p.width;
 
 		for (o = 0; o < LOOM_ROUTE_OUTS; o++) {
@@ -442,14 +510,17 @@ static enum loom_config_error validate(const struct loom_fabric *f,
 				       size_t size)
 {
 	enum loom_config_error err;
-	unsigned t;
+	unsigned i;
 
 	err = check_header(f, c, image, size);
-	for (t = 0; !err && t < f->ntiles; t++) {
-		struct loom_tile_config tc = cfg_tile(c, t);
+	for (i = 0; !err && i < f->ntiles * c->slots; i++) {
+		struct loom_tile_config tc = cfg_tile(c, i / c->slots,
+						      i % c->slots);
 
-		err = check_tile(&tc);
+		err = check_tile(c, &tc);
 	}
+	if (!err)
+		err = check_links_once(f, c);
 	if (!err)
 		err = check_ports(f, c);
 	if (!err)
@@ -459,15 +530,19 @@ static enum loom_config_error validate(const struct loom_fabric *f,
 
 /* ------------------------------------------------------------- build --- */
 
-/* The buffer a route source of tile (x, y) reads. */
+/*
+ * The buffer a route source of tile (x, y) reads; @s is a link source or
+ * LOOM_SRC_SLOT(k) (LOOM_SRC_PE resolved to its slot by the caller).
+ */
 static unsigned src_buf(const struct loom_fabric *f, const struct cfg *c,
 			unsigned x, unsigned y, unsigned s)
 {
 	unsigned w = f->p.width;
 	int b;
 
-	if (s == LOOM_SRC_PE)
-		return (y * w + x) * TILE_BUFS + BUF_OUT;
+	if (s >= LOOM_SRC_SLOT0)
+		return (y * w + x) * TILE_BUFS +
+		       BUF_SLOT(s - LOOM_SRC_SLOT0) + BUF_OUT;
 	b = edge_binding(f, c, x, y, s - LOOM_SRC_N);
 	if (b >= 0)
 		return f->drop + 1 + b;
@@ -484,35 +559,48 @@ static unsigned src_buf(const struct loom_fabric *f, const struct cfg *c,
 	}
 }
 
-/* The buffer a route output of tile (x, y) writes. */
+/* The buffer route output @o of slot @k of tile (x, y) writes. */
 static unsigned dst_buf(const struct loom_fabric *f, const struct cfg *c,
-			unsigned x, unsigned y, unsigned o)
+			unsigned x, unsigned y, unsigned k, unsigned o)
 {
 	unsigned t = y * f->p.width + x;
 
 	if (o >= LOOM_OUT_PE_A)
-		return t * TILE_BUFS + BUF_A + (o - LOOM_OUT_PE_A);
+		return t * TILE_BUFS + BUF_SLOT(k) + BUF_A + (o - LOOM_OUT_PE_A);
 	if (edge_binding(f, c, x, y, o) >= 0)
 		return f->drop;		/* validated: a completion port */
 	return t * TILE_BUFS + BUF_LINK + o;
 }
 
+/* Slot @k's route source @s as a link source or LOOM_SRC_SLOT(j). */
+static unsigned resolve_src(unsigned k, unsigned s)
+{
+	return s == LOOM_SRC_PE ? LOOM_SRC_SLOT(k) : s;
+}
+
 static void build_sources(struct loom_fabric *f, const struct cfg *c)
 {
-	unsigned t, s, o;
+	unsigned t, s, o, k;
 
 	f->nsrc = 0;
 	for (t = 0; t < f->ntiles; t++) {
-		struct loom_tile_config tc = cfg_tile(c, t);
 		unsigned x = t % f->p.width, y = t / f->p.width;
 
-		for (s = LOOM_SRC_N; s <= LOOM_SRC_PE; s++) {
+		for (s = LOOM_SRC_N; s < LOOM_SRC_SLOT(c->slots); s++) {
 			struct fab_src *fs = &f->src[f->nsrc];
 
+			if (s == LOOM_SRC_PE)
+				continue;
 			fs->ndst = 0;
-			for (o = 0; o < LOOM_ROUTE_OUTS; o++)
-				if (tc.route[o] == s)
-					fs->dst[fs->ndst++] = dst_buf(f, c, x, y, o);
+			for (k = 0; k < c->slots; k++) {
+				struct loom_tile_config tc = cfg_tile(c, t, k);
+
+				for (o = 0; o < LOOM_ROUTE_OUTS; o++)
+					if (tc.route[o] != LOOM_SRC_NONE &&
+					    resolve_src(k, tc.route[o]) == s)
+						fs->dst[fs->ndst++] =
+							dst_buf(f, c, x, y, k, o);
+			}
 			if (!fs->ndst)
 				continue;
 			fs->buf = src_buf(f, c, x, y, s);
@@ -550,29 +638,46 @@ static uint8_t pe_need(const struct loom_tile_config *tc)
 	return need;
 }
 
+static void build_pe(struct fab_pe *pe, const struct loom_tile_config *tc,
+		     unsigned t, unsigned k)
+{
+	memset(pe, 0, sizeof(*pe));
+	pe->tile = t;
+	pe->fifo = t * TILE_BUFS + BUF_SLOT(k) + BUF_A;
+	pe->op = tc->op;
+	pe->type = tc->type;
+	pe->flags = tc->flags;
+	pe->imm = tc->imm;
+	pe->cls = pe_class_of(tc->op);
+	pe->need = pe_need(tc);
+	pe->out = tc->op != LOOM_OP_SINK;
+	pe->mem = tc->op == LOOM_OP_STORE;
+}
+
 static void build_pes(struct loom_fabric *f, const struct cfg *c)
 {
-	unsigned t;
+	unsigned t, k;
 
 	f->npe = 0;
+	f->ngroup = 0;
 	for (t = 0; t < f->ntiles; t++) {
-		struct loom_tile_config tc = cfg_tile(c, t);
-		struct fab_pe *pe = &f->pe[f->npe];
+		struct fab_group *g = &f->group[f->ngroup];
 
-		f->pe_of_tile[t] = -1;
-		if (tc.op == LOOM_OP_NOP)
-			continue;
-		memset(pe, 0, sizeof(*pe));
-		pe->tile = t;
-		pe->op = tc.op;
-		pe->type = tc.type;
-		pe->flags = tc.flags;
-		pe->imm = tc.imm;
-		pe->cls = pe_class_of(tc.op);
-		pe->need = pe_need(&tc);
-		pe->out = tc.op != LOOM_OP_SINK;
-		pe->mem = tc.op == LOOM_OP_STORE;
-		f->pe_of_tile[t] = f->npe++;
+		f->group_of_tile[t] = -1;
+		g->tile = t;
+		g->first = f->npe;
+		g->n = 0;
+		g->next = 0;
+		for (k = 0; k < c->slots; k++) {
+			struct loom_tile_config tc = cfg_tile(c, t, k);
+
+			if (tc.op == LOOM_OP_NOP)
+				continue;
+			build_pe(&f->pe[f->npe++], &tc, t, k);
+			g->n++;
+		}
+		if (g->n)
+			f->group_of_tile[t] = f->ngroup++;
 	}
 }
 
@@ -898,31 +1003,54 @@ static void step_reduce(struct loom_fabric *f, struct fab_pe *pe,
 		set_busy(f, pe, true);
 }
 
+static int step_slot(struct loom_fabric *f, struct fab_pe *pe,
+		     struct fab_run *r, struct fab_cycle *cy)
+{
+	switch (pe->cls) {
+	case PE_SIMPLE:
+		return step_simple(f, pe, r, cy, pe->fifo);
+	case PE_LOAD:
+		return step_load(f, pe, r, cy, pe->fifo);
+	case PE_GEN:
+		step_gen(f, pe, cy, pe->fifo);
+		break;
+	default:
+		step_reduce(f, pe, cy, pe->fifo);
+		break;
+	}
+	return LOOM_STATUS_OK;
+}
+
+/* One PE's cycle: its slots in round-robin order until one fires. */
+static int step_group(struct loom_fabric *f, struct fab_group *g,
+		      struct fab_run *r, struct fab_cycle *cy)
+{
+	unsigned j;
+
+	for (j = 0; j < g->n; j++) {
+		unsigned k = (g->next + j) % g->n;
+		struct fab_pe *pe = &f->pe[g->first + k];
+		uint64_t before = pe->firings;
+		int st = step_slot(f, pe, r, cy);
+
+		if (st)
+			return st;
+		if (pe->firings != before) {
+			g->next = (k + 1) % g->n;
+			break;
+		}
+	}
+	return LOOM_STATUS_OK;
+}
+
 static int step_pes(struct loom_fabric *f, struct fab_run *r,
 		    struct fab_cycle *cy)
 {
 	unsigned i;
 	int st = LOOM_STATUS_OK;
 
-	for (i = 0; i < f->npe && !st; i++) {
-		struct fab_pe *pe = &f->pe[i];
-		unsigned fifo = pe->tile * TILE_BUFS + BUF_A;
-
-		switch (pe->cls) {
-		case PE_SIMPLE:
-			st = step_simple(f, pe, r, cy, fifo);
-			break;
-		case PE_LOAD:
-			st = step_load(f, pe, r, cy, fifo);
-			break;
-		case PE_GEN:
-			step_gen(f, pe, cy, fifo);
-			break;
-		default:
-			step_reduce(f, pe, cy, fifo);
-			break;
-		}
-	}
+	for (i = 0; i < f->ngroup && !st; i++)
+		st = step_group(f, &f->group[i], r, cy);
 	return st;
 }
 
@@ -1050,6 +1178,8 @@ static void reset_state(struct loom_fabric *f)
 		pe->firings = 0;
 		pe->stalls = 0;
 	}
+	for (i = 0; i < f->ngroup; i++)
+		f->group[i].next = 0;
 	f->cycle = 0;
 	f->tokens = 0;
 	f->busy = 0;
@@ -1149,6 +1279,11 @@ int loom_fabric_run(struct loom_fabric *f, const struct loom_dispatch *d,
 
 /* ------------------------------------------------------------- dump --- */
 
+static uint8_t sat8(unsigned v)
+{
+	return v > 255 ? 255 : v;
+}
+
 void loom_fabric_dump(const struct loom_fabric *f, struct loom_hw_dump *dump,
 		      struct loom_hw_dump_tile *tiles)
 {
@@ -1161,16 +1296,23 @@ void loom_fabric_dump(const struct loom_fabric *f, struct loom_hw_dump *dump,
 	for (t = 0; t < f->ntiles; t++) {
 		struct loom_hw_dump_tile *dt = &tiles[t];
 		const uint8_t *cnt = &f->cnt[t * TILE_BUFS];
-		int i = f->pe_of_tile[t];
+		int i = f->group_of_tile[t];
+		unsigned s;
 
 		memset(dt, 0, sizeof(*dt));
-		if (f->configured && i >= 0) {
-			dt->firings = (uint32_t)f->pe[i].firings;
-			dt->stalls = (uint32_t)f->pe[i].stalls;
+		for (s = 0; f->configured && i >= 0 && s < f->group[i].n; s++) {
+			const struct fab_pe *pe = &f->pe[f->group[i].first + s];
+
+			dt->firings += (uint32_t)pe->firings;
+			dt->stalls += (uint32_t)pe->stalls;
 		}
-		for (k = 0; k < 3; k++)
-			dt->fifo[k] = cnt[BUF_A + k];
-		dt->out = cnt[BUF_OUT];
+		/* sums over slots stay below 4 * 255: saturate the u8s */
+		for (s = 0; s < LOOM_PE_SLOTS; s++) {
+			for (k = 0; k < 3; k++)
+				dt->fifo[k] = sat8(dt->fifo[k] +
+						   cnt[BUF_SLOT(s) + BUF_A + k]);
+			dt->out = sat8(dt->out + cnt[BUF_SLOT(s) + BUF_OUT]);
+		}
 		for (k = 0; k < 4; k++)
 			dt->links[k] = cnt[BUF_LINK + k];
 	}
