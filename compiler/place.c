@@ -11,6 +11,16 @@
  * exactly one source, so a link carries one value per direction).  When a
  * destination cannot be reached the whole routing is dropped and the graph
  * placed again with random perturbation, PLACE_ATTEMPTS times.
+ *
+ * When the graph has more operations than the fabric has tiles, or does
+ * not route spatially, operations are packed into groups that share a
+ * temporal PE (uapi "Temporal PEs"), at most @cap per group: an operation
+ * joins the group of one of its producers when it has room (the value
+ * then reaches it without a link), else opens a group, else joins the
+ * least filled.  Groups are placed and routed as single operations were.
+ * @cap starts at the initiation interval the graph cannot beat anyway
+ * (its memory bound, or operations over tiles) and grows to
+ * LOOM_PE_SLOTS until the groups route.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +32,13 @@ struct pr {
 	struct placement *p;
 	unsigned w, h;
 	int *where;			/* node: tile, or port binding index */
-	int tile_node[PLACE_MAX_TILES];	/* node on each tile, or -1 */
+	int tile_node[PLACE_MAX_TILES];	/* group on each tile, or -1 */
+	int *group;			/* PE node: its group */
+	int *slot;			/* PE node: its slot in the group */
+	int ngroups;
+	int *links_in, *links_out;	/* group: outside values in, out */
+	int max_inputs;			/* outside values a group may take */
+	int strategy;			/* enum group_strategy */
 	bool edge_used[4][LOOM_FABRIC_MAX_DIM];
 	int *hops;			/* node * 3 + slot: route length */
 	int *order;			/* routing order of the outputs */
@@ -31,6 +47,18 @@ struct pr {
 };
 
 #define ROUTE_ROUNDS	8
+
+/* Slot @k of tile @t. */
+static struct loom_tile_config *slot_cfg(struct placement *p, int t, int k)
+{
+	return &p->tiles[t * p->slots + k];
+}
+
+/* Link routes of a tile live in its slot 0. */
+static uint8_t *links(struct pr *r, int t)
+{
+	return slot_cfg(r->p, t, 0)->route;
+}
 
 static unsigned rnd(struct pr *r)
 {
@@ -91,7 +119,7 @@ static int neighbour(struct pr *r, int t, unsigned dir)
 	}
 }
 
-static int tile_cost(struct pr *r, const struct g_node *n, int t)
+static int input_cost(struct pr *r, const struct g_node *n, int t)
 {
 	int cost = 0;
 
@@ -102,6 +130,8 @@ static int tile_cost(struct pr *r, const struct g_node *n, int t)
 		if (!(graph_inputs(n) & (1U << k)))
 			continue;
 		src = &r->g->nodes[s];
+		if (src->kind == G_PE && r->where[s] < 0)
+			continue;	/* a member of this group, or later */
 		if (src->kind == G_PE)
 			cost += 2 * dist(r, t, r->where[s]);
 		else if (r->where[s] >= 0)
@@ -111,6 +141,32 @@ static int tile_cost(struct pr *r, const struct g_node *n, int t)
 		else
 			cost += 2 * to_edge(r, t) + 2;
 	}
+	return cost;
+}
+
+static int degree(struct pr *r, int t)
+{
+	int n = 0;
+
+	for (unsigned d = 0; d < 4; d++)
+		n += neighbour(r, t, d) >= 0;
+	return n;
+}
+
+/* Cost of putting the group of node @i on tile @t. */
+static int tile_cost(struct pr *r, int i, int t)
+{
+	int gi = r->group[i], deg = degree(r, t), cost = 0;
+
+	/* a corner has two links each way, a tile on the edge three */
+	if (r->links_in[gi] > deg)
+		cost += 16 * (r->links_in[gi] - deg);
+	if (r->links_out[gi] > deg)
+		cost += 16 * (r->links_out[gi] - deg);
+
+	for (int j = i; j < r->g->num; j++)
+		if (r->g->nodes[j].kind == G_PE && r->group[j] == r->group[i])
+			cost += input_cost(r, &r->g->nodes[j], t);
 	/* crowded tiles leave no links to route through: spread out */
 	for (unsigned d = 0; d < 4; d++) {
 		int u = neighbour(r, t, d);
@@ -159,7 +215,7 @@ static void place_port(struct pr *r, int node, int near)
 static bool allowed(struct pr *r, int t)
 {
 	int x = t % r->w, y = t / r->w;
-	int pes = graph_count(r->g, G_PE);
+	int pes = r->ngroups;
 	int spread = r->attempt % 3;
 
 	if (spread == 2 && (int)(r->w * r->h) >= 4 * pes)
@@ -169,9 +225,9 @@ static bool allowed(struct pr *r, int t)
 	return true;
 }
 
+/* Places the group of node @i (its first member) and its input ports. */
 static void place_pe(struct pr *r, int i)
 {
-	const struct g_node *n = &r->g->nodes[i];
 	int best = -1, bt = 0;
 
 	for (int t = 0; t < (int)(r->w * r->h); t++) {
@@ -179,19 +235,25 @@ static void place_pe(struct pr *r, int i)
 
 		if (r->tile_node[t] >= 0 || !allowed(r, t))
 			continue;
-		c = tile_cost(r, n, t);
+		c = tile_cost(r, i, t);
 		if (best < 0 || c < best) {
 			best = c;
 			bt = t;
 		}
 	}
-	r->tile_node[bt] = i;
-	r->where[i] = bt;
-	for (int k = 0; k < 3; k++)
-		if ((graph_inputs(n) & (1U << k)) &&
-		    r->g->nodes[n->in[k]].kind == G_PORT &&
-		    r->where[n->in[k]] < 0)
-			place_port(r, n->in[k], bt);
+	r->tile_node[bt] = r->group[i];
+	for (int j = i; j < r->g->num; j++) {
+		const struct g_node *n = &r->g->nodes[j];
+
+		if (n->kind != G_PE || r->group[j] != r->group[i])
+			continue;
+		r->where[j] = bt;
+		for (int k = 0; k < 3; k++)
+			if ((graph_inputs(n) & (1U << k)) &&
+			    r->g->nodes[n->in[k]].kind == G_PORT &&
+			    r->where[n->in[k]] < 0)
+				place_port(r, n->in[k], bt);
+	}
 }
 
 static void place_all(struct pr *r)
@@ -209,8 +271,9 @@ static void place_all(struct pr *r)
 
 		if (n->kind != G_PE)
 			continue;
-		place_pe(r, i);
-		tc = &r->p->tiles[r->where[i]];
+		if (r->where[i] < 0)
+			place_pe(r, i);
+		tc = slot_cfg(r->p, r->where[i], r->slot[i]);
 		tc->op = n->op;
 		tc->type = n->type;
 		tc->flags = n->imm_b ? LOOM_TILE_IMM_B : 0;
@@ -248,7 +311,7 @@ static bool reach(struct pr *r, uint8_t *avail, int *depth, int dst)
 			int u = neighbour(r, t, d);
 
 			if (u < 0 || from[u] != -2 ||
-			    r->p->tiles[t].route[d] != LOOM_SRC_NONE)
+			    links(r, t)[d] != LOOM_SRC_NONE)
 				continue;
 			from[u] = t * 4 + d;
 			queue[tail++] = u;
@@ -262,7 +325,7 @@ static bool reach(struct pr *r, uint8_t *avail, int *depth, int dst)
 		int t = path[len] / 4, d = path[len] % 4;
 		int u = neighbour(r, t, d);
 
-		r->p->tiles[t].route[d] = avail[t];
+		links(r, t)[d] = avail[t];
 		avail[u] = arrives_as(d);
 		depth[u] = depth[t] + 1;
 	}
@@ -277,7 +340,8 @@ static bool route_net(struct pr *r, int s)
 	const struct g_node *src = &r->g->nodes[s];
 
 	if (src->kind == G_PE) {
-		avail[r->where[s]] = LOOM_SRC_PE;
+		avail[r->where[s]] = r->p->slots == 1 ? LOOM_SRC_PE :
+				     LOOM_SRC_SLOT(r->slot[s]);
 	} else {
 		const struct loom_port_binding *b = &r->p->ports[r->where[s]];
 
@@ -293,7 +357,8 @@ static bool route_net(struct pr *r, int s)
 				continue;
 			if (!avail[t] && !reach(r, avail, depth, t))
 				return false;
-			r->p->tiles[t].route[LOOM_OUT_PE_A + k] = avail[t];
+			slot_cfg(r->p, t, r->slot[i])->route[LOOM_OUT_PE_A + k] =
+				avail[t];
 			r->hops[i * 3 + k] = depth[t];
 		}
 	}
@@ -302,7 +367,7 @@ static bool route_net(struct pr *r, int s)
 
 static void clear_routes(struct pr *r)
 {
-	for (unsigned t = 0; t < r->w * r->h; t++)
+	for (unsigned t = 0; t < r->w * r->h * r->p->slots; t++)
 		memset(r->p->tiles[t].route, 0, sizeof(r->p->tiles[t].route));
 }
 
@@ -359,12 +424,34 @@ static bool route_all(struct pr *r)
 
 /* ------------------------------------------------------------ stats --- */
 
+/*
+ * Cycles per instance no mapping beats: LOAD holds one load in flight for
+ * the load latency; at most PLACE_MEM_PORTS memory operations per cycle.
+ */
+static int mem_bound(const struct graph *g)
+{
+	int mem = 0, loads = 0, ii;
+
+	for (int i = 0; i < g->num; i++) {
+		const struct g_node *n = &g->nodes[i];
+
+		if (n->kind != G_PE)
+			continue;
+		mem += n->op == LOOM_OP_LOAD || n->op == LOOM_OP_STORE;
+		loads += n->op == LOOM_OP_LOAD;
+	}
+	ii = loads ? PLACE_LOAD_LATENCY : 1;
+	if ((mem + PLACE_MEM_PORTS - 1) / PLACE_MEM_PORTS > ii)
+		ii = (mem + PLACE_MEM_PORTS - 1) / PLACE_MEM_PORTS;
+	return ii;
+}
+
 static void stats(struct pr *r)
 {
 	struct place_stats *st = &r->p->stats;
 	int *cyc = calloc(r->g->num + 1, sizeof(int));
 	int *hop = calloc(r->g->num + 1, sizeof(int));
-	int mem = 0, loads = 0;
+	int ntiles = r->w * r->h;
 
 	if (!cyc || !hop)
 		abort();
@@ -373,7 +460,7 @@ static void stats(struct pr *r)
 	st->hops = 0;
 	for (unsigned t = 0; t < r->w * r->h; t++)
 		for (unsigned d = 0; d < 4; d++)
-			st->hops += r->p->tiles[t].route[d] != LOOM_SRC_NONE;
+			st->hops += links(r, t)[d] != LOOM_SRC_NONE;
 	for (int i = 0; i < r->g->num; i++) {
 		const struct g_node *n = &r->g->nodes[i];
 		int lat = n->op == LOOM_OP_LOAD ? PLACE_LOAD_LATENCY : 1;
@@ -388,18 +475,24 @@ static void stats(struct pr *r)
 			if (hop[n->in[k]] + r->hops[i * 3 + k] > hop[i])
 				hop[i] = hop[n->in[k]] + r->hops[i * 3 + k];
 		}
-		mem += n->op == LOOM_OP_LOAD || n->op == LOOM_OP_STORE;
-		loads += n->op == LOOM_OP_LOAD;
 		if (cyc[i] > st->longest_cycles)
 			st->longest_cycles = cyc[i];
 		if (hop[i] > st->longest_hops)
 			st->longest_hops = hop[i];
 	}
-	st->cycles_per_instance = loads ? PLACE_LOAD_LATENCY : 1;
-	if ((mem + PLACE_MEM_PORTS - 1) / PLACE_MEM_PORTS >
-	    st->cycles_per_instance)
-		st->cycles_per_instance =
-			(mem + PLACE_MEM_PORTS - 1) / PLACE_MEM_PORTS;
+	st->ii_bound = mem_bound(r->g);
+	if ((st->pes + ntiles - 1) / ntiles > st->ii_bound)
+		st->ii_bound = (st->pes + ntiles - 1) / ntiles;
+	st->slots = r->p->slots;
+	st->cycles_per_instance = mem_bound(r->g);
+	for (int t = 0; t < ntiles; t++) {
+		int used = 0;
+
+		for (unsigned k = 0; k < r->p->slots; k++)
+			used += slot_cfg(r->p, t, k)->op != LOOM_OP_NOP;
+		if (used > st->cycles_per_instance)
+			st->cycles_per_instance = used;
+	}
 	st->loops = r->g->loops;
 	free(cyc);
 	free(hop);
@@ -413,35 +506,249 @@ static bool fits(struct diag *d, struct loom_loc loc, const struct graph *g,
 	int pes = graph_count(g, G_PE), ports = graph_count(g, G_PORT);
 	int edge = 2 * (int)(w + h);
 
-	if (pes <= (int)(w * h) && ports <= edge && ports <= LOOM_MAX_PORTS)
+	if (pes <= (int)(w * h) * LOOM_PE_SLOTS && ports <= edge &&
+	    ports <= LOOM_MAX_PORTS)
 		return true;
 	diag_error(d, loc,
-		   "graph of %d operations and %d ports does not fit a %ux%u fabric (%u tiles, %d edge ports)",
-		   pes, ports, w, h, w * h, edge < LOOM_MAX_PORTS ? edge : LOOM_MAX_PORTS);
+		   "graph of %d operations and %d ports does not fit a %ux%u fabric (%u tiles of %d slots, %d edge ports)",
+		   pes, ports, w, h, w * h, LOOM_PE_SLOTS,
+		   edge < LOOM_MAX_PORTS ? edge : LOOM_MAX_PORTS);
 	return false;
+}
+
+/*
+ * A tile has four incoming links: a group may take at most 3 (then 2)
+ * distinct values from outside (ports or other groups), so that links are
+ * left for routes passing through.
+ */
+#define GROUP_MAX_INPUTS	3
+
+/* How pick_group() chooses among the groups with room. */
+enum group_strategy {
+	JOIN_PRODUCER,		/* a producer's group */
+	JOIN_LEAST_GROWTH,	/* the group whose outside values grow least */
+	JOIN_LAST,		/* the last group opened: program order */
+	GROUP_STRATEGIES,
+};
+
+#define GROUP_TRIES		(2 * GROUP_STRATEGIES)
+
+/* Whether @s is already among the values @list (@n long). */
+static bool listed(const int *list, int n, int s)
+{
+	for (int j = 0; j < n; j++)
+		if (list[j] == s)
+			return true;
+	return false;
+}
+
+/*
+ * Distinct outside values group @gi (-1: a new one) would take with node
+ * @i (-1: none) in it.  Nodes after @i have no group yet.
+ */
+static int outside_inputs(struct pr *r, int gi, int i)
+{
+	int list[3 * LOOM_PE_SLOTS + 3], n = 0;
+
+	for (int j = 0; j < r->g->num; j++) {
+		const struct g_node *m = &r->g->nodes[j];
+
+		if (m->kind != G_PE || (j != i && (gi < 0 || r->group[j] != gi)))
+			continue;
+		for (int k = 0; k < 3; k++) {
+			int s = m->in[k];
+
+			if (!(graph_inputs(m) & (1U << k)) ||
+			    (r->g->nodes[s].kind == G_PE && gi >= 0 &&
+			     r->group[s] == gi) ||
+			    listed(list, n, s))
+				continue;
+			list[n++] = s;
+		}
+	}
+	return n;
+}
+
+/* The group of a producer of node @i with room that takes it, or -1. */
+static int producer_group(struct pr *r, int i, int cap, const int *size)
+{
+	const struct g_node *n = &r->g->nodes[i];
+
+	for (int k = 0; k < 3; k++) {
+		int s = n->in[k];
+
+		if ((graph_inputs(n) & (1U << k)) &&
+		    r->g->nodes[s].kind == G_PE && size[r->group[s]] < cap &&
+		    outside_inputs(r, r->group[s], i) <= r->max_inputs)
+			return r->group[s];
+	}
+	return -1;
+}
+
+/*
+ * The group with room, within max_inputs outside values, whose outside
+ * values grow the least, if less than a new group's would (a producer's
+ * group, or one that takes the same values), or -1.
+ */
+static int growth_group(struct pr *r, int i, int cap, const int *size)
+{
+	int best = -1, best_add = outside_inputs(r, -1, i);
+
+	for (int gi = 0; gi < r->ngroups; gi++) {
+		int with, add;
+
+		if (size[gi] >= cap)
+			continue;
+		with = outside_inputs(r, gi, i);
+		add = with - outside_inputs(r, gi, -1);
+		if (with <= r->max_inputs && add < best_add) {
+			best = gi;
+			best_add = add;
+		}
+	}
+	return best;
+}
+
+/*
+ * The group node @i joins: a producer's (or the least growing), else a new
+ * group, else the least full that takes it, else the least full.
+ */
+static int pick_group(struct pr *r, int i, int cap, int max_groups, int *size)
+{
+	int best = -1;
+
+	if (r->strategy == JOIN_PRODUCER)
+		best = producer_group(r, i, cap, size);
+	else if (r->strategy == JOIN_LEAST_GROWTH)
+		best = growth_group(r, i, cap, size);
+	else if (r->ngroups && size[r->ngroups - 1] < cap &&
+		 outside_inputs(r, r->ngroups - 1, i) <= r->max_inputs)
+		best = r->ngroups - 1;
+
+	if (best >= 0)
+		return best;
+	if (r->ngroups < max_groups)
+		return r->ngroups++;
+	for (int pass = 0; pass < 2 && best < 0; pass++)
+		for (int gi = 0; gi < r->ngroups; gi++)
+			if (size[gi] < cap &&
+			    (pass || outside_inputs(r, gi, i) <= r->max_inputs) &&
+			    (best < 0 || size[gi] < size[best]))
+				best = gi;
+	return best;
+}
+
+/* Packs the PEs into groups of at most @cap; cap 1 is spatial. */
+static void group_pes(struct pr *r, int cap)
+{
+	int max_groups = r->w * r->h;
+	int *size = calloc(max_groups + 1, sizeof(int));
+
+	if (!size)
+		abort();
+	r->ngroups = 0;
+	for (int i = 0; i < r->g->num; i++)
+		r->group[i] = -1;
+	for (int i = 0; i < r->g->num; i++) {
+		int gi;
+
+		if (r->g->nodes[i].kind != G_PE)
+			continue;
+		gi = cap == 1 ? r->ngroups++ : pick_group(r, i, cap, max_groups, size);
+		r->group[i] = gi;
+		r->slot[i] = size[gi]++;
+	}
+	free(size);
+}
+
+/* Outside values each group takes and gives, for tile_cost(). */
+static void group_links(struct pr *r)
+{
+	for (int gi = 0; gi < r->ngroups; gi++) {
+		r->links_in[gi] = r->ngroups > 1 || r->p->slots == 1 ?
+				  outside_inputs(r, gi, -1) : 0;
+		r->links_out[gi] = 0;
+	}
+	for (int s = 0; s < r->g->num; s++) {
+		if (r->g->nodes[s].kind != G_PE)
+			continue;
+		for (int i = s + 1; i < r->g->num; i++) {
+			const struct g_node *n = &r->g->nodes[i];
+			bool uses = false;
+
+			for (int k = 0; k < 3; k++)
+				uses |= (graph_inputs(n) & (1U << k)) &&
+					n->in[k] == s;
+			if (uses && n->kind == G_PE &&
+			    r->group[i] != r->group[s]) {
+				r->links_out[r->group[s]]++;
+				break;
+			}
+		}
+	}
+}
+
+/* Places and routes with groups of at most @cap operations. */
+static bool place_route(struct pr *r, int cap)
+{
+	bool ok = false;
+
+	r->p->slots = cap == 1 ? 1 : LOOM_PE_SLOTS;
+	r->seed = 12345;
+	group_pes(r, cap);
+	group_links(r);
+	for (r->attempt = 0; !ok && r->attempt < PLACE_ATTEMPTS; r->attempt++) {
+		place_all(r);
+		ok = route_all(r);
+	}
+	return ok;
+}
+
+/* The smallest group size worth trying: sharing below it costs nothing. */
+static int first_cap(const struct graph *g, unsigned w, unsigned h)
+{
+	int pes = graph_count(g, G_PE), tiles = w * h;
+	int cap = (pes + tiles - 1) / tiles;
+
+	if (cap < 2)
+		cap = 2;
+	if (mem_bound(g) > cap)
+		cap = mem_bound(g);
+	return cap < LOOM_PE_SLOTS ? cap : LOOM_PE_SLOTS;
 }
 
 unsigned place_graph(struct diag *d, struct loom_loc loc,
 		     const struct graph *g, unsigned width, unsigned height,
 		     struct placement *p)
 {
-	struct pr r = { .g = g, .p = p, .w = width, .h = height,
-			.seed = 12345 };
+	struct pr r = { .g = g, .p = p, .w = width, .h = height };
 	bool ok = false;
 
 	memset(p, 0, sizeof(*p));
 	p->width = width;
 	p->height = height;
+	p->slots = 1;
 	if (!fits(d, loc, g, width, height))
 		return 1;
 	r.where = calloc(g->num + 1, sizeof(int));
 	r.hops = calloc(3 * g->num + 3, sizeof(int));
 	r.order = calloc(g->num + 1, sizeof(int));
-	if (!r.where || !r.hops || !r.order)
+	r.group = calloc(g->num + 1, sizeof(int));
+	r.slot = calloc(g->num + 1, sizeof(int));
+	r.links_in = calloc(g->num + 1, sizeof(int));
+	r.links_out = calloc(g->num + 1, sizeof(int));
+	if (!r.where || !r.hops || !r.order || !r.group || !r.slot ||
+	    !r.links_in || !r.links_out)
 		abort();
-	for (r.attempt = 0; !ok && r.attempt < PLACE_ATTEMPTS; r.attempt++) {
-		place_all(&r);
-		ok = route_all(&r);
+	if (graph_count(g, G_PE) <= (int)(width * height))
+		ok = place_route(&r, 1);
+	for (int cap = first_cap(g, width, height); !ok && cap <= LOOM_PE_SLOTS;
+	     cap++) {
+		for (int t = 0; !ok && t < GROUP_TRIES; t++) {
+			r.strategy = t % GROUP_STRATEGIES;
+			r.max_inputs = GROUP_MAX_INPUTS - t / GROUP_STRATEGIES;
+			ok = place_route(&r, cap);
+		}
 	}
 	if (ok) {
 		stats(&r);
@@ -456,12 +763,17 @@ unsigned place_graph(struct diag *d, struct loom_loc loc,
 	free(r.where);
 	free(r.hops);
 	free(r.order);
+	free(r.group);
+	free(r.slot);
+	free(r.links_in);
+	free(r.links_out);
 	return ok ? 0 : 1;
 }
 
 size_t place_config_size(const struct placement *p)
 {
-	return LOOM_CONFIG_SIZE((size_t)p->width * p->height, p->num_ports);
+	return LOOM_CONFIG_SIZE((size_t)p->width * p->height * p->slots,
+				p->num_ports);
 }
 
 void place_config_write(const struct placement *p, void *buf)
@@ -471,7 +783,14 @@ void place_config_write(const struct placement *p, void *buf)
 		.width = p->width, .height = p->height,
 		.num_ports = p->num_ports,
 	};
-	size_t tiles = (size_t)p->width * p->height * sizeof(p->tiles[0]);
+	size_t tiles = (size_t)p->width * p->height * p->slots *
+		       sizeof(p->tiles[0]);
+
+	/* spatial configurations stay version 1: any device runs them */
+	if (p->slots > 1) {
+		hdr.version = LOOM_CONFIG_VERSION_SLOTS;
+		hdr.slots = p->slots;
+	}
 	char *b = buf;
 
 	memcpy(b, &hdr, sizeof(hdr));
@@ -486,8 +805,19 @@ static const char *const dir_name = "NESW";
 static const char *const src_names[] = { "-", "N", "E", "S", "W", "PE" };
 static const char *const out_names[] = { "N", "E", "S", "W", "A", "B", "C" };
 
+static void print_src(FILE *out, unsigned s, unsigned slots)
+{
+	if (s <= LOOM_SRC_PE)
+		fprintf(out, "%s", src_names[s]);
+	else if (s < LOOM_SRC_SLOT(slots))
+		fprintf(out, "S%u", s - LOOM_SRC_SLOT0);
+	else
+		fprintf(out, "?");
+}
+
+/* Slot @k of tile (x, y); @slots 1 prints no slot number. */
 static void print_tile(FILE *out, const struct loom_tile_config *tc,
-		       unsigned x, unsigned y)
+		       unsigned x, unsigned y, unsigned k, unsigned slots)
 {
 	bool used = tc->op != LOOM_OP_NOP;
 
@@ -495,7 +825,11 @@ static void print_tile(FILE *out, const struct loom_tile_config *tc,
 		used |= tc->route[o] != LOOM_SRC_NONE;
 	if (!used)
 		return;
-	fprintf(out, "  (%u,%u)  %-9s %s", x, y, loom_op_name(tc->op),
+	if (slots > 1)
+		fprintf(out, "  (%u,%u).%u", x, y, k);
+	else
+		fprintf(out, "  (%u,%u)", x, y);
+	fprintf(out, "  %-9s %s", loom_op_name(tc->op),
 		tc->op == LOOM_OP_NOP ? "   " :
 		tc->type == LOOM_TYPE_I32 ? "i32" : "i64");
 	if (tc->flags & LOOM_TILE_IMM_B)
@@ -505,11 +839,12 @@ static void print_tile(FILE *out, const struct loom_tile_config *tc,
 	else if (tc->op == LOOM_OP_REDUCE)
 		fprintf(out, " fold=%s", loom_op_name((unsigned)tc->imm));
 	fprintf(out, "  routes:");
-	for (int o = 0; o < LOOM_ROUTE_OUTS; o++)
-		if (tc->route[o] != LOOM_SRC_NONE)
-			fprintf(out, " %s<-%s", out_names[o],
-				tc->route[o] <= LOOM_SRC_PE ?
-					src_names[tc->route[o]] : "?");
+	for (int o = 0; o < LOOM_ROUTE_OUTS; o++) {
+		if (tc->route[o] == LOOM_SRC_NONE)
+			continue;
+		fprintf(out, " %s<-", out_names[o]);
+		print_src(out, tc->route[o], slots);
+	}
 	fprintf(out, "\n");
 }
 
@@ -518,21 +853,29 @@ int print_config(FILE *out, const void *cfg, size_t size)
 	struct loom_fabric_config hdr;
 	const char *b = cfg;
 	size_t ntiles;
+	unsigned slots;
 
 	if (size < sizeof(hdr))
 		return -1;
 	memcpy(&hdr, b, sizeof(hdr));
-	ntiles = (size_t)hdr.width * hdr.height;
+	slots = LOOM_CONFIG_SLOTS(&hdr);
+	ntiles = (size_t)hdr.width * hdr.height * slots;
 	if (hdr.magic != LOOM_CONFIG_MAGIC || hdr.num_ports > LOOM_MAX_PORTS ||
+	    slots < 1 || slots > LOOM_PE_SLOTS ||
 	    size != LOOM_CONFIG_SIZE(ntiles, hdr.num_ports))
 		return -1;
-	fprintf(out, "  fabric %ux%u, %u ports\n", hdr.width, hdr.height,
+	fprintf(out, "  fabric %ux%u, %u ports", hdr.width, hdr.height,
 		hdr.num_ports);
-	for (size_t t = 0; t < ntiles; t++) {
+	if (hdr.version == LOOM_CONFIG_VERSION_SLOTS)
+		fprintf(out, ", %u slots per PE", slots);
+	fprintf(out, "\n");
+	for (size_t i = 0; i < ntiles; i++) {
 		struct loom_tile_config tc;
+		size_t t = i / slots;
 
-		memcpy(&tc, b + sizeof(hdr) + t * sizeof(tc), sizeof(tc));
-		print_tile(out, &tc, t % hdr.width, t / hdr.width);
+		memcpy(&tc, b + sizeof(hdr) + i * sizeof(tc), sizeof(tc));
+		print_tile(out, &tc, t % hdr.width, t / hdr.width, i % slots,
+			   slots);
 	}
 	for (unsigned i = 0; i < hdr.num_ports; i++) {
 		struct loom_port_binding pb;
@@ -549,9 +892,13 @@ int print_config(FILE *out, const void *cfg, size_t size)
 void place_print_stats(FILE *out, const struct place_stats *s)
 {
 	fprintf(out,
-		"  stats: %d PEs, %d ports, %d route hops, longest path %d cycles (%d hops), throughput bound 1 %s per %d cycle%s, placed in %d attempt%s\n",
+		"  stats: %d PEs, %d ports, %d route hops, longest path %d cycles (%d hops), throughput bound 1 %s per %d cycle%s, placed in %d attempt%s",
 		s->pes, s->ports, s->hops, s->longest_cycles, s->longest_hops,
 		s->loops ? "loop iteration" : "instance",
 		s->cycles_per_instance, s->cycles_per_instance == 1 ? "" : "s",
 		s->attempts, s->attempts == 1 ? "" : "s");
+	if (s->slots > 1)
+		fprintf(out, "; temporal PEs of %d slots, II %d against a bound of %d",
+			s->slots, s->cycles_per_instance, s->ii_bound);
+	fprintf(out, "\n");
 }

@@ -96,7 +96,7 @@ static int used_tiles(const struct placement *p)
 {
 	int n = 0;
 
-	for (unsigned t = 0; t < p->width * p->height; t++)
+	for (unsigned t = 0; t < p->width * p->height * p->slots; t++)
 		n += p->tiles[t].op != LOOM_OP_NOP;
 	return n;
 }
@@ -104,7 +104,7 @@ static int used_tiles(const struct placement *p)
 /* Each PE input the op uses is routed, and nothing else is. */
 static bool inputs_routed(const struct placement *p)
 {
-	for (unsigned t = 0; t < p->width * p->height; t++) {
+	for (unsigned t = 0; t < p->width * p->height * p->slots; t++) {
 		const struct loom_tile_config *tc = &p->tiles[t];
 		unsigned need = tc->op == LOOM_OP_NOP ? 0 : loom_op_inputs(tc->op);
 
@@ -179,12 +179,13 @@ TEST(sizes_from_1x1_to_16x16)
 TEST(does_not_fit)
 {
 	struct placed x;
-	char *s = chain_src(20);
+	char *s = chain_src(60);
 
+	/* 65 operations: more than 16 PEs of LOOM_PE_SLOTS slots */
 	REQUIRE(place_text(&x, s, 4, 4) == 0);
 	CHECK_EQ(1, x.errors);
 	CHECK(front_diag_is(&x.f, 0, DIAG_ERROR, 1, 17,
-			    "graph of 25 operations and 3 ports does not fit a 4x4 fabric"));
+			    "graph of 65 operations and 3 ports does not fit a 4x4 fabric (16 tiles of 4 slots"));
 	placed_close(&x);
 	REQUIRE(place_text(&x, vadd_src, 1, 1) == 0);
 	CHECK(front_diag_is(&x.f, 0, DIAG_ERROR, 1, 17,
@@ -215,6 +216,65 @@ TEST(long_chain_routes_on_8x8)
 	CHECK_EQ(LOOM_CONFIG_OK, engine_accepts(&x.p));
 	CHECK_EQ(45, x.p.stats.pes);
 	CHECK(inputs_routed(&x.p));
+	placed_close(&x);
+	free(s);
+}
+
+/*
+ * 48 operations on 16 tiles: spatially impossible, so they share temporal
+ * PEs; the configuration loads, every input is routed, and the II the
+ * placer reports is no better than the bound and within the slots.
+ */
+TEST(three_times_the_pes_on_temporal_pes)
+{
+	struct placed x;
+	char *s = chain_src(43);
+
+	REQUIRE(place_text(&x, s, 4, 4) == 0);
+	CHECK_EQ(0, x.errors);
+	CHECK_EQ(48, x.p.stats.pes);
+	CHECK_EQ(48, used_tiles(&x.p));
+	CHECK_EQ(LOOM_PE_SLOTS, x.p.slots);
+	CHECK_EQ(LOOM_PE_SLOTS, x.p.stats.slots);
+	CHECK_EQ(LOOM_CONFIG_OK, engine_accepts(&x.p));
+	CHECK(inputs_routed(&x.p));
+	CHECK_EQ(3, x.p.stats.ii_bound);	/* 48 operations over 16 PEs */
+	CHECK(x.p.stats.cycles_per_instance >= x.p.stats.ii_bound);
+	CHECK(x.p.stats.cycles_per_instance <= LOOM_PE_SLOTS);
+	placed_close(&x);
+	/* what fits spatially stays spatial: a version 1 image */
+	REQUIRE(place_text(&x, vadd_src, 4, 4) == 0);
+	CHECK_EQ(1, x.p.slots);
+	CHECK_EQ(1, x.p.stats.slots);
+	CHECK_EQ(LOOM_CONFIG_SIZE(16, x.p.num_ports), place_config_size(&x.p));
+	placed_close(&x);
+	free(s);
+}
+
+/* The listing and the statistics of a temporal configuration. */
+TEST(temporal_listing)
+{
+	struct placed x;
+	char *text = NULL, *s = chain_src(30);
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	void *cfg;
+
+	REQUIRE(out);
+	REQUIRE(place_text(&x, s, 4, 4) == 0);
+	REQUIRE(x.errors == 0);
+	cfg = malloc(place_config_size(&x.p));
+	REQUIRE(cfg);
+	place_config_write(&x.p, cfg);
+	CHECK_EQ(0, print_config(out, cfg, place_config_size(&x.p)));
+	place_print_stats(out, &x.p.stats);
+	fclose(out);
+	CHECK(strstr(text, "4 slots per PE"));
+	CHECK(strstr(text, ").2  "));
+	CHECK(strstr(text, "<-S"));
+	CHECK(strstr(text, "temporal PEs of 4 slots, II "));
+	free(text);
+	free(cfg);
 	placed_close(&x);
 	free(s);
 }
@@ -261,6 +321,8 @@ int main(void)
 	RUN(does_not_fit);
 	RUN(cannot_route);
 	RUN(long_chain_routes_on_8x8);
+	RUN(three_times_the_pes_on_temporal_pes);
+	RUN(temporal_listing);
 	RUN(estimates_use_the_engine_defaults);
 	RUN(listing);
 	return checks_done();
