@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loom_image.h"
 #include "place.h"
 
 struct pr {
@@ -40,7 +41,8 @@ struct pr {
 	int max_inputs;			/* outside values a group may take */
 	int strategy;			/* enum group_strategy */
 	bool edge_used[4][LOOM_FABRIC_MAX_DIM];
-	int *hops;			/* node * 3 + slot: route length */
+	int *hops;			/* node * 3 + input: route length */
+	int *arrive;			/* node * 3 + input: arrival cycle */
 	int *order;			/* routing order of the outputs */
 	unsigned seed;
 	int attempt;
@@ -470,6 +472,7 @@ static void stats(struct pr *r)
 		for (int k = 0; k < 3; k++) {
 			if (!(graph_inputs(n) & (1U << k)))
 				continue;
+			r->arrive[i * 3 + k] = cyc[n->in[k]] + r->hops[i * 3 + k];
 			if (cyc[n->in[k]] + r->hops[i * 3 + k] + lat > cyc[i])
 				cyc[i] = cyc[n->in[k]] + r->hops[i * 3 + k] + lat;
 			if (hop[n->in[k]] + r->hops[i * 3 + k] > hop[i])
@@ -569,6 +572,12 @@ static int outside_inputs(struct pr *r, int gi, int i)
 	return n;
 }
 
+/* Whether group @gi has room for another operation. */
+static bool room(int gi, int cap, const int *size)
+{
+	return size[gi] < cap;
+}
+
 /* The group of a producer of node @i with room that takes it, or -1. */
 static int producer_group(struct pr *r, int i, int cap, const int *size)
 {
@@ -578,7 +587,7 @@ static int producer_group(struct pr *r, int i, int cap, const int *size)
 		int s = n->in[k];
 
 		if ((graph_inputs(n) & (1U << k)) &&
-		    r->g->nodes[s].kind == G_PE && size[r->group[s]] < cap &&
+		    r->g->nodes[s].kind == G_PE && room(r->group[s], cap, size) &&
 		    outside_inputs(r, r->group[s], i) <= r->max_inputs)
 			return r->group[s];
 	}
@@ -597,7 +606,7 @@ static int growth_group(struct pr *r, int i, int cap, const int *size)
 	for (int gi = 0; gi < r->ngroups; gi++) {
 		int with, add;
 
-		if (size[gi] >= cap)
+		if (!room(gi, cap, size))
 			continue;
 		with = outside_inputs(r, gi, i);
 		add = with - outside_inputs(r, gi, -1);
@@ -621,7 +630,7 @@ static int pick_group(struct pr *r, int i, int cap, int max_groups, int *size)
 		best = producer_group(r, i, cap, size);
 	else if (r->strategy == JOIN_LEAST_GROWTH)
 		best = growth_group(r, i, cap, size);
-	else if (r->ngroups && size[r->ngroups - 1] < cap &&
+	else if (r->ngroups && room(r->ngroups - 1, cap, size) &&
 		 outside_inputs(r, r->ngroups - 1, i) <= r->max_inputs)
 		best = r->ngroups - 1;
 
@@ -631,7 +640,7 @@ static int pick_group(struct pr *r, int i, int cap, int max_groups, int *size)
 		return r->ngroups++;
 	for (int pass = 0; pass < 2 && best < 0; pass++)
 		for (int gi = 0; gi < r->ngroups; gi++)
-			if (size[gi] < cap &&
+			if (room(gi, cap, size) &&
 			    (pass || outside_inputs(r, gi, i) <= r->max_inputs) &&
 			    (best < 0 || size[gi] < size[best]))
 				best = gi;
@@ -717,28 +726,146 @@ static int first_cap(const struct graph *g, unsigned w, unsigned h)
 	return cap < LOOM_PE_SLOTS ? cap : LOOM_PE_SLOTS;
 }
 
-unsigned place_graph(struct diag *d, struct loom_loc loc,
-		     const struct graph *g, unsigned width, unsigned height,
-		     struct placement *p)
+/* ---------------------------------------------------------- buffers --- */
+
+/*
+ * A fork moves a token only when every branch has room, so a branch that
+ * reaches its operation early must hold the tokens that wait there for the
+ * operation's later inputs, or it stalls the fork (and the ports, which
+ * inject an instance only when every port has room).  An input path holds
+ * the operation's FIFO, the producer's output buffer (or the port's queue)
+ * and a token per link hop; a MOV in a free slot of the operation's PE,
+ * put in front of the input, adds its FIFO and its output buffer without
+ * changing any route.  The wait is estimated from the routed lengths; an
+ * operation's firing and its result's first move take a cycle each, which
+ * stats() counts as one: BUFFER_SLACK_SCALE makes up for it.
+ */
+#define PATH_TOKENS(hops)	(PLACE_FIFO_DEPTH + LOOM_LINK_DEPTH + (hops))
+#define MOV_TOKENS		(PLACE_FIFO_DEPTH + LOOM_LINK_DEPTH)
+#define BUFFER_SLACK_SCALE	2
+
+/* Pipelined dense threads without loops gain from buffered paths. */
+static bool pipelined(const struct graph *g)
 {
-	struct pr r = { .g = g, .p = p, .w = width, .h = height };
+	return g->domain == LOOM_DOMAIN_DENSE && !g->loops;
+}
+
+/* MOVs input @k of node @i needs at one instance per @ii cycles. */
+static int movs_needed(struct pr *r, int i, int k, int ii)
+{
+	const struct g_node *n = &r->g->nodes[i];
+	int last = 0, need, have;
+
+	for (int j = 0; j < 3; j++)
+		if ((graph_inputs(n) & (1U << j)) && r->arrive[i * 3 + j] > last)
+			last = r->arrive[i * 3 + j];
+	need = (BUFFER_SLACK_SCALE * (last - r->arrive[i * 3 + k]) + ii - 1) /
+	       ii + 1;
+	have = PATH_TOKENS(r->hops[i * 3 + k]);
+	return need <= have ? 0 : (need - have + MOV_TOKENS - 1) / MOV_TOKENS;
+}
+
+/* A spatial placement becomes one of LOOM_PE_SLOTS slots, slot 0 each. */
+static void widen_slots(struct placement *p)
+{
+	int ntiles = p->width * p->height;
+
+	if (p->slots == LOOM_PE_SLOTS)
+		return;
+	for (int t = ntiles - 1; t >= 0; t--) {
+		struct loom_tile_config tc = p->tiles[t];
+
+		memset(&p->tiles[t * LOOM_PE_SLOTS], 0,
+		       LOOM_PE_SLOTS * sizeof(tc));
+		p->tiles[t * LOOM_PE_SLOTS] = tc;
+	}
+	p->slots = LOOM_PE_SLOTS;
+}
+
+/* Operations on tile @t, and its first free slot in @free_slot (or -1). */
+static int tile_ops(struct placement *p, int t, int *free_slot)
+{
+	int used = 0;
+
+	*free_slot = -1;
+	for (unsigned k = 0; k < p->slots; k++) {
+		if (slot_cfg(p, t, k)->op != LOOM_OP_NOP)
+			used++;
+		else if (*free_slot < 0)
+			*free_slot = k;
+	}
+	return used;
+}
+
+/* Puts a MOV in front of input @k of node @i; false if its PE is full. */
+static bool add_mov(struct pr *r, int i, int k, int ii)
+{
+	int t = r->where[i], f;
+	struct loom_tile_config *mov, *op;
+
+	widen_slots(r->p);
+	if (tile_ops(r->p, t, &f) >= ii || f < 0)
+		return false;
+	mov = slot_cfg(r->p, t, f);
+	op = slot_cfg(r->p, t, r->slot[i]);
+	mov->op = LOOM_OP_MOV;
+	mov->type = LOOM_TYPE_I64;
+	mov->route[LOOM_OUT_PE_A] = op->route[LOOM_OUT_PE_A + k];
+	op->route[LOOM_OUT_PE_A + k] = LOOM_SRC_SLOT(f);
+	return true;
+}
+
+/*
+ * MOVs in free slots, within the II the placement has, for the inputs
+ * that would stall a fork; returns how many.  A spatial placement that
+ * needs one becomes a temporal one.
+ */
+static int buffer_inputs(struct pr *r)
+{
+	int ii = r->p->stats.cycles_per_instance, added = 0;
+
+	if (!pipelined(r->g) || ii < 2)
+		return 0;
+	for (int i = 0; i < r->g->num; i++) {
+		if (r->g->nodes[i].kind != G_PE)
+			continue;
+		for (int k = 0; k < 3; k++) {
+			if (!(graph_inputs(&r->g->nodes[i]) & (1U << k)))
+				continue;
+			for (int m = movs_needed(r, i, k, ii); m > 0; m--) {
+				if (!add_mov(r, i, k, ii))
+					break;
+				added++;
+			}
+		}
+	}
+	return added;
+}
+
+/*
+ * Maps @g into @p: spatially, else on temporal PEs of growing group sizes.
+ * On success, @hops (3 per node) holds each input's route length and
+ * @arrive each input's arrival cycle estimate (stats()).
+ */
+static bool map_graph(const struct graph *g, unsigned width, unsigned height,
+		      struct placement *p, int *hops, int *arrive)
+{
+	struct pr r = { .g = g, .p = p, .w = width, .h = height,
+			.hops = hops, .arrive = arrive };
 	bool ok = false;
 
 	memset(p, 0, sizeof(*p));
 	p->width = width;
 	p->height = height;
 	p->slots = 1;
-	if (!fits(d, loc, g, width, height))
-		return 1;
 	r.where = calloc(g->num + 1, sizeof(int));
-	r.hops = calloc(3 * g->num + 3, sizeof(int));
 	r.order = calloc(g->num + 1, sizeof(int));
 	r.group = calloc(g->num + 1, sizeof(int));
 	r.slot = calloc(g->num + 1, sizeof(int));
 	r.links_in = calloc(g->num + 1, sizeof(int));
 	r.links_out = calloc(g->num + 1, sizeof(int));
-	if (!r.where || !r.hops || !r.order || !r.group || !r.slot ||
-	    !r.links_in || !r.links_out)
+	if (!r.where || !r.order || !r.group || !r.slot || !r.links_in ||
+	    !r.links_out)
 		abort();
 	if (graph_count(g, G_PE) <= (int)(width * height))
 		ok = place_route(&r, 1);
@@ -753,20 +880,51 @@ unsigned place_graph(struct diag *d, struct loom_loc loc,
 	if (ok) {
 		stats(&r);
 		p->stats.attempts = r.attempt;
-	} else {
-		diag_error(d, loc,
-			   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d placements",
-			   g->thread ? g->thread : "?", graph_count(g, G_PE),
-			   graph_count(g, G_PORT), width, height,
-			   PLACE_ATTEMPTS);
+		p->stats.movs = buffer_inputs(&r);
+		if (p->stats.movs) {
+			int attempts = p->stats.attempts, movs = p->stats.movs;
+
+			stats(&r);
+			p->stats.attempts = attempts;
+			p->stats.movs = movs;
+			p->stats.pes += movs;
+		}
 	}
 	free(r.where);
-	free(r.hops);
 	free(r.order);
 	free(r.group);
 	free(r.slot);
 	free(r.links_in);
 	free(r.links_out);
+	return ok;
+}
+
+unsigned place_graph(struct diag *d, struct loom_loc loc,
+		     const struct graph *g, unsigned width, unsigned height,
+		     struct placement *p)
+{
+	int *hops = calloc(3 * g->num + 3, sizeof(int));
+	int *arrive = calloc(3 * g->num + 3, sizeof(int));
+	bool ok = false;
+
+	if (!hops || !arrive)
+		abort();
+	if (fits(d, loc, g, width, height)) {
+		ok = map_graph(g, width, height, p, hops, arrive);
+		if (!ok)
+			diag_error(d, loc,
+				   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d placements",
+				   g->thread ? g->thread : "?",
+				   graph_count(g, G_PE), graph_count(g, G_PORT),
+				   width, height, PLACE_ATTEMPTS);
+	} else {
+		memset(p, 0, sizeof(*p));
+		p->width = width;
+		p->height = height;
+		p->slots = 1;
+	}
+	free(hops);
+	free(arrive);
 	return ok ? 0 : 1;
 }
 

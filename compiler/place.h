@@ -15,12 +15,14 @@
 #define PLACE_MAX_TILES		(LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM)
 #define PLACE_ATTEMPTS		32
 /*
- * The device model's default timing (the engine's LOOM_DEFAULT_LOAD_LATENCY
- * and LOOM_DEFAULT_MEM_PORTS), for the statistics' estimates only; loomc
+ * The device model's default timing (the engine's LOOM_DEFAULT_LOAD_LATENCY,
+ * LOOM_DEFAULT_MEM_PORTS and LOOM_DEFAULT_FIFO_DEPTH), for the statistics'
+ * estimates and path balancing only; loomc
  * does not include the engine, place_test checks that the two agree.
  */
 #define PLACE_LOAD_LATENCY	4
 #define PLACE_MEM_PORTS		2
+#define PLACE_FIFO_DEPTH	4
 
 /**
  * struct place_stats - mapping quality
@@ -38,6 +40,8 @@
  * @ii_bound: the interval no mapping on this fabric beats: the memory
  *	bound, or the operations over the tiles when they must share PEs
  * @slots: slots per PE of the configuration (1: spatial)
+ * @movs: MOVs added (counted in @pes) so that the early inputs of an
+ *	operation can hold the tokens that wait for its late ones
  * @loops: the graph has scf.for loops
  * @attempts: placements tried until one routed (of the last group size)
  */
@@ -47,6 +51,7 @@ struct place_stats {
 	int cycles_per_instance;
 	int ii_bound;
 	int slots;
+	int movs;
 	int loops;
 	int attempts;
 };
