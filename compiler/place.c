@@ -842,16 +842,11 @@ static int buffer_inputs(struct pr *r)
 	return added;
 }
 
-/*
- * Maps @g into @p: spatially, else on temporal PEs of growing group sizes.
- * On success, @hops (3 per node) holds each input's route length and
- * @arrive each input's arrival cycle estimate (stats()).
- */
+/* Maps @g into @p: spatially, else on temporal PEs of growing group sizes. */
 static bool map_graph(const struct graph *g, unsigned width, unsigned height,
-		      struct placement *p, int *hops, int *arrive)
+		      struct placement *p)
 {
-	struct pr r = { .g = g, .p = p, .w = width, .h = height,
-			.hops = hops, .arrive = arrive };
+	struct pr r = { .g = g, .p = p, .w = width, .h = height };
 	bool ok = false;
 
 	memset(p, 0, sizeof(*p));
@@ -864,8 +859,10 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 	r.slot = calloc(g->num + 1, sizeof(int));
 	r.links_in = calloc(g->num + 1, sizeof(int));
 	r.links_out = calloc(g->num + 1, sizeof(int));
+	r.hops = calloc(3 * g->num + 3, sizeof(int));
+	r.arrive = calloc(3 * g->num + 3, sizeof(int));
 	if (!r.where || !r.order || !r.group || !r.slot || !r.links_in ||
-	    !r.links_out)
+	    !r.links_out || !r.hops || !r.arrive)
 		abort();
 	if (graph_count(g, G_PE) <= (int)(width * height))
 		ok = place_route(&r, 1);
@@ -896,6 +893,8 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 	free(r.slot);
 	free(r.links_in);
 	free(r.links_out);
+	free(r.hops);
+	free(r.arrive);
 	return ok;
 }
 
@@ -903,14 +902,10 @@ unsigned place_graph(struct diag *d, struct loom_loc loc,
 		     const struct graph *g, unsigned width, unsigned height,
 		     struct placement *p)
 {
-	int *hops = calloc(3 * g->num + 3, sizeof(int));
-	int *arrive = calloc(3 * g->num + 3, sizeof(int));
 	bool ok = false;
 
-	if (!hops || !arrive)
-		abort();
 	if (fits(d, loc, g, width, height)) {
-		ok = map_graph(g, width, height, p, hops, arrive);
+		ok = map_graph(g, width, height, p);
 		if (!ok)
 			diag_error(d, loc,
 				   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d placements",
@@ -923,8 +918,6 @@ unsigned place_graph(struct diag *d, struct loom_loc loc,
 		p->height = height;
 		p->slots = 1;
 	}
-	free(hops);
-	free(arrive);
 	return ok ? 0 : 1;
 }
 
