@@ -65,8 +65,10 @@
 #include "engine.h"
 
 /*
- * The buffers of tile t are t * TILE_BUFS + one of these; slot k's are
- * BUF_SLOT(k) + BUF_A.. BUF_OUT.
+ * The buffers of tile t are t * f->tile_bufs + one of these; slot k's are
+ * BUF_SLOT(k) + BUF_A.. BUF_OUT.  A tile has buffers for the slots of the
+ * loaded configuration only (the pool is sized for MAX_TILE_BUFS), so that
+ * a one-slot configuration snapshots no more state per cycle than before.
  */
 enum {
 	BUF_LINK = 0,		/* outgoing links N, E, S, W (+ enum loom_dir) */
@@ -74,7 +76,7 @@ enum {
 	BUF_A = 0,		/* PE input FIFOs A, B, C (+ slot base) */
 	BUF_OUT = 3,		/* PE output (+ slot base) */
 	SLOT_BUFS = 4,
-	TILE_BUFS = BUF_SLOT0 + SLOT_BUFS * LOOM_PE_SLOTS,
+	MAX_TILE_BUFS = BUF_SLOT0 + SLOT_BUFS * LOOM_PE_SLOTS,
 };
 
 #define BUF_SLOT(k)	(BUF_SLOT0 + SLOT_BUFS * (k))
@@ -138,6 +140,8 @@ struct loom_fabric {
 	struct loom_fabric_params p;
 	unsigned ntiles;
 	bool configured;
+	unsigned slots;		/* per PE in the buffer layout */
+	unsigned tile_bufs;	/* buffers per tile: BUF_SLOT(slots) */
 
 	/* buffers: tiles, then the completion drop, then port queues */
 	unsigned nbuf;		/* in use by the loaded configuration */
@@ -228,22 +232,30 @@ static bool params_ok(const struct loom_fabric_params *p)
 	       p->mem_ports >= 1 && p->load_latency >= 1;
 }
 
-/* Gives every possible buffer its capacity and its slots in the pool. */
-static void layout_buffers(struct loom_fabric *f)
+/*
+ * Gives every buffer of a layout of @slots per PE its capacity and its
+ * place in the pool, all empty.
+ */
+static void layout_buffers(struct loom_fabric *f, unsigned slots)
 {
-	unsigned b, total = f->ntiles * TILE_BUFS + 1 + LOOM_MAX_PORTS;
+	unsigned b, total;
 	uint32_t slot = 0;
 
+	f->slots = slots;
+	f->tile_bufs = BUF_SLOT(slots);
+	total = f->ntiles * f->tile_bufs + 1 + LOOM_MAX_PORTS;
 	for (b = 0; b < total; b++) {
-		unsigned in_tile = b % TILE_BUFS;
-		bool fifo = b < f->ntiles * TILE_BUFS && in_tile >= BUF_SLOT0 &&
+		unsigned in_tile = b % f->tile_bufs;
+		bool fifo = b < f->ntiles * f->tile_bufs && in_tile >= BUF_SLOT0 &&
 			    (in_tile - BUF_SLOT0) % SLOT_BUFS < BUF_OUT;
 
 		f->cap[b] = fifo ? f->p.fifo_depth : LOOM_LINK_DEPTH;
 		f->base[b] = slot;
 		slot += f->cap[b];
 	}
-	f->drop = f->ntiles * TILE_BUFS;
+	memset(f->cnt, 0, total);
+	memset(f->head, 0, total);
+	f->drop = f->ntiles * f->tile_bufs;
 	f->cap[f->drop] = 255;	/* never full: its count stays 0 */
 }
 
@@ -260,7 +272,7 @@ struct loom_fabric *loom_fabric_create(const struct loom_fabric_params *p)
 	f->p = *p;
 	ntiles = p->width * p->height;
 	f->ntiles = ntiles;
-	nb = ntiles * TILE_BUFS + 1 + LOOM_MAX_PORTS;
+	nb = ntiles * MAX_TILE_BUFS + 1 + LOOM_MAX_PORTS;
 	f->cnt = calloc(nb, 1);
 	f->cnt0 = calloc(nb, 1);
 	f->head = calloc(nb, 1);
@@ -279,7 +291,7 @@ struct loom_fabric *loom_fabric_create(const struct loom_fabric_params *p)
 		loom_fabric_destroy(f);
 		return NULL;
 	}
-	layout_buffers(f);
+	layout_buffers(f, 1);
 	return f;
 }
 
@@ -541,7 +553,7 @@ static unsigned src_buf(const struct loom_fabric *f, const struct cfg *c,
 	int b;
 
 	if (s >= LOOM_SRC_SLOT0)
-		return (y * w + x) * TILE_BUFS +
+		return (y * w + x) * f->tile_bufs +
 		       BUF_SLOT(s - LOOM_SRC_SLOT0) + BUF_OUT;
 	b = edge_binding(f, c, x, y, s - LOOM_SRC_N);
 	if (b >= 0)
@@ -549,13 +561,13 @@ static unsigned src_buf(const struct loom_fabric *f, const struct cfg *c,
 	/* The neighbour's outgoing link that points back at us. */
 	switch (s) {
 	case LOOM_SRC_N:
-		return ((y - 1) * w + x) * TILE_BUFS + BUF_LINK + LOOM_DIR_S;
+		return ((y - 1) * w + x) * f->tile_bufs + BUF_LINK + LOOM_DIR_S;
 	case LOOM_SRC_E:
-		return (y * w + x + 1) * TILE_BUFS + BUF_LINK + LOOM_DIR_W;
+		return (y * w + x + 1) * f->tile_bufs + BUF_LINK + LOOM_DIR_W;
 	case LOOM_SRC_S:
-		return ((y + 1) * w + x) * TILE_BUFS + BUF_LINK + LOOM_DIR_N;
+		return ((y + 1) * w + x) * f->tile_bufs + BUF_LINK + LOOM_DIR_N;
 	default:
-		return (y * w + x - 1) * TILE_BUFS + BUF_LINK + LOOM_DIR_E;
+		return (y * w + x - 1) * f->tile_bufs + BUF_LINK + LOOM_DIR_E;
 	}
 }
 
@@ -566,10 +578,10 @@ static unsigned dst_buf(const struct loom_fabric *f, const struct cfg *c,
 	unsigned t = y * f->p.width + x;
 
 	if (o >= LOOM_OUT_PE_A)
-		return t * TILE_BUFS + BUF_SLOT(k) + BUF_A + (o - LOOM_OUT_PE_A);
+		return t * f->tile_bufs + BUF_SLOT(k) + BUF_A + (o - LOOM_OUT_PE_A);
 	if (edge_binding(f, c, x, y, o) >= 0)
 		return f->drop;		/* validated: a completion port */
-	return t * TILE_BUFS + BUF_LINK + o;
+	return t * f->tile_bufs + BUF_LINK + o;
 }
 
 /* Slot @k's route source @s as a link source or LOOM_SRC_SLOT(j). */
@@ -639,11 +651,11 @@ static uint8_t pe_need(const struct loom_tile_config *tc)
 }
 
 static void build_pe(struct fab_pe *pe, const struct loom_tile_config *tc,
-		     unsigned t, unsigned k)
+		     unsigned t, unsigned k, unsigned tile_bufs)
 {
 	memset(pe, 0, sizeof(*pe));
 	pe->tile = t;
-	pe->fifo = t * TILE_BUFS + BUF_SLOT(k) + BUF_A;
+	pe->fifo = t * tile_bufs + BUF_SLOT(k) + BUF_A;
 	pe->op = tc->op;
 	pe->type = tc->type;
 	pe->flags = tc->flags;
@@ -673,7 +685,7 @@ static void build_pes(struct loom_fabric *f, const struct cfg *c)
 
 			if (tc.op == LOOM_OP_NOP)
 				continue;
-			build_pe(&f->pe[f->npe++], &tc, t, k);
+			build_pe(&f->pe[f->npe++], &tc, t, k, f->tile_bufs);
 			g->n++;
 		}
 		if (g->n)
@@ -709,6 +721,7 @@ enum loom_config_error loom_fabric_configure(struct loom_fabric *f,
 	err = validate(f, &c, image, size);
 	if (err)
 		return err;
+	layout_buffers(f, c.slots);
 	build_sources(f, &c);
 	build_pes(f, &c);
 	build_ports(f, &c);
@@ -810,7 +823,7 @@ static int simple_result(struct fab_pe *pe, const struct fab_run *r,
 	return LOOM_STATUS_OK;
 }
 
-static int step_simple(struct loom_fabric *f, struct fab_pe *pe,
+static inline int step_simple(struct loom_fabric *f, struct fab_pe *pe,
 		       struct fab_run *r, struct fab_cycle *cy, unsigned fifo)
 {
 	unsigned have = inputs_present(f, fifo) & pe->need;
@@ -1003,7 +1016,7 @@ static void step_reduce(struct loom_fabric *f, struct fab_pe *pe,
 		set_busy(f, pe, true);
 }
 
-static int step_slot(struct loom_fabric *f, struct fab_pe *pe,
+static inline int step_slot(struct loom_fabric *f, struct fab_pe *pe,
 		     struct fab_run *r, struct fab_cycle *cy)
 {
 	switch (pe->cls) {
@@ -1027,6 +1040,8 @@ static int step_group(struct loom_fabric *f, struct fab_group *g,
 {
 	unsigned j;
 
+	if (g->n == 1)
+		return step_slot(f, &f->pe[g->first], r, cy);
 	for (j = 0; j < g->n; j++) {
 		unsigned k = (g->next + j) % g->n;
 		struct fab_pe *pe = &f->pe[g->first + k];
@@ -1167,7 +1182,7 @@ static bool dispatch_ok(const struct loom_fabric *f,
 
 static void reset_state(struct loom_fabric *f)
 {
-	unsigned i, nb = f->ntiles * TILE_BUFS + 1 + LOOM_MAX_PORTS;
+	unsigned i, nb = f->drop + 1 + LOOM_MAX_PORTS;
 
 	memset(f->cnt, 0, nb);
 	memset(f->head, 0, nb);
@@ -1295,7 +1310,7 @@ void loom_fabric_dump(const struct loom_fabric *f, struct loom_hw_dump *dump,
 	dump->waiting = f->last_waiting;
 	for (t = 0; t < f->ntiles; t++) {
 		struct loom_hw_dump_tile *dt = &tiles[t];
-		const uint8_t *cnt = &f->cnt[t * TILE_BUFS];
+		const uint8_t *cnt = &f->cnt[t * f->tile_bufs];
 		int i = f->group_of_tile[t];
 		unsigned s;
 
@@ -1307,7 +1322,7 @@ void loom_fabric_dump(const struct loom_fabric *f, struct loom_hw_dump *dump,
 			dt->stalls += (uint32_t)pe->stalls;
 		}
 		/* sums over slots stay below 4 * 255: saturate the u8s */
-		for (s = 0; s < LOOM_PE_SLOTS; s++) {
+		for (s = 0; s < f->slots; s++) {
 			for (k = 0; k < 3; k++)
 				dt->fifo[k] = sat8(dt->fifo[k] +
 						   cnt[BUF_SLOT(s) + BUF_A + k]);

@@ -306,9 +306,11 @@ TEST(configure_header_errors)
  * A VA token snakes S, S, E, N, E from the W port into a STORE (imm value)
  * at (2,1), whose done token goes W, N, N to a completion port.
  */
-static void build_snake(struct fb *b)
+static void build_snake_slots(struct fb *b, unsigned slots)
 {
 	fb_init(b, 4, 4);
+	if (slots)
+		fb_slots(b, slots);
 	fb_port(b, LOOM_DIR_W, 0, LOOM_PORT_OPERAND, 0);
 	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_COMPLETION, 0);
 	fb_route(b, 0, 0, LOOM_OUT_S, LOOM_SRC_W);
@@ -321,6 +323,11 @@ static void build_snake(struct fb *b)
 	fb_route(b, 2, 1, LOOM_OUT_W, LOOM_SRC_PE);
 	fb_route(b, 1, 1, LOOM_OUT_N, LOOM_SRC_E);
 	fb_route(b, 1, 0, LOOM_OUT_N, LOOM_SRC_S);
+}
+
+static void build_snake(struct fb *b)
+{
+	build_snake_slots(b, 0);
 }
 
 TEST(multi_hop_latency)
@@ -1505,6 +1512,36 @@ TEST(slots_fire_round_robin)
 	loom_fabric_destroy(f);
 }
 
+/*
+ * The buffers follow the loaded configuration's slots: a 4-slot image, a
+ * 1-slot one and a 4-slot one again on the same fabric, each loaded after
+ * a stopped run left tokens behind, each run as the first did.
+ */
+TEST(reconfigure_between_slot_layouts)
+{
+	struct loom_fabric *f = fabric4();
+	struct fake_mem *m = new_mem();
+	uint64_t va = MEM_VA + 64;
+	int64_t n = 5, many = 100;
+	struct loom_hw_counters c[3], stopped;
+	unsigned slots[3] = { 4, 0, 4 };
+
+	for (unsigned i = 0; i < 3; i++) {
+		build_snake_slots(&fbuf, slots[i]);
+		REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+		CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, &va, 1, 1, &n, &c[i]));
+		CHECK_EQ(c[0].cycles, c[i].cycles);
+		CHECK_EQ(5, c[i].firings);
+		m->stop_after = 3;
+		CHECK_EQ(LOOM_STATUS_STOPPED,
+			 run_dense(f, m, &va, 1, 1, &many, &stopped));
+		m->stop_after = 0;
+		m->stop = 0;
+	}
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
 /* A slotted image with one slot per PE runs as the spatial one does. */
 TEST(one_slot_runs_as_spatial)
 {
@@ -1586,6 +1623,7 @@ int main(void)
 	RUN(slots_share_one_pe);
 	RUN(slots_fire_round_robin);
 	RUN(one_slot_runs_as_spatial);
+	RUN(reconfigure_between_slot_layouts);
 	RUN(slot_configure_errors);
 	return checks_done();
 }
