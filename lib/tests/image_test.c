@@ -444,6 +444,48 @@ TEST(builder_rejections)
 	loom_builder_free(b);
 }
 
+/*
+ * Configurations of temporal PEs (LOOM_CONFIG_VERSION_SLOTS) go into
+ * images when their size matches their slots; slots outside
+ * 1..LOOM_PE_SLOTS, or a version-1 size for them, are refused.
+ */
+TEST(slotted_configurations)
+{
+	static unsigned char cfg[LOOM_CONFIG_SIZE(W * H * LOOM_PE_SLOTS, 4)];
+	struct loom_fabric_config c = { .magic = LOOM_CONFIG_MAGIC,
+		.version = LOOM_CONFIG_VERSION_SLOTS, .width = W, .height = H,
+		.num_ports = 4, .slots = LOOM_PE_SLOTS };
+	size_t n = LOOM_CONFIG_SIZE(W * H * LOOM_PE_SLOTS, 4);
+	struct loom_image_builder *b;
+	struct loom_image_view v;
+	void *bytes = NULL;
+	size_t size;
+	char err[160];
+
+	memset(cfg, 0, sizeof(cfg));
+	memcpy(cfg, &c, sizeof(c));
+	CHECK(loom_config_fits(cfg, n, W, H));
+	CHECK(!loom_config_fits(cfg, LOOM_CONFIG_SIZE(W * H, 4), W, H));
+	c.slots = 0;
+	memcpy(cfg, &c, sizeof(c));
+	CHECK(!loom_config_fits(cfg, LOOM_CONFIG_SIZE(0, 4), W, H));
+	c.slots = LOOM_PE_SLOTS + 1;
+	memcpy(cfg, &c, sizeof(c));
+	CHECK(!loom_config_fits(cfg, LOOM_CONFIG_SIZE(W * H * (LOOM_PE_SLOTS + 1), 4),
+				W, H));
+	c.slots = 2;
+	memcpy(cfg, &c, sizeof(c));
+	n = LOOM_CONFIG_SIZE(W * H * 2, 4);
+	CHECK(loom_config_fits(cfg, n, W, H));
+	REQUIRE_EQ(0, loom_builder_new(W, H, &b));
+	CHECK_EQ(0, loom_builder_add_dense(b, "t", 1, vadd_types, 3, cfg, n));
+	CHECK_EQ(0, loom_builder_finish(b, &bytes, &size));
+	loom_builder_free(b);
+	REQUIRE(bytes != NULL);
+	CHECK_EQ(0, loom_view_open(&v, bytes, size, err, sizeof(err)));
+	free(bytes);
+}
+
 /* An image with no thread at all is still valid. */
 TEST(empty_image)
 {
@@ -578,6 +620,7 @@ int main(void)
 	RUN(malformed_images_rejected);
 	RUN(load_file);
 	RUN(builder_rejections);
+	RUN(slotted_configurations);
 	RUN(empty_image);
 	RUN(launch_checks_before_submission);
 	RUN(no_device_on_host_paths);
