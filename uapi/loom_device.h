@@ -660,7 +660,14 @@ enum loom_op {
 #define LOOM_TYPE_I32		1
 
 #define LOOM_TILE_IMM_B		(1U << 0)	/* B is imm, not an input */
-#define LOOM_TILE_FLAGS_MASK	LOOM_TILE_IMM_B
+/*
+ * CONST only (ABI 0.4): the result is the dispatch's operand imm (the
+ * SET_OPERANDS value, imm < LOOM_MAX_OPERANDS), not imm itself, so that an
+ * operand needs no edge port.  A dispatch with fewer operands than such
+ * a CONST names is LOOM_STATUS_BAD_PACKET_FIELD, as for an operand port.
+ */
+#define LOOM_TILE_IMM_OPERAND	(1U << 1)
+#define LOOM_TILE_FLAGS_MASK	(LOOM_TILE_IMM_B | LOOM_TILE_IMM_OPERAND)
 
 /**
  * struct loom_tile_config - one tile (32 bytes)

@@ -396,7 +396,9 @@ static enum loom_config_error check_tile(const struct cfg *c,
 	if (t->op >= LOOM_OP_COUNT ||
 	    (t->type != LOOM_TYPE_I64 && t->type != LOOM_TYPE_I32) ||
 	    (t->flags & ~LOOM_TILE_FLAGS_MASK) ||
-	    (t->op == LOOM_OP_REDUCE && !reduce_op_ok(t->imm)))
+	    (t->op == LOOM_OP_REDUCE && !reduce_op_ok(t->imm)) ||
+	    ((t->flags & LOOM_TILE_IMM_OPERAND) &&
+	     (t->op != LOOM_OP_CONST || t->imm >= LOOM_MAX_OPERANDS)))
 		return LOOM_CONFIG_BAD_OP;
 	for (o = 0; o < LOOM_ROUTE_OUTS; o++)
 		if (t->route[o] > max_src)
@@ -799,7 +801,8 @@ static int simple_result(struct fab_pe *pe, const struct fab_run *r,
 
 	switch (pe->op) {
 	case LOOM_OP_CONST:
-		*res = typed(pe, pe->imm);
+		*res = typed(pe, (pe->flags & LOOM_TILE_IMM_OPERAND) ?
+				 r->d->operands[pe->imm] : pe->imm);
 		return LOOM_STATUS_OK;
 	case LOOM_OP_MOV:
 		*res = typed(pe, a);
@@ -1167,6 +1170,10 @@ static bool dispatch_ok(const struct loom_fabric *f,
 		return false;
 	for (i = 0; !d->items && i < d->rank; i++)
 		if (d->extents[i] < 0)
+			return false;
+	for (i = 0; i < f->npe; i++)
+		if ((f->pe[i].flags & LOOM_TILE_IMM_OPERAND) &&
+		    f->pe[i].imm >= d->num_operands)
 			return false;
 	for (i = 0; i < f->nport; i++) {
 		const struct fab_port *p = &f->port[i];

@@ -44,6 +44,8 @@ TEST(temporal_pes)
 	CHECK_EQ(9, LOOM_SRC_SLOT(3));
 	CHECK_EQ(1, LOOM_CONFIG_VERSION);
 	CHECK_EQ(2, LOOM_CONFIG_VERSION_SLOTS);
+	CHECK_EQ(1U << 1, LOOM_TILE_IMM_OPERAND);
+	CHECK_EQ(3, LOOM_TILE_FLAGS_MASK);
 	{
 		struct loom_fabric_config h = { .version = 1, .slots = 3 };
 

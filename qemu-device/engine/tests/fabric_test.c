@@ -164,7 +164,13 @@ MUTATION(reserved2, b->tiles[0].reserved2 = 1ULL << 63)
 MUTATION(op, b->tiles[3].op = LOOM_OP_COUNT)
 MUTATION(op255, b->tiles[3].op = 255)
 MUTATION(type, b->tiles[3].type = 2)
-MUTATION(flags, b->tiles[3].flags = 2)
+MUTATION(flags, b->tiles[3].flags = 4)
+MUTATION(operand_not_const,
+	 fb_pe(b, 0, 3, LOOM_OP_MOV, I64, LOOM_TILE_IMM_OPERAND, 1))
+MUTATION(operand_const16,
+	 fb_pe(b, 0, 3, LOOM_OP_CONST, I64, LOOM_TILE_IMM_OPERAND, 16))
+MUTATION(operand_const15,
+	 fb_pe(b, 0, 3, LOOM_OP_CONST, I64, LOOM_TILE_IMM_OPERAND, 15))
 MUTATION(reduce_sub, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I64, 0, LOOM_OP_SUB))
 MUTATION(reduce_nop, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I64, 0, LOOM_OP_NOP))
 MUTATION(reduce_xor, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I64, 0, LOOM_OP_XOR))
@@ -217,6 +223,9 @@ TEST(configure_errors)
 		{ mut_op255, LOOM_CONFIG_BAD_OP },
 		{ mut_type, LOOM_CONFIG_BAD_OP },
 		{ mut_flags, LOOM_CONFIG_BAD_OP },
+		{ mut_operand_not_const, LOOM_CONFIG_BAD_OP },
+		{ mut_operand_const16, LOOM_CONFIG_BAD_OP },
+		{ mut_operand_const15, LOOM_CONFIG_OK },
 		{ mut_reduce_sub, LOOM_CONFIG_BAD_OP },
 		{ mut_reduce_nop, LOOM_CONFIG_BAD_OP },
 		{ mut_reduce_xor, LOOM_CONFIG_OK },
@@ -1590,6 +1599,47 @@ TEST(slot_configure_errors)
 	loom_fabric_destroy(f);
 }
 
+/*
+ * A CONST with LOOM_TILE_IMM_OPERAND yields the dispatch's operand imm:
+ * (0,0) CONST operand 2, triggered by the coordinate from W, feeds the
+ * value of (1,0)'s STORE, whose VA is operand 0 from N.
+ */
+TEST(const_reads_an_operand)
+{
+	struct loom_fabric *f = fabric(2, 1, 1, 1);
+	struct fake_mem *m = new_mem();
+	uint64_t ops[3] = { MEM_VA, 0, 0xfeedf00d12345678ULL };
+	int64_t n = 3;
+	struct loom_hw_counters c;
+
+	fb_init(&fbuf, 2, 1);
+	fb_port(&fbuf, LOOM_DIR_W, 0, LOOM_PORT_COORD, 0);
+	fb_port(&fbuf, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
+	fb_port(&fbuf, LOOM_DIR_E, 0, LOOM_PORT_COMPLETION, 0);
+	fb_pe(&fbuf, 0, 0, LOOM_OP_CONST, I64, LOOM_TILE_IMM_OPERAND, 2);
+	fb_route(&fbuf, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(&fbuf, 0, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_pe(&fbuf, 1, 0, LOOM_OP_STORE, I64, 0, 0);
+	fb_route(&fbuf, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(&fbuf, 1, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
+	fb_route(&fbuf, 1, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, ops, 3, 1, &n, &c));
+	CHECK_EQ(0xfeedf00d12345678ULL, fake_get64(m, MEM_VA));
+	CHECK_EQ(3, fake_writes(m, MEM_VA));
+	/* an i32 CONST sign-extends the operand's low 32 bits */
+	fb_pe(&fbuf, 0, 0, LOOM_OP_CONST, I32, LOOM_TILE_IMM_OPERAND, 2);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, ops, 3, 1, &n, &c));
+	CHECK_EQ(0x12345678, fake_get64(m, MEM_VA));
+	/* operand 2 not supplied: refused before anything runs */
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, run_dense(f, m, ops, 2, 1, &n, &c));
+	CHECK_EQ(0, c.cycles);
+	CHECK_EQ(6, fake_writes(m, MEM_VA));
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
 int main(void)
 {
 	RUN(create_params);
@@ -1625,5 +1675,6 @@ int main(void)
 	RUN(one_slot_runs_as_spatial);
 	RUN(reconfigure_between_slot_layouts);
 	RUN(slot_configure_errors);
+	RUN(const_reads_an_operand);
 	return checks_done();
 }
