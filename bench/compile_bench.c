@@ -129,6 +129,7 @@ static double measure(struct ir_func *f, const struct placement *p)
 static struct summary {
 	unsigned threads, mapped, rated;
 	double us, quality, max_us, horner;
+	bool has_horner;
 } summary[2];
 
 static void bench_thread(struct bench *b, struct ir_func *f)
@@ -174,8 +175,10 @@ static void bench_thread(struct bench *b, struct ir_func *f)
 	if (meas >= 0 && !p->stats.loops) {
 		b->sum->rated++;
 		b->sum->quality += p->stats.cycles_per_instance / meas;
-		if (!strcmp(f->name, "poly"))
+		if (!strcmp(f->name, "poly")) {
 			b->sum->horner = p->stats.cycles_per_instance / meas;
+			b->sum->has_horner = true;
+		}
 	}
 	graph_free(&g);
 	free(p);
@@ -225,10 +228,10 @@ int main(int argc, char **argv)
 		printf("RESULT\tP6\t%.3f\tcompiled / ideal throughput, %ux%u "
 		       "(bound/measured cycles, mean)\t%u of %u threads mapped, "
 		       "%.0f us mean (%.0f us at most) to lower, place and "
-		       "route; %u loop-free rated; Horner %.2f\n",
+		       "route; %u loop-free rated; Horner %.2f%s\n",
 		       m->quality / m->rated, sizes[s][0], sizes[s][1],
 		       m->mapped, m->threads, m->us / m->mapped, m->max_us,
-		       m->rated, m->horner);
+		       m->rated, m->horner, m->has_horner ? "" : " (not run)");
 	}
 	return 0;
 }

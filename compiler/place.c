@@ -41,6 +41,8 @@ struct pr {
 	int max_inputs;			/* outside values a group may take */
 	int strategy;			/* enum group_strategy */
 	bool edge_used[4][LOOM_FABRIC_MAX_DIM];
+	int *use_at, *uses;		/* node s's consumers: uses[use_at[s]..
+					   use_at[s + 1]), as node * 3 + input */
 	int *hops;			/* node * 3 + input: route length */
 	int *arrive;			/* node * 3 + input: arrival cycle */
 	int *order;			/* routing order of the outputs */
@@ -278,7 +280,8 @@ static void place_all(struct pr *r)
 		tc = slot_cfg(r->p, r->where[i], r->slot[i]);
 		tc->op = n->op;
 		tc->type = n->type;
-		tc->flags = n->imm_b ? LOOM_TILE_IMM_B : 0;
+		tc->flags = (n->imm_b ? LOOM_TILE_IMM_B : 0) |
+			    (n->imm_operand ? LOOM_TILE_IMM_OPERAND : 0);
 		tc->imm = n->imm;
 	}
 }
@@ -349,20 +352,13 @@ static bool route_net(struct pr *r, int s)
 
 		avail[edge_tile(r, b->side, b->pos)] = LOOM_SRC_N + b->side;
 	}
-	for (int i = s + 1; i < r->g->num; i++) {
-		const struct g_node *n = &r->g->nodes[i];
+	for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++) {
+		int i = r->uses[u] / 3, k = r->uses[u] % 3, t = r->where[i];
 
-		for (int k = 0; k < 3; k++) {
-			int t = r->where[i];
-
-			if (!(graph_inputs(n) & (1U << k)) || n->in[k] != s)
-				continue;
-			if (!avail[t] && !reach(r, avail, depth, t))
-				return false;
-			slot_cfg(r->p, t, r->slot[i])->route[LOOM_OUT_PE_A + k] =
-				avail[t];
-			r->hops[i * 3 + k] = depth[t];
-		}
+		if (!avail[t] && !reach(r, avail, depth, t))
+			return false;
+		slot_cfg(r->p, t, r->slot[i])->route[LOOM_OUT_PE_A + k] = avail[t];
+		r->hops[i * 3 + k] = depth[t];
 	}
 	return true;
 }
@@ -378,15 +374,26 @@ static void clear_routes(struct pr *r)
  * to the front of the order and routing starts over (rip-up and reroute),
  * a few times before the placement is given up.
  */
-static int fanout(const struct graph *g, int s)
+static int fanout(const struct pr *r, int s)
 {
+	return r->use_at[s + 1] - r->use_at[s];
+}
+
+/* Indexes every node's consumers (r->use_at, r->uses), in node order. */
+static void index_uses(struct pr *r)
+{
+	const struct graph *g = r->g;
 	int n = 0;
 
-	for (int i = s + 1; i < g->num; i++)
-		for (int k = 0; k < 3; k++)
-			n += (graph_inputs(&g->nodes[i]) & (1U << k)) &&
-			     g->nodes[i].in[k] == s;
-	return n;
+	for (int s = 0; s < g->num; s++) {
+		r->use_at[s] = n;
+		for (int i = s + 1; i < g->num; i++)
+			for (int k = 0; k < 3; k++)
+				if ((graph_inputs(&g->nodes[i]) & (1U << k)) &&
+				    g->nodes[i].in[k] == s)
+					r->uses[n++] = i * 3 + k;
+	}
+	r->use_at[g->num] = n;
 }
 
 /* Point-to-point values first: a wide fork can detour more easily. */
@@ -397,7 +404,7 @@ static void initial_order(struct pr *r)
 	for (int i = 0; i < r->g->num; i++) {
 		int j = i;
 
-		fan[i] = fanout(r->g, i);
+		fan[i] = fanout(r, i);
 		for (; j > 0 && fan[r->order[j - 1]] > fan[i]; j--)
 			r->order[j] = r->order[j - 1];
 		r->order[j] = i;
@@ -503,20 +510,25 @@ static void stats(struct pr *r)
 
 /* ------------------------------------------------------------- main --- */
 
-static bool fits(struct diag *d, struct loom_loc loc, const struct graph *g,
-		 unsigned w, unsigned h)
+static bool fits(const struct graph *g, unsigned w, unsigned h)
 {
 	int pes = graph_count(g, G_PE), ports = graph_count(g, G_PORT);
 	int edge = 2 * (int)(w + h);
 
-	if (pes <= (int)(w * h) * LOOM_PE_SLOTS && ports <= edge &&
-	    ports <= LOOM_MAX_PORTS)
-		return true;
+	return pes <= (int)(w * h) * LOOM_PE_SLOTS && ports <= edge &&
+	       ports <= LOOM_MAX_PORTS;
+}
+
+static void does_not_fit(struct diag *d, struct loom_loc loc,
+			 const struct graph *g, unsigned w, unsigned h)
+{
+	int pes = graph_count(g, G_PE), ports = graph_count(g, G_PORT);
+	int edge = 2 * (int)(w + h);
+
 	diag_error(d, loc,
 		   "graph of %d operations and %d ports does not fit a %ux%u fabric (%u tiles of %d slots, %d edge ports)",
 		   pes, ports, w, h, w * h, LOOM_PE_SLOTS,
 		   edge < LOOM_MAX_PORTS ? edge : LOOM_MAX_PORTS);
-	return false;
 }
 
 /*
@@ -530,7 +542,6 @@ static bool fits(struct diag *d, struct loom_loc loc, const struct graph *g,
 enum group_strategy {
 	JOIN_PRODUCER,		/* a producer's group */
 	JOIN_LEAST_GROWTH,	/* the group whose outside values grow least */
-	JOIN_LAST,		/* the last group opened: program order */
 	GROUP_STRATEGIES,
 };
 
@@ -587,7 +598,8 @@ static int producer_group(struct pr *r, int i, int cap, const int *size)
 		int s = n->in[k];
 
 		if ((graph_inputs(n) & (1U << k)) &&
-		    r->g->nodes[s].kind == G_PE && room(r->group[s], cap, size) &&
+		    r->g->nodes[s].kind == G_PE && r->group[s] >= 0 &&
+		    room(r->group[s], cap, size) &&
 		    outside_inputs(r, r->group[s], i) <= r->max_inputs)
 			return r->group[s];
 	}
@@ -628,11 +640,8 @@ static int pick_group(struct pr *r, int i, int cap, int max_groups, int *size)
 
 	if (r->strategy == JOIN_PRODUCER)
 		best = producer_group(r, i, cap, size);
-	else if (r->strategy == JOIN_LEAST_GROWTH)
+	else
 		best = growth_group(r, i, cap, size);
-	else if (r->ngroups && room(r->ngroups - 1, cap, size) &&
-		 outside_inputs(r, r->ngroups - 1, i) <= r->max_inputs)
-		best = r->ngroups - 1;
 
 	if (best >= 0)
 		return best;
@@ -648,26 +657,74 @@ static int pick_group(struct pr *r, int i, int cap, int max_groups, int *size)
 }
 
 /* Packs the PEs into groups of at most @cap; cap 1 is spatial. */
+/*
+ * The one operation that consumes node @i when all of @i's inputs are
+ * ports (a CONST of an operand triggered by the ctrl port, an address
+ * computed from a coordinate), or -1: such a node is best put in its
+ * consumer's group, which its result then reaches without a link.
+ */
+static int leaf_consumer(const struct graph *g, int i)
+{
+	const struct g_node *n = &g->nodes[i];
+	int consumer = -1;
+
+	for (int k = 0; k < 3; k++)
+		if ((graph_inputs(n) & (1U << k)) &&
+		    g->nodes[n->in[k]].kind != G_PORT)
+			return -1;
+	for (int j = i + 1; j < g->num; j++) {
+		const struct g_node *m = &g->nodes[j];
+
+		for (int k = 0; k < 3; k++) {
+			if (!(graph_inputs(m) & (1U << k)) || m->in[k] != i)
+				continue;
+			if (consumer >= 0 && consumer != j)
+				return -1;
+			consumer = j;
+		}
+	}
+	return consumer;
+}
+
+static void join_group(struct pr *r, int i, int gi, int *size)
+{
+	r->group[i] = gi;
+	r->slot[i] = size[gi]++;
+}
+
+/*
+ * Packs the PEs into groups of at most @cap; cap 1 is spatial.  A node
+ * whose inputs are all ports waits for its only consumer and joins its
+ * group when it has room.
+ */
 static void group_pes(struct pr *r, int cap)
 {
 	int max_groups = r->w * r->h;
 	int *size = calloc(max_groups + 1, sizeof(int));
+	int *leaf = calloc(r->g->num + 1, sizeof(int));
 
-	if (!size)
+	if (!size || !leaf)
 		abort();
 	r->ngroups = 0;
-	for (int i = 0; i < r->g->num; i++)
-		r->group[i] = -1;
 	for (int i = 0; i < r->g->num; i++) {
-		int gi;
-
-		if (r->g->nodes[i].kind != G_PE)
+		r->group[i] = -1;
+		leaf[i] = cap > 1 && r->g->nodes[i].kind == G_PE ?
+			  leaf_consumer(r->g, i) : -1;
+	}
+	for (int i = 0; i < r->g->num; i++) {
+		if (r->g->nodes[i].kind != G_PE || leaf[i] >= 0)
 			continue;
-		gi = cap == 1 ? r->ngroups++ : pick_group(r, i, cap, max_groups, size);
-		r->group[i] = gi;
-		r->slot[i] = size[gi]++;
+		join_group(r, i, cap == 1 ? r->ngroups++ :
+			   pick_group(r, i, cap, max_groups, size), size);
+		for (int j = 0; j < i; j++) {
+			if (leaf[j] != i)
+				continue;
+			join_group(r, j, size[r->group[i]] < cap ? r->group[i] :
+				   pick_group(r, j, cap, max_groups, size), size);
+		}
 	}
 	free(size);
+	free(leaf);
 }
 
 /* Outside values each group takes and gives, for tile_cost(). */
@@ -702,11 +759,13 @@ static bool place_route(struct pr *r, int cap)
 {
 	bool ok = false;
 
+	int attempts = cap == 1 ? PLACE_ATTEMPTS : PLACE_TEMPORAL_ATTEMPTS;
+
 	r->p->slots = cap == 1 ? 1 : LOOM_PE_SLOTS;
 	r->seed = 12345;
 	group_pes(r, cap);
 	group_links(r);
-	for (r->attempt = 0; !ok && r->attempt < PLACE_ATTEMPTS; r->attempt++) {
+	for (r->attempt = 0; !ok && r->attempt < attempts; r->attempt++) {
 		place_all(r);
 		ok = route_all(r);
 	}
@@ -842,9 +901,36 @@ static int buffer_inputs(struct pr *r)
 	return added;
 }
 
-/* Maps @g into @p: spatially, else on temporal PEs of growing group sizes. */
+/*
+ * A temporal placement keeps only the slots some tile uses (at least 2:
+ * its routes name slots), so that its image is no larger than it must be.
+ */
+static void shrink_slots(struct placement *p)
+{
+	unsigned ntiles = p->width * p->height, used = 2;
+	static const uint8_t none[LOOM_ROUTE_OUTS];
+
+	if (p->slots == 1)
+		return;
+	for (unsigned t = 0; t < ntiles; t++)
+		for (unsigned k = used; k < p->slots; k++)
+			if (slot_cfg(p, t, k)->op != LOOM_OP_NOP ||
+			    memcmp(slot_cfg(p, t, k)->route, none, sizeof(none)))
+				used = k + 1;
+	for (unsigned t = 0; t < ntiles; t++)
+		for (unsigned k = 0; k < used; k++)
+			p->tiles[t * used + k] = *slot_cfg(p, t, k);
+	memset(&p->tiles[ntiles * used], 0,
+	       (size_t)ntiles * (p->slots - used) * sizeof(p->tiles[0]));
+	p->slots = used;
+}
+
+/*
+ * Maps @g into @p with groups of @cap operations at most (1: spatially;
+ * every grouping rule in turn).
+ */
 static bool map_graph(const struct graph *g, unsigned width, unsigned height,
-		      struct placement *p)
+		      struct placement *p, int cap)
 {
 	struct pr r = { .g = g, .p = p, .w = width, .h = height };
 	bool ok = false;
@@ -861,18 +947,18 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 	r.links_out = calloc(g->num + 1, sizeof(int));
 	r.hops = calloc(3 * g->num + 3, sizeof(int));
 	r.arrive = calloc(3 * g->num + 3, sizeof(int));
+	r.use_at = calloc(g->num + 1, sizeof(int));
+	r.uses = calloc(3 * g->num + 3, sizeof(int));
 	if (!r.where || !r.order || !r.group || !r.slot || !r.links_in ||
-	    !r.links_out || !r.hops || !r.arrive)
+	    !r.links_out || !r.hops || !r.arrive || !r.use_at || !r.uses)
 		abort();
-	if (graph_count(g, G_PE) <= (int)(width * height))
+	index_uses(&r);
+	if (cap == 1)
 		ok = place_route(&r, 1);
-	for (int cap = first_cap(g, width, height); !ok && cap <= LOOM_PE_SLOTS;
-	     cap++) {
-		for (int t = 0; !ok && t < GROUP_TRIES; t++) {
-			r.strategy = t % GROUP_STRATEGIES;
-			r.max_inputs = GROUP_MAX_INPUTS - t / GROUP_STRATEGIES;
-			ok = place_route(&r, cap);
-		}
+	for (int t = 0; cap > 1 && !ok && t < GROUP_TRIES; t++) {
+		r.strategy = t % GROUP_STRATEGIES;
+		r.max_inputs = GROUP_MAX_INPUTS - t / GROUP_STRATEGIES;
+		ok = place_route(&r, cap);
 	}
 	if (ok) {
 		stats(&r);
@@ -886,6 +972,8 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 			p->stats.movs = movs;
 			p->stats.pes += movs;
 		}
+		shrink_slots(p);
+		p->stats.slots = p->slots;
 	}
 	free(r.where);
 	free(r.order);
@@ -895,30 +983,156 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 	free(r.links_out);
 	free(r.hops);
 	free(r.arrive);
+	free(r.use_at);
+	free(r.uses);
 	return ok;
+}
+
+/* ------------------------------------------------------- operands --- */
+
+/* The input of @n to trigger a CONST replacing its operand input @k, or -1. */
+static int trigger_input(const struct graph *g, const struct g_node *n, int k)
+{
+	int best = -1;
+
+	for (int j = 0; j < 3; j++) {
+		const struct g_node *s;
+
+		if (j == k || !(graph_inputs(n) & (1U << j)))
+			continue;
+		s = &g->nodes[n->in[j]];
+		if (s->kind == G_PE)
+			return j;
+		if (s->port_kind != LOOM_PORT_OPERAND && best < 0)
+			best = j;
+	}
+	return best;
+}
+
+/*
+ * A copy of @g without operand ports: each input an operand fed takes a
+ * CONST of that operand (LOOM_TILE_IMM_OPERAND) instead, triggered by
+ * another input of the same operation (a PE's result first), else by a
+ * control port, one per instance.  Values the whole graph needs then need
+ * no edge position and no route across the fabric.  Returns false when
+ * @g has no operand port.
+ */
+static bool operands_to_consts(const struct graph *g, struct graph *out)
+{
+	int *map = calloc(g->num + 1, sizeof(int));
+	int ctrl = -1;
+	bool any = false;
+
+	if (!map)
+		abort();
+	graph_init(out);
+	out->thread = g->thread;
+	out->domain = g->domain;
+	out->rank = g->rank;
+	out->child_capacity = g->child_capacity;
+	out->loops = g->loops;
+	for (int i = 0; i < g->num; i++) {
+		const struct g_node *n = &g->nodes[i];
+
+		any |= n->kind == G_PORT && n->port_kind == LOOM_PORT_OPERAND;
+		if (n->kind == G_PORT && n->port_kind == LOOM_PORT_CTRL)
+			ctrl = i;
+	}
+	if (!any) {
+		free(map);
+		return false;
+	}
+	for (int i = 0; i < g->num; i++) {
+		const struct g_node *n = &g->nodes[i];
+		struct g_node c = *n;
+
+		if (n->kind == G_PORT) {
+			map[i] = n->port_kind == LOOM_PORT_OPERAND ? -1 :
+				 graph_add(out, n);
+			continue;
+		}
+		for (int k = 0; k < 3; k++) {
+			const struct g_node *s;
+			int t;
+
+			if (!(graph_inputs(n) & (1U << k)))
+				continue;
+			s = &g->nodes[n->in[k]];
+			if (s->kind != G_PORT || s->port_kind != LOOM_PORT_OPERAND) {
+				c.in[k] = map[n->in[k]];
+				continue;
+			}
+			t = trigger_input(g, n, k);
+			if (t < 0 && ctrl < 0) {
+				struct g_node port = {
+					.kind = G_PORT, .port_kind = LOOM_PORT_CTRL,
+					.in = { G_NONE, G_NONE, G_NONE },
+					.loc = n->loc,
+				};
+
+				ctrl = g->num;	/* in out only */
+				map[ctrl] = graph_add(out, &port);
+			}
+			c.in[k] = graph_add(out, &(struct g_node){
+				.kind = G_PE, .op = LOOM_OP_CONST,
+				.type = LOOM_TYPE_I64, .imm_operand = true,
+				.imm = s->port_index, .loc = n->loc,
+				.in = { t >= 0 ? map[n->in[t]] : map[ctrl],
+					G_NONE, G_NONE },
+			});
+		}
+		map[i] = graph_add(out, &c);
+	}
+	free(map);
+	return true;
+}
+
+/*
+ * Maps @g: spatially if it can, else on temporal PEs, groups growing from
+ * first_cap(); at each group size @g itself, then the copy of it whose
+ * operands are CONSTs (which needs fewer ports and routes, and has more
+ * operations).
+ */
+static bool map_any(struct diag *d, struct loom_loc loc, const struct graph *g,
+		    unsigned width, unsigned height, struct placement *p)
+{
+	bool fit = fits(g, width, height), ok = false, consts;
+	struct graph c;
+
+	if (fit && graph_count(g, G_PE) <= (int)(width * height) &&
+	    map_graph(g, width, height, p, 1))
+		return true;
+	consts = operands_to_consts(g, &c) && fits(&c, width, height);
+	for (int cap = 2; !ok && cap <= LOOM_PE_SLOTS; cap++) {
+		ok = fit && cap >= first_cap(g, width, height) &&
+		     map_graph(g, width, height, p, cap);
+		if (!ok && consts && cap >= first_cap(&c, width, height))
+			ok = map_graph(&c, width, height, p, cap);
+	}
+	graph_free(&c);
+	if (ok)
+		return true;
+	if (!fit)
+		does_not_fit(d, loc, g, width, height);
+	else
+		diag_error(d, loc,
+			   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d placements",
+			   g->thread ? g->thread : "?", graph_count(g, G_PE),
+			   graph_count(g, G_PORT), width, height, PLACE_ATTEMPTS);
+	return false;
 }
 
 unsigned place_graph(struct diag *d, struct loom_loc loc,
 		     const struct graph *g, unsigned width, unsigned height,
 		     struct placement *p)
 {
-	bool ok = false;
-
-	if (fits(d, loc, g, width, height)) {
-		ok = map_graph(g, width, height, p);
-		if (!ok)
-			diag_error(d, loc,
-				   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d placements",
-				   g->thread ? g->thread : "?",
-				   graph_count(g, G_PE), graph_count(g, G_PORT),
-				   width, height, PLACE_ATTEMPTS);
-	} else {
-		memset(p, 0, sizeof(*p));
-		p->width = width;
-		p->height = height;
-		p->slots = 1;
-	}
-	return ok ? 0 : 1;
+	if (map_any(d, loc, g, width, height, p))
+		return 0;
+	memset(p, 0, sizeof(*p));
+	p->width = width;
+	p->height = height;
+	p->slots = 1;
+	return 1;
 }
 
 size_t place_config_size(const struct placement *p)

@@ -14,6 +14,8 @@
 
 #define PLACE_MAX_TILES		(LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM)
 #define PLACE_ATTEMPTS		32
+/* per group size and grouping rule: a temporal mapping tries many */
+#define PLACE_TEMPORAL_ATTEMPTS	24
 /*
  * The device model's default timing (the engine's LOOM_DEFAULT_LOAD_LATENCY,
  * LOOM_DEFAULT_MEM_PORTS and LOOM_DEFAULT_FIFO_DEPTH), for the statistics'
@@ -60,7 +62,8 @@ struct place_stats {
  * struct placement - a routed configuration
  * @width: fabric width
  * @height: fabric height
- * @slots: slots per PE: 1 (spatial, LOOM_CONFIG_VERSION) or LOOM_PE_SLOTS
+ * @slots: slots per PE: 1 (spatial, LOOM_CONFIG_VERSION) or 2 to
+ *	LOOM_PE_SLOTS, as many as some tile uses
  * @tiles: tile configurations, slot k of tile t at t * @slots + k
  * @ports: edge port bindings
  * @num_ports: how many

@@ -87,7 +87,7 @@
 #define LOOM_FABRIC_HEIGHT(v)	(((v) >> 8) & 0xff)
 #define LOOM_FABRIC_SLOTS(v)	(((v) >> 16) & 0xff)
 #define LOOM_FABRIC_MAX_DIM	16
-#define LOOM_PE_SLOTS		4	/* most instruction slots a PE has */
+#define LOOM_PE_SLOTS		8	/* most instruction slots a PE has */
 
 /*
  * LOOM_REG_LIMITS (RO): max dense rank (bits 0-7), PE input FIFO depth

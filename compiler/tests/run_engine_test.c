@@ -893,15 +893,16 @@ TEST(three_times_the_pes_4x4)
 
 /*
  * The corpus programs on the default 4x4 fabric, their larger threads on
- * temporal PEs.  stencil2d (33 operations) does not route on 4x4 yet, and
- * units_and_limits' @sixteen needs 17 edge ports where 4x4 has 16.
+ * temporal PEs; units_and_limits' @sixteen (16 operands and a coordinate,
+ * where 4x4 has 16 edge positions) with its operands as CONSTs.
  */
 TEST(corpus_programs_end_to_end_4x4)
 {
 	static const char *const files[] = {
-		"vector_add.loom", "saxpy.loom", "matvec.loom",
-		"dot_reduction.loom", "histogram.loom",
+		"vector_add.loom", "saxpy.loom", "stencil2d.loom",
+		"matvec.loom", "dot_reduction.loom", "histogram.loom",
 		"rank0_and_empty.loom", "tree_bfs.loom", "uts_node.loom",
+		"units_and_limits.loom",
 	};
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
