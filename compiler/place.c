@@ -1199,6 +1199,8 @@ static void print_tile(FILE *out, const struct loom_tile_config *tc,
 		tc->type == LOOM_TYPE_I32 ? "i32" : "i64");
 	if (tc->flags & LOOM_TILE_IMM_B)
 		fprintf(out, " B=%lld", (long long)tc->imm);
+	else if (tc->flags & LOOM_TILE_IMM_OPERAND)
+		fprintf(out, " operand=%llu", (unsigned long long)tc->imm);
 	else if (tc->op == LOOM_OP_CONST)
 		fprintf(out, " imm=%lld", (long long)tc->imm);
 	else if (tc->op == LOOM_OP_REDUCE)

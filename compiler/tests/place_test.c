@@ -279,6 +279,61 @@ TEST(temporal_listing)
 	free(s);
 }
 
+/*
+ * 15 i64 operands summed and stored through a 16th: 16 operand ports and
+ * a coordinate, where 4x4 has 16 edge positions.  The placer turns the
+ * operands into CONSTs of them (LOOM_TILE_IMM_OPERAND), which the engine
+ * accepts, and the listing names them.
+ */
+TEST(operands_become_consts_when_ports_run_out)
+{
+	struct placed x;
+	char src[4096], *text = NULL;
+	size_t len = 0, n;
+	FILE *out;
+	void *cfg;
+	int consts = 0;
+
+	n = snprintf(src, sizeof(src), "dataflow.thread @many " DENSE "(");
+	for (int k = 0; k < 15; k++)
+		n += snprintf(src + n, sizeof(src) - n, "%%a%d: i64, ", k);
+	n += snprintf(src + n, sizeof(src) - n,
+		      "%%m: memref<?xi64>) ctrl(%%ctl: none) iv(%%i: index) {\n"
+		      "  %%s0 = arith.addi %%a0, %%a1 : i64\n");
+	for (int k = 2; k < 15; k++)
+		n += snprintf(src + n, sizeof(src) - n,
+			      "  %%s%d = arith.addi %%s%d, %%a%d : i64\n",
+			      k - 1, k - 2, k);
+	snprintf(src + n, sizeof(src) - n,
+		 "  memref.store %%s13, %%m[%%i] : memref<?xi64>\n"
+		 "  dataflow.thread.yield %%ctl : none\n}\n");
+	REQUIRE(place_text(&x, src, 4, 4) == 0);
+	CHECK_EQ(0, x.errors);
+	CHECK(x.p.num_ports <= 16);
+	for (unsigned t = 0; t < 16 * x.p.slots; t++)
+		consts += x.p.tiles[t].op == LOOM_OP_CONST &&
+			  (x.p.tiles[t].flags & LOOM_TILE_IMM_OPERAND);
+	CHECK(consts >= 15);
+	CHECK_EQ(LOOM_CONFIG_OK, engine_accepts(&x.p));
+	CHECK(inputs_routed(&x.p));
+	out = open_memstream(&text, &len);
+	REQUIRE(out);
+	cfg = malloc(place_config_size(&x.p));
+	REQUIRE(cfg);
+	place_config_write(&x.p, cfg);
+	CHECK_EQ(0, print_config(out, cfg, place_config_size(&x.p)));
+	fclose(out);
+	CHECK(strstr(text, "CONST     i64 operand=14"));
+	free(text);
+	free(cfg);
+	placed_close(&x);
+	/* on 8x8 the 17 ports fit: the graph stays as it is */
+	REQUIRE(place_text(&x, src, 8, 8) == 0);
+	CHECK_EQ(0, x.errors);
+	CHECK_EQ(17, (int)x.p.num_ports);
+	placed_close(&x);
+}
+
 /* loomc's timing estimates assume the engine's default model. */
 TEST(estimates_use_the_engine_defaults)
 {
@@ -324,6 +379,7 @@ int main(void)
 	RUN(long_chain_routes_on_8x8);
 	RUN(three_times_the_pes_on_temporal_pes);
 	RUN(temporal_listing);
+	RUN(operands_become_consts_when_ports_run_out);
 	RUN(estimates_use_the_engine_defaults);
 	RUN(listing);
 	return checks_done();

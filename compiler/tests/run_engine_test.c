@@ -568,7 +568,11 @@ TEST(rank4_8x8)
 }
 
 /* Sixteen operands, casts, max/min, i32 division, an unsigned compare. */
-TEST(sixteen_operands_8x8)
+/*
+ * 16 operands and a coordinate: 17 ports on 8x8; on 4x4 (16 edge
+ * positions) the placer turns the operands into CONSTs of them.
+ */
+static void sixteen_on(unsigned w, unsigned h)
 {
 	enum { N = 40 };
 	int64_t av[16] = { 5, -9, 100, 7, 50, 80, 0x55, 0x100, 2000000000,
@@ -578,7 +582,7 @@ TEST(sixteen_operands_8x8)
 	int32_t a14[N] = { 0 }, want14[N] = { 0 };
 	struct er e;
 
-	REQUIRE(er_open(&e, limits_src, 8, 8) == 0);
+	REQUIRE(er_open(&e, limits_src, w, h) == 0);
 	for (int k = 0; k < 14; k++)
 		args[k] = (uint64_t)av[k];
 	args[14] = B_VA;
@@ -606,6 +610,12 @@ TEST(sixteen_operands_8x8)
 	for (int i = 0; i < N; i++)
 		CHECK_EQ(want14[i], a14[i]);
 	er_close(&e);
+}
+
+TEST(sixteen_operands_8x8_and_4x4)
+{
+	sixteen_on(8, 8);
+	sixteen_on(4, 4);
 }
 
 static const char order_src[] =
@@ -954,7 +964,7 @@ int main(void)
 	RUN(uts_items_vs_c_8x8);
 	RUN(histogram_and_gather_8x8);
 	RUN(rank4_8x8);
-	RUN(sixteen_operands_8x8);
+	RUN(sixteen_operands_8x8_and_4x4);
 	RUN(memory_order_within_instance_8x8);
 	RUN(sequenced_spawns_4x4);
 	RUN(nested_loops_and_empty_thread_8x8);
