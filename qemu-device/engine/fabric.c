@@ -83,7 +83,6 @@ enum {
 
 /* Sources of one tile: the four incoming links, then each slot's output. */
 #define TILE_SRCS	(4 + LOOM_PE_SLOTS)
-#define SRC_DSTS	(4 + 3 * LOOM_PE_SLOTS)
 
 #define IN_A		(1U << 0)
 #define IN_B		(1U << 1)
@@ -127,7 +126,7 @@ struct fab_group {
 struct fab_src {
 	uint16_t buf;
 	uint16_t ndst;
-	uint16_t dst[SRC_DSTS];
+	uint32_t first;		/* its buffers: f->dsts[first .. first + ndst) */
 };
 
 /* One bound input port and its queue. */
@@ -159,6 +158,7 @@ struct loom_fabric {
 	unsigned ngroup;
 	int16_t *group_of_tile;	/* index in group[], or -1 */
 	struct fab_src *src;
+	uint16_t *dsts;		/* destination buffers of all sources */
 	unsigned nsrc;
 	struct fab_port port[LOOM_MAX_PORTS];
 	unsigned nport;
@@ -286,8 +286,11 @@ struct loom_fabric *loom_fabric_create(const struct loom_fabric_params *p)
 	f->group = calloc(ntiles, sizeof(*f->group));
 	f->group_of_tile = calloc(ntiles, sizeof(*f->group_of_tile));
 	f->src = calloc((size_t)ntiles * TILE_SRCS, sizeof(*f->src));
+	f->dsts = calloc((size_t)ntiles * LOOM_PE_SLOTS * LOOM_ROUTE_OUTS,
+			 sizeof(*f->dsts));
 	if (!f->cnt || !f->cnt0 || !f->head || !f->cap || !f->base ||
-	    !f->pool || !f->pe || !f->group || !f->group_of_tile || !f->src) {
+	    !f->pool || !f->pe || !f->group || !f->group_of_tile || !f->src ||
+	    !f->dsts) {
 		loom_fabric_destroy(f);
 		return NULL;
 	}
@@ -309,6 +312,7 @@ void loom_fabric_destroy(struct loom_fabric *f)
 	free(f->group);
 	free(f->group_of_tile);
 	free(f->src);
+	free(f->dsts);
 	free(f);
 }
 
@@ -594,7 +598,7 @@ static unsigned resolve_src(unsigned k, unsigned s)
 
 static void build_sources(struct loom_fabric *f, const struct cfg *c)
 {
-	unsigned t, s, o, k;
+	unsigned t, s, o, k, ndsts = 0;
 
 	f->nsrc = 0;
 	for (t = 0; t < f->ntiles; t++) {
@@ -606,17 +610,19 @@ static void build_sources(struct loom_fabric *f, const struct cfg *c)
 			if (s == LOOM_SRC_PE)
 				continue;
 			fs->ndst = 0;
+			fs->first = ndsts;
 			for (k = 0; k < c->slots; k++) {
 				struct loom_tile_config tc = cfg_tile(c, t, k);
 
 				for (o = 0; o < LOOM_ROUTE_OUTS; o++)
 					if (tc.route[o] != LOOM_SRC_NONE &&
 					    resolve_src(k, tc.route[o]) == s)
-						fs->dst[fs->ndst++] =
+						f->dsts[fs->first + fs->ndst++] =
 							dst_buf(f, c, x, y, k, o);
 			}
 			if (!fs->ndst)
 				continue;
+			ndsts += fs->ndst;
 			fs->buf = src_buf(f, c, x, y, s);
 			f->nsrc++;
 		}
@@ -1077,10 +1083,11 @@ static int step_pes(struct loom_fabric *f, struct fab_run *r,
 static bool dsts_have_room(const struct loom_fabric *f,
 			   const struct fab_src *s)
 {
+	const uint16_t *dst = f->dsts + s->first;
 	unsigned i;
 
 	for (i = 0; i < s->ndst; i++)
-		if (!had_room(f, s->dst[i]))
+		if (!had_room(f, dst[i]))
 			return false;
 	return true;
 }
@@ -1098,10 +1105,12 @@ static bool move_tokens(struct loom_fabric *f)
 			continue;
 		v = buf_pop(f, s->buf);
 		for (j = 0; j < s->ndst; j++) {
-			if (s->dst[j] == f->drop)
+			unsigned d = f->dsts[s->first + j];
+
+			if (d == f->drop)
 				f->completions++;
 			else
-				buf_push(f, s->dst[j], v);
+				buf_push(f, d, v);
 		}
 		moved = true;
 	}
