@@ -1229,7 +1229,7 @@ int print_config(FILE *out, const void *cfg, size_t size)
 	if (size < sizeof(hdr))
 		return -1;
 	memcpy(&hdr, b, sizeof(hdr));
-	slots = LOOM_CONFIG_SLOTS(&hdr);
+	slots = LOOM_CONFIG_SLOTS(hdr.version, hdr.slots);
 	ntiles = (size_t)hdr.width * hdr.height * slots;
 	if (hdr.magic != LOOM_CONFIG_MAGIC || hdr.num_ports > LOOM_MAX_PORTS ||
 	    slots < 1 || slots > LOOM_PE_SLOTS ||

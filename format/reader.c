@@ -173,7 +173,8 @@ bool loom_config_fits(const void *config, uint64_t size, unsigned width,
 	       c.width == width && c.height == height &&
 	       c.num_ports <= LOOM_MAX_PORTS &&
 	       size == LOOM_CONFIG_SIZE((uint64_t)width * height *
-					LOOM_CONFIG_SLOTS(&c), c.num_ports);
+					LOOM_CONFIG_SLOTS(c.version, c.slots),
+					c.num_ports);
 }
 
 static bool signature_ok(const struct loom_image_thread *t)

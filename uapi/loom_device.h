@@ -731,10 +731,12 @@ struct loom_port_binding {
  *	LOOM_FABRIC_SLOTS (else LOOM_CONFIG_BAD_DIMENSIONS)
  * @reserved: must be zero
  *
- * Followed by width * height * LOOM_CONFIG_SLOTS() struct loom_tile_config,
+ * Followed by width * height * LOOM_CONFIG_SLOTS(version, slots) struct
+ * loom_tile_config,
  * slot k of tile t at index t * slots + k, then @num_ports struct
  * loom_port_binding.  The image size is
- * LOOM_CONFIG_SIZE(width * height * LOOM_CONFIG_SLOTS(), num_ports).
+ * LOOM_CONFIG_SIZE(width * height * LOOM_CONFIG_SLOTS(version, slots),
+ * num_ports).
  * An unused slot is all zero (LOOM_OP_NOP) but may carry link routes.
  */
 struct loom_fabric_config {
@@ -749,9 +751,9 @@ struct loom_fabric_config {
 	/* struct loom_port_binding ports[num_ports]; */
 };
 
-/* Slots per PE of the configuration whose header is *@cfg. */
-#define LOOM_CONFIG_SLOTS(cfg) \
-	((cfg)->version == LOOM_CONFIG_VERSION_SLOTS ? (cfg)->slots : 1U)
+/* Slots per PE of a configuration whose header has @version and @slots. */
+#define LOOM_CONFIG_SLOTS(version, slots) \
+	((version) == LOOM_CONFIG_VERSION_SLOTS ? (slots) : 1U)
 
 #define LOOM_CONFIG_SIZE(tiles, ports) \
 	(sizeof(struct loom_fabric_config) + \

@@ -368,7 +368,7 @@ static enum loom_config_error check_header(const struct loom_fabric *f,
 		return LOOM_CONFIG_BAD_VERSION;
 	if (h->reserved || (h->version == LOOM_CONFIG_VERSION && h->slots))
 		return LOOM_CONFIG_RESERVED;
-	c->slots = LOOM_CONFIG_SLOTS(h);
+	c->slots = LOOM_CONFIG_SLOTS(h->version, h->slots);
 	if (h->width != f->p.width || h->height != f->p.height ||
 	    c->slots < 1 || c->slots > LOOM_PE_SLOTS)
 		return LOOM_CONFIG_BAD_DIMENSIONS;

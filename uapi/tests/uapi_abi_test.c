@@ -50,9 +50,9 @@ TEST(temporal_pes)
 	{
 		struct loom_fabric_config h = { .version = 1, .slots = 3 };
 
-		CHECK_EQ(1, LOOM_CONFIG_SLOTS(&h));
+		CHECK_EQ(1, LOOM_CONFIG_SLOTS(h.version, h.slots));
 		h.version = LOOM_CONFIG_VERSION_SLOTS;
-		CHECK_EQ(3, LOOM_CONFIG_SLOTS(&h));
+		CHECK_EQ(3, LOOM_CONFIG_SLOTS(h.version, h.slots));
 	}
 	CHECK_EQ(0x8000, LOOM_MSIX_TABLE_OFFSET);
 	CHECK_EQ(0xc000, LOOM_MSIX_PBA_OFFSET);
@@ -137,6 +137,8 @@ TEST(drm_interface)
 	CHECK_EQ(8, DRM_LOOM_PARAM_HW_LIMITS);
 	CHECK_EQ(9, DRM_LOOM_PARAM_FEATURES);
 	CHECK_EQ(11, DRM_LOOM_PARAM_VA_END);
+	CHECK_EQ(12, DRM_LOOM_PARAM_PE_SLOTS);
+	CHECK_EQ(7, DRM_LOOM_UAPI_VERSION);
 	CHECK(DRM_LOOM_UAPI_VERSION >= 3);
 	CHECK_EQ(24, sizeof(struct drm_loom_bo_create));
 	CHECK_EQ(16, sizeof(struct drm_loom_bo_mmap_offset));

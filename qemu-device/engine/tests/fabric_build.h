@@ -45,7 +45,7 @@ static inline void fb_slots(struct fb *b, unsigned slots)
 
 static inline unsigned fb_nslots(const struct fb *b)
 {
-	return LOOM_CONFIG_SLOTS(&b->hdr);
+	return LOOM_CONFIG_SLOTS(b->hdr.version, b->hdr.slots);
 }
 
 static inline struct loom_tile_config *fb_slot(struct fb *b, unsigned x,
