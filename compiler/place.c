@@ -994,7 +994,11 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 
 /* ------------------------------------------------------- operands --- */
 
-/* The input of @n to trigger a CONST replacing its operand input @k, or -1. */
+/*
+ * The input of @n to trigger a CONST replacing its operand input @k, or
+ * -1: one @n takes as often as input @k, so not REDUCE's C (count values
+ * per init).
+ */
 static int trigger_input(const struct graph *g, const struct g_node *n, int k)
 {
 	int best = -1;
@@ -1002,7 +1006,8 @@ static int trigger_input(const struct graph *g, const struct g_node *n, int k)
 	for (int j = 0; j < 3; j++) {
 		const struct g_node *s;
 
-		if (j == k || !(graph_inputs(n) & (1U << j)))
+		if (j == k || !(graph_inputs(n) & (1U << j)) ||
+		    (n->op == LOOM_OP_REDUCE && (j == 2 || k == 2)))
 			continue;
 		s = &g->nodes[n->in[j]];
 		if (s->kind == G_PE)
