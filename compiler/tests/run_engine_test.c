@@ -935,6 +935,42 @@ TEST(corpus_programs_end_to_end_4x4)
 	}
 }
 
+/*
+ * Small fabrics, where the placer turns operands into CONSTs (also in
+ * loops, next to REDUCE and STREAM): the programs still compute what they
+ * check.
+ */
+TEST(operand_consts_on_small_fabrics)
+{
+	static const struct {
+		const char *file;
+		unsigned w, h;
+	} runs[] = {
+		{ "vector_add.loom", 2, 2 },
+		{ "dot_reduction.loom", 3, 2 },
+		{ "histogram.loom", 3, 3 },
+	};
+
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		char *text = corpus(runs[i].file);
+		struct er e;
+
+		REQUIRE(text);
+		if (er_open(&e, text, runs[i].w, runs[i].h)) {
+			printf("#   %s: does not compile\n", runs[i].file);
+			CHECK(0);
+		} else {
+			int r = er_run_host(&e, "main");
+
+			if (r)
+				printf("#   %s: %d\n", runs[i].file, r);
+			CHECK_EQ(0, r);
+		}
+		er_close(&e);
+		free(text);
+	}
+}
+
 /* The host interpreter does check: a wrong expectation is caught. */
 TEST(wrong_expectation_is_caught)
 {
@@ -972,6 +1008,7 @@ int main(void)
 	RUN(corpus_programs_end_to_end_8x8);
 	RUN(three_times_the_pes_4x4);
 	RUN(corpus_programs_end_to_end_4x4);
+	RUN(operand_consts_on_small_fabrics);
 	RUN(wrong_expectation_is_caught);
 	return checks_done();
 }
