@@ -486,6 +486,7 @@ TEST(slotted_configurations)
 	free(bytes);
 }
 
+
 /* An image with no thread at all is still valid. */
 TEST(empty_image)
 {
@@ -513,7 +514,7 @@ static void fake_device(struct loom_device *dev)
 	memset(dev, 0, sizeof(*dev));
 	dev->fd = -1;
 	dev->info = (struct loom_device_info){ .num_cores = 2, .fabric_width = W,
-		.fabric_height = H, .max_rank = 4, .features = 1 };
+		.fabric_height = H, .max_rank = 4, .features = 1, .pe_slots = 1 };
 	pthread_mutex_init(&dev->lock, NULL);
 }
 
@@ -558,6 +559,41 @@ TEST(launch_checks_before_submission)
 	CHECK(tok == NULL);
 	CHECK(dev.configs == NULL);
 	loom_image_free(img);
+	free(bytes);
+}
+
+/* A thread on temporal PEs launches only on a device with as many slots. */
+TEST(launch_needs_the_slots)
+{
+	static unsigned char cfg[LOOM_CONFIG_SIZE(W * H * 3, 0)];
+	struct loom_fabric_config c = { .magic = LOOM_CONFIG_MAGIC,
+		.version = LOOM_CONFIG_VERSION_SLOTS, .width = W, .height = H,
+		.slots = 3 };
+	struct loom_arg args[3] = { { LOOM_ARG_MEMREF_I64, 0x1000 },
+				    { LOOM_ARG_MEMREF_I64, 0x2000 },
+				    { LOOM_ARG_MEMREF_I64, 0x3000 } };
+	int64_t ext[1] = { 4 };
+	struct loom_image_builder *b;
+	struct loom_token *tok = NULL;
+	struct loom_device dev;
+	struct loom_image *img;
+	void *bytes = NULL;
+	size_t size;
+
+	memcpy(cfg, &c, sizeof(c));
+	REQUIRE_EQ(0, loom_builder_new(W, H, &b));
+	REQUIRE_EQ(0, loom_builder_add_dense(b, "t", 1, vadd_types, 3, cfg, sizeof(cfg)));
+	REQUIRE_EQ(0, loom_builder_finish(b, &bytes, &size));
+	loom_builder_free(b);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	fake_device(&dev);
+	dev.info.pe_slots = 2;
+	CHECK_EQ(LOOM_E_FABRIC_MISMATCH, loom_launch_dense(&dev, img, "t", args, 3, ext, 1, NULL, 0, 0, &tok));
+	dev.info.pe_slots = 3;
+	CHECK_EQ(-EBADF, loom_launch_dense(&dev, img, "t", args, 3, ext, 1, NULL, 0, 0, &tok));
+	CHECK(tok == NULL);
+	loom_image_free(img);
+	pthread_mutex_destroy(&dev.lock);
 	free(bytes);
 }
 
@@ -621,6 +657,7 @@ int main(void)
 	RUN(load_file);
 	RUN(builder_rejections);
 	RUN(slotted_configurations);
+	RUN(launch_needs_the_slots);
 	RUN(empty_image);
 	RUN(launch_checks_before_submission);
 	RUN(no_device_on_host_paths);
