@@ -15,12 +15,16 @@
  * When the graph has more operations than the fabric has tiles, or does
  * not route spatially, operations are packed into groups that share a
  * temporal PE (uapi "Temporal PEs"), at most @cap per group: an operation
- * joins the group of one of its producers when it has room (the value
- * then reaches it without a link), else opens a group, else joins the
- * least filled.  Groups are placed and routed as single operations were.
- * @cap starts at the initiation interval the graph cannot beat anyway
- * (its memory bound, or operations over tiles) and grows to
- * LOOM_PE_SLOTS until the groups route.
+ * joins the group of one of its producers (the value then reaches it
+ * without a link) or the group whose outside inputs grow least, when it
+ * has room and takes few outside values, else opens a group, else joins
+ * the least filled (group_pes()).  Groups are placed and routed as single
+ * operations were.  @cap starts at the initiation interval the graph
+ * cannot beat anyway (its memory bound, or operations over tiles) and
+ * grows to LOOM_PE_SLOTS until the groups route; at each @cap a copy of
+ * the graph whose operands are CONSTs is tried too (operands_to_consts()).
+ * A pipelined mapping then gets MOVs in free slots where a fork's early
+ * branch would stall it (buffer_inputs()).
  */
 #include <stdlib.h>
 #include <string.h>
