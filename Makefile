@@ -47,7 +47,8 @@ VM_TOOLS := $(BUILD)/tools/loom-info $(BUILD)/tools/loom-run $(BUILD)/tools/loom
 # Programs compiled by loomc for the VM (8x8 fabric), run by libloom.
 vpath %.loom compiler/tests/corpus/valid lib/tests/vm
 LCBS := $(patsubst %.loom,$(BUILD)/lcb/%.lcb,$(notdir $(wildcard compiler/tests/corpus/valid/*.loom lib/tests/vm/*.loom)))
-# The examples: compiled for an 8x8 fabric, run by loom-run in the VM.
+# The examples: compiled for the device's default 4x4 fabric (their larger
+# threads on temporal PEs), run by loom-run in the VM.
 EXAMPLES := $(wildcard examples/*.loom)
 EXAMPLE_LCBS := $(patsubst examples/%.loom,$(BUILD)/examples/%.lcb,$(EXAMPLES))
 EXAMPLE_FILES = $(foreach f,$(EXAMPLE_LCBS) $(EXAMPLES:.loom=.expected),--file $(f))
@@ -291,7 +292,7 @@ $(BUILD)/lcb/%.lcb: %.loom $(BUILD)/bin/loomc
 $(BUILD)/examples/%.lcb: examples/%.loom $(BUILD)/bin/loomc
 	@mkdir -p $(dir $@)
 	@echo "  LOOMC   $@" >&2
-	@$(BUILD)/bin/loomc --fabric 8x8 -o $@ $<
+	@$(BUILD)/bin/loomc -o $@ $<
 
 # What each example must print, computed independently in C.
 $(BUILD)/host/examples/reference: examples/reference.c
@@ -489,24 +490,25 @@ test: all qemu $(ALL_INITRAMFS) $(HARNESS_KMOD) $(DEB_DKMS) $(FUZZ_BIN) $(VM_FUZ
 		LOOM_VERSION=$(LOOM_VERSION) tools/run-tests
 
 demo: qemu $(INITRAMFS) $(VM_TOOLS) $(EXAMPLE_LCBS)
-	@echo "The examples (examples/*.loom), compiled by loomc for an 8x8 fabric," \
-		"run by loom-run on the device in the VM:"
-	@tools/loom-vm --device-opts ",fabric=8x8" --file $(BUILD)/tools/loom-run \
+	@echo "The examples (examples/*.loom), compiled by loomc for the default 4x4" \
+		"fabric, run by loom-run on the device in the VM:"
+	@tools/loom-vm --file $(BUILD)/tools/loom-run \
 		--file tools/vm/run-examples $(EXAMPLE_FILES) $(foreach f,$(EXAMPLES),--file $(f)) \
 		$(BUILD)/tools/loom-info tools/vm/demo-examples
 
 # make run PROG=prog.loom [RUN_ARGS="--workers 2"] [TRACE=out.json]:
-# compile a program for an 8x8 fabric and run it with loom-run --stats on a
-# device in the VM; with TRACE, its Perfetto trace comes back to that file.
+# compile a program for the default 4x4 fabric and run it with loom-run
+# --stats on a device in the VM; with TRACE, its Perfetto trace comes back to
+# that file.
 RUN_LCB = $(BUILD)/run/$(basename $(notdir $(PROG))).lcb
 run: qemu $(INITRAMFS) $(BUILD)/tools/loom-run $(BUILD)/bin/loomc
 	@test -f "$(PROG)" || { echo "usage: make run PROG=prog.loom [RUN_ARGS='--workers 2'] [TRACE=out.json]" >&2; exit 2; }
 	@mkdir -p $(BUILD)/run
-	@$(BUILD)/bin/loomc --fabric 8x8 -o $(RUN_LCB) $(PROG)
+	@$(BUILD)/bin/loomc -o $(RUN_LCB) $(PROG)
 	@printf '#!/bin/sh\nexec /data/loom-run --stats %s %s /data/%s\n' '$(RUN_ARGS)' \
 		'$(if $(TRACE),--trace /tmp/$(notdir $(TRACE)))' '$(notdir $(RUN_LCB))' \
 		> $(BUILD)/run/loom-run.sh
-	@tools/loom-vm --device-opts ",fabric=8x8" --file $(BUILD)/tools/loom-run --file $(RUN_LCB) \
+	@tools/loom-vm --file $(BUILD)/tools/loom-run --file $(RUN_LCB) \
 		$(if $(TRACE),--fetch /tmp/$(notdir $(TRACE)) --fetch-dir $(dir $(TRACE))) \
 		$(BUILD)/run/loom-run.sh
 

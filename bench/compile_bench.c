@@ -4,15 +4,18 @@
  * kernels, on 4x4 and 8x8 fabrics, in one table.
  *
  * For every thread of every kernel file and each fabric size: the time to
- * lower and place and route it (mean of REPS runs), the PEs, ports and
- * route hops used, the longest path, the throughput bound the placer
- * reports (cycles per instance, or per loop iteration for threads with
- * loops), and the cycles per instance measured by running the
+ * lower and place and route it (mean of REPS runs), the PEs (MOVs the
+ * placer added included), ports and route hops used, the slots per PE
+ * (1: spatial), the longest path, the throughput bound the placer reports
+ * (cycles per instance, or per loop iteration for threads with loops: the
+ * II of the mapping, PE sharing included) and the II no mapping on that
+ * fabric beats, and the cycles per instance measured by running the
  * configuration on the engine's fabric model (memrefs point at zeroed
  * memory, scalar arguments are 8, extents 256 for rank 1, 16 x 16 for
  * rank 2, ...; dynamic-work threads run 64 items with payloads 0..63).
  * "bound/meas" is the bound over the measurement for threads without
- * loops (1.00: the mapping runs at the bound).
+ * loops (1.00: the mapping runs at its II).  The RESULT lines add the
+ * slowest mapping and the Horner polynomial's (@poly) ratio.
  *
  * Not part of the Makefile.  Build and run from the repository root:
  *
@@ -125,7 +128,8 @@ static double measure(struct ir_func *f, const struct placement *p)
 /* Per fabric size, for the summary line: mapped threads and their sums. */
 static struct summary {
 	unsigned threads, mapped, rated;
-	double us, quality;
+	double us, quality, max_us, horner;
+	bool has_horner;
 } summary[2];
 
 static void bench_thread(struct bench *b, struct ir_func *f)
@@ -156,9 +160,12 @@ static void bench_thread(struct bench *b, struct ir_func *f)
 	meas = measure(f, p);
 	b->sum->mapped++;
 	b->sum->us += us;
-	printf("%9.1f %4d %5d %5d %8d %6d%-5s ", us, p->stats.pes,
-	       p->stats.ports, p->stats.hops, p->stats.longest_cycles,
-	       p->stats.cycles_per_instance, p->stats.loops ? "/iter" : "");
+	printf("%9.1f %4d %5d %5d %5d %8d %6d%-5s %5d ", us, p->stats.pes,
+	       p->stats.ports, p->stats.hops, p->stats.slots,
+	       p->stats.longest_cycles, p->stats.cycles_per_instance,
+	       p->stats.loops ? "/iter" : "", p->stats.ii_bound);
+	if (us > b->sum->max_us)
+		b->sum->max_us = us;
 	if (meas < 0)
 		printf("%9s %10s\n", "failed", "-");
 	else if (p->stats.loops)
@@ -168,6 +175,10 @@ static void bench_thread(struct bench *b, struct ir_func *f)
 	if (meas >= 0 && !p->stats.loops) {
 		b->sum->rated++;
 		b->sum->quality += p->stats.cycles_per_instance / meas;
+		if (!strcmp(f->name, "poly")) {
+			b->sum->horner = p->stats.cycles_per_instance / meas;
+			b->sum->has_horner = true;
+		}
 	}
 	graph_free(&g);
 	free(p);
@@ -188,9 +199,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: compile_bench kernel.loom...\n");
 		return 2;
 	}
-	printf("%-16s %-12s %-7s %9s %4s %5s %5s %8s %11s %9s %10s\n",
+	printf("%-16s %-12s %-7s %9s %4s %5s %5s %5s %8s %11s %5s %9s %10s\n",
 	       "kernel", "thread", "fabric", "map(us)", "PEs", "ports",
-	       "hops", "longest", "bound(cyc)", "meas(cyc)", "bound/meas");
+	       "hops", "slots", "longest", "bound(cyc)", "min", "meas(cyc)",
+	       "bound/meas");
 	for (size_t s = 0; s < 2; s++)
 		for (int i = 1; i < argc; i++) {
 			struct bench b = { argv[i], sizes[s][0], sizes[s][1], NULL,
@@ -215,9 +227,11 @@ int main(int argc, char **argv)
 			continue;
 		printf("RESULT\tP6\t%.3f\tcompiled / ideal throughput, %ux%u "
 		       "(bound/measured cycles, mean)\t%u of %u threads mapped, "
-		       "%.0f us mean to lower, place and route; %u loop-free "
-		       "rated\n", m->quality / m->rated, sizes[s][0], sizes[s][1],
-		       m->mapped, m->threads, m->us / m->mapped, m->rated);
+		       "%.0f us mean (%.0f us at most) to lower, place and "
+		       "route; %u loop-free rated; Horner %.2f%s\n",
+		       m->quality / m->rated, sizes[s][0], sizes[s][1],
+		       m->mapped, m->threads, m->us / m->mapped, m->max_us,
+		       m->rated, m->horner, m->has_horner ? "" : " (not run)");
 	}
 	return 0;
 }

@@ -86,7 +86,9 @@ static void dot_node(FILE *out, const struct graph *g, int i)
 	}
 	fprintf(out, "  n%d [shape=box,label=\"%s.%s", i, loom_op_name(n->op),
 		n->type == LOOM_TYPE_I32 ? "i32" : "i64");
-	if (n->imm_b || n->op == LOOM_OP_CONST)
+	if (n->imm_operand)
+		fprintf(out, " operand=%" PRIu64, n->imm);
+	else if (n->imm_b || n->op == LOOM_OP_CONST)
 		fprintf(out, " imm=%" PRId64, (int64_t)n->imm);
 	if (n->op == LOOM_OP_REDUCE)
 		fprintf(out, " %s", loom_op_name((unsigned)n->imm));

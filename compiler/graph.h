@@ -31,6 +31,8 @@ enum g_kind {
  * @op: G_PE: enum loom_op
  * @type: G_PE: LOOM_TYPE_I64 or LOOM_TYPE_I32
  * @imm_b: G_PE: B is @imm (LOOM_TILE_IMM_B)
+ * @imm_operand: G_PE CONST: yields launch operand @imm
+ *	(LOOM_TILE_IMM_OPERAND; the placer makes these)
  * @imm: immediate (CONST value, IMM_B operand, REDUCE operation)
  * @in: G_PE: the node feeding A, B, C, or G_NONE
  * @port_kind: G_PORT: enum loom_port_kind
@@ -43,6 +45,7 @@ struct g_node {
 	uint8_t op;
 	uint8_t type;
 	bool imm_b;
+	bool imm_operand;
 	uint64_t imm;
 	int in[3];
 	uint8_t port_kind;

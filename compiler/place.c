@@ -11,10 +11,25 @@
  * exactly one source, so a link carries one value per direction).  When a
  * destination cannot be reached the whole routing is dropped and the graph
  * placed again with random perturbation, PLACE_ATTEMPTS times.
+ *
+ * When the graph has more operations than the fabric has tiles, or does
+ * not route spatially, operations are packed into groups that share a
+ * temporal PE (uapi "Temporal PEs"), at most @cap per group: an operation
+ * joins the group of one of its producers (the value then reaches it
+ * without a link) or the group whose outside inputs grow least, when it
+ * has room and takes few outside values, else opens a group, else joins
+ * the least filled (group_pes()).  Groups are placed and routed as single
+ * operations were.  @cap starts at the initiation interval the graph
+ * cannot beat anyway (its memory bound, or operations over tiles) and
+ * grows to LOOM_PE_SLOTS until the groups route; at each @cap a copy of
+ * the graph whose operands are CONSTs is tried too (operands_to_consts()).
+ * A pipelined mapping then gets MOVs in free slots where a fork's early
+ * branch would stall it (buffer_inputs()).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "loom_image.h"
 #include "place.h"
 
 struct pr {
@@ -22,15 +37,36 @@ struct pr {
 	struct placement *p;
 	unsigned w, h;
 	int *where;			/* node: tile, or port binding index */
-	int tile_node[PLACE_MAX_TILES];	/* node on each tile, or -1 */
+	int tile_node[PLACE_MAX_TILES];	/* group on each tile, or -1 */
+	int *group;			/* PE node: its group */
+	int *slot;			/* PE node: its slot in the group */
+	int ngroups;
+	int *links_in, *links_out;	/* group: outside values in, out */
+	int max_inputs;			/* outside values a group may take */
+	int strategy;			/* enum group_strategy */
 	bool edge_used[4][LOOM_FABRIC_MAX_DIM];
-	int *hops;			/* node * 3 + slot: route length */
+	int *use_at, *uses;		/* node s's consumers: uses[use_at[s]..
+					   use_at[s + 1]), as node * 3 + input */
+	int *hops;			/* node * 3 + input: route length */
+	int *arrive;			/* node * 3 + input: arrival cycle */
 	int *order;			/* routing order of the outputs */
 	unsigned seed;
 	int attempt;
 };
 
 #define ROUTE_ROUNDS	8
+
+/* Slot @k of tile @t. */
+static struct loom_tile_config *slot_cfg(struct placement *p, int t, int k)
+{
+	return &p->tiles[t * p->slots + k];
+}
+
+/* Link routes of a tile live in its slot 0. */
+static uint8_t *links(struct pr *r, int t)
+{
+	return slot_cfg(r->p, t, 0)->route;
+}
 
 static unsigned rnd(struct pr *r)
 {
@@ -91,7 +127,7 @@ static int neighbour(struct pr *r, int t, unsigned dir)
 	}
 }
 
-static int tile_cost(struct pr *r, const struct g_node *n, int t)
+static int input_cost(struct pr *r, const struct g_node *n, int t)
 {
 	int cost = 0;
 
@@ -102,6 +138,8 @@ static int tile_cost(struct pr *r, const struct g_node *n, int t)
 		if (!(graph_inputs(n) & (1U << k)))
 			continue;
 		src = &r->g->nodes[s];
+		if (src->kind == G_PE && r->where[s] < 0)
+			continue;	/* a member of this group, or later */
 		if (src->kind == G_PE)
 			cost += 2 * dist(r, t, r->where[s]);
 		else if (r->where[s] >= 0)
@@ -111,6 +149,32 @@ static int tile_cost(struct pr *r, const struct g_node *n, int t)
 		else
 			cost += 2 * to_edge(r, t) + 2;
 	}
+	return cost;
+}
+
+static int degree(struct pr *r, int t)
+{
+	int n = 0;
+
+	for (unsigned d = 0; d < 4; d++)
+		n += neighbour(r, t, d) >= 0;
+	return n;
+}
+
+/* Cost of putting the group of node @i on tile @t. */
+static int tile_cost(struct pr *r, int i, int t)
+{
+	int gi = r->group[i], deg = degree(r, t), cost = 0;
+
+	/* a corner has two links each way, a tile on the edge three */
+	if (r->links_in[gi] > deg)
+		cost += 16 * (r->links_in[gi] - deg);
+	if (r->links_out[gi] > deg)
+		cost += 16 * (r->links_out[gi] - deg);
+
+	for (int j = i; j < r->g->num; j++)
+		if (r->g->nodes[j].kind == G_PE && r->group[j] == r->group[i])
+			cost += input_cost(r, &r->g->nodes[j], t);
 	/* crowded tiles leave no links to route through: spread out */
 	for (unsigned d = 0; d < 4; d++) {
 		int u = neighbour(r, t, d);
@@ -159,7 +223,7 @@ static void place_port(struct pr *r, int node, int near)
 static bool allowed(struct pr *r, int t)
 {
 	int x = t % r->w, y = t / r->w;
-	int pes = graph_count(r->g, G_PE);
+	int pes = r->ngroups;
 	int spread = r->attempt % 3;
 
 	if (spread == 2 && (int)(r->w * r->h) >= 4 * pes)
@@ -169,9 +233,9 @@ static bool allowed(struct pr *r, int t)
 	return true;
 }
 
+/* Places the group of node @i (its first member) and its input ports. */
 static void place_pe(struct pr *r, int i)
 {
-	const struct g_node *n = &r->g->nodes[i];
 	int best = -1, bt = 0;
 
 	for (int t = 0; t < (int)(r->w * r->h); t++) {
@@ -179,19 +243,25 @@ static void place_pe(struct pr *r, int i)
 
 		if (r->tile_node[t] >= 0 || !allowed(r, t))
 			continue;
-		c = tile_cost(r, n, t);
+		c = tile_cost(r, i, t);
 		if (best < 0 || c < best) {
 			best = c;
 			bt = t;
 		}
 	}
-	r->tile_node[bt] = i;
-	r->where[i] = bt;
-	for (int k = 0; k < 3; k++)
-		if ((graph_inputs(n) & (1U << k)) &&
-		    r->g->nodes[n->in[k]].kind == G_PORT &&
-		    r->where[n->in[k]] < 0)
-			place_port(r, n->in[k], bt);
+	r->tile_node[bt] = r->group[i];
+	for (int j = i; j < r->g->num; j++) {
+		const struct g_node *n = &r->g->nodes[j];
+
+		if (n->kind != G_PE || r->group[j] != r->group[i])
+			continue;
+		r->where[j] = bt;
+		for (int k = 0; k < 3; k++)
+			if ((graph_inputs(n) & (1U << k)) &&
+			    r->g->nodes[n->in[k]].kind == G_PORT &&
+			    r->where[n->in[k]] < 0)
+				place_port(r, n->in[k], bt);
+	}
 }
 
 static void place_all(struct pr *r)
@@ -209,11 +279,13 @@ static void place_all(struct pr *r)
 
 		if (n->kind != G_PE)
 			continue;
-		place_pe(r, i);
-		tc = &r->p->tiles[r->where[i]];
+		if (r->where[i] < 0)
+			place_pe(r, i);
+		tc = slot_cfg(r->p, r->where[i], r->slot[i]);
 		tc->op = n->op;
 		tc->type = n->type;
-		tc->flags = n->imm_b ? LOOM_TILE_IMM_B : 0;
+		tc->flags = (n->imm_b ? LOOM_TILE_IMM_B : 0) |
+			    (n->imm_operand ? LOOM_TILE_IMM_OPERAND : 0);
 		tc->imm = n->imm;
 	}
 }
@@ -248,7 +320,7 @@ static bool reach(struct pr *r, uint8_t *avail, int *depth, int dst)
 			int u = neighbour(r, t, d);
 
 			if (u < 0 || from[u] != -2 ||
-			    r->p->tiles[t].route[d] != LOOM_SRC_NONE)
+			    links(r, t)[d] != LOOM_SRC_NONE)
 				continue;
 			from[u] = t * 4 + d;
 			queue[tail++] = u;
@@ -262,7 +334,7 @@ static bool reach(struct pr *r, uint8_t *avail, int *depth, int dst)
 		int t = path[len] / 4, d = path[len] % 4;
 		int u = neighbour(r, t, d);
 
-		r->p->tiles[t].route[d] = avail[t];
+		links(r, t)[d] = avail[t];
 		avail[u] = arrives_as(d);
 		depth[u] = depth[t] + 1;
 	}
@@ -277,32 +349,27 @@ static bool route_net(struct pr *r, int s)
 	const struct g_node *src = &r->g->nodes[s];
 
 	if (src->kind == G_PE) {
-		avail[r->where[s]] = LOOM_SRC_PE;
+		avail[r->where[s]] = r->p->slots == 1 ? LOOM_SRC_PE :
+				     LOOM_SRC_SLOT(r->slot[s]);
 	} else {
 		const struct loom_port_binding *b = &r->p->ports[r->where[s]];
 
 		avail[edge_tile(r, b->side, b->pos)] = LOOM_SRC_N + b->side;
 	}
-	for (int i = s + 1; i < r->g->num; i++) {
-		const struct g_node *n = &r->g->nodes[i];
+	for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++) {
+		int i = r->uses[u] / 3, k = r->uses[u] % 3, t = r->where[i];
 
-		for (int k = 0; k < 3; k++) {
-			int t = r->where[i];
-
-			if (!(graph_inputs(n) & (1U << k)) || n->in[k] != s)
-				continue;
-			if (!avail[t] && !reach(r, avail, depth, t))
-				return false;
-			r->p->tiles[t].route[LOOM_OUT_PE_A + k] = avail[t];
-			r->hops[i * 3 + k] = depth[t];
-		}
+		if (!avail[t] && !reach(r, avail, depth, t))
+			return false;
+		slot_cfg(r->p, t, r->slot[i])->route[LOOM_OUT_PE_A + k] = avail[t];
+		r->hops[i * 3 + k] = depth[t];
 	}
 	return true;
 }
 
 static void clear_routes(struct pr *r)
 {
-	for (unsigned t = 0; t < r->w * r->h; t++)
+	for (unsigned t = 0; t < r->w * r->h * r->p->slots; t++)
 		memset(r->p->tiles[t].route, 0, sizeof(r->p->tiles[t].route));
 }
 
@@ -311,15 +378,26 @@ static void clear_routes(struct pr *r)
  * to the front of the order and routing starts over (rip-up and reroute),
  * a few times before the placement is given up.
  */
-static int fanout(const struct graph *g, int s)
+static int fanout(const struct pr *r, int s)
 {
+	return r->use_at[s + 1] - r->use_at[s];
+}
+
+/* Indexes every node's consumers (r->use_at, r->uses), in node order. */
+static void index_uses(struct pr *r)
+{
+	const struct graph *g = r->g;
 	int n = 0;
 
-	for (int i = s + 1; i < g->num; i++)
-		for (int k = 0; k < 3; k++)
-			n += (graph_inputs(&g->nodes[i]) & (1U << k)) &&
-			     g->nodes[i].in[k] == s;
-	return n;
+	for (int s = 0; s < g->num; s++) {
+		r->use_at[s] = n;
+		for (int i = s + 1; i < g->num; i++)
+			for (int k = 0; k < 3; k++)
+				if ((graph_inputs(&g->nodes[i]) & (1U << k)) &&
+				    g->nodes[i].in[k] == s)
+					r->uses[n++] = i * 3 + k;
+	}
+	r->use_at[g->num] = n;
 }
 
 /* Point-to-point values first: a wide fork can detour more easily. */
@@ -330,7 +408,7 @@ static void initial_order(struct pr *r)
 	for (int i = 0; i < r->g->num; i++) {
 		int j = i;
 
-		fan[i] = fanout(r->g, i);
+		fan[i] = fanout(r, i);
 		for (; j > 0 && fan[r->order[j - 1]] > fan[i]; j--)
 			r->order[j] = r->order[j - 1];
 		r->order[j] = i;
@@ -359,12 +437,34 @@ static bool route_all(struct pr *r)
 
 /* ------------------------------------------------------------ stats --- */
 
+/*
+ * Cycles per instance no mapping beats: LOAD holds one load in flight for
+ * the load latency; at most PLACE_MEM_PORTS memory operations per cycle.
+ */
+static int mem_bound(const struct graph *g)
+{
+	int mem = 0, loads = 0, ii;
+
+	for (int i = 0; i < g->num; i++) {
+		const struct g_node *n = &g->nodes[i];
+
+		if (n->kind != G_PE)
+			continue;
+		mem += n->op == LOOM_OP_LOAD || n->op == LOOM_OP_STORE;
+		loads += n->op == LOOM_OP_LOAD;
+	}
+	ii = loads ? PLACE_LOAD_LATENCY : 1;
+	if ((mem + PLACE_MEM_PORTS - 1) / PLACE_MEM_PORTS > ii)
+		ii = (mem + PLACE_MEM_PORTS - 1) / PLACE_MEM_PORTS;
+	return ii;
+}
+
 static void stats(struct pr *r)
 {
 	struct place_stats *st = &r->p->stats;
 	int *cyc = calloc(r->g->num + 1, sizeof(int));
 	int *hop = calloc(r->g->num + 1, sizeof(int));
-	int mem = 0, loads = 0;
+	int ntiles = r->w * r->h;
 
 	if (!cyc || !hop)
 		abort();
@@ -373,7 +473,7 @@ static void stats(struct pr *r)
 	st->hops = 0;
 	for (unsigned t = 0; t < r->w * r->h; t++)
 		for (unsigned d = 0; d < 4; d++)
-			st->hops += r->p->tiles[t].route[d] != LOOM_SRC_NONE;
+			st->hops += links(r, t)[d] != LOOM_SRC_NONE;
 	for (int i = 0; i < r->g->num; i++) {
 		const struct g_node *n = &r->g->nodes[i];
 		int lat = n->op == LOOM_OP_LOAD ? PLACE_LOAD_LATENCY : 1;
@@ -383,23 +483,30 @@ static void stats(struct pr *r)
 		for (int k = 0; k < 3; k++) {
 			if (!(graph_inputs(n) & (1U << k)))
 				continue;
+			r->arrive[i * 3 + k] = cyc[n->in[k]] + r->hops[i * 3 + k];
 			if (cyc[n->in[k]] + r->hops[i * 3 + k] + lat > cyc[i])
 				cyc[i] = cyc[n->in[k]] + r->hops[i * 3 + k] + lat;
 			if (hop[n->in[k]] + r->hops[i * 3 + k] > hop[i])
 				hop[i] = hop[n->in[k]] + r->hops[i * 3 + k];
 		}
-		mem += n->op == LOOM_OP_LOAD || n->op == LOOM_OP_STORE;
-		loads += n->op == LOOM_OP_LOAD;
 		if (cyc[i] > st->longest_cycles)
 			st->longest_cycles = cyc[i];
 		if (hop[i] > st->longest_hops)
 			st->longest_hops = hop[i];
 	}
-	st->cycles_per_instance = loads ? PLACE_LOAD_LATENCY : 1;
-	if ((mem + PLACE_MEM_PORTS - 1) / PLACE_MEM_PORTS >
-	    st->cycles_per_instance)
-		st->cycles_per_instance =
-			(mem + PLACE_MEM_PORTS - 1) / PLACE_MEM_PORTS;
+	st->ii_bound = mem_bound(r->g);
+	if ((st->pes + ntiles - 1) / ntiles > st->ii_bound)
+		st->ii_bound = (st->pes + ntiles - 1) / ntiles;
+	st->slots = r->p->slots;
+	st->cycles_per_instance = mem_bound(r->g);
+	for (int t = 0; t < ntiles; t++) {
+		int used = 0;
+
+		for (unsigned k = 0; k < r->p->slots; k++)
+			used += slot_cfg(r->p, t, k)->op != LOOM_OP_NOP;
+		if (used > st->cycles_per_instance)
+			st->cycles_per_instance = used;
+	}
 	st->loops = r->g->loops;
 	free(cyc);
 	free(hop);
@@ -407,17 +514,624 @@ static void stats(struct pr *r)
 
 /* ------------------------------------------------------------- main --- */
 
-static bool fits(struct diag *d, struct loom_loc loc, const struct graph *g,
-		 unsigned w, unsigned h)
+static bool fits(const struct graph *g, unsigned w, unsigned h)
 {
 	int pes = graph_count(g, G_PE), ports = graph_count(g, G_PORT);
 	int edge = 2 * (int)(w + h);
 
-	if (pes <= (int)(w * h) && ports <= edge && ports <= LOOM_MAX_PORTS)
-		return true;
+	return pes <= (int)(w * h) * LOOM_PE_SLOTS && ports <= edge &&
+	       ports <= LOOM_MAX_PORTS;
+}
+
+static void does_not_fit(struct diag *d, struct loom_loc loc,
+			 const struct graph *g, unsigned w, unsigned h)
+{
+	int pes = graph_count(g, G_PE), ports = graph_count(g, G_PORT);
+	int edge = 2 * (int)(w + h);
+
 	diag_error(d, loc,
-		   "graph of %d operations and %d ports does not fit a %ux%u fabric (%u tiles, %d edge ports)",
-		   pes, ports, w, h, w * h, edge < LOOM_MAX_PORTS ? edge : LOOM_MAX_PORTS);
+		   "graph of %d operations and %d ports does not fit a %ux%u fabric (%u tiles of %d slots, %d edge ports)",
+		   pes, ports, w, h, w * h, LOOM_PE_SLOTS,
+		   edge < LOOM_MAX_PORTS ? edge : LOOM_MAX_PORTS);
+}
+
+/*
+ * A tile has four incoming links: a group may take at most 3 (then 2)
+ * distinct values from outside (ports or other groups), so that links are
+ * left for routes passing through.
+ */
+#define GROUP_MAX_INPUTS	3
+
+/* How pick_group() chooses among the groups with room. */
+enum group_strategy {
+	JOIN_PRODUCER,		/* a producer's group */
+	JOIN_LEAST_GROWTH,	/* the group whose outside values grow least */
+	GROUP_STRATEGIES,
+};
+
+#define GROUP_TRIES		(2 * GROUP_STRATEGIES)
+
+/* Whether @s is already among the values @list (@n long). */
+static bool listed(const int *list, int n, int s)
+{
+	for (int j = 0; j < n; j++)
+		if (list[j] == s)
+			return true;
+	return false;
+}
+
+/*
+ * Distinct outside values group @gi (-1: a new one) would take with node
+ * @i (-1: none) in it.  Nodes after @i have no group yet.
+ */
+static int outside_inputs(struct pr *r, int gi, int i)
+{
+	int list[3 * LOOM_PE_SLOTS + 3], n = 0;
+
+	for (int j = 0; j < r->g->num; j++) {
+		const struct g_node *m = &r->g->nodes[j];
+
+		if (m->kind != G_PE || (j != i && (gi < 0 || r->group[j] != gi)))
+			continue;
+		for (int k = 0; k < 3; k++) {
+			int s = m->in[k];
+
+			if (!(graph_inputs(m) & (1U << k)) ||
+			    (r->g->nodes[s].kind == G_PE && gi >= 0 &&
+			     r->group[s] == gi) ||
+			    listed(list, n, s))
+				continue;
+			list[n++] = s;
+		}
+	}
+	return n;
+}
+
+/* Whether group @gi has room for another operation. */
+static bool room(int gi, int cap, const int *size)
+{
+	return size[gi] < cap;
+}
+
+/* The group of a producer of node @i with room that takes it, or -1. */
+static int producer_group(struct pr *r, int i, int cap, const int *size)
+{
+	const struct g_node *n = &r->g->nodes[i];
+
+	for (int k = 0; k < 3; k++) {
+		int s = n->in[k];
+
+		if ((graph_inputs(n) & (1U << k)) &&
+		    r->g->nodes[s].kind == G_PE && r->group[s] >= 0 &&
+		    room(r->group[s], cap, size) &&
+		    outside_inputs(r, r->group[s], i) <= r->max_inputs)
+			return r->group[s];
+	}
+	return -1;
+}
+
+/*
+ * The group with room, within max_inputs outside values, whose outside
+ * values grow the least, if less than a new group's would (a producer's
+ * group, or one that takes the same values), or -1.
+ */
+static int growth_group(struct pr *r, int i, int cap, const int *size)
+{
+	int best = -1, best_add = outside_inputs(r, -1, i);
+
+	for (int gi = 0; gi < r->ngroups; gi++) {
+		int with, add;
+
+		if (!room(gi, cap, size))
+			continue;
+		with = outside_inputs(r, gi, i);
+		add = with - outside_inputs(r, gi, -1);
+		if (with <= r->max_inputs && add < best_add) {
+			best = gi;
+			best_add = add;
+		}
+	}
+	return best;
+}
+
+/*
+ * The group node @i joins: a producer's (or the least growing), else a new
+ * group, else the least full that takes it, else the least full.
+ */
+static int pick_group(struct pr *r, int i, int cap, int max_groups, int *size)
+{
+	int best = -1;
+
+	if (r->strategy == JOIN_PRODUCER)
+		best = producer_group(r, i, cap, size);
+	else
+		best = growth_group(r, i, cap, size);
+
+	if (best >= 0)
+		return best;
+	if (r->ngroups < max_groups)
+		return r->ngroups++;
+	for (int pass = 0; pass < 2 && best < 0; pass++)
+		for (int gi = 0; gi < r->ngroups; gi++)
+			if (room(gi, cap, size) &&
+			    (pass || outside_inputs(r, gi, i) <= r->max_inputs) &&
+			    (best < 0 || size[gi] < size[best]))
+				best = gi;
+	return best;
+}
+
+/* Packs the PEs into groups of at most @cap; cap 1 is spatial. */
+/*
+ * The one operation that consumes node @i when all of @i's inputs are
+ * ports (a CONST of an operand triggered by the ctrl port, an address
+ * computed from a coordinate), or -1: such a node is best put in its
+ * consumer's group, which its result then reaches without a link.
+ */
+static int leaf_consumer(const struct graph *g, int i)
+{
+	const struct g_node *n = &g->nodes[i];
+	int consumer = -1;
+
+	for (int k = 0; k < 3; k++)
+		if ((graph_inputs(n) & (1U << k)) &&
+		    g->nodes[n->in[k]].kind != G_PORT)
+			return -1;
+	for (int j = i + 1; j < g->num; j++) {
+		const struct g_node *m = &g->nodes[j];
+
+		for (int k = 0; k < 3; k++) {
+			if (!(graph_inputs(m) & (1U << k)) || m->in[k] != i)
+				continue;
+			if (consumer >= 0 && consumer != j)
+				return -1;
+			consumer = j;
+		}
+	}
+	return consumer;
+}
+
+static void join_group(struct pr *r, int i, int gi, int *size)
+{
+	r->group[i] = gi;
+	r->slot[i] = size[gi]++;
+}
+
+/*
+ * Packs the PEs into groups of at most @cap; cap 1 is spatial.  A node
+ * whose inputs are all ports waits for its only consumer and joins its
+ * group when it has room.
+ */
+static void group_pes(struct pr *r, int cap)
+{
+	int max_groups = r->w * r->h;
+	int *size = calloc(max_groups + 1, sizeof(int));
+	int *leaf = calloc(r->g->num + 1, sizeof(int));
+
+	if (!size || !leaf)
+		abort();
+	r->ngroups = 0;
+	for (int i = 0; i < r->g->num; i++) {
+		r->group[i] = -1;
+		leaf[i] = cap > 1 && r->g->nodes[i].kind == G_PE ?
+			  leaf_consumer(r->g, i) : -1;
+	}
+	for (int i = 0; i < r->g->num; i++) {
+		if (r->g->nodes[i].kind != G_PE || leaf[i] >= 0)
+			continue;
+		join_group(r, i, cap == 1 ? r->ngroups++ :
+			   pick_group(r, i, cap, max_groups, size), size);
+		for (int j = 0; j < i; j++) {
+			if (leaf[j] != i)
+				continue;
+			join_group(r, j, size[r->group[i]] < cap ? r->group[i] :
+				   pick_group(r, j, cap, max_groups, size), size);
+		}
+	}
+	free(size);
+	free(leaf);
+}
+
+/* Outside values each group takes and gives, for tile_cost(). */
+static void group_links(struct pr *r)
+{
+	for (int gi = 0; gi < r->ngroups; gi++) {
+		r->links_in[gi] = r->ngroups > 1 || r->p->slots == 1 ?
+				  outside_inputs(r, gi, -1) : 0;
+		r->links_out[gi] = 0;
+	}
+	for (int s = 0; s < r->g->num; s++) {
+		if (r->g->nodes[s].kind != G_PE)
+			continue;
+		for (int i = s + 1; i < r->g->num; i++) {
+			const struct g_node *n = &r->g->nodes[i];
+			bool uses = false;
+
+			for (int k = 0; k < 3; k++)
+				uses |= (graph_inputs(n) & (1U << k)) &&
+					n->in[k] == s;
+			if (uses && n->kind == G_PE &&
+			    r->group[i] != r->group[s]) {
+				r->links_out[r->group[s]]++;
+				break;
+			}
+		}
+	}
+}
+
+/* Places and routes with groups of at most @cap operations. */
+static bool place_route(struct pr *r, int cap)
+{
+	bool ok = false;
+
+	int attempts = cap == 1 ? PLACE_ATTEMPTS : PLACE_TEMPORAL_ATTEMPTS;
+
+	r->p->slots = cap == 1 ? 1 : LOOM_PE_SLOTS;
+	r->seed = 12345;
+	group_pes(r, cap);
+	group_links(r);
+	for (r->attempt = 0; !ok && r->attempt < attempts; r->attempt++) {
+		place_all(r);
+		ok = route_all(r);
+	}
+	return ok;
+}
+
+/* The smallest group size worth trying: sharing below it costs nothing. */
+static int first_cap(const struct graph *g, unsigned w, unsigned h)
+{
+	int pes = graph_count(g, G_PE), tiles = w * h;
+	int cap = (pes + tiles - 1) / tiles;
+
+	if (cap < 2)
+		cap = 2;
+	if (mem_bound(g) > cap)
+		cap = mem_bound(g);
+	return cap < LOOM_PE_SLOTS ? cap : LOOM_PE_SLOTS;
+}
+
+/* ---------------------------------------------------------- buffers --- */
+
+/*
+ * A fork moves a token only when every branch has room, so a branch that
+ * reaches its operation early must hold the tokens that wait there for the
+ * operation's later inputs, or it stalls the fork (and the ports, which
+ * inject an instance only when every port has room).  An input path holds
+ * the operation's FIFO, the producer's output buffer (or the port's queue)
+ * and a token per link hop; a MOV in a free slot of the operation's PE,
+ * put in front of the input, adds its FIFO and its output buffer without
+ * changing any route.  The wait is estimated from the routed lengths; an
+ * operation's firing and its result's first move take a cycle each, which
+ * stats() counts as one: BUFFER_SLACK_SCALE makes up for it.
+ */
+#define PATH_TOKENS(hops)	(PLACE_FIFO_DEPTH + LOOM_LINK_DEPTH + (hops))
+#define MOV_TOKENS		(PLACE_FIFO_DEPTH + LOOM_LINK_DEPTH)
+#define BUFFER_SLACK_SCALE	2
+
+/* Pipelined dense threads without loops gain from buffered paths. */
+static bool pipelined(const struct graph *g)
+{
+	return g->domain == LOOM_DOMAIN_DENSE && !g->loops;
+}
+
+/* MOVs input @k of node @i needs at one instance per @ii cycles. */
+static int movs_needed(struct pr *r, int i, int k, int ii)
+{
+	const struct g_node *n = &r->g->nodes[i];
+	int last = 0, need, have;
+
+	for (int j = 0; j < 3; j++)
+		if ((graph_inputs(n) & (1U << j)) && r->arrive[i * 3 + j] > last)
+			last = r->arrive[i * 3 + j];
+	need = (BUFFER_SLACK_SCALE * (last - r->arrive[i * 3 + k]) + ii - 1) /
+	       ii + 1;
+	have = PATH_TOKENS(r->hops[i * 3 + k]);
+	return need <= have ? 0 : (need - have + MOV_TOKENS - 1) / MOV_TOKENS;
+}
+
+/* A spatial placement becomes one of LOOM_PE_SLOTS slots, slot 0 each. */
+static void widen_slots(struct placement *p)
+{
+	int ntiles = p->width * p->height;
+
+	if (p->slots == LOOM_PE_SLOTS)
+		return;
+	for (int t = ntiles - 1; t >= 0; t--) {
+		struct loom_tile_config tc = p->tiles[t];
+
+		memset(&p->tiles[t * LOOM_PE_SLOTS], 0,
+		       LOOM_PE_SLOTS * sizeof(tc));
+		p->tiles[t * LOOM_PE_SLOTS] = tc;
+	}
+	p->slots = LOOM_PE_SLOTS;
+}
+
+/* Operations on tile @t, and its first free slot in @free_slot (or -1). */
+static int tile_ops(struct placement *p, int t, int *free_slot)
+{
+	int used = 0;
+
+	*free_slot = -1;
+	for (unsigned k = 0; k < p->slots; k++) {
+		if (slot_cfg(p, t, k)->op != LOOM_OP_NOP)
+			used++;
+		else if (*free_slot < 0)
+			*free_slot = k;
+	}
+	return used;
+}
+
+/*
+ * Puts a MOV in front of input @k of node @i; false if its PE is full: it
+ * keeps a slot of slack below the II (a PE that must fire in every cycle
+ * slips; conv3 on 4x4 ran at 0.78 of its II so, 0.82 without).
+ */
+static bool add_mov(struct pr *r, int i, int k, int ii)
+{
+	int t = r->where[i], f;
+	struct loom_tile_config *mov, *op;
+
+	widen_slots(r->p);
+	if (tile_ops(r->p, t, &f) >= ii - 1 || f < 0)
+		return false;
+	mov = slot_cfg(r->p, t, f);
+	op = slot_cfg(r->p, t, r->slot[i]);
+	mov->op = LOOM_OP_MOV;
+	mov->type = LOOM_TYPE_I64;
+	mov->route[LOOM_OUT_PE_A] = op->route[LOOM_OUT_PE_A + k];
+	op->route[LOOM_OUT_PE_A + k] = LOOM_SRC_SLOT(f);
+	return true;
+}
+
+/*
+ * MOVs in free slots, below the II the placement has, for the inputs
+ * that would stall a fork; returns how many.  A spatial placement that
+ * needs one becomes a temporal one.
+ */
+static int buffer_inputs(struct pr *r)
+{
+	int ii = r->p->stats.cycles_per_instance, added = 0;
+
+	if (!pipelined(r->g) || ii < 2)
+		return 0;
+	for (int i = 0; i < r->g->num; i++) {
+		if (r->g->nodes[i].kind != G_PE)
+			continue;
+		for (int k = 0; k < 3; k++) {
+			if (!(graph_inputs(&r->g->nodes[i]) & (1U << k)))
+				continue;
+			for (int m = movs_needed(r, i, k, ii); m > 0; m--) {
+				if (!add_mov(r, i, k, ii))
+					break;
+				added++;
+			}
+		}
+	}
+	return added;
+}
+
+/*
+ * A temporal placement keeps only the slots some tile uses (at least 2:
+ * its routes name slots), so that its image is no larger than it must be.
+ */
+static void shrink_slots(struct placement *p)
+{
+	unsigned ntiles = p->width * p->height, used = 2;
+	static const uint8_t none[LOOM_ROUTE_OUTS];
+
+	if (p->slots == 1)
+		return;
+	for (unsigned t = 0; t < ntiles; t++)
+		for (unsigned k = used; k < p->slots; k++)
+			if (slot_cfg(p, t, k)->op != LOOM_OP_NOP ||
+			    memcmp(slot_cfg(p, t, k)->route, none, sizeof(none)))
+				used = k + 1;
+	for (unsigned t = 0; t < ntiles; t++)
+		for (unsigned k = 0; k < used; k++)
+			p->tiles[t * used + k] = *slot_cfg(p, t, k);
+	memset(&p->tiles[ntiles * used], 0,
+	       (size_t)ntiles * (p->slots - used) * sizeof(p->tiles[0]));
+	p->slots = used;
+}
+
+/*
+ * Maps @g into @p with groups of @cap operations at most (1: spatially;
+ * every grouping rule in turn).
+ */
+static bool map_graph(const struct graph *g, unsigned width, unsigned height,
+		      struct placement *p, int cap)
+{
+	struct pr r = { .g = g, .p = p, .w = width, .h = height };
+	bool ok = false;
+
+	memset(p, 0, sizeof(*p));
+	p->width = width;
+	p->height = height;
+	p->slots = 1;
+	r.where = calloc(g->num + 1, sizeof(int));
+	r.order = calloc(g->num + 1, sizeof(int));
+	r.group = calloc(g->num + 1, sizeof(int));
+	r.slot = calloc(g->num + 1, sizeof(int));
+	r.links_in = calloc(g->num + 1, sizeof(int));
+	r.links_out = calloc(g->num + 1, sizeof(int));
+	r.hops = calloc(3 * g->num + 3, sizeof(int));
+	r.arrive = calloc(3 * g->num + 3, sizeof(int));
+	r.use_at = calloc(g->num + 1, sizeof(int));
+	r.uses = calloc(3 * g->num + 3, sizeof(int));
+	if (!r.where || !r.order || !r.group || !r.slot || !r.links_in ||
+	    !r.links_out || !r.hops || !r.arrive || !r.use_at || !r.uses)
+		abort();
+	index_uses(&r);
+	if (cap == 1)
+		ok = place_route(&r, 1);
+	for (int t = 0; cap > 1 && !ok && t < GROUP_TRIES; t++) {
+		r.strategy = t % GROUP_STRATEGIES;
+		r.max_inputs = GROUP_MAX_INPUTS - t / GROUP_STRATEGIES;
+		ok = place_route(&r, cap);
+	}
+	if (ok) {
+		stats(&r);
+		p->stats.attempts = r.attempt;
+		p->stats.movs = buffer_inputs(&r);
+		if (p->stats.movs) {
+			int attempts = p->stats.attempts, movs = p->stats.movs;
+
+			stats(&r);
+			p->stats.attempts = attempts;
+			p->stats.movs = movs;
+			p->stats.pes += movs;
+		}
+		shrink_slots(p);
+		p->stats.slots = p->slots;
+	}
+	free(r.where);
+	free(r.order);
+	free(r.group);
+	free(r.slot);
+	free(r.links_in);
+	free(r.links_out);
+	free(r.hops);
+	free(r.arrive);
+	free(r.use_at);
+	free(r.uses);
+	return ok;
+}
+
+/* ------------------------------------------------------- operands --- */
+
+/*
+ * The input of @n to trigger a CONST replacing its operand input @k, or
+ * -1: one @n takes as often as input @k, so not REDUCE's C (count values
+ * per init).
+ */
+static int trigger_input(const struct graph *g, const struct g_node *n, int k)
+{
+	int best = -1;
+
+	for (int j = 0; j < 3; j++) {
+		const struct g_node *s;
+
+		if (j == k || !(graph_inputs(n) & (1U << j)) ||
+		    (n->op == LOOM_OP_REDUCE && (j == 2 || k == 2)))
+			continue;
+		s = &g->nodes[n->in[j]];
+		if (s->kind == G_PE)
+			return j;
+		if (s->port_kind != LOOM_PORT_OPERAND && best < 0)
+			best = j;
+	}
+	return best;
+}
+
+/*
+ * A copy of @g without operand ports: each input an operand fed takes a
+ * CONST of that operand (LOOM_TILE_IMM_OPERAND) instead, triggered by
+ * another input of the same operation (a PE's result first), else by a
+ * control port, one per instance.  Values the whole graph needs then need
+ * no edge position and no route across the fabric.  Returns false when
+ * @g has no operand port.
+ */
+static bool operands_to_consts(const struct graph *g, struct graph *out)
+{
+	int *map = calloc(g->num + 1, sizeof(int));
+	int ctrl = -1;
+	bool any = false;
+
+	if (!map)
+		abort();
+	graph_init(out);
+	out->thread = g->thread;
+	out->domain = g->domain;
+	out->rank = g->rank;
+	out->child_capacity = g->child_capacity;
+	out->loops = g->loops;
+	for (int i = 0; i < g->num; i++) {
+		const struct g_node *n = &g->nodes[i];
+
+		any |= n->kind == G_PORT && n->port_kind == LOOM_PORT_OPERAND;
+		if (n->kind == G_PORT && n->port_kind == LOOM_PORT_CTRL)
+			ctrl = i;
+	}
+	if (!any) {
+		free(map);
+		return false;
+	}
+	for (int i = 0; i < g->num; i++) {
+		const struct g_node *n = &g->nodes[i];
+		struct g_node c = *n;
+
+		if (n->kind == G_PORT) {
+			map[i] = n->port_kind == LOOM_PORT_OPERAND ? -1 :
+				 graph_add(out, n);
+			continue;
+		}
+		for (int k = 0; k < 3; k++) {
+			const struct g_node *s;
+			int t;
+
+			if (!(graph_inputs(n) & (1U << k)))
+				continue;
+			s = &g->nodes[n->in[k]];
+			if (s->kind != G_PORT || s->port_kind != LOOM_PORT_OPERAND) {
+				c.in[k] = map[n->in[k]];
+				continue;
+			}
+			t = trigger_input(g, n, k);
+			if (t < 0 && ctrl < 0) {
+				struct g_node port = {
+					.kind = G_PORT, .port_kind = LOOM_PORT_CTRL,
+					.in = { G_NONE, G_NONE, G_NONE },
+					.loc = n->loc,
+				};
+
+				ctrl = g->num;	/* in out only */
+				map[ctrl] = graph_add(out, &port);
+			}
+			c.in[k] = graph_add(out, &(struct g_node){
+				.kind = G_PE, .op = LOOM_OP_CONST,
+				.type = LOOM_TYPE_I64, .imm_operand = true,
+				.imm = s->port_index, .loc = n->loc,
+				.in = { t >= 0 ? map[n->in[t]] : map[ctrl],
+					G_NONE, G_NONE },
+			});
+		}
+		map[i] = graph_add(out, &c);
+	}
+	free(map);
+	return true;
+}
+
+/*
+ * Maps @g: spatially if it can, else on temporal PEs, groups growing from
+ * first_cap(); at each group size @g itself, then the copy of it whose
+ * operands are CONSTs (which needs fewer ports and routes, and has more
+ * operations).
+ */
+static bool map_any(struct diag *d, struct loom_loc loc, const struct graph *g,
+		    unsigned width, unsigned height, struct placement *p)
+{
+	bool fit = fits(g, width, height), ok = false, consts;
+	struct graph c;
+
+	if (fit && graph_count(g, G_PE) <= (int)(width * height) &&
+	    map_graph(g, width, height, p, 1))
+		return true;
+	consts = operands_to_consts(g, &c) && fits(&c, width, height);
+	for (int cap = 2; !ok && cap <= LOOM_PE_SLOTS; cap++) {
+		ok = fit && cap >= first_cap(g, width, height) &&
+		     map_graph(g, width, height, p, cap);
+		if (!ok && consts && cap >= first_cap(&c, width, height))
+			ok = map_graph(&c, width, height, p, cap);
+	}
+	graph_free(&c);
+	if (ok)
+		return true;
+	if (!fit)
+		does_not_fit(d, loc, g, width, height);
+	else
+		diag_error(d, loc,
+			   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d placements",
+			   g->thread ? g->thread : "?", graph_count(g, G_PE),
+			   graph_count(g, G_PORT), width, height, PLACE_ATTEMPTS);
 	return false;
 }
 
@@ -425,43 +1139,19 @@ unsigned place_graph(struct diag *d, struct loom_loc loc,
 		     const struct graph *g, unsigned width, unsigned height,
 		     struct placement *p)
 {
-	struct pr r = { .g = g, .p = p, .w = width, .h = height,
-			.seed = 12345 };
-	bool ok = false;
-
+	if (map_any(d, loc, g, width, height, p))
+		return 0;
 	memset(p, 0, sizeof(*p));
 	p->width = width;
 	p->height = height;
-	if (!fits(d, loc, g, width, height))
-		return 1;
-	r.where = calloc(g->num + 1, sizeof(int));
-	r.hops = calloc(3 * g->num + 3, sizeof(int));
-	r.order = calloc(g->num + 1, sizeof(int));
-	if (!r.where || !r.hops || !r.order)
-		abort();
-	for (r.attempt = 0; !ok && r.attempt < PLACE_ATTEMPTS; r.attempt++) {
-		place_all(&r);
-		ok = route_all(&r);
-	}
-	if (ok) {
-		stats(&r);
-		p->stats.attempts = r.attempt;
-	} else {
-		diag_error(d, loc,
-			   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d placements",
-			   g->thread ? g->thread : "?", graph_count(g, G_PE),
-			   graph_count(g, G_PORT), width, height,
-			   PLACE_ATTEMPTS);
-	}
-	free(r.where);
-	free(r.hops);
-	free(r.order);
-	return ok ? 0 : 1;
+	p->slots = 1;
+	return 1;
 }
 
 size_t place_config_size(const struct placement *p)
 {
-	return LOOM_CONFIG_SIZE((size_t)p->width * p->height, p->num_ports);
+	return LOOM_CONFIG_SIZE((size_t)p->width * p->height * p->slots,
+				p->num_ports);
 }
 
 void place_config_write(const struct placement *p, void *buf)
@@ -471,7 +1161,14 @@ void place_config_write(const struct placement *p, void *buf)
 		.width = p->width, .height = p->height,
 		.num_ports = p->num_ports,
 	};
-	size_t tiles = (size_t)p->width * p->height * sizeof(p->tiles[0]);
+	size_t tiles = (size_t)p->width * p->height * p->slots *
+		       sizeof(p->tiles[0]);
+
+	/* spatial configurations stay version 1: any device runs them */
+	if (p->slots > 1) {
+		hdr.version = LOOM_CONFIG_VERSION_SLOTS;
+		hdr.slots = p->slots;
+	}
 	char *b = buf;
 
 	memcpy(b, &hdr, sizeof(hdr));
@@ -486,8 +1183,19 @@ static const char *const dir_name = "NESW";
 static const char *const src_names[] = { "-", "N", "E", "S", "W", "PE" };
 static const char *const out_names[] = { "N", "E", "S", "W", "A", "B", "C" };
 
+static void print_src(FILE *out, unsigned s, unsigned slots)
+{
+	if (s <= LOOM_SRC_PE)
+		fprintf(out, "%s", src_names[s]);
+	else if (s < LOOM_SRC_SLOT(slots))
+		fprintf(out, "S%u", s - LOOM_SRC_SLOT0);
+	else
+		fprintf(out, "?");
+}
+
+/* Slot @k of tile (x, y); @slots 1 prints no slot number. */
 static void print_tile(FILE *out, const struct loom_tile_config *tc,
-		       unsigned x, unsigned y)
+		       unsigned x, unsigned y, unsigned k, unsigned slots)
 {
 	bool used = tc->op != LOOM_OP_NOP;
 
@@ -495,21 +1203,28 @@ static void print_tile(FILE *out, const struct loom_tile_config *tc,
 		used |= tc->route[o] != LOOM_SRC_NONE;
 	if (!used)
 		return;
-	fprintf(out, "  (%u,%u)  %-9s %s", x, y, loom_op_name(tc->op),
+	if (slots > 1)
+		fprintf(out, "  (%u,%u).%u", x, y, k);
+	else
+		fprintf(out, "  (%u,%u)", x, y);
+	fprintf(out, "  %-9s %s", loom_op_name(tc->op),
 		tc->op == LOOM_OP_NOP ? "   " :
 		tc->type == LOOM_TYPE_I32 ? "i32" : "i64");
 	if (tc->flags & LOOM_TILE_IMM_B)
 		fprintf(out, " B=%lld", (long long)tc->imm);
+	else if (tc->flags & LOOM_TILE_IMM_OPERAND)
+		fprintf(out, " operand=%llu", (unsigned long long)tc->imm);
 	else if (tc->op == LOOM_OP_CONST)
 		fprintf(out, " imm=%lld", (long long)tc->imm);
 	else if (tc->op == LOOM_OP_REDUCE)
 		fprintf(out, " fold=%s", loom_op_name((unsigned)tc->imm));
 	fprintf(out, "  routes:");
-	for (int o = 0; o < LOOM_ROUTE_OUTS; o++)
-		if (tc->route[o] != LOOM_SRC_NONE)
-			fprintf(out, " %s<-%s", out_names[o],
-				tc->route[o] <= LOOM_SRC_PE ?
-					src_names[tc->route[o]] : "?");
+	for (int o = 0; o < LOOM_ROUTE_OUTS; o++) {
+		if (tc->route[o] == LOOM_SRC_NONE)
+			continue;
+		fprintf(out, " %s<-", out_names[o]);
+		print_src(out, tc->route[o], slots);
+	}
 	fprintf(out, "\n");
 }
 
@@ -518,21 +1233,29 @@ int print_config(FILE *out, const void *cfg, size_t size)
 	struct loom_fabric_config hdr;
 	const char *b = cfg;
 	size_t ntiles;
+	unsigned slots;
 
 	if (size < sizeof(hdr))
 		return -1;
 	memcpy(&hdr, b, sizeof(hdr));
-	ntiles = (size_t)hdr.width * hdr.height;
+	slots = LOOM_CONFIG_SLOTS(hdr.version, hdr.slots);
+	ntiles = (size_t)hdr.width * hdr.height * slots;
 	if (hdr.magic != LOOM_CONFIG_MAGIC || hdr.num_ports > LOOM_MAX_PORTS ||
+	    slots < 1 || slots > LOOM_PE_SLOTS ||
 	    size != LOOM_CONFIG_SIZE(ntiles, hdr.num_ports))
 		return -1;
-	fprintf(out, "  fabric %ux%u, %u ports\n", hdr.width, hdr.height,
+	fprintf(out, "  fabric %ux%u, %u ports", hdr.width, hdr.height,
 		hdr.num_ports);
-	for (size_t t = 0; t < ntiles; t++) {
+	if (hdr.version == LOOM_CONFIG_VERSION_SLOTS)
+		fprintf(out, ", %u slots per PE", slots);
+	fprintf(out, "\n");
+	for (size_t i = 0; i < ntiles; i++) {
 		struct loom_tile_config tc;
+		size_t t = i / slots;
 
-		memcpy(&tc, b + sizeof(hdr) + t * sizeof(tc), sizeof(tc));
-		print_tile(out, &tc, t % hdr.width, t / hdr.width);
+		memcpy(&tc, b + sizeof(hdr) + i * sizeof(tc), sizeof(tc));
+		print_tile(out, &tc, t % hdr.width, t / hdr.width, i % slots,
+			   slots);
 	}
 	for (unsigned i = 0; i < hdr.num_ports; i++) {
 		struct loom_port_binding pb;
@@ -549,9 +1272,13 @@ int print_config(FILE *out, const void *cfg, size_t size)
 void place_print_stats(FILE *out, const struct place_stats *s)
 {
 	fprintf(out,
-		"  stats: %d PEs, %d ports, %d route hops, longest path %d cycles (%d hops), throughput bound 1 %s per %d cycle%s, placed in %d attempt%s\n",
+		"  stats: %d PEs, %d ports, %d route hops, longest path %d cycles (%d hops), throughput bound 1 %s per %d cycle%s, placed in %d attempt%s",
 		s->pes, s->ports, s->hops, s->longest_cycles, s->longest_hops,
 		s->loops ? "loop iteration" : "instance",
 		s->cycles_per_instance, s->cycles_per_instance == 1 ? "" : "s",
 		s->attempts, s->attempts == 1 ? "" : "s");
+	if (s->slots > 1)
+		fprintf(out, "; temporal PEs of %d slots, II %d against a bound of %d",
+			s->slots, s->cycles_per_instance, s->ii_bound);
+	fprintf(out, "\n");
 }

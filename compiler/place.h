@@ -14,13 +14,17 @@
 
 #define PLACE_MAX_TILES		(LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM)
 #define PLACE_ATTEMPTS		32
+/* per group size and grouping rule: a temporal mapping tries many */
+#define PLACE_TEMPORAL_ATTEMPTS	24
 /*
- * The device model's default timing (the engine's LOOM_DEFAULT_LOAD_LATENCY
- * and LOOM_DEFAULT_MEM_PORTS), for the statistics' estimates only; loomc
+ * The device model's default timing (the engine's LOOM_DEFAULT_LOAD_LATENCY,
+ * LOOM_DEFAULT_MEM_PORTS and LOOM_DEFAULT_FIFO_DEPTH), for the statistics'
+ * estimates and path balancing only; loomc
  * does not include the engine, place_test checks that the two agree.
  */
 #define PLACE_LOAD_LATENCY	4
 #define PLACE_MEM_PORTS		2
+#define PLACE_FIFO_DEPTH	4
 
 /**
  * struct place_stats - mapping quality
@@ -30,17 +34,26 @@
  * @longest_cycles: the longest path from a port to a PE result, in cycles
  *	(one per hop, one per PE, the load latency per LOAD)
  * @longest_hops: the most link hops on any port-to-PE path
- * @cycles_per_instance: the throughput bound: no PE can start instances
- *	faster (LOAD holds one load in flight for the load latency; at most
- *	LOOM_DEFAULT_MEM_PORTS memory operations per cycle); per loop
- *	iteration when @loops
+ * @cycles_per_instance: the initiation interval this mapping achieves at
+ *	best, its throughput bound: no PE can start instances faster (LOAD
+ *	holds one load in flight for the load latency; at most
+ *	PLACE_MEM_PORTS memory operations per cycle; a temporal PE fires one
+ *	of its operations per cycle); per loop iteration when @loops
+ * @ii_bound: the interval no mapping on this fabric beats: the memory
+ *	bound, or the operations over the tiles when they must share PEs
+ * @slots: slots per PE of the configuration (1: spatial)
+ * @movs: MOVs added (counted in @pes) so that the early inputs of an
+ *	operation can hold the tokens that wait for its late ones
  * @loops: the graph has scf.for loops
- * @attempts: placements tried until one routed
+ * @attempts: placements tried until one routed (of the last group size)
  */
 struct place_stats {
 	int pes, ports, hops;
 	int longest_cycles, longest_hops;
 	int cycles_per_instance;
+	int ii_bound;
+	int slots;
+	int movs;
 	int loops;
 	int attempts;
 };
@@ -49,14 +62,16 @@ struct place_stats {
  * struct placement - a routed configuration
  * @width: fabric width
  * @height: fabric height
- * @tiles: tile configurations in tile-index order
+ * @slots: slots per PE: 1 (spatial, LOOM_CONFIG_VERSION) or 2 to
+ *	LOOM_PE_SLOTS, as many as some tile uses
+ * @tiles: tile configurations, slot k of tile t at t * @slots + k
  * @ports: edge port bindings
  * @num_ports: how many
  * @stats: its quality
  */
 struct placement {
-	unsigned width, height;
-	struct loom_tile_config tiles[PLACE_MAX_TILES];
+	unsigned width, height, slots;
+	struct loom_tile_config tiles[PLACE_MAX_TILES * LOOM_PE_SLOTS];
 	struct loom_port_binding ports[LOOM_MAX_PORTS];
 	unsigned num_ports;
 	struct place_stats stats;

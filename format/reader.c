@@ -164,10 +164,17 @@ bool loom_config_fits(const void *config, uint64_t size, unsigned width,
 	if (size < sizeof(c))
 		return false;
 	memcpy(&c, config, sizeof(c));
-	return c.magic == LOOM_CONFIG_MAGIC && c.version == LOOM_CONFIG_VERSION &&
+	if (c.version == LOOM_CONFIG_VERSION_SLOTS &&
+	    (c.slots < 1 || c.slots > LOOM_PE_SLOTS))
+		return false;
+	return c.magic == LOOM_CONFIG_MAGIC &&
+	       (c.version == LOOM_CONFIG_VERSION ||
+		c.version == LOOM_CONFIG_VERSION_SLOTS) &&
 	       c.width == width && c.height == height &&
 	       c.num_ports <= LOOM_MAX_PORTS &&
-	       size == LOOM_CONFIG_SIZE((uint64_t)width * height, c.num_ports);
+	       size == LOOM_CONFIG_SIZE((uint64_t)width * height *
+					LOOM_CONFIG_SLOTS(c.version, c.slots),
+					c.num_ports);
 }
 
 static bool signature_ok(const struct loom_image_thread *t)

@@ -35,9 +35,11 @@
  *       bans, EPROTO for completions the device got wrong
  * 0.5 - accel node on 6.2+ kernels, cancelable uring_cmds where io_uring
  *       has them; features say which
+ * 0.6 - GET_PARAM: instruction slots per PE (temporal PEs); a cap on the
+ *       memory all files pin together; missed doorbells rung again
  */
 #define LOOM_DRIVER_MAJOR	0
-#define LOOM_DRIVER_MINOR	5
+#define LOOM_DRIVER_MINOR	6
 
 #define LOOM_FEATURES	(DRM_LOOM_FEATURE_SUBMIT | DRM_LOOM_FEATURE_URING_CMD | \
 			 DRM_LOOM_FEATURE_DEADLINE | DRM_LOOM_FEATURE_JOB_INFO | \
@@ -111,6 +113,9 @@ static int loom_ioctl_get_param(struct drm_device *drm, void *data,
 		break;
 	case DRM_LOOM_PARAM_VA_END:
 		args->value = LOOM_VA_END;
+		break;
+	case DRM_LOOM_PARAM_PE_SLOTS:
+		args->value = LOOM_FABRIC_SLOTS(ldev->fabric) ?: 1;
 		break;
 	default:
 		drm_dbg_driver(drm, "unknown GET_PARAM %u\n", args->param);

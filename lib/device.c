@@ -75,6 +75,13 @@ static int read_info(int fd, struct loom_device_info *info)
 	info->hw_version = v[5];
 	info->hw_caps = v[6];
 	info->features = DRM_LOOM_FEATURE_SUBMIT;
+	info->pe_slots = 1;
+	if (info->uapi_version >= 7) {
+		ret = loom_get_param(fd, DRM_LOOM_PARAM_PE_SLOTS, &v[7]);
+		if (ret)
+			return ret;
+		info->pe_slots = v[7];
+	}
 	if (info->uapi_version >= 3)
 		return loom_get_param(fd, DRM_LOOM_PARAM_FEATURES, &info->features);
 	return 0;

@@ -21,7 +21,7 @@ static const struct {
 	{ LOOM_E_DOMAIN_KIND, "wrong domain kind for this launch" },
 	{ LOOM_E_NO_THREAD, "no such thread in the image" },
 	{ LOOM_E_BAD_IMAGE, "malformed program image" },
-	{ LOOM_E_FABRIC_MISMATCH, "image built for another fabric size" },
+	{ LOOM_E_FABRIC_MISMATCH, "image built for another fabric size or more PE slots" },
 	{ LOOM_E_NO_DEVICE, "no such loom device" },
 	{ LOOM_E_RANK_LIMIT, "rank above the device's limit" },
 	{ LOOM_E_NOT_SUPPORTED, "the driver lacks a needed feature" },

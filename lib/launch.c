@@ -91,13 +91,24 @@ static int check_signature(const struct loom_image_thread *t,
 	return check_args(t, l->args, l->n_args);
 }
 
+/* Slots per PE the thread's configuration needs (the loader checked it). */
+static unsigned config_slots(const struct loom_image *img,
+			     const struct loom_image_thread *t)
+{
+	struct loom_fabric_config c;
+
+	memcpy(&c, img->configs + t->config_offset, sizeof(c));
+	return LOOM_CONFIG_SLOTS(c.version, c.slots);
+}
+
 /* What the device says about the thread, once per plan. */
 static int check_device(const struct loom_device *dev,
 			const struct loom_image *img,
 			const struct loom_image_thread *t)
 {
 	if (img->info.fabric_width != dev->info.fabric_width ||
-	    img->info.fabric_height != dev->info.fabric_height)
+	    img->info.fabric_height != dev->info.fabric_height ||
+	    config_slots(img, t) > dev->info.pe_slots)
 		return LOOM_E_FABRIC_MISMATCH;
 	if (t->rank > dev->info.max_rank)
 		return LOOM_E_RANK_LIMIT;

@@ -371,7 +371,7 @@ static uint32_t loom_caps(void)
 {
     return LOOM_CAP_SCRATCH | LOOM_CAP_QUEUES | LOOM_CAP_MMU | LOOM_CAP_MSIX |
            LOOM_CAP_ITEMS | LOOM_CAP_FAULT_INJECT | LOOM_CAP_STATE_DUMP |
-           LOOM_CAP_TLB;
+           LOOM_CAP_TLB | LOOM_CAP_PE_SLOTS;
 }
 
 static uint64_t loom_core_read(LoomCore *c, hwaddr reg, bool *ok)
@@ -575,7 +575,7 @@ static uint64_t loom_cgra_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case LOOM_REG_NUM_CORES:
         return s->num_cores;
     case LOOM_REG_FABRIC:
-        return s->fabric_width | s->fabric_height << 8;
+        return s->fabric_width | s->fabric_height << 8 | LOOM_PE_SLOTS << 16;
     case LOOM_REG_LIMITS:
         return loom_limits();
     case LOOM_REG_ERROR_STATUS:

@@ -119,6 +119,7 @@ DEVICE_TEST(hw_caps_match_register)
 	EXPECT_NE(0, caps & LOOM_CAP_MMU);
 	EXPECT_NE(0, caps & LOOM_CAP_MSIX);
 	EXPECT_NE(0, caps & LOOM_CAP_TLB);	/* ABI 0.3 */
+	EXPECT_NE(0, caps & LOOM_CAP_PE_SLOTS);	/* ABI 0.4 */
 }
 
 DEVICE_TEST(geometry_matches_registers)
@@ -133,6 +134,9 @@ DEVICE_TEST(geometry_matches_registers)
 		  test_get_param(fd, DRM_LOOM_PARAM_FABRIC_HEIGHT));
 	EXPECT_EQ(loom_reg(bar, LOOM_REG_LIMITS),
 		  test_get_param(fd, DRM_LOOM_PARAM_HW_LIMITS));
+	EXPECT_EQ(LOOM_PE_SLOTS, LOOM_FABRIC_SLOTS(fabric));
+	EXPECT_EQ(LOOM_FABRIC_SLOTS(fabric),
+		  test_get_param(fd, DRM_LOOM_PARAM_PE_SLOTS));
 }
 
 /* The -device loom-cgra properties the VM was started with reach the guest. */
@@ -172,7 +176,7 @@ DEVICE_TEST(pci_id_matches_config_space)
 
 DEVICE_TEST(unknown_param_is_einval)
 {
-	test_err_get_param(EINVAL, fd, DRM_LOOM_PARAM_VA_END + 1, 0);
+	test_err_get_param(EINVAL, fd, DRM_LOOM_PARAM_PE_SLOTS + 1, 0);
 	test_err_get_param(EINVAL, fd, 0x7fffffff, 0);
 	test_err_get_param(EINVAL, fd, 0xffffffff, 0);
 }

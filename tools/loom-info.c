@@ -30,7 +30,7 @@ static int get_param(int fd, uint32_t param, uint64_t *value)
 static int show(const char *path)
 {
 	uint64_t id = 0, version = 0, caps = 0, uapi = 0, pci = 0;
-	uint64_t cores = 0, width = 0, height = 0;
+	uint64_t cores = 0, width = 0, height = 0, slots = 1;
 	drmVersionPtr v;
 	drmDevicePtr dev = NULL;
 	char bus[32] = "?";
@@ -53,6 +53,9 @@ static int show(const char *path)
 	ret = ret ?: get_param(fd, DRM_LOOM_PARAM_NUM_CORES, &cores);
 	ret = ret ?: get_param(fd, DRM_LOOM_PARAM_FABRIC_WIDTH, &width);
 	ret = ret ?: get_param(fd, DRM_LOOM_PARAM_FABRIC_HEIGHT, &height);
+	/* uapi 7 answers the temporal PEs' slots; before, one per PE */
+	if (!ret && uapi >= 7)
+		ret = get_param(fd, DRM_LOOM_PARAM_PE_SLOTS, &slots);
 	if (drmGetDevice2(fd, 0, &dev) == 0 && dev->bustype == DRM_BUS_PCI)
 		snprintf(bus, sizeof(bus), "%04x:%02x:%02x.%u",
 			 dev->businfo.pci->domain, dev->businfo.pci->bus,
@@ -70,9 +73,9 @@ static int show(const char *path)
 		printf("  abi      %llu.%llu\n",
 		       (unsigned long long)LOOM_VERSION_MAJOR(version),
 		       (unsigned long long)LOOM_VERSION_MINOR(version));
-		printf("  cores    %llu, each a %llux%llu fabric\n",
+		printf("  cores    %llu, each a %llux%llu fabric of %llu-slot PEs\n",
 		       (unsigned long long)cores, (unsigned long long)width,
-		       (unsigned long long)height);
+		       (unsigned long long)height, (unsigned long long)slots);
 		printf("  caps     0x%08llx\n", (unsigned long long)caps);
 	}
 	drmFreeVersion(v);

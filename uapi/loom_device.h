@@ -64,6 +64,7 @@
 #define LOOM_CAP_FAULT_INJECT	(1U << 5)	/* LOOM_CORE_FAULT_INJECT */
 #define LOOM_CAP_STATE_DUMP	(1U << 6)	/* LOOM_CORE_DUMP_* */
 #define LOOM_CAP_TLB		(1U << 7)	/* TLB, LOOM_REG_MMU_INVALIDATE (0.3) */
+#define LOOM_CAP_PE_SLOTS	(1U << 8)	/* temporal PEs: LOOM_FABRIC_SLOTS (0.4) */
 
 /*
  * LOOM_REG_SCRATCH (RW): holds the last value written; reset clears it.
@@ -75,11 +76,18 @@
 #define LOOM_REG_NUM_CORES	0x0010
 #define LOOM_MAX_CORES		8
 
-/* LOOM_REG_FABRIC (RO): fabric size of every core, width | height << 8. */
+/*
+ * LOOM_REG_FABRIC (RO): fabric size of every core, width | height << 8,
+ * and (ABI 0.4, LOOM_CAP_PE_SLOTS) the instruction slots of every PE in
+ * bits 16-23, 1..LOOM_PE_SLOTS.  Devices without LOOM_CAP_PE_SLOTS read 0
+ * there and run one instruction per PE.
+ */
 #define LOOM_REG_FABRIC		0x0014
 #define LOOM_FABRIC_WIDTH(v)	((v) & 0xff)
 #define LOOM_FABRIC_HEIGHT(v)	(((v) >> 8) & 0xff)
+#define LOOM_FABRIC_SLOTS(v)	(((v) >> 16) & 0xff)
 #define LOOM_FABRIC_MAX_DIM	16
+#define LOOM_PE_SLOTS		8	/* most instruction slots a PE has */
 
 /*
  * LOOM_REG_LIMITS (RO): max dense rank (bits 0-7), PE input FIFO depth
@@ -539,6 +547,20 @@ struct loom_pkt_write {
  *    its result (none for sinks) at the end of the cycle, except LOAD, whose
  *    result appears after the load latency.
  *
+ * Temporal PEs (ABI 0.4, configurations of LOOM_CONFIG_VERSION_SLOTS): a
+ * PE holds up to LOOM_FABRIC_SLOTS instructions ("slots"), each with its
+ * own inputs A, B, C and its own output buffer, and fires at most one of
+ * them per cycle: the first slot, in slot order starting after the slot
+ * that fired last (round robin; slot 0 first after a dispatch starts),
+ * that can fire by the rule above.  A LOAD result that becomes due, or
+ * waits for room, is not a firing and does not take the PE's turn; the
+ * further tokens of a STREAM, INVARIANT or REDUCE are firings.  The switch
+ * is the tile's: a slot's route[] entries for the PE inputs feed that
+ * slot's inputs, its entries for the links N, E, S, W are the tile's, and
+ * a link output may be set in one slot only.  In slot k's routes,
+ * LOOM_SRC_PE is slot k's output and LOOM_SRC_SLOT(j) slot j's output of
+ * the same tile (which reaches another slot's input without a link).
+ *
  * Links on the fabric's edge connect to ports (struct loom_port_binding):
  * input ports feed one token per instance or item into the edge tile;
  * the completion port counts tokens leaving the fabric.  A configuration
@@ -561,8 +583,12 @@ enum loom_route_src {
 	LOOM_SRC_E = 2,
 	LOOM_SRC_S = 3,
 	LOOM_SRC_W = 4,
-	LOOM_SRC_PE = 5,	/* this tile's PE output */
+	LOOM_SRC_PE = 5,	/* this tile's PE output (this slot's) */
+	LOOM_SRC_SLOT0 = 6,	/* slot 0's output (LOOM_CONFIG_VERSION_SLOTS) */
 };
+
+/* The output of slot @k of this tile, k < the configuration's slots. */
+#define LOOM_SRC_SLOT(k)	(LOOM_SRC_SLOT0 + (k))
 
 /* Indices of struct loom_tile_config.route[]. */
 enum loom_route_out {
@@ -704,7 +730,14 @@ enum loom_op {
 #define LOOM_TYPE_I32		1
 
 #define LOOM_TILE_IMM_B		(1U << 0)	/* B is imm, not an input */
-#define LOOM_TILE_FLAGS_MASK	LOOM_TILE_IMM_B
+/*
+ * CONST only (ABI 0.4): the result is the dispatch's operand imm (the
+ * SET_OPERANDS value, imm < LOOM_MAX_OPERANDS), not imm itself, so that an
+ * operand needs no edge port.  A dispatch with fewer operands than such
+ * a CONST names is LOOM_STATUS_BAD_PACKET_FIELD, as for an operand port.
+ */
+#define LOOM_TILE_IMM_OPERAND	(1U << 1)
+#define LOOM_TILE_FLAGS_MASK	(LOOM_TILE_IMM_B | LOOM_TILE_IMM_OPERAND)
 
 /**
  * struct loom_tile_config - one tile (32 bytes)
@@ -752,21 +785,29 @@ struct loom_port_binding {
 };
 
 #define LOOM_CONFIG_MAGIC	0x47464c4cU	/* "LLFG" */
-#define LOOM_CONFIG_VERSION	1
+#define LOOM_CONFIG_VERSION	1	/* one instruction per PE */
+#define LOOM_CONFIG_VERSION_SLOTS 2	/* @slots per PE (ABI 0.4) */
 #define LOOM_MAX_PORTS		64
 
 /**
  * struct loom_fabric_config - a fabric configuration image
  * @magic: LOOM_CONFIG_MAGIC
- * @version: LOOM_CONFIG_VERSION
+ * @version: LOOM_CONFIG_VERSION or LOOM_CONFIG_VERSION_SLOTS
  * @width: tiles per row; must equal the core's fabric width
  * @height: rows; must equal the core's fabric height
  * @num_ports: port bindings after the tiles, at most LOOM_MAX_PORTS
+ * @slots: LOOM_CONFIG_VERSION: must be zero (one slot per PE);
+ *	LOOM_CONFIG_VERSION_SLOTS: instruction slots per PE, 1 to the core's
+ *	LOOM_FABRIC_SLOTS (else LOOM_CONFIG_BAD_DIMENSIONS)
  * @reserved: must be zero
  *
- * Followed by width * height struct loom_tile_config in tile-index order,
- * then @num_ports struct loom_port_binding.  The image size is
- * LOOM_CONFIG_SIZE(width * height, num_ports).
+ * Followed by width * height * LOOM_CONFIG_SLOTS(version, slots) struct
+ * loom_tile_config,
+ * slot k of tile t at index t * slots + k, then @num_ports struct
+ * loom_port_binding.  The image size is
+ * LOOM_CONFIG_SIZE(width * height * LOOM_CONFIG_SLOTS(version, slots),
+ * num_ports).
+ * An unused slot is all zero (LOOM_OP_NOP) but may carry link routes.
  */
 struct loom_fabric_config {
 	__u32 magic;
@@ -774,10 +815,15 @@ struct loom_fabric_config {
 	__u8 width;
 	__u8 height;
 	__u32 num_ports;
-	__u32 reserved;
-	/* struct loom_tile_config tiles[width * height]; */
+	__u16 slots;
+	__u16 reserved;
+	/* struct loom_tile_config tiles[width * height * slots]; */
 	/* struct loom_port_binding ports[num_ports]; */
 };
+
+/* Slots per PE of a configuration whose header has @version and @slots. */
+#define LOOM_CONFIG_SLOTS(version, slots) \
+	((version) == LOOM_CONFIG_VERSION_SLOTS ? (slots) : 1U)
 
 #define LOOM_CONFIG_SIZE(tiles, ports) \
 	(sizeof(struct loom_fabric_config) + \
@@ -792,7 +838,7 @@ enum loom_config_error {
 	LOOM_CONFIG_BAD_MAGIC = 1,
 	LOOM_CONFIG_BAD_VERSION = 2,
 	LOOM_CONFIG_BAD_SIZE = 3,	/* size disagrees with the header */
-	LOOM_CONFIG_BAD_DIMENSIONS = 4,	/* not this core's fabric size */
+	LOOM_CONFIG_BAD_DIMENSIONS = 4,	/* not this core's fabric size or slots */
 	LOOM_CONFIG_BAD_OP = 5,		/* unknown op, type or flag */
 	LOOM_CONFIG_BAD_ROUTE = 6,	/* unknown source, or an edge link with no port */
 	LOOM_CONFIG_BAD_PORT = 7,	/* bad side, pos, kind or index, or a duplicate */
@@ -811,6 +857,9 @@ enum loom_config_error {
  * @stalls: cycles the PE was ready but blocked on its output (low 32 bits)
  * @fifo: tokens waiting in PE inputs A, B, C
  * @out: tokens in the PE's output buffer
+ *
+ * For a temporal PE each field is the sum over its slots; a slot counts a
+ * stall when the PE tried it (slots after the one that fired are not tried).
  * @links: tokens in the outgoing links N, E, S, W
  */
 struct loom_hw_dump_tile {

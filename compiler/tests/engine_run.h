@@ -74,7 +74,7 @@ static inline int er_open(struct er *e, const char *text, unsigned w,
 		return -1;
 	fake_bus_init(&e->bus, 8 << 20);
 	fake_bus_map(&e->bus, ER_CMD_VA, 4096, LOOM_PTE_READ);
-	fake_bus_map(&e->bus, ER_CONFIG_VA, 65536, LOOM_PTE_READ);
+	fake_bus_map(&e->bus, ER_CONFIG_VA, 131072, LOOM_PTE_READ);
 	fake_bus_map(&e->bus, ER_DATA_VA, ER_DATA_SIZE,
 		     LOOM_PTE_READ | LOOM_PTE_WRITE);
 	e->core.fabric = loom_fabric_create(&p);

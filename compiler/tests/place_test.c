@@ -96,7 +96,7 @@ static int used_tiles(const struct placement *p)
 {
 	int n = 0;
 
-	for (unsigned t = 0; t < p->width * p->height; t++)
+	for (unsigned t = 0; t < p->width * p->height * p->slots; t++)
 		n += p->tiles[t].op != LOOM_OP_NOP;
 	return n;
 }
@@ -104,7 +104,7 @@ static int used_tiles(const struct placement *p)
 /* Each PE input the op uses is routed, and nothing else is. */
 static bool inputs_routed(const struct placement *p)
 {
-	for (unsigned t = 0; t < p->width * p->height; t++) {
+	for (unsigned t = 0; t < p->width * p->height * p->slots; t++) {
 		const struct loom_tile_config *tc = &p->tiles[t];
 		unsigned need = tc->op == LOOM_OP_NOP ? 0 : loom_op_inputs(tc->op);
 
@@ -179,12 +179,13 @@ TEST(sizes_from_1x1_to_16x16)
 TEST(does_not_fit)
 {
 	struct placed x;
-	char *s = chain_src(20);
+	char *s = chain_src(125);
 
+	/* 130 operations: more than 16 PEs of LOOM_PE_SLOTS (8) slots */
 	REQUIRE(place_text(&x, s, 4, 4) == 0);
 	CHECK_EQ(1, x.errors);
 	CHECK(front_diag_is(&x.f, 0, DIAG_ERROR, 1, 17,
-			    "graph of 25 operations and 3 ports does not fit a 4x4 fabric"));
+			    "graph of 130 operations and 3 ports does not fit a 4x4 fabric (16 tiles of 8 slots"));
 	placed_close(&x);
 	REQUIRE(place_text(&x, vadd_src, 1, 1) == 0);
 	CHECK(front_diag_is(&x.f, 0, DIAG_ERROR, 1, 17,
@@ -219,11 +220,126 @@ TEST(long_chain_routes_on_8x8)
 	free(s);
 }
 
+/*
+ * 48 operations on 16 tiles: spatially impossible, so they share temporal
+ * PEs; the configuration loads, every input is routed, and the II the
+ * placer reports is no better than the bound and within the slots.
+ */
+TEST(three_times_the_pes_on_temporal_pes)
+{
+	struct placed x;
+	char *s = chain_src(43);
+
+	REQUIRE(place_text(&x, s, 4, 4) == 0);
+	CHECK_EQ(0, x.errors);
+	CHECK_EQ(48, x.p.stats.pes);
+	CHECK_EQ(48, used_tiles(&x.p));
+	CHECK(x.p.slots >= 3 && x.p.slots <= LOOM_PE_SLOTS);
+	CHECK_EQ(x.p.slots, x.p.stats.slots);
+	CHECK_EQ(LOOM_CONFIG_OK, engine_accepts(&x.p));
+	CHECK(inputs_routed(&x.p));
+	CHECK_EQ(3, x.p.stats.ii_bound);	/* 48 operations over 16 PEs */
+	CHECK(x.p.stats.cycles_per_instance >= x.p.stats.ii_bound);
+	CHECK(x.p.stats.cycles_per_instance <= (int)x.p.slots);
+	placed_close(&x);
+	/* what fits spatially stays spatial: a version 1 image */
+	REQUIRE(place_text(&x, vadd_src, 4, 4) == 0);
+	CHECK_EQ(1, x.p.slots);
+	CHECK_EQ(1, x.p.stats.slots);
+	CHECK_EQ(LOOM_CONFIG_SIZE(16, x.p.num_ports), place_config_size(&x.p));
+	placed_close(&x);
+	free(s);
+}
+
+/* The listing and the statistics of a temporal configuration. */
+TEST(temporal_listing)
+{
+	struct placed x;
+	char *text = NULL, *s = chain_src(30);
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	void *cfg;
+
+	REQUIRE(out);
+	REQUIRE(place_text(&x, s, 4, 4) == 0);
+	REQUIRE(x.errors == 0);
+	cfg = malloc(place_config_size(&x.p));
+	REQUIRE(cfg);
+	place_config_write(&x.p, cfg);
+	CHECK_EQ(0, print_config(out, cfg, place_config_size(&x.p)));
+	place_print_stats(out, &x.p.stats);
+	fclose(out);
+	CHECK(strstr(text, "3 slots per PE"));
+	CHECK(strstr(text, ").2  "));
+	CHECK(strstr(text, "<-S"));
+	CHECK(strstr(text, "temporal PEs of 3 slots, II 3 against a bound of 3"));
+	free(text);
+	free(cfg);
+	placed_close(&x);
+	free(s);
+}
+
+/*
+ * 15 i64 operands summed and stored through a 16th: 16 operand ports and
+ * a coordinate, where 4x4 has 16 edge positions.  The placer turns the
+ * operands into CONSTs of them (LOOM_TILE_IMM_OPERAND), which the engine
+ * accepts, and the listing names them.
+ */
+TEST(operands_become_consts_when_ports_run_out)
+{
+	struct placed x;
+	char src[4096], *text = NULL;
+	size_t len = 0, n;
+	FILE *out;
+	void *cfg;
+	int consts = 0;
+
+	n = snprintf(src, sizeof(src), "dataflow.thread @many " DENSE "(");
+	for (int k = 0; k < 15; k++)
+		n += snprintf(src + n, sizeof(src) - n, "%%a%d: i64, ", k);
+	n += snprintf(src + n, sizeof(src) - n,
+		      "%%m: memref<?xi64>) ctrl(%%ctl: none) iv(%%i: index) {\n"
+		      "  %%s0 = arith.addi %%a0, %%a1 : i64\n");
+	for (int k = 2; k < 15; k++)
+		n += snprintf(src + n, sizeof(src) - n,
+			      "  %%s%d = arith.addi %%s%d, %%a%d : i64\n",
+			      k - 1, k - 2, k);
+	snprintf(src + n, sizeof(src) - n,
+		 "  memref.store %%s13, %%m[%%i] : memref<?xi64>\n"
+		 "  dataflow.thread.yield %%ctl : none\n}\n");
+	REQUIRE(place_text(&x, src, 4, 4) == 0);
+	CHECK_EQ(0, x.errors);
+	CHECK(x.p.num_ports <= 16);
+	for (unsigned t = 0; t < 16 * x.p.slots; t++)
+		consts += x.p.tiles[t].op == LOOM_OP_CONST &&
+			  (x.p.tiles[t].flags & LOOM_TILE_IMM_OPERAND);
+	CHECK(consts >= 15);
+	CHECK_EQ(LOOM_CONFIG_OK, engine_accepts(&x.p));
+	CHECK(inputs_routed(&x.p));
+	out = open_memstream(&text, &len);
+	REQUIRE(out);
+	cfg = malloc(place_config_size(&x.p));
+	REQUIRE(cfg);
+	place_config_write(&x.p, cfg);
+	CHECK_EQ(0, print_config(out, cfg, place_config_size(&x.p)));
+	fclose(out);
+	CHECK(strstr(text, "CONST     i64 operand=14"));
+	free(text);
+	free(cfg);
+	placed_close(&x);
+	/* on 8x8 the 17 ports fit: the graph stays as it is */
+	REQUIRE(place_text(&x, src, 8, 8) == 0);
+	CHECK_EQ(0, x.errors);
+	CHECK_EQ(17, (int)x.p.num_ports);
+	placed_close(&x);
+}
+
 /* loomc's timing estimates assume the engine's default model. */
 TEST(estimates_use_the_engine_defaults)
 {
 	CHECK_EQ(LOOM_DEFAULT_LOAD_LATENCY, PLACE_LOAD_LATENCY);
 	CHECK_EQ(LOOM_DEFAULT_MEM_PORTS, PLACE_MEM_PORTS);
+	CHECK_EQ(LOOM_DEFAULT_FIFO_DEPTH, PLACE_FIFO_DEPTH);
 }
 
 TEST(listing)
@@ -261,6 +377,9 @@ int main(void)
 	RUN(does_not_fit);
 	RUN(cannot_route);
 	RUN(long_chain_routes_on_8x8);
+	RUN(three_times_the_pes_on_temporal_pes);
+	RUN(temporal_listing);
+	RUN(operands_become_consts_when_ports_run_out);
 	RUN(estimates_use_the_engine_defaults);
 	RUN(listing);
 	return checks_done();

@@ -444,6 +444,49 @@ TEST(builder_rejections)
 	loom_builder_free(b);
 }
 
+/*
+ * Configurations of temporal PEs (LOOM_CONFIG_VERSION_SLOTS) go into
+ * images when their size matches their slots; slots outside
+ * 1..LOOM_PE_SLOTS, or a version-1 size for them, are refused.
+ */
+TEST(slotted_configurations)
+{
+	static unsigned char cfg[LOOM_CONFIG_SIZE(W * H * LOOM_PE_SLOTS, 4)];
+	struct loom_fabric_config c = { .magic = LOOM_CONFIG_MAGIC,
+		.version = LOOM_CONFIG_VERSION_SLOTS, .width = W, .height = H,
+		.num_ports = 4, .slots = LOOM_PE_SLOTS };
+	size_t n = LOOM_CONFIG_SIZE(W * H * LOOM_PE_SLOTS, 4);
+	struct loom_image_builder *b;
+	struct loom_image_view v;
+	void *bytes = NULL;
+	size_t size;
+	char err[160];
+
+	memset(cfg, 0, sizeof(cfg));
+	memcpy(cfg, &c, sizeof(c));
+	CHECK(loom_config_fits(cfg, n, W, H));
+	CHECK(!loom_config_fits(cfg, LOOM_CONFIG_SIZE(W * H, 4), W, H));
+	c.slots = 0;
+	memcpy(cfg, &c, sizeof(c));
+	CHECK(!loom_config_fits(cfg, LOOM_CONFIG_SIZE(0, 4), W, H));
+	c.slots = LOOM_PE_SLOTS + 1;
+	memcpy(cfg, &c, sizeof(c));
+	CHECK(!loom_config_fits(cfg, LOOM_CONFIG_SIZE(W * H * (LOOM_PE_SLOTS + 1), 4),
+				W, H));
+	c.slots = 2;
+	memcpy(cfg, &c, sizeof(c));
+	n = LOOM_CONFIG_SIZE(W * H * 2, 4);
+	CHECK(loom_config_fits(cfg, n, W, H));
+	REQUIRE_EQ(0, loom_builder_new(W, H, &b));
+	CHECK_EQ(0, loom_builder_add_dense(b, "t", 1, vadd_types, 3, cfg, n));
+	CHECK_EQ(0, loom_builder_finish(b, &bytes, &size));
+	loom_builder_free(b);
+	REQUIRE(bytes != NULL);
+	CHECK_EQ(0, loom_view_open(&v, bytes, size, err, sizeof(err)));
+	free(bytes);
+}
+
+
 /* An image with no thread at all is still valid. */
 TEST(empty_image)
 {
@@ -471,7 +514,7 @@ static void fake_device(struct loom_device *dev)
 	memset(dev, 0, sizeof(*dev));
 	dev->fd = -1;
 	dev->info = (struct loom_device_info){ .num_cores = 2, .fabric_width = W,
-		.fabric_height = H, .max_rank = 4, .features = 1 };
+		.fabric_height = H, .max_rank = 4, .features = 1, .pe_slots = 1 };
 	pthread_mutex_init(&dev->lock, NULL);
 }
 
@@ -516,6 +559,41 @@ TEST(launch_checks_before_submission)
 	CHECK(tok == NULL);
 	CHECK(dev.configs == NULL);
 	loom_image_free(img);
+	free(bytes);
+}
+
+/* A thread on temporal PEs launches only on a device with as many slots. */
+TEST(launch_needs_the_slots)
+{
+	static unsigned char cfg[LOOM_CONFIG_SIZE(W * H * 3, 0)];
+	struct loom_fabric_config c = { .magic = LOOM_CONFIG_MAGIC,
+		.version = LOOM_CONFIG_VERSION_SLOTS, .width = W, .height = H,
+		.slots = 3 };
+	struct loom_arg args[3] = { { LOOM_ARG_MEMREF_I64, 0x1000 },
+				    { LOOM_ARG_MEMREF_I64, 0x2000 },
+				    { LOOM_ARG_MEMREF_I64, 0x3000 } };
+	int64_t ext[1] = { 4 };
+	struct loom_image_builder *b;
+	struct loom_token *tok = NULL;
+	struct loom_device dev;
+	struct loom_image *img;
+	void *bytes = NULL;
+	size_t size;
+
+	memcpy(cfg, &c, sizeof(c));
+	REQUIRE_EQ(0, loom_builder_new(W, H, &b));
+	REQUIRE_EQ(0, loom_builder_add_dense(b, "t", 1, vadd_types, 3, cfg, sizeof(cfg)));
+	REQUIRE_EQ(0, loom_builder_finish(b, &bytes, &size));
+	loom_builder_free(b);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	fake_device(&dev);
+	dev.info.pe_slots = 2;
+	CHECK_EQ(LOOM_E_FABRIC_MISMATCH, loom_launch_dense(&dev, img, "t", args, 3, ext, 1, NULL, 0, 0, &tok));
+	dev.info.pe_slots = 3;
+	CHECK_EQ(-EBADF, loom_launch_dense(&dev, img, "t", args, 3, ext, 1, NULL, 0, 0, &tok));
+	CHECK(tok == NULL);
+	loom_image_free(img);
+	pthread_mutex_destroy(&dev.lock);
 	free(bytes);
 }
 
@@ -578,6 +656,8 @@ int main(void)
 	RUN(malformed_images_rejected);
 	RUN(load_file);
 	RUN(builder_rejections);
+	RUN(slotted_configurations);
+	RUN(launch_needs_the_slots);
 	RUN(empty_image);
 	RUN(launch_checks_before_submission);
 	RUN(no_device_on_host_paths);

@@ -13,7 +13,8 @@
 
 /* The largest configuration image a LOAD_CONFIG may name. */
 #define CP_MAX_CONFIG_SIZE \
-	LOOM_CONFIG_SIZE(LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM, LOOM_MAX_PORTS)
+	LOOM_CONFIG_SIZE(LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM * LOOM_PE_SLOTS, \
+			 LOOM_MAX_PORTS)
 
 struct cp_job {
 	struct loom_core *core;

@@ -10,7 +10,9 @@
  *
  *   1. snapshot every buffer's occupancy (the start-of-cycle state);
  *   2. let each PE fire, in tile-index order (memory ports are granted and
- *      memory side effects happen in that order);
+ *      memory side effects happen in that order); a temporal PE tries its
+ *      slots round robin and fires the first that can (uapi "Temporal
+ *      PEs");
  *   3. move each source's head token to all of its destinations when every
  *      one of them had room (a fork is all-or-nothing);
  *   4. inject the next instance when every input port queue had room.
@@ -53,19 +55,34 @@
  *    f->completions (not a loom_hw_counters field).
  *  - params->fifo_depth must be at most 255 (it is an 8-bit LIMITS field
  *    and an 8-bit dump field).
+ *  - Every core has LOOM_PE_SLOTS slots per PE.  A slot "fires" in a cycle
+ *    when its firing count moves; a slot that stalls or delivers a due
+ *    LOAD result does not end the PE's turn, the next slot is tried.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
 
-/* The buffers of tile t are t * TILE_BUFS + one of these. */
+/*
+ * The buffers of tile t are t * f->tile_bufs + one of these; slot k's are
+ * BUF_SLOT(k) + BUF_A.. BUF_OUT.  A tile has buffers for the slots of the
+ * loaded configuration only (the pool is sized for MAX_TILE_BUFS), so that
+ * a one-slot configuration snapshots no more state per cycle than before.
+ */
 enum {
-	BUF_A = 0,		/* PE input FIFOs A, B, C */
-	BUF_OUT = 3,		/* PE output */
-	BUF_LINK = 4,		/* outgoing links N, E, S, W (+ enum loom_dir) */
-	TILE_BUFS = 8,
+	BUF_LINK = 0,		/* outgoing links N, E, S, W (+ enum loom_dir) */
+	BUF_SLOT0 = 4,
+	BUF_A = 0,		/* PE input FIFOs A, B, C (+ slot base) */
+	BUF_OUT = 3,		/* PE output (+ slot base) */
+	SLOT_BUFS = 4,
+	MAX_TILE_BUFS = BUF_SLOT0 + SLOT_BUFS * LOOM_PE_SLOTS,
 };
+
+#define BUF_SLOT(k)	(BUF_SLOT0 + SLOT_BUFS * (k))
+
+/* Sources of one tile: the four incoming links, then each slot's output. */
+#define TILE_SRCS	(4 + LOOM_PE_SLOTS)
 
 #define IN_A		(1U << 0)
 #define IN_B		(1U << 1)
@@ -81,6 +98,7 @@ enum pe_class {
 
 struct fab_pe {
 	uint16_t tile;
+	uint16_t fifo;		/* buffer of its input A */
 	uint8_t op, type, flags;
 	uint8_t cls;		/* enum pe_class */
 	uint8_t need;		/* IN_* consumed when idle */
@@ -96,11 +114,19 @@ struct fab_pe {
 	uint64_t firings, stalls;
 };
 
+/* The active slots of one tile: pe[first .. first + n - 1]. */
+struct fab_group {
+	uint16_t tile;
+	uint16_t first;
+	uint8_t n;
+	uint8_t next;		/* round robin: the slot tried first */
+};
+
 /* One switch source and the buffers it feeds (all from one tile). */
 struct fab_src {
 	uint16_t buf;
 	uint16_t ndst;
-	uint16_t dst[LOOM_ROUTE_OUTS];
+	uint32_t first;		/* its buffers: f->dsts[first .. first + ndst) */
 };
 
 /* One bound input port and its queue. */
@@ -113,6 +139,8 @@ struct loom_fabric {
 	struct loom_fabric_params p;
 	unsigned ntiles;
 	bool configured;
+	unsigned slots;		/* per PE in the buffer layout */
+	unsigned tile_bufs;	/* buffers per tile: BUF_SLOT(slots) */
 
 	/* buffers: tiles, then the completion drop, then port queues */
 	unsigned nbuf;		/* in use by the loaded configuration */
@@ -124,10 +152,13 @@ struct loom_fabric {
 	uint32_t *base;		/* first slot in pool */
 	uint64_t *pool;
 
-	struct fab_pe *pe;	/* active PEs, tile-index order */
+	struct fab_pe *pe;	/* active slots, tile-index then slot order */
 	unsigned npe;
-	int16_t *pe_of_tile;	/* index in pe[], or -1 */
+	struct fab_group *group; /* tiles with active slots, in tile order */
+	unsigned ngroup;
+	int16_t *group_of_tile;	/* index in group[], or -1 */
 	struct fab_src *src;
+	uint16_t *dsts;		/* destination buffers of all sources */
 	unsigned nsrc;
 	struct fab_port port[LOOM_MAX_PORTS];
 	unsigned nport;
@@ -201,21 +232,30 @@ static bool params_ok(const struct loom_fabric_params *p)
 	       p->mem_ports >= 1 && p->load_latency >= 1;
 }
 
-/* Gives every possible buffer its capacity and its slots in the pool. */
-static void layout_buffers(struct loom_fabric *f)
+/*
+ * Gives every buffer of a layout of @slots per PE its capacity and its
+ * place in the pool, all empty.
+ */
+static void layout_buffers(struct loom_fabric *f, unsigned slots)
 {
-	unsigned b, total = f->ntiles * TILE_BUFS + 1 + LOOM_MAX_PORTS;
+	unsigned b, total;
 	uint32_t slot = 0;
 
+	f->slots = slots;
+	f->tile_bufs = BUF_SLOT(slots);
+	total = f->ntiles * f->tile_bufs + 1 + LOOM_MAX_PORTS;
 	for (b = 0; b < total; b++) {
-		bool fifo = b < f->ntiles * TILE_BUFS &&
-			    b % TILE_BUFS < BUF_OUT;
+		unsigned in_tile = b % f->tile_bufs;
+		bool fifo = b < f->ntiles * f->tile_bufs && in_tile >= BUF_SLOT0 &&
+			    (in_tile - BUF_SLOT0) % SLOT_BUFS < BUF_OUT;
 
 		f->cap[b] = fifo ? f->p.fifo_depth : LOOM_LINK_DEPTH;
 		f->base[b] = slot;
 		slot += f->cap[b];
 	}
-	f->drop = f->ntiles * TILE_BUFS;
+	memset(f->cnt, 0, total);
+	memset(f->head, 0, total);
+	f->drop = f->ntiles * f->tile_bufs;
 	f->cap[f->drop] = 255;	/* never full: its count stays 0 */
 }
 
@@ -232,23 +272,29 @@ struct loom_fabric *loom_fabric_create(const struct loom_fabric_params *p)
 	f->p = *p;
 	ntiles = p->width * p->height;
 	f->ntiles = ntiles;
-	nb = ntiles * TILE_BUFS + 1 + LOOM_MAX_PORTS;
+	nb = ntiles * MAX_TILE_BUFS + 1 + LOOM_MAX_PORTS;
 	f->cnt = calloc(nb, 1);
 	f->cnt0 = calloc(nb, 1);
 	f->head = calloc(nb, 1);
 	f->cap = calloc(nb, 1);
 	f->base = calloc(nb, sizeof(*f->base));
-	f->pool = calloc((size_t)ntiles * (3 * p->fifo_depth + 5 * LOOM_LINK_DEPTH) +
+	f->pool = calloc((size_t)ntiles * (LOOM_PE_SLOTS * (3 * p->fifo_depth +
+							   LOOM_LINK_DEPTH) +
+					   4 * LOOM_LINK_DEPTH) +
 			 LOOM_MAX_PORTS * LOOM_LINK_DEPTH, sizeof(*f->pool));
-	f->pe = calloc(ntiles, sizeof(*f->pe));
-	f->pe_of_tile = calloc(ntiles, sizeof(*f->pe_of_tile));
-	f->src = calloc((size_t)ntiles * LOOM_SRC_PE, sizeof(*f->src));
+	f->pe = calloc((size_t)ntiles * LOOM_PE_SLOTS, sizeof(*f->pe));
+	f->group = calloc(ntiles, sizeof(*f->group));
+	f->group_of_tile = calloc(ntiles, sizeof(*f->group_of_tile));
+	f->src = calloc((size_t)ntiles * TILE_SRCS, sizeof(*f->src));
+	f->dsts = calloc((size_t)ntiles * LOOM_PE_SLOTS * LOOM_ROUTE_OUTS,
+			 sizeof(*f->dsts));
 	if (!f->cnt || !f->cnt0 || !f->head || !f->cap || !f->base ||
-	    !f->pool || !f->pe || !f->pe_of_tile || !f->src) {
+	    !f->pool || !f->pe || !f->group || !f->group_of_tile || !f->src ||
+	    !f->dsts) {
 		loom_fabric_destroy(f);
 		return NULL;
 	}
-	layout_buffers(f);
+	layout_buffers(f, 1);
 	return f;
 }
 
@@ -263,8 +309,10 @@ void loom_fabric_destroy(struct loom_fabric *f)
 	free(f->base);
 	free(f->pool);
 	free(f->pe);
-	free(f->pe_of_tile);
+	free(f->group);
+	free(f->group_of_tile);
 	free(f->src);
+	free(f->dsts);
 	free(f);
 }
 
@@ -278,17 +326,21 @@ bool loom_fabric_configured(const struct loom_fabric *f)
 /* The image as validated: the header and copies of tiles and ports. */
 struct cfg {
 	struct loom_fabric_config hdr;
+	unsigned slots;		/* per PE: LOOM_CONFIG_SLOTS() */
 	const unsigned char *tiles;	/* unaligned: read with memcpy */
 	const unsigned char *ports;
 	/* binding index + 1 at each edge position, 0 when unbound */
 	uint8_t at[4][LOOM_FABRIC_MAX_DIM];
 };
 
-static struct loom_tile_config cfg_tile(const struct cfg *c, unsigned t)
+/* Slot @k of tile @t. */
+static struct loom_tile_config cfg_tile(const struct cfg *c, unsigned t,
+					unsigned k)
 {
 	struct loom_tile_config tc;
 
-	memcpy(&tc, c->tiles + (size_t)t * sizeof(tc), sizeof(tc));
+	memcpy(&tc, c->tiles + ((size_t)t * c->slots + k) * sizeof(tc),
+	       sizeof(tc));
 	return tc;
 }
 
@@ -311,17 +363,21 @@ static enum loom_config_error check_header(const struct loom_fabric *f,
 	memcpy(&c->hdr, image, sizeof(*h));
 	if (h->magic != LOOM_CONFIG_MAGIC)
 		return LOOM_CONFIG_BAD_MAGIC;
-	if (h->version != LOOM_CONFIG_VERSION)
+	if (h->version != LOOM_CONFIG_VERSION &&
+	    h->version != LOOM_CONFIG_VERSION_SLOTS)
 		return LOOM_CONFIG_BAD_VERSION;
-	if (h->reserved)
+	if (h->reserved || (h->version == LOOM_CONFIG_VERSION && h->slots))
 		return LOOM_CONFIG_RESERVED;
-	if (h->width != f->p.width || h->height != f->p.height)
+	c->slots = LOOM_CONFIG_SLOTS(h->version, h->slots);
+	if (h->width != f->p.width || h->height != f->p.height ||
+	    c->slots < 1 || c->slots > LOOM_PE_SLOTS)
 		return LOOM_CONFIG_BAD_DIMENSIONS;
 	if (h->num_ports > LOOM_MAX_PORTS ||
-	    size != LOOM_CONFIG_SIZE(f->ntiles, h->num_ports))
+	    size != LOOM_CONFIG_SIZE(f->ntiles * c->slots, h->num_ports))
 		return LOOM_CONFIG_BAD_SIZE;
 	c->tiles = (const unsigned char *)image + sizeof(*h);
-	c->ports = c->tiles + f->ntiles * sizeof(struct loom_tile_config);
+	c->ports = c->tiles + f->ntiles * c->slots *
+			      sizeof(struct loom_tile_config);
 	return LOOM_CONFIG_OK;
 }
 
@@ -333,9 +389,12 @@ static bool reduce_op_ok(uint64_t imm)
 	       imm == LOOM_OP_FMAX || imm == LOOM_OP_FMIN;
 }
 
-/* The checks one tile needs on its own, in a fixed order. */
-static enum loom_config_error check_tile(const struct loom_tile_config *t)
+/* The checks one slot needs on its own, in a fixed order. */
+static enum loom_config_error check_tile(const struct cfg *c,
+					 const struct loom_tile_config *t)
 {
+	unsigned max_src = c->hdr.version == LOOM_CONFIG_VERSION ?
+			   LOOM_SRC_PE : LOOM_SRC_SLOT(c->slots - 1);
 	unsigned o;
 
 	if (t->reserved0 || t->reserved1 || t->reserved2)
@@ -344,11 +403,37 @@ static enum loom_config_error check_tile(const struct loom_tile_config *t)
 	    (t->type != LOOM_TYPE_I64 && t->type != LOOM_TYPE_I32) ||
 	    (t->flags & ~LOOM_TILE_FLAGS_MASK) ||
 	    (loom_op_f32_only(t->op) && t->type != LOOM_TYPE_I32) ||
-	    (t->op == LOOM_OP_REDUCE && !reduce_op_ok(t->imm)))
+	    (t->op == LOOM_OP_REDUCE && !reduce_op_ok(t->imm)) ||
+	    ((t->flags & LOOM_TILE_IMM_OPERAND) &&
+	     (t->op != LOOM_OP_CONST || t->imm >= LOOM_MAX_OPERANDS)))
 		return LOOM_CONFIG_BAD_OP;
 	for (o = 0; o < LOOM_ROUTE_OUTS; o++)
-		if (t->route[o] > LOOM_SRC_PE)
+		if (t->route[o] > max_src)
 			return LOOM_CONFIG_BAD_ROUTE;
+	return LOOM_CONFIG_OK;
+}
+
+/* A link output of a tile is set in one of its slots at most. */
+static enum loom_config_error check_links_once(const struct loom_fabric *f,
+					       const struct cfg *c)
+{
+	unsigned t, k, o;
+
+	for (t = 0; t < f->ntiles; t++) {
+		unsigned set = 0;
+
+		for (k = 0; k < c->slots; k++) {
+			struct loom_tile_config tc = cfg_tile(c, t, k);
+
+			for (o = 0; o <= LOOM_OUT_W; o++) {
+				if (tc.route[o] == LOOM_SRC_NONE)
+					continue;
+				if (set & (1U << o))
+					return LOOM_CONFIG_BAD_ROUTE;
+				set |= 1U << o;
+			}
+		}
+	}
 	return LOOM_CONFIG_OK;
 }
 
@@ -412,10 +497,11 @@ static int edge_binding(const struct loom_fabric *f, const struct cfg *c,
 static enum loom_config_error check_routes(const struct loom_fabric *f,
 					   const struct cfg *c)
 {
-	unsigned t, o;
+	unsigned i, o;
 
-	for (t = 0; t < f->ntiles; t++) {
-		struct loom_tile_config tc = cfg_tile(c, t);
+	for (i = 0; i < f->ntiles * c->slots; i++) {
+		unsigned t = i / c->slots;
+		struct loom_tile_config tc = cfg_tile(c, t, i % c->slots);
 		unsigned x = t % f->p.width, y = t / f->p.width;
 
 		for (o = 0; o < LOOM_ROUTE_OUTS; o++) {
@@ -445,14 +531,17 @@ static enum loom_config_error validate(const struct loom_fabric *f,
 				       size_t size)
 {
 	enum loom_config_error err;
-	unsigned t;
+	unsigned i;
 
 	err = check_header(f, c, image, size);
-	for (t = 0; !err && t < f->ntiles; t++) {
-		struct loom_tile_config tc = cfg_tile(c, t);
+	for (i = 0; !err && i < f->ntiles * c->slots; i++) {
+		struct loom_tile_config tc = cfg_tile(c, i / c->slots,
+						      i % c->slots);
 
-		err = check_tile(&tc);
+		err = check_tile(c, &tc);
 	}
+	if (!err)
+		err = check_links_once(f, c);
 	if (!err)
 		err = check_ports(f, c);
 	if (!err)
@@ -462,62 +551,81 @@ static enum loom_config_error validate(const struct loom_fabric *f,
 
 /* ------------------------------------------------------------- build --- */
 
-/* The buffer a route source of tile (x, y) reads. */
+/*
+ * The buffer a route source of tile (x, y) reads; @s is a link source or
+ * LOOM_SRC_SLOT(k) (LOOM_SRC_PE resolved to its slot by the caller).
+ */
 static unsigned src_buf(const struct loom_fabric *f, const struct cfg *c,
 			unsigned x, unsigned y, unsigned s)
 {
 	unsigned w = f->p.width;
 	int b;
 
-	if (s == LOOM_SRC_PE)
-		return (y * w + x) * TILE_BUFS + BUF_OUT;
+	if (s >= LOOM_SRC_SLOT0)
+		return (y * w + x) * f->tile_bufs +
+		       BUF_SLOT(s - LOOM_SRC_SLOT0) + BUF_OUT;
 	b = edge_binding(f, c, x, y, s - LOOM_SRC_N);
 	if (b >= 0)
 		return f->drop + 1 + b;
 	/* The neighbour's outgoing link that points back at us. */
 	switch (s) {
 	case LOOM_SRC_N:
-		return ((y - 1) * w + x) * TILE_BUFS + BUF_LINK + LOOM_DIR_S;
+		return ((y - 1) * w + x) * f->tile_bufs + BUF_LINK + LOOM_DIR_S;
 	case LOOM_SRC_E:
-		return (y * w + x + 1) * TILE_BUFS + BUF_LINK + LOOM_DIR_W;
+		return (y * w + x + 1) * f->tile_bufs + BUF_LINK + LOOM_DIR_W;
 	case LOOM_SRC_S:
-		return ((y + 1) * w + x) * TILE_BUFS + BUF_LINK + LOOM_DIR_N;
+		return ((y + 1) * w + x) * f->tile_bufs + BUF_LINK + LOOM_DIR_N;
 	default:
-		return (y * w + x - 1) * TILE_BUFS + BUF_LINK + LOOM_DIR_E;
+		return (y * w + x - 1) * f->tile_bufs + BUF_LINK + LOOM_DIR_E;
 	}
 }
 
-/* The buffer a route output of tile (x, y) writes. */
+/* The buffer route output @o of slot @k of tile (x, y) writes. */
 static unsigned dst_buf(const struct loom_fabric *f, const struct cfg *c,
-			unsigned x, unsigned y, unsigned o)
+			unsigned x, unsigned y, unsigned k, unsigned o)
 {
 	unsigned t = y * f->p.width + x;
 
 	if (o >= LOOM_OUT_PE_A)
-		return t * TILE_BUFS + BUF_A + (o - LOOM_OUT_PE_A);
+		return t * f->tile_bufs + BUF_SLOT(k) + BUF_A + (o - LOOM_OUT_PE_A);
 	if (edge_binding(f, c, x, y, o) >= 0)
 		return f->drop;		/* validated: a completion port */
-	return t * TILE_BUFS + BUF_LINK + o;
+	return t * f->tile_bufs + BUF_LINK + o;
+}
+
+/* Slot @k's route source @s as a link source or LOOM_SRC_SLOT(j). */
+static unsigned resolve_src(unsigned k, unsigned s)
+{
+	return s == LOOM_SRC_PE ? LOOM_SRC_SLOT(k) : s;
 }
 
 static void build_sources(struct loom_fabric *f, const struct cfg *c)
 {
-	unsigned t, s, o;
+	unsigned t, s, o, k, ndsts = 0;
 
 	f->nsrc = 0;
 	for (t = 0; t < f->ntiles; t++) {
-		struct loom_tile_config tc = cfg_tile(c, t);
 		unsigned x = t % f->p.width, y = t / f->p.width;
 
-		for (s = LOOM_SRC_N; s <= LOOM_SRC_PE; s++) {
+		for (s = LOOM_SRC_N; s < LOOM_SRC_SLOT(c->slots); s++) {
 			struct fab_src *fs = &f->src[f->nsrc];
 
+			if (s == LOOM_SRC_PE)
+				continue;
 			fs->ndst = 0;
-			for (o = 0; o < LOOM_ROUTE_OUTS; o++)
-				if (tc.route[o] == s)
-					fs->dst[fs->ndst++] = dst_buf(f, c, x, y, o);
+			fs->first = ndsts;
+			for (k = 0; k < c->slots; k++) {
+				struct loom_tile_config tc = cfg_tile(c, t, k);
+
+				for (o = 0; o < LOOM_ROUTE_OUTS; o++)
+					if (tc.route[o] != LOOM_SRC_NONE &&
+					    resolve_src(k, tc.route[o]) == s)
+						f->dsts[fs->first + fs->ndst++] =
+							dst_buf(f, c, x, y, k, o);
+			}
 			if (!fs->ndst)
 				continue;
+			ndsts += fs->ndst;
 			fs->buf = src_buf(f, c, x, y, s);
 			f->nsrc++;
 		}
@@ -553,29 +661,46 @@ static uint8_t pe_need(const struct loom_tile_config *tc)
 	return need;
 }
 
+static void build_pe(struct fab_pe *pe, const struct loom_tile_config *tc,
+		     unsigned t, unsigned k, unsigned tile_bufs)
+{
+	memset(pe, 0, sizeof(*pe));
+	pe->tile = t;
+	pe->fifo = t * tile_bufs + BUF_SLOT(k) + BUF_A;
+	pe->op = tc->op;
+	pe->type = tc->type;
+	pe->flags = tc->flags;
+	pe->imm = tc->imm;
+	pe->cls = pe_class_of(tc->op);
+	pe->need = pe_need(tc);
+	pe->out = tc->op != LOOM_OP_SINK;
+	pe->mem = tc->op == LOOM_OP_STORE;
+}
+
 static void build_pes(struct loom_fabric *f, const struct cfg *c)
 {
-	unsigned t;
+	unsigned t, k;
 
 	f->npe = 0;
+	f->ngroup = 0;
 	for (t = 0; t < f->ntiles; t++) {
-		struct loom_tile_config tc = cfg_tile(c, t);
-		struct fab_pe *pe = &f->pe[f->npe];
+		struct fab_group *g = &f->group[f->ngroup];
 
-		f->pe_of_tile[t] = -1;
-		if (tc.op == LOOM_OP_NOP)
-			continue;
-		memset(pe, 0, sizeof(*pe));
-		pe->tile = t;
-		pe->op = tc.op;
-		pe->type = tc.type;
-		pe->flags = tc.flags;
-		pe->imm = tc.imm;
-		pe->cls = pe_class_of(tc.op);
-		pe->need = pe_need(&tc);
-		pe->out = tc.op != LOOM_OP_SINK;
-		pe->mem = tc.op == LOOM_OP_STORE;
-		f->pe_of_tile[t] = f->npe++;
+		f->group_of_tile[t] = -1;
+		g->tile = t;
+		g->first = f->npe;
+		g->n = 0;
+		g->next = 0;
+		for (k = 0; k < c->slots; k++) {
+			struct loom_tile_config tc = cfg_tile(c, t, k);
+
+			if (tc.op == LOOM_OP_NOP)
+				continue;
+			build_pe(&f->pe[f->npe++], &tc, t, k, f->tile_bufs);
+			g->n++;
+		}
+		if (g->n)
+			f->group_of_tile[t] = f->ngroup++;
 	}
 }
 
@@ -607,6 +732,7 @@ enum loom_config_error loom_fabric_configure(struct loom_fabric *f,
 	err = validate(f, &c, image, size);
 	if (err)
 		return err;
+	layout_buffers(f, c.slots);
 	build_sources(f, &c);
 	build_pes(f, &c);
 	build_ports(f, &c);
@@ -684,7 +810,8 @@ static int simple_result(struct fab_pe *pe, const struct fab_run *r,
 
 	switch (pe->op) {
 	case LOOM_OP_CONST:
-		*res = typed(pe, pe->imm);
+		*res = typed(pe, (pe->flags & LOOM_TILE_IMM_OPERAND) ?
+				 r->d->operands[pe->imm] : pe->imm);
 		return LOOM_STATUS_OK;
 	case LOOM_OP_MOV:
 		*res = typed(pe, a);
@@ -708,7 +835,7 @@ static int simple_result(struct fab_pe *pe, const struct fab_run *r,
 	return LOOM_STATUS_OK;
 }
 
-static int step_simple(struct loom_fabric *f, struct fab_pe *pe,
+static inline int step_simple(struct loom_fabric *f, struct fab_pe *pe,
 		       struct fab_run *r, struct fab_cycle *cy, unsigned fifo)
 {
 	unsigned have = inputs_present(f, fifo) & pe->need;
@@ -901,31 +1028,56 @@ static void step_reduce(struct loom_fabric *f, struct fab_pe *pe,
 		set_busy(f, pe, true);
 }
 
+static inline int step_slot(struct loom_fabric *f, struct fab_pe *pe,
+		     struct fab_run *r, struct fab_cycle *cy)
+{
+	switch (pe->cls) {
+	case PE_SIMPLE:
+		return step_simple(f, pe, r, cy, pe->fifo);
+	case PE_LOAD:
+		return step_load(f, pe, r, cy, pe->fifo);
+	case PE_GEN:
+		step_gen(f, pe, cy, pe->fifo);
+		break;
+	default:
+		step_reduce(f, pe, cy, pe->fifo);
+		break;
+	}
+	return LOOM_STATUS_OK;
+}
+
+/* One PE's cycle: its slots in round-robin order until one fires. */
+static int step_group(struct loom_fabric *f, struct fab_group *g,
+		      struct fab_run *r, struct fab_cycle *cy)
+{
+	unsigned j;
+
+	if (g->n == 1)
+		return step_slot(f, &f->pe[g->first], r, cy);
+	for (j = 0; j < g->n; j++) {
+		unsigned k = (g->next + j) % g->n;
+		struct fab_pe *pe = &f->pe[g->first + k];
+		uint64_t before = pe->firings;
+		int st = step_slot(f, pe, r, cy);
+
+		if (st)
+			return st;
+		if (pe->firings != before) {
+			g->next = (k + 1) % g->n;
+			break;
+		}
+	}
+	return LOOM_STATUS_OK;
+}
+
 static int step_pes(struct loom_fabric *f, struct fab_run *r,
 		    struct fab_cycle *cy)
 {
 	unsigned i;
 	int st = LOOM_STATUS_OK;
 
-	for (i = 0; i < f->npe && !st; i++) {
-		struct fab_pe *pe = &f->pe[i];
-		unsigned fifo = pe->tile * TILE_BUFS + BUF_A;
-
-		switch (pe->cls) {
-		case PE_SIMPLE:
-			st = step_simple(f, pe, r, cy, fifo);
-			break;
-		case PE_LOAD:
-			st = step_load(f, pe, r, cy, fifo);
-			break;
-		case PE_GEN:
-			step_gen(f, pe, cy, fifo);
-			break;
-		default:
-			step_reduce(f, pe, cy, fifo);
-			break;
-		}
-	}
+	for (i = 0; i < f->ngroup && !st; i++)
+		st = step_group(f, &f->group[i], r, cy);
 	return st;
 }
 
@@ -934,10 +1086,11 @@ static int step_pes(struct loom_fabric *f, struct fab_run *r,
 static bool dsts_have_room(const struct loom_fabric *f,
 			   const struct fab_src *s)
 {
+	const uint16_t *dst = f->dsts + s->first;
 	unsigned i;
 
 	for (i = 0; i < s->ndst; i++)
-		if (!had_room(f, s->dst[i]))
+		if (!had_room(f, dst[i]))
 			return false;
 	return true;
 }
@@ -955,10 +1108,12 @@ static bool move_tokens(struct loom_fabric *f)
 			continue;
 		v = buf_pop(f, s->buf);
 		for (j = 0; j < s->ndst; j++) {
-			if (s->dst[j] == f->drop)
+			unsigned d = f->dsts[s->first + j];
+
+			if (d == f->drop)
 				f->completions++;
 			else
-				buf_push(f, s->dst[j], v);
+				buf_push(f, d, v);
 		}
 		moved = true;
 	}
@@ -1028,6 +1183,10 @@ static bool dispatch_ok(const struct loom_fabric *f,
 	for (i = 0; !d->items && i < d->rank; i++)
 		if (d->extents[i] < 0)
 			return false;
+	for (i = 0; i < f->npe; i++)
+		if ((f->pe[i].flags & LOOM_TILE_IMM_OPERAND) &&
+		    f->pe[i].imm >= d->num_operands)
+			return false;
 	for (i = 0; i < f->nport; i++) {
 		const struct fab_port *p = &f->port[i];
 
@@ -1042,7 +1201,7 @@ static bool dispatch_ok(const struct loom_fabric *f,
 
 static void reset_state(struct loom_fabric *f)
 {
-	unsigned i, nb = f->ntiles * TILE_BUFS + 1 + LOOM_MAX_PORTS;
+	unsigned i, nb = f->drop + 1 + LOOM_MAX_PORTS;
 
 	memset(f->cnt, 0, nb);
 	memset(f->head, 0, nb);
@@ -1053,6 +1212,8 @@ static void reset_state(struct loom_fabric *f)
 		pe->firings = 0;
 		pe->stalls = 0;
 	}
+	for (i = 0; i < f->ngroup; i++)
+		f->group[i].next = 0;
 	f->cycle = 0;
 	f->tokens = 0;
 	f->busy = 0;
@@ -1152,6 +1313,11 @@ int loom_fabric_run(struct loom_fabric *f, const struct loom_dispatch *d,
 
 /* ------------------------------------------------------------- dump --- */
 
+static uint8_t sat8(unsigned v)
+{
+	return v > 255 ? 255 : v;
+}
+
 void loom_fabric_dump(const struct loom_fabric *f, struct loom_hw_dump *dump,
 		      struct loom_hw_dump_tile *tiles)
 {
@@ -1163,17 +1329,24 @@ void loom_fabric_dump(const struct loom_fabric *f, struct loom_hw_dump *dump,
 	dump->waiting = f->last_waiting;
 	for (t = 0; t < f->ntiles; t++) {
 		struct loom_hw_dump_tile *dt = &tiles[t];
-		const uint8_t *cnt = &f->cnt[t * TILE_BUFS];
-		int i = f->pe_of_tile[t];
+		const uint8_t *cnt = &f->cnt[t * f->tile_bufs];
+		int i = f->group_of_tile[t];
+		unsigned s;
 
 		memset(dt, 0, sizeof(*dt));
-		if (f->configured && i >= 0) {
-			dt->firings = (uint32_t)f->pe[i].firings;
-			dt->stalls = (uint32_t)f->pe[i].stalls;
+		for (s = 0; f->configured && i >= 0 && s < f->group[i].n; s++) {
+			const struct fab_pe *pe = &f->pe[f->group[i].first + s];
+
+			dt->firings += (uint32_t)pe->firings;
+			dt->stalls += (uint32_t)pe->stalls;
 		}
-		for (k = 0; k < 3; k++)
-			dt->fifo[k] = cnt[BUF_A + k];
-		dt->out = cnt[BUF_OUT];
+		/* sums over slots stay below 4 * 255: saturate the u8s */
+		for (s = 0; s < f->slots; s++) {
+			for (k = 0; k < 3; k++)
+				dt->fifo[k] = sat8(dt->fifo[k] +
+						   cnt[BUF_SLOT(s) + BUF_A + k]);
+			dt->out = sat8(dt->out + cnt[BUF_SLOT(s) + BUF_OUT]);
+		}
 		for (k = 0; k < 4; k++)
 			dt->links[k] = cnt[BUF_LINK + k];
 	}

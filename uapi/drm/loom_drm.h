@@ -30,7 +30,7 @@ extern "C" {
  * uapi version, answered by DRM_LOOM_PARAM_UAPI_VERSION.  It grows whenever
  * an ioctl or parameter is added; userspace compares it instead of probing.
  */
-#define DRM_LOOM_UAPI_VERSION	6
+#define DRM_LOOM_UAPI_VERSION	7
 
 #define DRM_LOOM_GET_PARAM	0x00
 #define DRM_LOOM_BO_CREATE	0x01
@@ -56,6 +56,9 @@ extern "C" {
  *	(uapi 3); userspace turns off what is missing instead of failing
  * @DRM_LOOM_PARAM_VA_START: lowest device VA a BO may get (uapi 3)
  * @DRM_LOOM_PARAM_VA_END: end of the BO VA range, exclusive (uapi 3)
+ * @DRM_LOOM_PARAM_PE_SLOTS: instruction slots per PE (temporal PEs:
+ *	LOOM_FABRIC_SLOTS of the device's LOOM_REG_FABRIC; 1 on a device
+ *	without LOOM_CAP_PE_SLOTS; uapi 7)
  */
 enum drm_loom_param {
 	DRM_LOOM_PARAM_HW_ID = 0,
@@ -70,6 +73,7 @@ enum drm_loom_param {
 	DRM_LOOM_PARAM_FEATURES = 9,
 	DRM_LOOM_PARAM_VA_START = 10,
 	DRM_LOOM_PARAM_VA_END = 11,
+	DRM_LOOM_PARAM_PE_SLOTS = 12,
 };
 
 /* DRM_LOOM_PARAM_FEATURES bits. */

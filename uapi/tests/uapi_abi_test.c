@@ -29,6 +29,31 @@ TEST(pci_identity_and_global_registers)
 	CHECK_EQ(0x0020, LOOM_REG_ERROR_STATUS);
 	CHECK_EQ(3, LOOM_VERSION_MAJOR(LOOM_VERSION(3, 7)));
 	CHECK_EQ(7, LOOM_VERSION_MINOR(LOOM_VERSION(3, 7)));
+	/* 0.4: temporal PEs (LOOM_CAP_PE_SLOTS, LOOM_FABRIC_SLOTS) */
+	CHECK_EQ(0x00000004, LOOM_VERSION_CURRENT);
+}
+
+TEST(temporal_pes)
+{
+	CHECK_EQ(1U << 8, LOOM_CAP_PE_SLOTS);
+	CHECK_EQ(8, LOOM_PE_SLOTS);
+	CHECK_EQ(4, LOOM_FABRIC_SLOTS(0x00040808));
+	CHECK_EQ(8, LOOM_FABRIC_WIDTH(0x00040808));
+	CHECK_EQ(5, LOOM_SRC_PE);
+	CHECK_EQ(6, LOOM_SRC_SLOT(0));
+	CHECK_EQ(9, LOOM_SRC_SLOT(3));
+	CHECK_EQ(13, LOOM_SRC_SLOT(LOOM_PE_SLOTS - 1));
+	CHECK_EQ(1, LOOM_CONFIG_VERSION);
+	CHECK_EQ(2, LOOM_CONFIG_VERSION_SLOTS);
+	CHECK_EQ(1U << 1, LOOM_TILE_IMM_OPERAND);
+	CHECK_EQ(3, LOOM_TILE_FLAGS_MASK);
+	{
+		struct loom_fabric_config h = { .version = 1, .slots = 3 };
+
+		CHECK_EQ(1, LOOM_CONFIG_SLOTS(h.version, h.slots));
+		h.version = LOOM_CONFIG_VERSION_SLOTS;
+		CHECK_EQ(3, LOOM_CONFIG_SLOTS(h.version, h.slots));
+	}
 	CHECK_EQ(0x8000, LOOM_MSIX_TABLE_OFFSET);
 	CHECK_EQ(0xc000, LOOM_MSIX_PBA_OFFSET);
 }
@@ -62,6 +87,8 @@ TEST(memory_structures)
 	CHECK_EQ(4, sizeof(struct loom_port_binding));
 	CHECK_EQ(16, sizeof(struct loom_fabric_config));
 	CHECK_EQ(16 + 2 * 32 + 3 * 4, LOOM_CONFIG_SIZE(2, 3));
+	CHECK_EQ(12, offsetof(struct loom_fabric_config, slots));
+	CHECK_EQ(14, offsetof(struct loom_fabric_config, reserved));
 	CHECK_EQ(16, sizeof(struct loom_hw_dump_tile));
 	CHECK_EQ(112, sizeof(struct loom_hw_dump));
 	CHECK_EQ(8, sizeof(struct loom_item_result));
@@ -118,6 +145,8 @@ TEST(drm_interface)
 	CHECK_EQ(8, DRM_LOOM_PARAM_HW_LIMITS);
 	CHECK_EQ(9, DRM_LOOM_PARAM_FEATURES);
 	CHECK_EQ(11, DRM_LOOM_PARAM_VA_END);
+	CHECK_EQ(12, DRM_LOOM_PARAM_PE_SLOTS);
+	CHECK_EQ(7, DRM_LOOM_UAPI_VERSION);
 	CHECK(DRM_LOOM_UAPI_VERSION >= 3);
 	CHECK_EQ(24, sizeof(struct drm_loom_bo_create));
 	CHECK_EQ(16, sizeof(struct drm_loom_bo_mmap_offset));
@@ -152,6 +181,7 @@ TEST(program_image)
 int main(void)
 {
 	RUN(pci_identity_and_global_registers);
+	RUN(temporal_pes);
 	RUN(core_registers);
 	RUN(memory_structures);
 	RUN(packets);

@@ -67,6 +67,8 @@ struct loom_device_info {
 	uint32_t hw_version;
 	uint32_t hw_caps;		/* LOOM_CAP_* */
 	uint64_t features;		/* DRM_LOOM_FEATURE_* (ACCEL_NODE: an accel node) */
+	uint32_t pe_slots;		/* instruction slots per PE (temporal PEs;
+					   DRM_LOOM_PARAM_PE_SLOTS, 1 before uapi 7) */
 };
 
 /*

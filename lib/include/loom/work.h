@@ -98,7 +98,8 @@ enum loom_error {
 					   or items launch of a dense one */
 	LOOM_E_NO_THREAD = -4102,	/* no thread of that name in the image */
 	LOOM_E_BAD_IMAGE = -4103,	/* the image is malformed */
-	LOOM_E_FABRIC_MISMATCH = -4104,	/* image fabric size != the device's */
+	LOOM_E_FABRIC_MISMATCH = -4104,	/* image fabric size != the device's, or
+					   more slots per PE than it has */
 	LOOM_E_NO_DEVICE = -4105,	/* no (such) loom device node */
 	LOOM_E_RANK_LIMIT = -4106,	/* rank above the device's HW_LIMITS */
 	LOOM_E_NOT_SUPPORTED = -4107,	/* the driver lacks a needed feature */

@@ -4,6 +4,8 @@
  *
  *  - struct fb builds a struct loom_fabric_config image in memory: set a
  *    tile's operation, its routes, bind edge ports, then fb_image().
+ *    fb_slots() right after fb_init() makes it a temporal configuration;
+ *    fb_pe() and fb_route() then set slot 0, fb_slot_*() any slot.
  *  - struct fake_mem is a byte array addressed by device VA behind the
  *    load/store/spawn callbacks of struct loom_fabric_env; it remembers how
  *    often each byte was written and logs every access and spawn.
@@ -21,7 +23,7 @@
 
 struct fb {
 	struct loom_fabric_config hdr;
-	struct loom_tile_config tiles[FB_MAX_TILES];
+	struct loom_tile_config tiles[FB_MAX_TILES * LOOM_PE_SLOTS];
 	struct loom_port_binding ports[LOOM_MAX_PORTS];
 };
 
@@ -34,17 +36,36 @@ static inline void fb_init(struct fb *b, unsigned width, unsigned height)
 	b->hdr.height = height;
 }
 
+/* A LOOM_CONFIG_VERSION_SLOTS image of @slots per PE. */
+static inline void fb_slots(struct fb *b, unsigned slots)
+{
+	b->hdr.version = LOOM_CONFIG_VERSION_SLOTS;
+	b->hdr.slots = slots;
+}
+
+static inline unsigned fb_nslots(const struct fb *b)
+{
+	return LOOM_CONFIG_SLOTS(b->hdr.version, b->hdr.slots);
+}
+
+static inline struct loom_tile_config *fb_slot(struct fb *b, unsigned x,
+					       unsigned y, unsigned k)
+{
+	return &b->tiles[(y * b->hdr.width + x) * fb_nslots(b) + k];
+}
+
 static inline struct loom_tile_config *fb_tile(struct fb *b, unsigned x,
 					       unsigned y)
 {
-	return &b->tiles[y * b->hdr.width + x];
+	return fb_slot(b, x, y, 0);
 }
 
-/* Sets the PE of tile (x, y): enum loom_op, LOOM_TYPE_*, LOOM_TILE_*, imm. */
-static inline void fb_pe(struct fb *b, unsigned x, unsigned y, unsigned op,
-			 unsigned type, unsigned flags, uint64_t imm)
+/* Sets slot @k of tile (x, y): enum loom_op, LOOM_TYPE_*, LOOM_TILE_*, imm. */
+static inline void fb_slot_pe(struct fb *b, unsigned x, unsigned y,
+			      unsigned k, unsigned op, unsigned type,
+			      unsigned flags, uint64_t imm)
 {
-	struct loom_tile_config *t = fb_tile(b, x, y);
+	struct loom_tile_config *t = fb_slot(b, x, y, k);
 
 	t->op = op;
 	t->type = type;
@@ -52,11 +73,23 @@ static inline void fb_pe(struct fb *b, unsigned x, unsigned y, unsigned op,
 	t->imm = imm;
 }
 
-/* Output @out (enum loom_route_out) of tile (x, y) takes from @src. */
+static inline void fb_pe(struct fb *b, unsigned x, unsigned y, unsigned op,
+			 unsigned type, unsigned flags, uint64_t imm)
+{
+	fb_slot_pe(b, x, y, 0, op, type, flags, imm);
+}
+
+/* Output @out (enum loom_route_out) of slot @k of (x, y) takes from @src. */
+static inline void fb_slot_route(struct fb *b, unsigned x, unsigned y,
+				 unsigned k, unsigned out, unsigned src)
+{
+	fb_slot(b, x, y, k)->route[out] = src;
+}
+
 static inline void fb_route(struct fb *b, unsigned x, unsigned y, unsigned out,
 			    unsigned src)
 {
-	fb_tile(b, x, y)->route[out] = src;
+	fb_slot_route(b, x, y, 0, out, src);
 }
 
 /* Binds the edge link at (@side, @pos) to a port; returns its index. */
@@ -75,14 +108,14 @@ static inline unsigned fb_port(struct fb *b, unsigned side, unsigned pos,
 /* Size of the image fb_image() writes. */
 static inline size_t fb_size(const struct fb *b)
 {
-	return LOOM_CONFIG_SIZE((size_t)b->hdr.width * b->hdr.height,
-				b->hdr.num_ports);
+	return LOOM_CONFIG_SIZE((size_t)b->hdr.width * b->hdr.height *
+				fb_nslots(b), b->hdr.num_ports);
 }
 
 /* Writes the image into @buf; returns its size, 0 if @size is too small. */
 static inline size_t fb_image(const struct fb *b, void *buf, size_t size)
 {
-	size_t ntiles = (size_t)b->hdr.width * b->hdr.height;
+	size_t ntiles = (size_t)b->hdr.width * b->hdr.height * fb_nslots(b);
 	size_t tiles = ntiles * sizeof(struct loom_tile_config);
 	unsigned char *p = buf;
 

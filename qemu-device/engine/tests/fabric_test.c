@@ -17,7 +17,7 @@
 #define MEM_VA		0x100000ULL
 #define MEM_SIZE	0x10000
 
-static unsigned char image[LOOM_CONFIG_SIZE(FB_MAX_TILES, LOOM_MAX_PORTS)];
+static unsigned char image[LOOM_CONFIG_SIZE(FB_MAX_TILES * LOOM_PE_SLOTS, LOOM_MAX_PORTS)];
 static struct fb fbuf;		/* the graph being built */
 
 struct dump {
@@ -151,7 +151,9 @@ static enum loom_config_error mutated(struct loom_fabric *f,
 	static void mut_##name(struct fb *b) { body; }
 
 MUTATION(none, (void)b)
-MUTATION(version, b->hdr.version = 2)
+MUTATION(version, b->hdr.version = 3)
+MUTATION(version2_slots0, b->hdr.version = LOOM_CONFIG_VERSION_SLOTS)
+MUTATION(version1_slots1, b->hdr.slots = 1)
 MUTATION(version0, b->hdr.version = 0)
 MUTATION(width, b->hdr.width = 3)
 MUTATION(height, b->hdr.height = 5)
@@ -162,7 +164,13 @@ MUTATION(reserved2, b->tiles[0].reserved2 = 1ULL << 63)
 MUTATION(op, b->tiles[3].op = LOOM_OP_COUNT)
 MUTATION(op255, b->tiles[3].op = 255)
 MUTATION(type, b->tiles[3].type = 2)
-MUTATION(flags, b->tiles[3].flags = 2)
+MUTATION(flags, b->tiles[3].flags = 4)
+MUTATION(operand_not_const,
+	 fb_pe(b, 0, 3, LOOM_OP_MOV, I64, LOOM_TILE_IMM_OPERAND, 1))
+MUTATION(operand_const16,
+	 fb_pe(b, 0, 3, LOOM_OP_CONST, I64, LOOM_TILE_IMM_OPERAND, 16))
+MUTATION(operand_const15,
+	 fb_pe(b, 0, 3, LOOM_OP_CONST, I64, LOOM_TILE_IMM_OPERAND, 15))
 MUTATION(reduce_sub, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I64, 0, LOOM_OP_SUB))
 MUTATION(reduce_nop, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I64, 0, LOOM_OP_NOP))
 MUTATION(reduce_xor, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I64, 0, LOOM_OP_XOR))
@@ -209,6 +217,8 @@ TEST(configure_errors)
 	} cases[] = {
 		{ mut_none, LOOM_CONFIG_OK },
 		{ mut_version, LOOM_CONFIG_BAD_VERSION },
+		{ mut_version2_slots0, LOOM_CONFIG_BAD_DIMENSIONS },
+		{ mut_version1_slots1, LOOM_CONFIG_RESERVED },
 		{ mut_version0, LOOM_CONFIG_BAD_VERSION },
 		{ mut_width, LOOM_CONFIG_BAD_DIMENSIONS },
 		{ mut_height, LOOM_CONFIG_BAD_DIMENSIONS },
@@ -220,6 +230,9 @@ TEST(configure_errors)
 		{ mut_op255, LOOM_CONFIG_BAD_OP },
 		{ mut_type, LOOM_CONFIG_BAD_OP },
 		{ mut_flags, LOOM_CONFIG_BAD_OP },
+		{ mut_operand_not_const, LOOM_CONFIG_BAD_OP },
+		{ mut_operand_const16, LOOM_CONFIG_BAD_OP },
+		{ mut_operand_const15, LOOM_CONFIG_OK },
 		{ mut_reduce_sub, LOOM_CONFIG_BAD_OP },
 		{ mut_reduce_nop, LOOM_CONFIG_BAD_OP },
 		{ mut_reduce_xor, LOOM_CONFIG_OK },
@@ -316,9 +329,11 @@ TEST(configure_header_errors)
  * A VA token snakes S, S, E, N, E from the W port into a STORE (imm value)
  * at (2,1), whose done token goes W, N, N to a completion port.
  */
-static void build_snake(struct fb *b)
+static void build_snake_slots(struct fb *b, unsigned slots)
 {
 	fb_init(b, 4, 4);
+	if (slots)
+		fb_slots(b, slots);
 	fb_port(b, LOOM_DIR_W, 0, LOOM_PORT_OPERAND, 0);
 	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_COMPLETION, 0);
 	fb_route(b, 0, 0, LOOM_OUT_S, LOOM_SRC_W);
@@ -331,6 +346,11 @@ static void build_snake(struct fb *b)
 	fb_route(b, 2, 1, LOOM_OUT_W, LOOM_SRC_PE);
 	fb_route(b, 1, 1, LOOM_OUT_N, LOOM_SRC_E);
 	fb_route(b, 1, 0, LOOM_OUT_N, LOOM_SRC_S);
+}
+
+static void build_snake(struct fb *b)
+{
+	build_snake_slots(b, 0);
 }
 
 TEST(multi_hop_latency)
@@ -1419,6 +1439,221 @@ TEST(tree_spawner_bfs)
 	loom_fabric_destroy(f);
 }
 
+/* ------------------------------------------------- temporal PEs --- */
+
+/*
+ * One tile of four slots computes mem[base + 8 i] = 3 i for coordinate i:
+ * slot 0 SHL i, 3; slot 1 ADD base; slot 2 MUL i, 3; slot 3 STORE.  The
+ * coordinate forks from the W link to slots 0 and 2; slot results reach
+ * other slots without a link.
+ */
+static void build_slot_chain(struct fb *b)
+{
+	fb_init(b, 1, 1);
+	fb_slots(b, 4);
+	fb_port(b, LOOM_DIR_W, 0, LOOM_PORT_COORD, 0);
+	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_OPERAND, 0);
+	fb_port(b, LOOM_DIR_E, 0, LOOM_PORT_COMPLETION, 0);
+	fb_slot_pe(b, 0, 0, 0, LOOM_OP_SHL, I64, IMM_B, 3);
+	fb_slot_route(b, 0, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_slot_pe(b, 0, 0, 1, LOOM_OP_ADD, I64, 0, 0);
+	fb_slot_route(b, 0, 0, 1, LOOM_OUT_PE_A, LOOM_SRC_SLOT(0));
+	fb_slot_route(b, 0, 0, 1, LOOM_OUT_PE_B, LOOM_SRC_N);
+	fb_slot_pe(b, 0, 0, 2, LOOM_OP_MUL, I64, IMM_B, 3);
+	fb_slot_route(b, 0, 0, 2, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_slot_pe(b, 0, 0, 3, LOOM_OP_STORE, I64, 0, 0);
+	fb_slot_route(b, 0, 0, 3, LOOM_OUT_PE_A, LOOM_SRC_SLOT(1));
+	fb_slot_route(b, 0, 0, 3, LOOM_OUT_PE_B, LOOM_SRC_SLOT(2));
+	/* the link route may sit in any one slot: slot 3's own output */
+	fb_slot_route(b, 0, 0, 3, LOOM_OUT_E, LOOM_SRC_PE);
+}
+
+TEST(slots_share_one_pe)
+{
+	struct loom_fabric *f = fabric(1, 1, LOOM_DEFAULT_MEM_PORTS,
+				       LOOM_DEFAULT_LOAD_LATENCY);
+	struct fake_mem *m = new_mem();
+	uint64_t base = MEM_VA;
+	int64_t n = 40, i;
+	struct loom_hw_counters c;
+	struct dump d;
+
+	build_slot_chain(&fbuf);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, &base, 1, 1, &n, &c));
+	for (i = 0; i < n; i++) {
+		CHECK_EQ(3 * i, fake_get64(m, base + 8 * i));
+		CHECK_EQ(1, fake_writes(m, base + 8 * i));
+	}
+	CHECK_EQ(4 * n, c.firings);
+	CHECK_EQ(n, c.mem_writes);
+	/* one firing per cycle: the PE's four slots give an II of 4 */
+	CHECK(c.cycles >= (uint64_t)(4 * n));
+	CHECK(c.cycles <= (uint64_t)(4 * n + 8));
+	take_dump(f, &d);
+	CHECK_EQ(4 * n, d.t[0].firings);
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+/*
+ * Two STOREs in slots 0 and 1 of one tile, both always ready: they fire
+ * in turn, slot 0 first, never in the same cycle.
+ */
+TEST(slots_fire_round_robin)
+{
+	struct loom_fabric *f = fabric(1, 1, 2, 1);
+	struct fake_mem *m = new_mem();
+	uint64_t va[2] = { MEM_VA, MEM_VA + 64 };
+	int64_t n = 6;
+	struct loom_hw_counters c;
+	unsigned i;
+
+	fb_init(&fbuf, 1, 1);
+	fb_slots(&fbuf, 2);
+	fb_port(&fbuf, LOOM_DIR_W, 0, LOOM_PORT_OPERAND, 0);
+	fb_port(&fbuf, LOOM_DIR_N, 0, LOOM_PORT_OPERAND, 1);
+	fb_port(&fbuf, LOOM_DIR_E, 0, LOOM_PORT_COMPLETION, 0);
+	fb_port(&fbuf, LOOM_DIR_S, 0, LOOM_PORT_COMPLETION, 0);
+	fb_slot_pe(&fbuf, 0, 0, 0, LOOM_OP_STORE, I64, IMM_B, 0x11);
+	fb_slot_route(&fbuf, 0, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_slot_route(&fbuf, 0, 0, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_slot_pe(&fbuf, 0, 0, 1, LOOM_OP_STORE, I64, IMM_B, 0x22);
+	fb_slot_route(&fbuf, 0, 0, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_slot_route(&fbuf, 0, 0, 1, LOOM_OUT_S, LOOM_SRC_PE);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, va, 2, 1, &n, &c));
+	CHECK_EQ(0x11, fake_get64(m, va[0]));
+	CHECK_EQ(0x22, fake_get64(m, va[1]));
+	REQUIRE_EQ(2 * n, m->nlog);
+	for (i = 0; i < m->nlog; i++) {
+		CHECK_EQ(va[i % 2], m->log[i].va);
+		if (i)
+			CHECK(m->log[i].progress > m->log[i - 1].progress);
+	}
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+/*
+ * The buffers follow the loaded configuration's slots: a 4-slot image, a
+ * 1-slot one and a 4-slot one again on the same fabric, each loaded after
+ * a stopped run left tokens behind, each run as the first did.
+ */
+TEST(reconfigure_between_slot_layouts)
+{
+	struct loom_fabric *f = fabric4();
+	struct fake_mem *m = new_mem();
+	uint64_t va = MEM_VA + 64;
+	int64_t n = 5, many = 100;
+	struct loom_hw_counters c[3], stopped;
+	unsigned slots[3] = { 4, 0, 4 };
+
+	for (unsigned i = 0; i < 3; i++) {
+		build_snake_slots(&fbuf, slots[i]);
+		REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+		CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, &va, 1, 1, &n, &c[i]));
+		CHECK_EQ(c[0].cycles, c[i].cycles);
+		CHECK_EQ(5, c[i].firings);
+		m->stop_after = 3;
+		CHECK_EQ(LOOM_STATUS_STOPPED,
+			 run_dense(f, m, &va, 1, 1, &many, &stopped));
+		m->stop_after = 0;
+		m->stop = 0;
+	}
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+/* A slotted image with one slot per PE runs as the spatial one does. */
+TEST(one_slot_runs_as_spatial)
+{
+	struct loom_fabric *f = fabric4();
+	struct fake_mem *m = new_mem();
+	uint64_t va = MEM_VA + 64;
+	int64_t n = 5;
+	struct loom_hw_counters c1, c2;
+
+	build_snake(&fbuf);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, &va, 1, 1, &n, &c1));
+	fbuf.hdr.version = LOOM_CONFIG_VERSION_SLOTS;
+	fbuf.hdr.slots = 1;
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, &va, 1, 1, &n, &c2));
+	CHECK_EQ(c1.cycles, c2.cycles);
+	CHECK_EQ(c1.firings, c2.firings);
+	CHECK_EQ(10, fake_writes(m, va));
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+TEST(slot_configure_errors)
+{
+	struct loom_fabric *f = fabric(1, 1, 1, 1);
+
+	build_slot_chain(&fbuf);
+	CHECK_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	/* a link output set in two slots */
+	fb_slot_route(&fbuf, 0, 0, 2, LOOM_OUT_E, LOOM_SRC_PE);
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	CHECK(!loom_fabric_configured(f));
+	fb_slot_route(&fbuf, 0, 0, 2, LOOM_OUT_E, LOOM_SRC_NONE);
+	CHECK_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	/* the output of a slot the image does not have */
+	fb_slot_route(&fbuf, 0, 0, 3, LOOM_OUT_PE_C, LOOM_SRC_SLOT(4));
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	fb_slot_route(&fbuf, 0, 0, 3, LOOM_OUT_PE_C, LOOM_SRC_NONE);
+	/* more slots than the device has */
+	fbuf.hdr.slots = LOOM_PE_SLOTS + 1;
+	CHECK_EQ(LOOM_CONFIG_BAD_DIMENSIONS, configure(f, &fbuf));
+	fbuf.hdr.slots = 4;
+	fbuf.hdr.reserved = 1;
+	CHECK_EQ(LOOM_CONFIG_RESERVED, configure(f, &fbuf));
+	loom_fabric_destroy(f);
+}
+
+/*
+ * A CONST with LOOM_TILE_IMM_OPERAND yields the dispatch's operand imm:
+ * (0,0) CONST operand 2, triggered by the coordinate from W, feeds the
+ * value of (1,0)'s STORE, whose VA is operand 0 from N.
+ */
+TEST(const_reads_an_operand)
+{
+	struct loom_fabric *f = fabric(2, 1, 1, 1);
+	struct fake_mem *m = new_mem();
+	uint64_t ops[3] = { MEM_VA, 0, 0xfeedf00d12345678ULL };
+	int64_t n = 3;
+	struct loom_hw_counters c;
+
+	fb_init(&fbuf, 2, 1);
+	fb_port(&fbuf, LOOM_DIR_W, 0, LOOM_PORT_COORD, 0);
+	fb_port(&fbuf, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
+	fb_port(&fbuf, LOOM_DIR_E, 0, LOOM_PORT_COMPLETION, 0);
+	fb_pe(&fbuf, 0, 0, LOOM_OP_CONST, I64, LOOM_TILE_IMM_OPERAND, 2);
+	fb_route(&fbuf, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(&fbuf, 0, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_pe(&fbuf, 1, 0, LOOM_OP_STORE, I64, 0, 0);
+	fb_route(&fbuf, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(&fbuf, 1, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
+	fb_route(&fbuf, 1, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, ops, 3, 1, &n, &c));
+	CHECK_EQ(0xfeedf00d12345678ULL, fake_get64(m, MEM_VA));
+	CHECK_EQ(3, fake_writes(m, MEM_VA));
+	/* an i32 CONST sign-extends the operand's low 32 bits */
+	fb_pe(&fbuf, 0, 0, LOOM_OP_CONST, I32, LOOM_TILE_IMM_OPERAND, 2);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, ops, 3, 1, &n, &c));
+	CHECK_EQ(0x12345678, fake_get64(m, MEM_VA));
+	/* operand 2 not supplied: refused before anything runs */
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, run_dense(f, m, ops, 2, 1, &n, &c));
+	CHECK_EQ(0, c.cycles);
+	CHECK_EQ(6, fake_writes(m, MEM_VA));
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
 int main(void)
 {
 	RUN(create_params);
@@ -1449,5 +1684,11 @@ int main(void)
 	RUN(stopped);
 	RUN(vector_add);
 	RUN(tree_spawner_bfs);
+	RUN(slots_share_one_pe);
+	RUN(slots_fire_round_robin);
+	RUN(one_slot_runs_as_spatial);
+	RUN(reconfigure_between_slot_layouts);
+	RUN(slot_configure_errors);
+	RUN(const_reads_an_operand);
 	return checks_done();
 }
