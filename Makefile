@@ -9,6 +9,8 @@
 #   make shell   an interactive shell in the test VM
 #   make lib, make install [DESTDIR=... PREFIX=...]   libloom and loom.pc
 #   make checkpatch   the kernel's checkpatch --strict over kernel/ and uapi/
+#   make fuzz    random ioctls and uring_cmds in the VM [FUZZ_SECONDS= FUZZ_SEED=]
+#   make faults  injected device faults under load in the VM [FAULTS=1000]
 #   make qemu10  QEMU 10.0 with the device, and the device's kselftests on it;
 #                QEMU=10 make test (or demo, bench, run, shell) runs the VM
 #                stages on QEMU 10.0 instead of Debian's 7.2
