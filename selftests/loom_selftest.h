@@ -186,19 +186,24 @@ static inline const char *loom_expected_prop(const char *prop, const char *fallb
  * Maps the device's BAR0 through sysfs so tests can compare what the driver
  * reports with the registers themselves (the VM boots with iomem=relaxed).
  */
-static inline volatile uint32_t *loom_map_bar0(const struct loom_node *node)
+static inline volatile uint32_t *loom_map_bar0_prot(const struct loom_node *node, int prot)
 {
 	char path[96];
 	void *p;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/resource0", node->sysfs);
-	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	fd = open(path, (prot & PROT_WRITE ? O_RDWR : O_RDONLY) | O_SYNC | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	p = mmap(NULL, LOOM_BAR0_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	p = mmap(NULL, LOOM_BAR0_SIZE, prot, MAP_SHARED, fd, 0);
 	close(fd);
 	return p == MAP_FAILED ? NULL : p;
+}
+
+static inline volatile uint32_t *loom_map_bar0(const struct loom_node *node)
+{
+	return loom_map_bar0_prot(node, PROT_READ);
 }
 
 static inline uint32_t loom_reg(volatile uint32_t *bar, uint32_t reg)
@@ -401,17 +406,9 @@ static inline long long loom_core_stat(const struct loom_node *node, unsigned co
 static inline void loom_poke_core(const struct loom_node *node, unsigned core,
 				  uint32_t reg, uint32_t val)
 {
-	char path[96];
-	volatile uint32_t *bar;
-	int fd;
+	volatile uint32_t *bar = loom_map_bar0_prot(node, PROT_READ | PROT_WRITE);
 
-	snprintf(path, sizeof(path), "%s/resource0", node->sysfs);
-	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	bar = mmap(NULL, LOOM_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (bar == MAP_FAILED)
+	if (!bar)
 		return;
 	bar[(LOOM_CORE_BASE(core) + reg) / 4] = val;
 	munmap((void *)bar, LOOM_BAR0_SIZE);

@@ -364,21 +364,6 @@ static const char *const kind_counter[KINDS] = {
 	[LOOM_INJECT_LOST_DOORBELL] = "doorbells rung again: ",
 };
 
-static volatile uint32_t *bar_rw(const struct loom_node *node)
-{
-	char path[96];
-	void *p;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/resource0", node->sysfs);
-	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	p = mmap(NULL, LOOM_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /* An unclaimed failure of (dev, core) with @error since @t0: claim it. */
 static int claim(unsigned dev, unsigned core, int error, double t0)
 {
@@ -442,7 +427,7 @@ static int inject_campaign(unsigned faults, uint64_t seed)
 	double start = now_s();
 
 	for (int d = 0; d < num_nodes; d++) {
-		bar[d] = bar_rw(&nodes[d]);
+		bar[d] = loom_map_bar0_prot(&nodes[d], PROT_READ | PROT_WRITE);
 		if (!bar[d] || vm_client_open(&probes[d], nodes[d].path))
 			return 1;
 	}
@@ -612,19 +597,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: loom_faults [--faults N] [--seed N]\n");
 		return 2;
 	}
-	num_nodes = loom_find_nodes(nodes, 2);
+	num_nodes = vm_find_devices(nodes, num_cores, 2);
 	if (num_nodes < 1) {
 		printf("loom_faults: no loom device\n");
 		return 1;
-	}
-	for (int d = 0; d < num_nodes; d++) {
-		int fd = open(nodes[d].path, O_RDWR | O_CLOEXEC);
-		uint64_t v = 0;
-
-		if (fd < 0 || _test_get_param(fd, DRM_LOOM_PARAM_NUM_CORES, 0, &v))
-			return 1;
-		num_cores[d] = v;
-		close(fd);
 	}
 	if (faults > MAX_PER_KIND * LOOM_INJECT_MAX)
 		faults = MAX_PER_KIND * LOOM_INJECT_MAX;

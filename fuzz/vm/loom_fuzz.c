@@ -931,19 +931,10 @@ int main(int argc, char **argv)
 	}
 	if (argc % 2 == 0)
 		usage();
-	num_nodes = loom_find_nodes(nodes, 2);
+	num_nodes = vm_find_devices(nodes, num_cores, 2);
 	if (num_nodes < 1) {
 		printf("loom_fuzz: no loom device\n1..0\n");
 		return 1;
-	}
-	for (int d = 0; d < num_nodes; d++) {
-		int fd = open(nodes[d].path, O_RDWR | O_CLOEXEC);
-		uint64_t v = 0;
-
-		if (fd < 0 || _test_get_param(fd, DRM_LOOM_PARAM_NUM_CORES, 0, &v))
-			return 1;
-		num_cores[d] = v;
-		close(fd);
 	}
 	{
 		struct sigaction sa = { .sa_sigaction = on_fatal_signal, .sa_flags = SA_SIGINFO };

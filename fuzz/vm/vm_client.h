@@ -47,6 +47,26 @@ static inline double now_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/*
+ * Finds up to @max loom devices and their queue counts; the number found,
+ * or -1 if one cannot be asked.
+ */
+static inline int vm_find_devices(struct loom_node *nodes, unsigned *cores, int max)
+{
+	int n = loom_find_nodes(nodes, max);
+
+	for (int d = 0; d < n; d++) {
+		int fd = open(nodes[d].path, O_RDWR | O_CLOEXEC);
+		uint64_t v = 0;
+
+		if (fd < 0 || _test_get_param(fd, DRM_LOOM_PARAM_NUM_CORES, 0, &v))
+			return -1;
+		cores[d] = v;
+		close(fd);
+	}
+	return n;
+}
+
 struct vm_client {
 	int fd;
 	struct loom_test_bo cmd, cfg, data;
