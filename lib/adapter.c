@@ -10,6 +10,19 @@
 #include <stdlib.h>
 
 #include "adapter.h"
+#include "loom_image.h"	/* LOOM_ARG_*: the payload types */
+
+bool loom_payload_type_ok(uint32_t type)
+{
+	return type == 0 || type == LOOM_ARG_I32 || type == LOOM_ARG_I64 ||
+	       type == LOOM_ARG_INDEX;
+}
+
+bool loom_payload_fits(uint32_t type, uint64_t payload)
+{
+	return type != LOOM_ARG_I32 ||
+	       (uint64_t)(int64_t)(int32_t)(uint32_t)payload == payload;
+}
 
 enum loom_error loom_adapter_init(struct loom_adapter_run *run)
 {
@@ -69,6 +82,13 @@ void loom_adapter_publish(struct loom_adapter_run *run,
 		loom_adapter_fail(run, LOOM_WORK_CHILD_OVERFLOW, 0, item);
 		loom_adapter_cancel(run, counts, item);
 		return;
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (!loom_payload_fits(run->payload_type, children[i])) {
+			loom_adapter_fail(run, LOOM_WORK_PAYLOAD_WIDTH, 0, item);
+			loom_adapter_cancel(run, counts, item);
+			return;
+		}
 	}
 	/* Publication and completion in one pass over the worker's state. */
 	err = loom_sched_publish_complete(run->sched, item, children, count,

@@ -22,6 +22,7 @@
 struct loom_adapter_run {
 	struct loom_sched *sched;
 	uint32_t child_capacity;
+	uint32_t payload_type;		/* 0 (any u64) or a LOOM_ARG_* payload type */
 	pthread_mutex_t failure_lock;
 	uint64_t cancelled_queued;	/* by every cancel_all of the run */
 	enum loom_error error;
@@ -38,6 +39,18 @@ struct loom_adapter_counts {
 	uint64_t children_published;
 	uint64_t steals;
 };
+
+/*
+ * Whether @type can be a work-item payload: 0 (an untyped u64) or
+ * LOOM_ARG_I32, LOOM_ARG_I64, LOOM_ARG_INDEX.
+ */
+bool loom_payload_type_ok(uint32_t type);
+
+/*
+ * Whether @payload is a value of @type: an i32 travels sign-extended to
+ * 64 bits (the fabric's convention), so its upper half repeats bit 31.
+ */
+bool loom_payload_fits(uint32_t type, uint64_t payload);
 
 /* LOOM_WORK_OK, or LOOM_WORK_OUT_OF_MEMORY when the lock cannot be made. */
 enum loom_error loom_adapter_init(struct loom_adapter_run *run);

@@ -298,6 +298,8 @@ static int check_devices(struct device_run *run)
 	if (loom_image_thread(c->image, c->thread, &info))
 		return LOOM_E_NO_THREAD;
 	run->common.child_capacity = info.child_capacity;
+	/* the loader admitted only payload types the runtime carries */
+	run->common.payload_type = info.arg_types[info.work_item_arg];
 	return 0;
 }
 
@@ -319,6 +321,8 @@ static enum loom_error start_run(struct device_run *run, int *device_error)
 		*device_error = ret;
 		return LOOM_WORK_DEVICE_ERROR;
 	}
+	if (!loom_payload_fits(run->common.payload_type, c->root_payload))
+		return LOOM_WORK_PAYLOAD_WIDTH;
 	run->record_size = LOOM_ITEM_RESULT_SIZE(run->common.child_capacity);
 	err = loom_sched_create(&sc, &run->common.sched);
 	if (err)

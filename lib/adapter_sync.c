@@ -166,8 +166,13 @@ enum loom_error loom_work_sync_run(const struct loom_work_sync_config *config,
 	if (!config || !fn || !result || !config->workers ||
 	    !config->deque_capacity || config->workers == LOOM_SCHED_NO_WORKER)
 		return LOOM_WORK_INVALID_ARGUMENT;
+	if (!loom_payload_type_ok(config->payload_type))
+		return LOOM_E_UNSUPPORTED_PAYLOAD;
+	if (!loom_payload_fits(config->payload_type, config->root_payload))
+		return LOOM_WORK_PAYLOAD_WIDTH;
 	memset(result, 0, sizeof(*result));
 	run.common.child_capacity = config->child_capacity;
+	run.common.payload_type = config->payload_type;
 	if (loom_adapter_init(&run.common))
 		return LOOM_WORK_OUT_OF_MEMORY;
 	err = start_run(&run);

@@ -33,6 +33,7 @@ static const struct {
 	{ LOOM_E_NO_HOST_FUNC, "no such host function in the image" },
 	{ LOOM_E_WORK_FAILED, "a dynamic-work run of the host program failed" },
 	{ LOOM_E_HOST_FAULT, "host program access outside its buffers" },
+	{ LOOM_E_UNSUPPORTED_PAYLOAD, "work-item payload type the runtime cannot carry" },
 	/* the dynamic-work core */
 	{ LOOM_WORK_INVALID_ARGUMENT, "invalid argument" },
 	{ LOOM_WORK_OUT_OF_MEMORY, "out of memory" },
@@ -54,6 +55,7 @@ static const struct {
 	{ LOOM_WORK_CHILD_OVERFLOW, "an item reported more children than the child capacity" },
 	{ LOOM_WORK_CALLBACK_ABORTED, "an item's callback aborted the domain" },
 	{ LOOM_WORK_DEVICE_ERROR, "a device launch or job of the run failed" },
+	{ LOOM_WORK_PAYLOAD_WIDTH, "a work-item payload does not fit the thread's payload type" },
 };
 
 const char *loom_strerror(int err)

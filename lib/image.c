@@ -54,6 +54,27 @@ static int map_sections(struct loom_image *img, const struct loom_image_view *v)
 	return 0;
 }
 
+/*
+ * Spec §7: a work-item payload the runtime cannot carry is a capability
+ * error at load, not a surprise at launch.  The runtime carries i32
+ * (sign-extended), i64 and index payloads, each in one u64.
+ */
+static int check_payloads(const struct loom_image *img)
+{
+	for (uint32_t i = 0; i < img->info.num_threads; i++) {
+		const struct loom_image_thread *t = &img->threads[i];
+		uint8_t type;
+
+		if (t->domain != LOOM_DOMAIN_DYNAMIC_WORK)
+			continue;
+		type = t->arg_types[t->work_item_arg];
+		if (type != LOOM_ARG_I32 && type != LOOM_ARG_I64 &&
+		    type != LOOM_ARG_INDEX)
+			return LOOM_E_UNSUPPORTED_PAYLOAD;
+	}
+	return 0;
+}
+
 static uint64_t next_image_id(void)
 {
 	static uint64_t id;
@@ -82,6 +103,8 @@ int loom_image_load(const void *data, size_t size, struct loom_image **out)
 	}
 	memcpy(img->bytes, data, size);
 	ret = map_sections(img, &v);
+	if (!ret)
+		ret = check_payloads(img);
 	if (ret) {
 		loom_image_free(img);
 		return ret;

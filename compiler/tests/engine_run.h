@@ -171,6 +171,14 @@ struct er_host {
 	int failed_checks;
 };
 
+/* What libloom admits as a payload: an i32 item travels sign-extended. */
+static inline bool er_payload_fits(const struct loom_interp_launch *l,
+				   uint64_t payload)
+{
+	return l->desc.arg_types[l->desc.work_item_arg] != LOOM_ARG_I32 ||
+	       (uint64_t)(int64_t)(int32_t)(uint32_t)payload == payload;
+}
+
 static inline int er_items(struct er *e, const struct loom_interp_launch *l)
 {
 	uint64_t rec = LOOM_ITEM_RESULT_SIZE(l->desc.child_capacity);
@@ -182,6 +190,10 @@ static inline int er_items(struct er *e, const struct loom_interp_launch *l)
 		return -1;
 	}
 	q[0] = l->args[l->desc.work_item_arg];
+	if (!er_payload_fits(l, q[0])) {
+		free(q);
+		return -1;
+	}
 	while (done < n) {
 		unsigned batch = n - done < ER_BATCH ? n - done : ER_BATCH;
 
@@ -197,6 +209,9 @@ static inline int er_items(struct er *e, const struct loom_interp_launch *l)
 			if (n + count > 65536)
 				goto out;
 			fake_bus_peek(&e->bus, at + 8, q + n, 8 * count);
+			for (uint32_t c = 0; c < count; c++)
+				if (!er_payload_fits(l, q[n + c]))
+					goto out;
 			n += count;
 		}
 		done += batch;

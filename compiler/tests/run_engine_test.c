@@ -824,7 +824,9 @@ TEST(corpus_programs_end_to_end_8x8)
 	static const char *const files[] = {
 		"vector_add.loom", "saxpy.loom", "stencil2d.loom",
 		"matvec.loom", "dot_reduction.loom", "histogram.loom",
-		"rank0_and_empty.loom", "tree_bfs.loom", "uts_node.loom",
+		"rank0_and_empty.loom", "tree_bfs.loom", "tree_i32.loom",
+		"work_item_types.loom",
+		"uts_node.loom",
 		"units_and_limits.loom", "float_ops.loom",
 	};
 
@@ -911,7 +913,9 @@ TEST(corpus_programs_end_to_end_4x4)
 	static const char *const files[] = {
 		"vector_add.loom", "saxpy.loom", "stencil2d.loom",
 		"matvec.loom", "dot_reduction.loom", "histogram.loom",
-		"rank0_and_empty.loom", "tree_bfs.loom", "uts_node.loom",
+		"rank0_and_empty.loom", "tree_bfs.loom", "tree_i32.loom",
+		"work_item_types.loom",
+		"uts_node.loom",
 		"units_and_limits.loom",
 	};
 

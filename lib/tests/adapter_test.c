@@ -5,7 +5,10 @@
  * with 1, 2 and 4 workers, in turn and threaded, and must give the same
  * WorkItemIds with the same payloads; a full deque, too many children or
  * an aborting callback fail the run with a typed error naming the item and
- * cancel the domain; a cancelling callback cancels just its item.
+ * cancel the domain; a cancelling callback cancels just its item.  With
+ * an i32 payload type, a root or a child outside int32 (sign-extended) is
+ * the typed LOOM_WORK_PAYLOAD_WIDTH, and a type the runtime cannot carry
+ * is LOOM_E_UNSUPPORTED_PAYLOAD.
  */
 #include "loom/loom.h"	/* the device adapter's argument checks */
 #include "work_util.h"
@@ -34,6 +37,8 @@ struct tree {
 	uint64_t overflow_node;		/* callback reports one child too many */
 	uint64_t wide_node;		/* callback reports wide_count children */
 	uint64_t wide_count;
+	uint64_t odd_node;		/* callback reports odd_child as its last child */
+	uint64_t odd_child;
 	struct seen_list seen[MAX_WORKERS];
 };
 
@@ -41,7 +46,8 @@ static struct tree tree(uint64_t nodes, uint64_t branching)
 {
 	return (struct tree){ .nodes = nodes, .branching = branching,
 			      .cancel_node = NONE, .abort_node = NONE,
-			      .overflow_node = NONE, .wide_node = NONE };
+			      .overflow_node = NONE, .wide_node = NONE,
+			      .odd_node = NONE };
 }
 
 /* The heap number a path names: what the payload must be. */
@@ -93,6 +99,8 @@ tree_fn(void *ctx, const struct loom_sched_item *item, uint64_t *children,
 		for (*count = 0; *count < t->wide_count; (*count)++)
 			children[*count] = 1000 + *count;
 	}
+	if (n == t->odd_node && *count < capacity)
+		children[(*count)++] = t->odd_child;
 	return LOOM_WORK_SYNC_CHILDREN;
 }
 
@@ -394,6 +402,101 @@ TEST(callback_abort_fails_naming_item)
 	check_failed_run(LOOM_WORK_CALLBACK_ABORTED, &t, &c);
 }
 
+/* i32 payloads travel sign-extended: a negative one is a valid i32. */
+TEST(i32_payloads_run_sign_extended)
+{
+	struct loom_work_sync_config c = config(2, 0);
+	struct loom_work_sync_result r;
+	struct tree t = tree(40, 3);
+	size_t n;
+	struct seen *s;
+
+	c.payload_type = LOOM_ARG_I32;
+	t.odd_node = 2;
+	t.odd_child = (uint64_t)(int64_t)INT32_MIN;
+	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+	s = collect(&t, &n);
+	/* 40 nodes and the odd child, which is childless (3n+1 wraps past N) */
+	CHECK_EQ(41, n);
+	CHECK_EQ(41, r.items_completed);
+	CHECK(!r.failed);
+	free(s);
+	loom_work_sync_result_free(&r);
+}
+
+/* A child that is no sign-extended int32 fails the run, naming its parent. */
+TEST(i32_child_out_of_range_fails_naming_item)
+{
+	static const uint64_t wide[] = {
+		(uint64_t)INT32_MAX + 1,	/* one past */
+		0xffffffffULL,			/* -1 zero-extended */
+		(uint64_t)(int64_t)INT32_MIN - 1,
+		1ULL << 32,
+	};
+
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++) {
+		struct loom_work_sync_config c = config(2, 0);
+		struct loom_work_sync_result r;
+		struct tree t = tree(40, 3);
+		size_t n;
+
+		c.payload_type = LOOM_ARG_I32;
+		t.odd_node = 2;
+		t.odd_child = wide[i];
+		check_failed_run(LOOM_WORK_PAYLOAD_WIDTH, &t, &c);
+		c.flags = LOOM_WORK_SYNC_THREADED;
+		check_failed_run(LOOM_WORK_PAYLOAD_WIDTH, &t, &c);
+		/* the same child is an i64 (and an untyped u64) */
+		for (uint32_t type = 0; type <= LOOM_ARG_INDEX; type++) {
+			if (type == LOOM_ARG_I32)
+				continue;
+			t = tree(40, 3);
+			t.odd_node = 2;
+			t.odd_child = wide[i];
+			c.payload_type = type;
+			CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+			free(collect(&t, &n));
+			CHECK_EQ(41, r.items_completed);
+			loom_work_sync_result_free(&r);
+		}
+	}
+}
+
+/* A root outside the payload type, or an uncarriable type: nothing runs. */
+TEST(root_payload_width_and_unsupported_type_rejected)
+{
+	static const uint32_t bad_types[] = {
+		LOOM_ARG_MEMREF_I32, LOOM_ARG_MEMREF_I64, LOOM_ARG_F32,
+		LOOM_ARG_MEMREF_F32, 99,
+	};
+	struct loom_work_sync_config c = config(1, 0);
+	struct loom_work_sync_result r;
+	struct tree t = tree(40, 3);
+	size_t n;
+
+	memset(&r, 0xa5, sizeof(r));
+	c.payload_type = LOOM_ARG_I32;
+	c.root_payload = 0x80000000ULL;
+	CHECK_EQ(LOOM_WORK_PAYLOAD_WIDTH, loom_work_sync_run(&c, tree_fn, &t, &r));
+	c.root_payload = 0xffffffffULL;
+	CHECK_EQ(LOOM_WORK_PAYLOAD_WIDTH, loom_work_sync_run(&c, tree_fn, &t, &r));
+	CHECK_EQ(0xa5a5a5a5a5a5a5a5ULL, r.items_run);	/* untouched */
+	for (size_t i = 0; i < sizeof(bad_types) / sizeof(bad_types[0]); i++) {
+		c.payload_type = bad_types[i];
+		c.root_payload = 0;
+		CHECK_EQ(LOOM_E_UNSUPPORTED_PAYLOAD,
+			 loom_work_sync_run(&c, tree_fn, &t, &r));
+	}
+	free(collect(&t, &n));
+	CHECK_EQ(0, n);		/* no callback ran */
+	c.payload_type = LOOM_ARG_I64;
+	c.root_payload = 0x80000000ULL;	/* an i64 takes it: one childless item */
+	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+	CHECK_EQ(1, r.items_completed);
+	free(collect(&t, &n));
+	loom_work_sync_result_free(&r);
+}
+
 TEST(no_trace_flag_gives_empty_trace)
 {
 	struct loom_work_sync_config c = config(2, LOOM_WORK_SYNC_NO_TRACE);
@@ -460,6 +563,9 @@ int main(void)
 	RUN(failure_cancels_rest_of_domain);
 	RUN(child_overflow_fails_naming_item);
 	RUN(callback_abort_fails_naming_item);
+	RUN(i32_payloads_run_sign_extended);
+	RUN(i32_child_out_of_range_fails_naming_item);
+	RUN(root_payload_width_and_unsupported_type_rejected);
 	RUN(no_trace_flag_gives_empty_trace);
 	RUN(invalid_arguments_rejected);
 	RUN(device_adapter_invalid_arguments_rejected);

@@ -401,6 +401,60 @@ TEST(malformed_images_rejected)
 	free(good);
 }
 
+/* A one-thread image whose dynamic-work payload (argument 1) is @type. */
+static void *payload_image(enum loom_arg_type type, size_t *size)
+{
+	const enum loom_arg_type types[2] = { LOOM_ARG_MEMREF_I64, type };
+	struct loom_image_builder *b;
+	void *bytes = NULL;
+
+	if (loom_builder_new(W, H, &b))
+		return NULL;
+	if (loom_builder_add_dynamic(b, "t", types, 2, 1, 8, cfg_tree, tree_size) ||
+	    loom_builder_finish(b, &bytes, size))
+		bytes = NULL;
+	loom_builder_free(b);
+	return bytes;
+}
+
+/*
+ * Spec §7: the runtime carries i32, i64 and index payloads; any other is
+ * a well-formed image it cannot run, a capability error at load.
+ */
+TEST(payload_types_at_load)
+{
+	static const enum loom_arg_type carried[] = {
+		LOOM_ARG_I32, LOOM_ARG_I64, LOOM_ARG_INDEX,
+	};
+	static const enum loom_arg_type refused[] = {
+		LOOM_ARG_MEMREF_I32, LOOM_ARG_MEMREF_I64, LOOM_ARG_F32,
+		LOOM_ARG_MEMREF_F32,
+	};
+	struct loom_image_view v;
+	size_t size;
+	void *bytes;
+
+	for (size_t i = 0; i < sizeof(carried) / sizeof(carried[0]); i++) {
+		bytes = payload_image(carried[i], &size);
+		REQUIRE(bytes);
+		CHECK_EQ(0, load(bytes, size));
+		free(bytes);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		bytes = payload_image(refused[i], &size);
+		REQUIRE(bytes);
+		/* well formed: the reader (and the disassembler) take it */
+		CHECK_EQ(0, loom_view_open(&v, bytes, size, NULL, 0));
+		CHECK_EQ(LOOM_E_UNSUPPORTED_PAYLOAD, load(bytes, size));
+		free(bytes);
+	}
+	/* a dense thread's i32 or memref arguments are no payloads */
+	bytes = good_image(&size);
+	REQUIRE(bytes);
+	CHECK_EQ(0, load(bytes, size));
+	free(bytes);
+}
+
 TEST(load_file)
 {
 	char path[] = "/tmp/loom_image_testXXXXXX";
@@ -654,6 +708,7 @@ int main(void)
 	RUN(template_and_patches);
 	RUN(every_truncation_rejected);
 	RUN(malformed_images_rejected);
+	RUN(payload_types_at_load);
 	RUN(load_file);
 	RUN(builder_rejections);
 	RUN(slotted_configurations);

@@ -452,8 +452,8 @@ TEST(id_parent_and_depth)
 TEST(strerror_names_every_error)
 {
 	static const int ranges[][2] = {
-		{ LOOM_WORK_DEVICE_ERROR, LOOM_WORK_INVALID_ARGUMENT },
-		{ LOOM_E_HOST_FAULT, LOOM_E_EXTENT_COUNT },
+		{ LOOM_WORK_PAYLOAD_WIDTH, LOOM_WORK_INVALID_ARGUMENT },
+		{ LOOM_E_UNSUPPORTED_PAYLOAD, LOOM_E_EXTENT_COUNT },
 	};
 
 	CHECK_STR("success", loom_strerror(LOOM_OK));
@@ -469,7 +469,7 @@ TEST(strerror_names_every_error)
 	}
 	CHECK(strcmp(loom_strerror(LOOM_WORK_DEVICE_ERROR), loom_strerror(LOOM_E_WORK_FAILED)));
 	CHECK_STR("unknown error", loom_strerror(1000));
-	CHECK_STR("unknown error", loom_strerror(LOOM_WORK_DEVICE_ERROR - 1));
+	CHECK_STR("unknown error", loom_strerror(LOOM_WORK_PAYLOAD_WIDTH - 1));
 	CHECK_STR("Invalid argument", loom_strerror(-22));
 }
 

@@ -138,7 +138,10 @@ struct loom_thread_info {
 /*
  * Validates and copies an image; LOOM_E_BAD_IMAGE for anything malformed
  * (ELF header, missing/duplicate/out-of-file sections, unknown version,
- * any reference outside its section, bad thread or patch fields).
+ * any reference outside its section, bad thread or patch fields);
+ * LOOM_E_UNSUPPORTED_PAYLOAD when a dynamic-work thread's work-item
+ * payload is of a type the runtime cannot carry (it carries i32, i64
+ * and index; spec §7).
  */
 int loom_image_load(const void *data, size_t size, struct loom_image **out);
 int loom_image_load_file(const char *path, struct loom_image **out);
@@ -517,6 +520,12 @@ struct loom_work_device_result {
  *	LOOM_E_DOMAIN_KIND, LOOM_E_ARG_COUNT, LOOM_E_ARG_TYPE,
  *	LOOM_E_FABRIC_MISMATCH, LOOM_E_NOT_SUPPORTED, ...) or a ring or BO
  *	could not be set up: nothing ran;
+ *   LOOM_WORK_PAYLOAD_WIDTH with @result->work.failed: the device reported
+ *	a child that is not a value of the thread's payload type (an i32
+ *	thread's children are int32 sign-extended); the domain was cancelled
+ *	and drained likewise, none of the item's children was published;
+ *   LOOM_WORK_PAYLOAD_WIDTH without @result->work.failed: the root payload
+ *	is not a value of the thread's payload type; nothing ran;
  *   LOOM_WORK_INVALID_ARGUMENT: nothing ran and @result is untouched;
  *   LOOM_WORK_OUT_OF_MEMORY without @result->work.failed: as for
  *	loom_work_sync_run().

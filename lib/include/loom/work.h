@@ -89,6 +89,7 @@ enum loom_error {
 	LOOM_WORK_CHILD_OVERFLOW = -4146,	/* adapter: more children than child_capacity */
 	LOOM_WORK_CALLBACK_ABORTED = -4147,	/* adapter: the callback asked to abort the domain */
 	LOOM_WORK_DEVICE_ERROR = -4148,		/* device adapter: a launch or job failed */
+	LOOM_WORK_PAYLOAD_WIDTH = -4149,	/* adapter: a payload does not fit the thread's payload type */
 	/* the device runtime (<loom/loom.h>) */
 	LOOM_E_EXTENT_COUNT = -4097,	/* extents given != the thread's rank */
 	LOOM_E_NEGATIVE_EXTENT = -4098,	/* an extent is below zero */
@@ -113,6 +114,9 @@ enum loom_error {
 					   failed without a device error */
 	LOOM_E_HOST_FAULT = -4115,	/* host program: a load or store
 					   outside every buffer it allocated */
+	LOOM_E_UNSUPPORTED_PAYLOAD = -4116,/* a dynamic-work thread's payload type
+					   is not one the runtime carries
+					   (i32, i64, index) */
 };
 
 /*
@@ -577,6 +581,11 @@ typedef enum loom_work_sync_verdict
  * @deque_capacity: per-worker deque capacity, at least 1
  * @child_capacity: most children one item may report
  * @flags: LOOM_WORK_SYNC_*
+ * @payload_type: 0: a payload is any u64; else the thread's work-item
+ *	type, an enum loom_arg_type of <loom_image.h>: LOOM_ARG_I64 or
+ *	LOOM_ARG_INDEX (any u64, read as signed), or LOOM_ARG_I32 (an int32
+ *	sign-extended to 64 bits, as the fabric carries it: the root and
+ *	every child must be one)
  *
  * Without LOOM_WORK_SYNC_THREADED the calling thread drives the workers in
  * turn, 0, 1, ..., N-1, 0, ..., each running at most one item per turn; the
@@ -589,6 +598,7 @@ struct loom_work_sync_config {
 	uint32_t deque_capacity;
 	uint32_t child_capacity;
 	uint32_t flags;
+	uint32_t payload_type;
 };
 
 /**
@@ -630,10 +640,18 @@ struct loom_work_sync_result {
  *	after each of these the domain was cancelled and drained to
  *	completion, and @result->failed_item names the first failing item
  *	(a publication that ran out of memory is one of these too);
+ *   LOOM_WORK_PAYLOAD_WIDTH with @result->failed: an item reported a child
+ *	that is not a value of @config->payload_type (none of its children
+ *	was published); the domain was cancelled and drained likewise;
  *   LOOM_WORK_INVALID_ARGUMENT: nothing ran and @result is untouched;
+ *   LOOM_E_UNSUPPORTED_PAYLOAD: @config->payload_type is no payload type;
+ *	nothing ran and @result is untouched;
+ *   LOOM_WORK_PAYLOAD_WIDTH without @result->failed: the root payload is
+ *	not a value of @config->payload_type; nothing ran, @result is
+ *	untouched;
  *   LOOM_WORK_OUT_OF_MEMORY without @result->failed: setting up failed and
  *	nothing ran, or the trace could not be handed over at the end.
- * On every return but LOOM_WORK_INVALID_ARGUMENT, @result is filled and
+ * On every other return @result is filled and
  * must be released (loom_work_sync_result_free() also accepts a zeroed
  * result).
  */

@@ -51,13 +51,14 @@ static void gen_tree(void)
 }
 
 static const enum loom_arg_type tree_sig[2] = { LOOM_ARG_MEMREF_I64, LOOM_ARG_I64 };
+static const enum loom_arg_type tree32_sig[2] = { LOOM_ARG_MEMREF_I64, LOOM_ARG_I32 };
 static const enum loom_arg_type vadd_sig[3] = {
 	LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64 };
 
 /*
  * "tree": capacity MAX_FANOUT; "tree_small": MAX_FANOUT - 1 (some nodes
- * overflow it); "vadd": a dense thread.  Operand 0 is the table, the
- * work-item argument is 1.
+ * overflow it); "tree32": "tree" with an i32 work item; "vadd": a dense
+ * thread.  Operand 0 is the table, the work-item argument is 1.
  */
 static struct loom_image *test_image(const struct loom_device_info *info)
 {
@@ -76,6 +77,8 @@ static struct loom_image *test_image(const struct loom_device_info *info)
 		return NULL;
 	if (!loom_builder_add_dynamic(b, "tree", tree_sig, 2, 1, MAX_FANOUT, cfg[0], n0) &&
 	    !loom_builder_add_dynamic(b, "tree_small", tree_sig, 2, 1, MAX_FANOUT - 1,
+				      cfg[0], n0) &&
+	    !loom_builder_add_dynamic(b, "tree32", tree32_sig, 2, 1, MAX_FANOUT,
 				      cfg[0], n0) &&
 	    !loom_builder_add_dense(b, "vadd", 1, vadd_sig, 3, cfg[1], n1) &&
 	    !loom_builder_finish(b, &bytes, &size)) {
@@ -229,6 +232,7 @@ struct dispatches {
 	pthread_mutex_t lock;
 	uint64_t jobs, items, cycles, bad;
 	uint32_t workers;
+	const char *thread;
 };
 
 static void observe_job(void *ctx, const struct loom_job_record *job)
@@ -242,23 +246,25 @@ static void observe_job(void *ctx, const struct loom_job_record *job)
 	/* the WRITE_COUNTERS after the dispatch counted exactly its items */
 	d->bad += job->error || job->worker >= d->workers ||
 		  job->counters.items != job->items || !job->counters.cycles ||
-		  job->submit_ns > job->done_ns || strcmp(job->thread, "tree");
+		  job->submit_ns > job->done_ns || strcmp(job->thread, d->thread);
 	pthread_mutex_unlock(&d->lock);
 }
 
-/* One device run of "tree" over @n_dev devices; compares it with the host. */
-static void tree_run(struct __test_metadata *_metadata, struct devctx *d,
-		     unsigned n_dev, uint32_t workers, uint32_t max_batch)
+/* One device run of @thread over @n_dev devices; compares it with the host. */
+static void thread_run(struct __test_metadata *_metadata, const char *thread,
+		       struct devctx *d, unsigned n_dev, uint32_t workers,
+		       uint32_t max_batch)
 {
 	struct loom_device *devs[2] = { d[0].dev, n_dev > 1 ? d[1].dev : NULL };
 	const struct loom_arg *dargs[2] = { d[0].args, n_dev > 1 ? d[1].args : NULL };
 	static struct visits v;
 	struct dispatches seen = {
 		.lock = PTHREAD_MUTEX_INITIALIZER, .workers = workers,
+		.thread = thread,
 	};
 	struct loom_work_device_config c = {
 		.occurrence = 7, .root_payload = 0,
-		.image = NULL, .thread = "tree", .n_args = 2, .device_args = dargs,
+		.image = NULL, .thread = thread, .n_args = 2, .device_args = dargs,
 		.devices = devs, .n_devices = n_dev, .workers = workers,
 		.deque_capacity = N_NODES, .max_batch = max_batch,
 		.observe = observe, .observe_ctx = &v,
@@ -313,6 +319,12 @@ static void tree_run(struct __test_metadata *_metadata, struct devctx *d,
 	       v.by_worker[2], v.by_worker[3]);
 	loom_work_device_result_free(&r);
 	loom_image_free(img);
+}
+
+static void tree_run(struct __test_metadata *_metadata, struct devctx *d,
+		     unsigned n_dev, uint32_t workers, uint32_t max_batch)
+{
+	thread_run(_metadata, "tree", d, n_dev, workers, max_batch);
 }
 
 TEST(tree_one_device_matches_host)
@@ -394,6 +406,73 @@ static void overflow_run(struct __test_metadata *_metadata, struct devctx *d,
 	}
 	loom_work_device_result_free(&r);
 	loom_image_free(img);
+}
+
+/*
+ * An i32 work item: the same tree, its payloads sign-extended int32s, runs
+ * as the i64 one does; a root outside int32 is refused before anything
+ * runs; a child the device writes outside int32 (a table entry says
+ * 0x7fffffff, 0x80000000) fails the run naming its parent, publishes
+ * nothing, and the domain drains.
+ */
+TEST(i32_payloads_on_the_device)
+{
+	struct devctx d;
+	struct loom_device *devs[1];
+	struct loom_work_device_config c = {
+		.occurrence = 7, .thread = "tree32", .n_args = 2,
+		.n_devices = 1, .workers = 2, .deque_capacity = N_NODES,
+		.max_batch = 4,
+	};
+	struct loom_work_device_result r;
+	struct loom_image *img;
+	struct loom_bo *wide;
+	int64_t *t;
+
+	host_run(_metadata);
+	ASSERT_EQ(0, devctx_open(&d, 0));
+	d.args[1].type = LOOM_ARG_I32;
+	thread_run(_metadata, "tree32", &d, 1, 1, 1);
+	thread_run(_metadata, "tree32", &d, 1, 4, 8);
+
+	img = test_image(loom_device_info(d.dev));
+	ASSERT_NE(NULL, img);
+	devs[0] = d.dev;
+	c.image = img;
+	c.devices = devs;
+	c.args = d.args;
+	c.root_payload = 0x80000000ULL;		/* 2^31: no int32 */
+	EXPECT_EQ(LOOM_WORK_PAYLOAD_WIDTH, loom_work_device_run(&c, &r));
+	EXPECT_FALSE(r.work.failed);
+	EXPECT_EQ(0, r.jobs_submitted);
+	EXPECT_EQ(0, r.work.items_run);
+	loom_work_device_result_free(&r);
+
+	ASSERT_EQ(0, loom_bo_alloc(d.dev, 16, LOOM_BO_DEVICE_READ_ONLY, &wide));
+	t = loom_bo_map(wide);
+	t[0] = INT32_MAX;	/* node 0: children 2^31 - 1 and 2^31 */
+	t[1] = 2;
+	c.args = (struct loom_arg[2]){
+		{ LOOM_ARG_MEMREF_I64, loom_bo_va(wide) }, { LOOM_ARG_I32, 0 },
+	};
+	c.root_payload = 0;
+	EXPECT_EQ(LOOM_WORK_PAYLOAD_WIDTH, loom_work_device_run(&c, &r));
+	EXPECT_TRUE(r.work.failed);
+	EXPECT_EQ(0, r.work.failed_payload);
+	EXPECT_TRUE(loom_item_id_is_root(&r.work.failed_item));
+	EXPECT_EQ(0, r.device_error);
+	EXPECT_EQ(1, r.jobs_submitted);
+	EXPECT_EQ(0, r.work.children_published);
+	EXPECT_EQ(0, r.work.items_completed);
+	EXPECT_EQ(1, r.work.items_cancelled);
+	EXPECT_EQ(2, r.counters.spawns);	/* the device did spawn both */
+	EXPECT_EQ(1, completions(r.work.trace));
+	loom_work_device_result_free(&r);
+
+	loom_bo_free(wide);
+	loom_image_free(img);
+	devctx_close(&d);
+	loom_work_sync_result_free(&host_result);
 }
 
 TEST(child_overflow_names_the_item)
