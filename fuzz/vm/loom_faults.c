@@ -171,25 +171,9 @@ static int dense_load(unsigned dev, uint64_t seed)
 
 static int64_t first_child[TREE_NODES], child_count[TREE_NODES];
 
-/* Irregular fanout 0..TREE_FANOUT, breadth-first numbering, all reachable. */
 static void gen_tree(void)
 {
-	uint32_t x = 4242;
-	int64_t next = 1;
-
-	for (int64_t n = 0; n < TREE_NODES; n++) {
-		int64_t k;
-
-		x = x * 1103515245u + 12345u;
-		k = (x >> 16) % (TREE_FANOUT + 1);
-		if (k == 0 && next == n + 1)
-			k = 1;
-		if (k > TREE_NODES - next)
-			k = TREE_NODES - next;
-		first_child[n] = k ? next : 0;
-		child_count[n] = k;
-		next += k;
-	}
+	loom_test_tree_gen(first_child, child_count, TREE_NODES, TREE_FANOUT, 4242);
 }
 
 struct visits {

@@ -32,22 +32,7 @@ static int64_t first_child[N_NODES], child_count[N_NODES];
 /* Irregular fanout 0..MAX_FANOUT, breadth-first numbering, all reachable. */
 static void gen_tree(void)
 {
-	uint32_t x = 12345;
-	int64_t next = 1;
-
-	for (int64_t n = 0; n < N_NODES; n++) {
-		int64_t c;
-
-		x = x * 1103515245u + 12345u;
-		c = (x >> 16) % (MAX_FANOUT + 1);
-		if (c == 0 && next == n + 1)
-			c = 1;	/* n is the last node numbered: keep going */
-		if (c > N_NODES - next)
-			c = N_NODES - next;
-		first_child[n] = c ? next : 0;
-		child_count[n] = c;
-		next += c;
-	}
+	loom_test_tree_gen(first_child, child_count, N_NODES, MAX_FANOUT, 12345);
 }
 
 static const enum loom_arg_type tree_sig[2] = { LOOM_ARG_MEMREF_I64, LOOM_ARG_I64 };

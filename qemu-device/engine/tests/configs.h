@@ -200,4 +200,30 @@ static inline size_t loom_test_config_counter(void *buf, size_t size,
 	return n;
 }
 
+/*
+ * A tree for loom_test_config_tree_spawner's table: @n nodes numbered
+ * breadth-first, node k's children first[k] .. first[k] + count[k] - 1,
+ * an irregular fanout of 0..@max_fanout from @seed, every node reachable.
+ */
+static inline void loom_test_tree_gen(int64_t *first, int64_t *count, int64_t n,
+				      unsigned max_fanout, uint32_t seed)
+{
+	uint32_t x = seed;
+	int64_t next = 1;
+
+	for (int64_t k = 0; k < n; k++) {
+		int64_t c;
+
+		x = x * 1103515245u + 12345u;
+		c = (x >> 16) % (max_fanout + 1);
+		if (c == 0 && next == k + 1)
+			c = 1;	/* k is the last node numbered: keep going */
+		if (c > n - next)
+			c = n - next;
+		first[k] = c ? next : 0;
+		count[k] = c;
+		next += c;
+	}
+}
+
 #endif /* LOOM_TEST_CONFIGS_H */
