@@ -463,9 +463,15 @@ DEBUG_FUZZ_SLICE ?=
 .PHONY: debug-kernel test-debug test-debug-run
 debug-kernel: | deps
 	@tools/build-debug-kernel > /dev/null
-# A second make: the lane's recipes ask build-debug-kernel where the kernel is.
+# A second make: the lane's recipes ask build-debug-kernel where the kernel
+# is, and the modules built for it depend on that build (a new key, a new
+# kernel: they are rebuilt).
 test-debug: debug-kernel
-	@$(MAKE) -s --no-print-directory test-debug-run
+	@$(MAKE) -s --no-print-directory test-debug-run DEBUG_KERNEL_DIR=$$(tools/build-debug-kernel --print-dir)
+ifneq ($(DEBUG_KERNEL_DIR),)
+$(BUILD)/linux-$(DEBUG_LANE)/kmod/loom.ko $(BUILD)/linux-$(DEBUG_LANE)/harness-kmod/loom_selftest_warn.ko: \
+	$(DEBUG_KERNEL_DIR)/.loom-ready
+endif
 test-debug-run: qemu selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(LCBS) $(EXAMPLE_LCBS) \
 		$(call lane_initramfs,$(DEBUG_LANE)) $(BUILD)/linux-$(DEBUG_LANE)/harness-kmod/loom_selftest_warn.ko
 	@BUILD=$(BUILD) LANES=$(DEBUG_LANE) LOOM_VM_TIMEOUT_FACTOR=$(DEBUG_TIMEOUT_FACTOR) \
