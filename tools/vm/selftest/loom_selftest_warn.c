@@ -8,6 +8,7 @@
  *   insmod loom_selftest_warn.ko [what=warn|kasan|lockdep|leak]
  */
 #include <linux/bug.h>
+#include <linux/kfence.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -17,27 +18,28 @@ static char *what = "warn";
 module_param(what, charp, 0444);
 MODULE_PARM_DESC(what, "the complaint: warn, kasan, lockdep or leak");
 
-/* Past the end of a 13-byte object: inside its slab slot, so a kernel
- * without KASAN reads harmless padding; KASAN reports it.  The cache keeps
- * its objects out of KFENCE's pool, where a read past the end is not caught.
+/* Past the end of a 13-byte allocation: inside its 16-byte slab slot, so
+ * a kernel without KASAN reads harmless padding; KASAN reports it.  Not in
+ * KFENCE's pool, where a read past the end is not caught: KFENCE takes one
+ * allocation per interval, so the next one is an ordinary slab object.
  */
 static void read_out_of_bounds(void)
 {
-	struct kmem_cache *cache;
 	size_t len = 13;
-	char *p;
+	char *p = kmalloc(len, GFP_KERNEL);
 
-	cache = kmem_cache_create("loom_selftest", len, 0, SLAB_SKIP_KFENCE, NULL);
-	if (!cache)
-		return;
-	p = kmem_cache_alloc(cache, GFP_KERNEL);
-	if (p) {
-		/* Hidden from the compiler, which would see the overrun. */
-		OPTIMIZER_HIDE_VAR(len);
-		pr_info("loom_selftest_warn: byte past the end: %d\n", READ_ONCE(p[len]));
-		kmem_cache_free(cache, p);
+	if (p && is_kfence_address(p)) {
+		char *kfence = p;
+
+		p = kmalloc(len, GFP_KERNEL);
+		kfree(kfence);
 	}
-	kmem_cache_destroy(cache);
+	if (!p)
+		return;
+	/* Hidden from the compiler, which would see the overrun. */
+	OPTIMIZER_HIDE_VAR(len);
+	pr_info("loom_selftest_warn: byte past the end: %d\n", READ_ONCE(p[len]));
+	kfree(p);
 }
 
 /* A then B, later B then A: no deadlock (one thread), but lockdep sees the
@@ -58,16 +60,21 @@ static void invert_lock_order(void)
 	mutex_unlock(&b);
 }
 
-/* An allocation nothing points to once this returns: kmemleak's next scan
- * reports it.
+/* Allocations nothing points to once this returns: kmemleak's next scan
+ * reports them.  Eight, each pointer overwriting the last: a stale copy of
+ * one left in a register or on a stack hides only that one.
  */
-static void leak_64_bytes(void)
+static void leak_objects(void)
 {
-	char *p = kmalloc(64, GFP_KERNEL);
+	char *p;
+	int i;
 
-	if (p)
-		strscpy(p, "loom-vm harness self-test: never freed", 64);
-	pr_info("loom_selftest_warn: leaked 64 bytes\n");
+	for (i = 0; i < 8; i++) {
+		p = kmalloc(64, GFP_KERNEL);
+		if (p)
+			strscpy(p, "loom-vm harness self-test: never freed", 64);
+	}
+	pr_info("loom_selftest_warn: 8 objects of 64 bytes dropped\n");
 }
 
 static int __init loom_selftest_warn_init(void)
@@ -77,7 +84,7 @@ static int __init loom_selftest_warn_init(void)
 	else if (!strcmp(what, "lockdep"))
 		invert_lock_order();
 	else if (!strcmp(what, "leak"))
-		leak_64_bytes();
+		leak_objects();
 	else
 		WARN(1, "loom-vm harness self-test: deliberate WARN\n");
 	return 0;
