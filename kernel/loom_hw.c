@@ -394,6 +394,13 @@ int loom_hw_init(struct loom_device *ldev)
 					DMA_BIT_MASK(fls64(LOOM_PTE_ADDR_MASK)));
 	if (ret)
 		return ret;
+	/*
+	 * The MMU maps a buffer page by page, so a mapped segment may be any
+	 * length; left at the default 64 KiB, shmem's larger segments broke
+	 * the DMA API's contract (DMA-API debugging reports it).  A PCI
+	 * device always has the parameters this sets (and 6.12 returns void).
+	 */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 	pci_set_master(pdev);
 	ret = pci_alloc_irq_vectors(pdev, vectors, vectors, PCI_IRQ_MSIX);
 	if (ret < 0)
