@@ -204,6 +204,9 @@ static void loom_file_release(struct kref *ref)
 	struct loom_file *lf = container_of(ref, struct loom_file, refcount);
 	struct loom_device *ldev = lf->ldev;
 
+	mutex_lock(&ldev->file_list_lock);
+	list_del(&lf->link);
+	mutex_unlock(&ldev->file_list_lock);
 	loom_vm_fini(&lf->vm);
 	loom_records_fini(lf);
 	loom_client_put(ldev, lf->client);
@@ -249,6 +252,9 @@ static int loom_open(struct drm_device *drm, struct drm_file *file)
 			goto err_entities;
 	}
 	atomic_inc(&ldev->files);
+	mutex_lock(&ldev->file_list_lock);
+	list_add(&lf->link, &ldev->file_list);
+	mutex_unlock(&ldev->file_list_lock);
 	file->driver_priv = lf;
 	return 0;
 
@@ -462,6 +468,8 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 	INIT_LIST_HEAD(&ldev->clients);
 	init_waitqueue_head(&ldev->files_wq);
+	mutex_init(&ldev->file_list_lock);
+	INIT_LIST_HEAD(&ldev->file_list);
 	ldev->wq = alloc_workqueue("loom", WQ_UNBOUND, 0);
 	if (!ldev->wq)
 		return -ENOMEM;
@@ -498,6 +506,17 @@ err_wq:
 	return ret;
 }
 
+/* Open files outlive the device: their page tables must not. */
+static void loom_files_release_dma(struct loom_device *ldev)
+{
+	struct loom_file *lf;
+
+	mutex_lock(&ldev->file_list_lock);
+	list_for_each_entry(lf, &ldev->file_list, link)
+		loom_vm_release_dma(&lf->vm);
+	mutex_unlock(&ldev->file_list_lock);
+}
+
 static void loom_remove(struct pci_dev *pdev)
 {
 	struct loom_device *ldev = pci_get_drvdata(pdev);
@@ -516,6 +535,7 @@ static void loom_remove(struct pci_dev *pdev)
 	/* No reap is left to stage a dump: let the last ones land. */
 	for (i = 0; i < ldev->num_cores; i++)
 		flush_work(&ldev->cores[i].dump_work);
+	loom_files_release_dma(ldev);
 }
 
 static const struct pci_device_id loom_pci_ids[] = {

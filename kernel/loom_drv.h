@@ -170,6 +170,8 @@ struct loom_client {
  * @files: struct loom_file alive (open or kept by BOs and jobs); the
  *	schedulers outlive them all
  * @files_wq: woken when @files drops to zero
+ * @file_list_lock: protects @file_list
+ * @file_list: every struct loom_file alive, to release their DMA at unplug
  * @clients_lock: protects @clients
  * @clients: struct loom_client of processes that opened the device
  */
@@ -189,6 +191,8 @@ struct loom_device {
 	struct workqueue_struct *wq;
 	atomic_t files;
 	wait_queue_head_t files_wq;
+	struct mutex file_list_lock;	/* @file_list */
+	struct list_head file_list;
 	struct mutex clients_lock;	/* @clients */
 	struct list_head clients;
 };
@@ -213,6 +217,7 @@ struct loom_vm {
 	struct list_head tables;
 	spinlock_t fence_lock;	/* @last */
 	struct dma_fence *last[LOOM_MAX_CORES];
+	bool released;		/* tables freed at unplug; vm->lock */
 };
 
 /**
@@ -253,6 +258,7 @@ struct loom_job_record {
  * @dump_bytes: bytes of state dumps in @records
  * @inflight: jobs submitted and not yet freed
  * @inflight_wq: woken when @inflight drops
+ * @link: in the device's file_list
  */
 struct loom_file {
 	struct kref refcount;
@@ -270,6 +276,7 @@ struct loom_file {
 	atomic64_t dump_bytes;
 	atomic_t inflight;
 	wait_queue_head_t inflight_wq;
+	struct list_head link;
 };
 
 /**
@@ -369,6 +376,7 @@ void loom_client_hung(struct loom_device *ldev, struct loom_client *client);
 /* loom_mmu.c */
 int loom_vm_init(struct loom_vm *vm, struct loom_device *ldev);
 void loom_vm_fini(struct loom_vm *vm);
+void loom_vm_release_dma(struct loom_vm *vm);
 int loom_vm_map_bo(struct loom_vm *vm, struct loom_bo *bo);
 void loom_vm_unmap_bo(struct loom_vm *vm, struct loom_bo *bo);
 void loom_vm_add_fence(struct loom_vm *vm, unsigned int core,

@@ -146,9 +146,19 @@ void loom_vm_wait_idle(struct loom_vm *vm)
 	}
 }
 
-void loom_vm_fini(struct loom_vm *vm)
+static void loom_vm_free_tables(struct loom_vm *vm)
 {
 	struct loom_pt_page *pt, *tmp;
+
+	list_for_each_entry_safe(pt, tmp, &vm->tables, link) {
+		dma_free_coherent(loom_vm_dev(vm), LOOM_PAGE_SIZE, pt->cpu, pt->dma);
+		list_del(&pt->link);
+		kfree(pt);
+	}
+}
+
+void loom_vm_fini(struct loom_vm *vm)
+{
 	unsigned int i;
 
 	/* A new address space may get these table pages. */
@@ -156,11 +166,22 @@ void loom_vm_fini(struct loom_vm *vm)
 	for (i = 0; i < LOOM_MAX_CORES; i++)
 		dma_fence_put(vm->last[i]);
 	drm_mm_takedown(&vm->mm);
-	list_for_each_entry_safe(pt, tmp, &vm->tables, link) {
-		dma_free_coherent(loom_vm_dev(vm), LOOM_PAGE_SIZE, pt->cpu, pt->dma);
-		kfree(pt);
-	}
+	loom_vm_free_tables(vm);
 	mutex_destroy(&vm->lock);
+}
+
+/*
+ * The device is going (remove): its DMA memory must not outlive the driver's
+ * binding, but a file may stay open long after.  No job runs any more; the
+ * tables go now and later unmaps find nothing to clear.
+ */
+void loom_vm_release_dma(struct loom_vm *vm)
+{
+	mutex_lock(&vm->lock);
+	loom_vm_free_tables(vm);
+	vm->root = NULL;
+	vm->released = true;
+	mutex_unlock(&vm->lock);
 }
 
 /* CPU pointer of the table at bus address @dma; vm->lock held. */
@@ -252,6 +273,10 @@ int loom_vm_map_bo(struct loom_vm *vm, struct loom_bo *bo)
 		return PTR_ERR(sgt);
 
 	mutex_lock(&vm->lock);
+	if (vm->released) {
+		mutex_unlock(&vm->lock);
+		return -ENODEV;
+	}
 	ret = drm_mm_insert_node_generic(&vm->mm, &bo->node, size,
 					 LOOM_PAGE_SIZE, 0, 0);
 	if (!ret) {
@@ -270,8 +295,10 @@ void loom_vm_unmap_bo(struct loom_vm *vm, struct loom_bo *bo)
 	if (!drm_mm_node_allocated(&bo->node))
 		return;
 	mutex_lock(&vm->lock);
-	loom_vm_clear(vm, bo->node.start, bo->node.size);
-	loom_vm_invalidate(vm);
+	if (!vm->released) {
+		loom_vm_clear(vm, bo->node.start, bo->node.size);
+		loom_vm_invalidate(vm);
+	}
 	drm_mm_remove_node(&bo->node);
 	mutex_unlock(&vm->lock);
 }

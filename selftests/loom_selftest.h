@@ -44,6 +44,18 @@ static inline int loom_is_loom_fd(int fd)
 	return ok;
 }
 
+/*
+ * How much slower than a Debian kernel this one is (loom-vm exports
+ * LOOM_VM_TIMEOUT_FACTOR: 4 on the debug lane's KASAN and lockdep kernel).
+ */
+static inline int loom_timeout_factor(void)
+{
+	const char *f = getenv("LOOM_VM_TIMEOUT_FACTOR");
+	int n = f ? atoi(f) : 1;
+
+	return n > 0 ? n : 1;
+}
+
 /* Writes @val to the sysfs or procfs file @path, whole; 0 or -errno. */
 static inline int loom_write_file(const char *path, const char *val)
 {
