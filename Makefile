@@ -523,7 +523,7 @@ ifneq ($(DEBUG_KERNEL_DIR),)
 $(BUILD)/linux-$(DEBUG_LANE)/kmod/loom.ko $(BUILD)/linux-$(DEBUG_LANE)/harness-kmod/loom_selftest_warn.ko: \
 	$(DEBUG_KERNEL_DIR)/.loom-ready
 endif
-test-debug-run: qemu selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(LCBS) $(EXAMPLE_LCBS) \
+test-debug-run: qemu selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(LCBS) $(EXAMPLE_LCBS) $(VM_FUZZ) \
 		$(call lane_initramfs,$(DEBUG_LANE)) $(BUILD)/linux-$(DEBUG_LANE)/harness-kmod/loom_selftest_warn.ko
 	@BUILD=$(BUILD) LANES=$(DEBUG_LANE) LOOM_VM_TIMEOUT_FACTOR=$(DEBUG_TIMEOUT_FACTOR) \
 		LOOM_VM_CMDLINE=$(DEBUG_CMDLINE) LOOM_VM_FUZZ_SLICE="$(DEBUG_FUZZ_SLICE)" tools/run-tests --vm-only
