@@ -377,6 +377,7 @@ void loom_client_hung(struct loom_device *ldev, struct loom_client *client);
 int loom_vm_init(struct loom_vm *vm, struct loom_device *ldev);
 void loom_vm_fini(struct loom_vm *vm);
 void loom_vm_release_dma(struct loom_vm *vm);
+void loom_bo_release_dma(struct loom_bo *bo);
 int loom_vm_map_bo(struct loom_vm *vm, struct loom_bo *bo);
 void loom_vm_unmap_bo(struct loom_vm *vm, struct loom_bo *bo);
 void loom_vm_add_fence(struct loom_vm *vm, unsigned int core,

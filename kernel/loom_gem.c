@@ -18,6 +18,7 @@
  * the BOs.
  */
 
+#include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -81,6 +82,24 @@ struct drm_gem_object *loom_gem_create_object(struct drm_device *drm, size_t siz
 		return ERR_PTR(-ENOMEM);
 	bo->base.base.funcs = &loom_gem_funcs;
 	return &bo->base.base;
+}
+
+/*
+ * Unmaps @bo's pages from the device that is going away (remove); its
+ * pages stay, for mmap, until the BO is freed.  No job can use it any more.
+ */
+void loom_bo_release_dma(struct loom_bo *bo)
+{
+	struct drm_gem_shmem_object *shmem = &bo->base;
+
+	dma_resv_lock(shmem->base.resv, NULL);
+	if (shmem->sgt) {
+		dma_unmap_sgtable(shmem->base.dev->dev, shmem->sgt, DMA_BIDIRECTIONAL, 0);
+		sg_free_table(shmem->sgt);
+		kfree(shmem->sgt);
+		shmem->sgt = NULL;
+	}
+	dma_resv_unlock(shmem->base.resv);
 }
 
 /* Bytes of BOs pinned by every file of every loom device. */

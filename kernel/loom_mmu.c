@@ -173,11 +173,16 @@ void loom_vm_fini(struct loom_vm *vm)
 /*
  * The device is going (remove): its DMA memory must not outlive the driver's
  * binding, but a file may stay open long after.  No job runs any more; the
- * tables go now and later unmaps find nothing to clear.
+ * BOs' DMA mappings and the tables go now, and later unmaps find nothing
+ * to clear (the BOs' pages stay until the BOs go).
  */
 void loom_vm_release_dma(struct loom_vm *vm)
 {
+	struct drm_mm_node *node;
+
 	mutex_lock(&vm->lock);
+	drm_mm_for_each_node(node, &vm->mm)
+		loom_bo_release_dma(container_of(node, struct loom_bo, node));
 	loom_vm_free_tables(vm);
 	vm->root = NULL;
 	vm->released = true;

@@ -448,7 +448,7 @@ static int cg_write(const char *dir, const char *name, const char *val)
 /*
  * What a job costs the kernel is charged to the submitter's memory cgroup:
  * 48 jobs listing DRM_LOOM_MAX_BOS BOs each, held in flight behind a hung
- * job, show in memory.current (~36 KiB of BO lists each).  (On a kernel with
+ * job, show in memory.current (~18 KiB of BO lists each).  (On a kernel with
  * lockdep, a full job's reservations are also the most it can count.)
  */
 TEST_F(job, job_memory_is_charged_to_the_submitters_cgroup)

@@ -165,10 +165,10 @@ struct drm_loom_bo_ref {
 
 /*
  * A job's BOs plus its command BO are locked together (one ww acquire
- * context); lockdep counts at most 4095 locks of one class in one context,
- * so a job may list at most 4094 (uapi 7; 4096 before).
+ * context); lockdep counts at most 2047 locks of one class in one context
+ * (an 11-bit field), so a job may list at most 2046 (uapi 7; 4096 before).
  */
-#define DRM_LOOM_MAX_BOS		4094
+#define DRM_LOOM_MAX_BOS		2046
 /*
  * A process whose jobs hung this many times on a device: its SUBMITs there
  * fail with ECANCELED, from every file it has or opens, until it exits.
