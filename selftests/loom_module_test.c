@@ -287,9 +287,16 @@ static void remove_under_load(struct __test_metadata *_metadata, int hang_ms,
 
 		EXPECT_EQ(1, poll(&pfd, 1, 10000)) TH_LOG("job %d never completed", i);
 		EXPECT_EQ(0, ioctl(fences[i], SYNC_IOC_FILE_INFO, &info));
-		/* the hung one and those behind it fail; core 1's may have run */
-		if (i < 101)
-			EXPECT_GT(0, info.status) TH_LOG("job %d: %d", i, info.status);
+		/*
+		 * The hung one fails.  Those behind it fail, or ran if the
+		 * recovery finished before the unbind (a slow kernel's case);
+		 * either way each completed once.  Core 1's may have run.
+		 */
+		if (i == 0) {
+			EXPECT_GT(0, info.status) TH_LOG("the hung job: %d", info.status);
+		} else {
+			EXPECT_NE(0, info.status) TH_LOG("job %d still pending", i);
+		}
 		close(fences[i]);
 	}
 	while (done < 32) {

@@ -451,7 +451,8 @@ static int cg_write(const char *dir, const char *name, const char *val)
  * job, show in memory.current (~18 KiB of BO lists each).  (On a kernel with
  * lockdep, a full job's reservations are also the most it can count.)
  */
-TEST_F(job, job_memory_is_charged_to_the_submitters_cgroup)
+/* 2046 BOs and 48 full jobs take a while on a KASAN and lockdep kernel */
+TEST_F_TIMEOUT(job, job_memory_is_charged_to_the_submitters_cgroup, 180)
 {
 	static struct drm_loom_bo_ref refs[DRM_LOOM_MAX_BOS];
 	const char *cg = "/sys/fs/cgroup/loom-test";
