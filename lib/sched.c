@@ -746,34 +746,6 @@ static enum loom_error publish_held(struct loom_sched *sched,
 	return LOOM_WORK_OK;
 }
 
-enum loom_error loom_sched_publish(struct loom_sched *sched,
-				   const struct loom_sched_item *parent,
-				   const uint64_t *payloads, size_t count,
-				   struct loom_work_resp *children)
-{
-	struct active_item *slot;
-	struct sched_worker *w;
-	bool was_empty = false;
-	enum loom_error err;
-
-	if (!sched || !parent || (count && !payloads) ||
-	    parent->worker >= sched->nworkers)
-		return LOOM_WORK_INVALID_ARGUMENT;
-	w = &sched->workers[parent->worker];
-	owner_lock(w);
-	err = publish_held(sched, parent, payloads, count, children,
-			   &was_empty, &slot);
-	owner_unlock(w);
-	/*
-	 * Only a deque that was empty can have sent a worker to sleep (a
-	 * sleeper looked at every deque after registering); its owner is
-	 * awake, so items on a non-empty deque are never stranded.
-	 */
-	if (was_empty)
-		wake_one(sched);
-	return err;
-}
-
 /*
  * Whether the retirement just counted on @worker (owner lock held) can
  * have been the domain's last: not if the worker still holds an item, nor
@@ -869,12 +841,17 @@ static enum loom_error finish_active(struct loom_sched *sched,
 	return err;
 }
 
-enum loom_error loom_sched_publish_complete(struct loom_sched *sched,
-					    const struct loom_sched_item *parent,
-					    const uint64_t *payloads,
-					    size_t count,
-					    struct loom_work_resp *children,
-					    enum loom_work_status *status)
+/*
+ * Publishes @count children of @parent and, if @complete, then completes
+ * @parent under the same owner lock.  Publication found the item active
+ * without a request, and a request needs this lock: completing it cannot
+ * fail.
+ */
+static enum loom_error publish(struct loom_sched *sched,
+			       const struct loom_sched_item *parent,
+			       const uint64_t *payloads, size_t count,
+			       struct loom_work_resp *children, bool complete,
+			       enum loom_work_status *status)
 {
 	struct active_item *slot;
 	struct sched_worker *w;
@@ -888,16 +865,35 @@ enum loom_error loom_sched_publish_complete(struct loom_sched *sched,
 	owner_lock(w);
 	err = publish_held(sched, parent, payloads, count, children,
 			   &was_empty, &slot);
-	/*
-	 * Publication found the item active without a request, and a request
-	 * needs this lock: completing it cannot fail.
-	 */
-	if (!err)
+	if (!err && complete)
 		finish_slot(sched, parent->worker, slot, false, status);
 	owner_unlock(w);
+	/*
+	 * Only a deque that was empty can have sent a worker to sleep (a
+	 * sleeper looked at every deque after registering); its owner is
+	 * awake, so items on a non-empty deque are never stranded.
+	 */
 	if (was_empty)
 		wake_one(sched);
 	return err;
+}
+
+enum loom_error loom_sched_publish(struct loom_sched *sched,
+				   const struct loom_sched_item *parent,
+				   const uint64_t *payloads, size_t count,
+				   struct loom_work_resp *children)
+{
+	return publish(sched, parent, payloads, count, children, false, NULL);
+}
+
+enum loom_error loom_sched_publish_complete(struct loom_sched *sched,
+					    const struct loom_sched_item *parent,
+					    const uint64_t *payloads,
+					    size_t count,
+					    struct loom_work_resp *children,
+					    enum loom_work_status *status)
+{
+	return publish(sched, parent, payloads, count, children, true, status);
 }
 
 enum loom_error loom_sched_complete(struct loom_sched *sched,
