@@ -267,7 +267,8 @@ $(BUILD)/host/lib-tsan/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(BUILD)/host/
 	@$(CC) $(TSAN_CFLAGS) -o $@ $< $(BUILD)/host/lib-tsan/libloom.a -ldrm -luring -lpthread
 
 # libloom's tests that need the device run in the VM, statically linked.
-$(BUILD)/vm-lib/%: lib/tests/vm/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard qemu-device/engine/tests/*.h) | deps
+$(BUILD)/vm-lib/%: lib/tests/vm/%.c $(wildcard lib/tests/vm/*.h) $(LIB_SRCS) $(LIB_HDRS) \
+		$(wildcard qemu-device/engine/tests/*.h) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) -isystem $(KSRC)/tools/testing/selftests $(LIB_CFLAGS) \
@@ -418,11 +419,11 @@ $(BUILD)/fuzz/vm/%: fuzz/vm/%.c fuzz/vm/vm_client.h $(wildcard selftests/*.h) $(
 		-o $@ $< $(VM_LIBS) -lpthread
 
 # loom_faults links libloom: its load includes dynamic work.
-$(BUILD)/fuzz/vm/loom_faults: fuzz/vm/loom_faults.c fuzz/vm/vm_client.h $(LIB_SRCS) $(LIB_HDRS) \
-		$(wildcard selftests/*.h) $(wildcard qemu-device/engine/tests/*.h) | deps
+$(BUILD)/fuzz/vm/loom_faults: fuzz/vm/loom_faults.c fuzz/vm/vm_client.h lib/tests/vm/image_util.h \
+		$(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/*.h) $(wildcard qemu-device/engine/tests/*.h) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
-	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -Iselftests \
+	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -Iselftests -Ilib/tests/vm \
 		-o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread -lm
 
 VM_ENV = LOOM_QEMU=$$(cat $(QEMU_PATH)) LOOM_VMLINUX=$(KERNEL_ROOT)/vmlinux LOOM_INITRAMFS=$(INITRAMFS)

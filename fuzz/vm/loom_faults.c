@@ -36,6 +36,7 @@
 
 #include "loom/loom.h"
 #include "loom_format.h"
+#include "image_util.h"
 #include "vm_client.h"
 
 #define MAX_EVENTS	(1 << 16)
@@ -234,22 +235,13 @@ static struct loom_image *tree_image(const struct loom_device_info *info)
 	static unsigned char cfg[16384];
 	static const enum loom_arg_type sig[2] = { LOOM_ARG_MEMREF_I64, LOOM_ARG_I64 };
 	struct loom_image_builder *b;
-	struct loom_image *img = NULL;
 	size_t n = loom_test_config_tree_spawner(cfg, sizeof(cfg), info->fabric_width,
 						 info->fabric_height);
-	void *bytes;
-	size_t size;
 
 	if (!n || loom_builder_new(info->fabric_width, info->fabric_height, &b))
 		return NULL;
-	if (!loom_builder_add_dynamic(b, "tree", sig, 2, 1, TREE_FANOUT, cfg, n) &&
-	    !loom_builder_finish(b, &bytes, &size)) {
-		if (loom_image_load(bytes, size, &img))
-			img = NULL;
-		free(bytes);
-	}
-	loom_builder_free(b);
-	return img;
+	return loom_test_load_built(b, !loom_builder_add_dynamic(b, "tree", sig, 2, 1,
+								  TREE_FANOUT, cfg, n));
 }
 
 static int dynamic_load(unsigned dev)

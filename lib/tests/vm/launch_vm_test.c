@@ -20,6 +20,7 @@
 #include "drm/loom_drm.h"
 #include "loom/loom.h"
 #include "loom_format.h"
+#include "image_util.h"
 #include "loom_device.h"
 
 #define SEC	1000000000LL
@@ -139,9 +140,6 @@ static struct loom_image *test_image(const struct loom_device_info *info)
 	static unsigned char cfg[4][16384];
 	size_t n[4];
 	struct loom_image_builder *b;
-	struct loom_image *img = NULL;
-	void *bytes;
-	size_t size;
 	unsigned w = info->fabric_width, h = info->fabric_height;
 
 	n[0] = loom_test_config_vector_add(cfg[0], sizeof(cfg[0]), w, h);
@@ -150,17 +148,11 @@ static struct loom_image *test_image(const struct loom_device_info *info)
 	n[3] = lin_config(cfg[3], sizeof(cfg[3]), w, h, 3);
 	if (loom_builder_new(w, h, &b))
 		return NULL;
-	if (!loom_builder_add_dense(b, "vadd", 1, vadd_sig, 3, cfg[0], n[0]) &&
-	    !loom_builder_add_dense(b, "store", 0, store_sig, 2, cfg[1], n[1]) &&
-	    !loom_builder_add_dense(b, "lin2", 2, lin2_sig, 2, cfg[2], n[2]) &&
-	    !loom_builder_add_dense(b, "lin3", 3, lin3_sig, 3, cfg[3], n[3]) &&
-	    !loom_builder_finish(b, &bytes, &size)) {
-		if (loom_image_load(bytes, size, &img))
-			img = NULL;
-		free(bytes);
-	}
-	loom_builder_free(b);
-	return img;
+	return loom_test_load_built(b,
+		!loom_builder_add_dense(b, "vadd", 1, vadd_sig, 3, cfg[0], n[0]) &&
+		!loom_builder_add_dense(b, "store", 0, store_sig, 2, cfg[1], n[1]) &&
+		!loom_builder_add_dense(b, "lin2", 2, lin2_sig, 2, cfg[2], n[2]) &&
+		!loom_builder_add_dense(b, "lin3", 3, lin3_sig, 3, cfg[3], n[3]));
 }
 
 FIXTURE(dev) {

@@ -20,6 +20,7 @@
 #include "configs.h"
 #include "loom/loom.h"
 #include "loom_format.h"
+#include "image_util.h"
 #include "loom_device.h"
 
 #define SEC		1000000000LL
@@ -50,9 +51,6 @@ static struct loom_image *test_image(const struct loom_device_info *info)
 	static unsigned char cfg[2][16384];
 	size_t n0, n1;
 	struct loom_image_builder *b;
-	struct loom_image *img = NULL;
-	void *bytes;
-	size_t size;
 
 	n0 = loom_test_config_tree_spawner(cfg[0], sizeof(cfg[0]),
 					   info->fabric_width, info->fabric_height);
@@ -60,19 +58,13 @@ static struct loom_image *test_image(const struct loom_device_info *info)
 					 info->fabric_width, info->fabric_height);
 	if (!n0 || !n1 || loom_builder_new(info->fabric_width, info->fabric_height, &b))
 		return NULL;
-	if (!loom_builder_add_dynamic(b, "tree", tree_sig, 2, 1, MAX_FANOUT, cfg[0], n0) &&
-	    !loom_builder_add_dynamic(b, "tree_small", tree_sig, 2, 1, MAX_FANOUT - 1,
-				      cfg[0], n0) &&
-	    !loom_builder_add_dynamic(b, "tree32", tree32_sig, 2, 1, MAX_FANOUT,
-				      cfg[0], n0) &&
-	    !loom_builder_add_dense(b, "vadd", 1, vadd_sig, 3, cfg[1], n1) &&
-	    !loom_builder_finish(b, &bytes, &size)) {
-		if (loom_image_load(bytes, size, &img))
-			img = NULL;
-		free(bytes);
-	}
-	loom_builder_free(b);
-	return img;
+	return loom_test_load_built(b,
+		!loom_builder_add_dynamic(b, "tree", tree_sig, 2, 1, MAX_FANOUT, cfg[0], n0) &&
+		!loom_builder_add_dynamic(b, "tree_small", tree_sig, 2, 1, MAX_FANOUT - 1,
+					  cfg[0], n0) &&
+		!loom_builder_add_dynamic(b, "tree32", tree32_sig, 2, 1, MAX_FANOUT,
+					  cfg[0], n0) &&
+		!loom_builder_add_dense(b, "vadd", 1, vadd_sig, 3, cfg[1], n1));
 }
 
 /* One device with the child table uploaded. */
