@@ -9,6 +9,7 @@
 #ifndef LOOMC_TESTS_ENGINE_RUN_H
 #define LOOMC_TESTS_ENGINE_RUN_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,33 @@ static inline void er_poke64(struct er *e, uint64_t va, const int64_t *v,
 static inline void er_peek64(struct er *e, uint64_t va, int64_t *v, size_t n)
 {
 	fake_bus_peek(&e->bus, va, v, n * 8);
+}
+
+/*
+ * The file @rel (a path from the repository root, found through this
+ * header's own path) as a NUL-terminated string to free, or NULL.
+ */
+static inline char *er_read_file(const char *rel)
+{
+	char path[512];
+	const char *slash = strrchr(__FILE__, '/');
+	struct loom_source src;
+	char *text;
+
+	snprintf(path, sizeof(path), "%.*s../../%s",
+		 slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__, rel);
+	if (loom_source_read(&src, path)) {
+		printf("#   cannot read %s: run the test from the repository root\n",
+		       path);
+		return NULL;
+	}
+	text = malloc(src.len + 1);
+	if (text) {
+		memcpy(text, src.text, src.len);
+		text[src.len] = 0;
+	}
+	loom_source_free(&src);
+	return text;
 }
 
 /* ------------------------------------------------------ host programs --- */

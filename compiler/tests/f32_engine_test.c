@@ -484,29 +484,6 @@ static void capture_print(void *ctx, enum loom_arg_type type, int64_t v)
 		c->len += (size_t)n;
 }
 
-static char *read_text(const char *rel)
-{
-	char path[512];
-	const char *slash = strrchr(__FILE__, '/');
-	struct loom_source src;
-	char *text;
-
-	snprintf(path, sizeof(path), "%.*s../../%s",
-		 slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__, rel);
-	if (loom_source_read(&src, path)) {
-		printf("#   cannot read %s: run the test from the repository root\n",
-		       path);
-		return NULL;
-	}
-	text = malloc(src.len + 1);
-	if (text) {
-		memcpy(text, src.text, src.len);
-		text[src.len] = 0;
-	}
-	loom_source_free(&src);
-	return text;
-}
-
 TEST(examples_print_their_expected_output_8x8)
 {
 	static const char *const names[] = { "saxpy", "dot" };
@@ -524,9 +501,9 @@ TEST(examples_print_their_expected_output_8x8)
 		struct er e;
 
 		snprintf(path, sizeof(path), "examples/%s.loom", names[i]);
-		src = read_text(path);
+		src = er_read_file(path);
 		snprintf(path, sizeof(path), "examples/%s.expected", names[i]);
-		want = read_text(path);
+		want = er_read_file(path);
 		REQUIRE(src && want);
 		REQUIRE(er_open(&e, src, 8, 8) == 0);
 		cap.h = (struct er_host){ .e = &e, .heap = ER_HEAP_VA };

@@ -791,28 +791,13 @@ TEST(memory_order_across_loops_16x16)
 	er_close(&e);
 }
 
-/* The corpus file @name, read relative to this source file. */
+/* The corpus file @name. */
 static char *corpus(const char *name)
 {
-	char path[512];
-	const char *slash = strrchr(__FILE__, '/');
-	struct loom_source src;
-	char *text;
+	char rel[256];
 
-	snprintf(path, sizeof(path), "%.*scorpus/valid/%s",
-		 slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__, name);
-	if (loom_source_read(&src, path)) {
-		printf("#   cannot read %s: run the test from the repository root\n",
-		       path);
-		return NULL;
-	}
-	text = malloc(src.len + 1);
-	if (text) {
-		memcpy(text, src.text, src.len);
-		text[src.len] = 0;
-	}
-	loom_source_free(&src);
-	return text;
+	snprintf(rel, sizeof(rel), "compiler/tests/corpus/valid/%s", name);
+	return er_read_file(rel);
 }
 
 /*
