@@ -479,7 +479,8 @@ TEST_F_TIMEOUT(job, job_memory_is_charged_to_the_submitters_cgroup, 180)
 	{
 		struct drm_loom_submit s = submit_args(self, 0, vadd_cmd(self, 0, 1), NULL, 0);
 
-		s.deadline_ns = 4000000000ULL;
+		/* long enough for 48 submissions on a debug kernel */
+		s.deadline_ns = 4000000000ULL * loom_timeout_factor();
 		ASSERT_EQ(0, _test_submit(self->fd, &s));
 	}
 	before = memcg_current(cg);
@@ -495,7 +496,7 @@ TEST_F_TIMEOUT(job, job_memory_is_charged_to_the_submitters_cgroup, 180)
 	EXPECT_EQ(-ETIME, loom_syncobj_wait(self->fd, sync, 0)) TH_LOG("the jobs ran too soon");
 	EXPECT_LE(48LL * DRM_LOOM_MAX_BOS * 8, during - before)
 		TH_LOG("48 jobs of %d BOs added %lld bytes", DRM_LOOM_MAX_BOS, during - before);
-	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 30000));
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 30000 * loom_timeout_factor()));
 }
 
 /* ---- 5. one client holding a core ------------------------------------------------ */
