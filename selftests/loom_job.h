@@ -45,6 +45,8 @@ FIXTURE_SETUP(job)
 FIXTURE_TEARDOWN(job)
 {
 	close(self->fd);
+	/* The next test's injected fault must meet its own job, not one of ours. */
+	loom_wait_cores_idle(&self->node);
 }
 
 /* Writes a command buffer into slot @slot of the cmd BO; returns its size. */

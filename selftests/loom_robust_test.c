@@ -445,6 +445,14 @@ static int cg_write(const char *dir, const char *name, const char *val)
 	return fclose(f) ? -1 : ret;
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /*
  * What a job costs the kernel is charged to the submitter's memory cgroup:
  * 48 jobs listing DRM_LOOM_MAX_BOS BOs each, held in flight behind a hung
@@ -458,6 +466,7 @@ TEST_F_TIMEOUT(job, job_memory_is_charged_to_the_submitters_cgroup, 180)
 	const char *cg = "/sys/fs/cgroup/loom-test";
 	long long before, during;
 	uint32_t size, sync;
+	uint64_t one, deadline;
 	char pid[32];
 
 	mkdir("/sys/fs/cgroup", 0755);
@@ -475,17 +484,33 @@ TEST_F_TIMEOUT(job, job_memory_is_charged_to_the_submitters_cgroup, 180)
 		refs[i] = (struct drm_loom_bo_ref){ bo.handle, DRM_LOOM_BO_REF_READ };
 	}
 	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	size = vadd_cmd(self, 1, 1);
+	/*
+	 * The hung job must outlast the 48 submissions: on a KASAN and lockdep
+	 * kernel one takes a large part of a second.  Time one first.
+	 */
+	{
+		struct drm_loom_submit s = submit_args(self, 1, size, refs, DRM_LOOM_MAX_BOS);
+		uint64_t t0 = now_ns();
+
+		s.out_syncobj = sync;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+		ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 30000 * loom_timeout_factor()));
+		one = now_ns() - t0;
+		ASSERT_EQ(0, drmSyncobjReset(self->fd, &sync, 1));
+	}
 	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
 	{
 		struct drm_loom_submit s = submit_args(self, 0, vadd_cmd(self, 0, 1), NULL, 0);
 
-		/* long enough for 48 submissions on a debug kernel */
-		s.deadline_ns = 4000000000ULL * loom_timeout_factor();
+		deadline = 4000000000ULL + 4 * 48 * one;
+		TH_LOG("one full submission took %.3f s: the hung job's deadline is %.1f s",
+		       one / 1e9, deadline / 1e9);
+		s.deadline_ns = deadline;
 		ASSERT_EQ(0, _test_submit(self->fd, &s));
 	}
 	before = memcg_current(cg);
 	ASSERT_LT(0, before);
-	size = vadd_cmd(self, 1, 1);
 	for (int i = 0; i < 48; i++) {
 		struct drm_loom_submit s = submit_args(self, 1, size, refs, DRM_LOOM_MAX_BOS);
 
@@ -496,7 +521,8 @@ TEST_F_TIMEOUT(job, job_memory_is_charged_to_the_submitters_cgroup, 180)
 	EXPECT_EQ(-ETIME, loom_syncobj_wait(self->fd, sync, 0)) TH_LOG("the jobs ran too soon");
 	EXPECT_LE(48LL * DRM_LOOM_MAX_BOS * 8, during - before)
 		TH_LOG("48 jobs of %d BOs added %lld bytes", DRM_LOOM_MAX_BOS, during - before);
-	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 30000 * loom_timeout_factor()));
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync,
+				       deadline / 1000000 + 30000 * loom_timeout_factor()));
 }
 
 /* ---- 5. one client holding a core ------------------------------------------------ */
@@ -677,14 +703,6 @@ static long long fdinfo_value(int fd, const char *key)
 			v = atoll(line + strlen(key) + 1);
 	fclose(f);
 	return v;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* Every job's busy time counts, short ones too. */

@@ -414,6 +414,25 @@ static inline long long loom_core_stat(const struct loom_node *node, unsigned co
 	return v;
 }
 
+/*
+ * Waits until no core of @node has a job on its ring (the jobs of a closed
+ * file run on), at most a minute on this kernel's clock; whether they are.
+ */
+static inline bool loom_wait_cores_idle(const struct loom_node *node)
+{
+	for (int tries = 6000 * loom_timeout_factor(); tries > 0; tries--) {
+		long long busy = 0, n;
+
+		for (unsigned int core = 0; (n = loom_core_stat(node, core, "in-flight ")) >= 0;
+		     core++)
+			busy += n;
+		if (!busy)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
 /* Core @core's register @reg of the device behind @node, through sysfs. */
 static inline void loom_poke_core(const struct loom_node *node, unsigned core,
 				  uint32_t reg, uint32_t val)
