@@ -110,8 +110,10 @@ static double measure(struct ir_func *f, const struct placement *p)
 		units = c.instances;
 	} else {
 		d.items = true;
+		d.count = 1;
+		mem.npayloads = 1;
 		for (uint64_t i = 0; !st && i < 64; i++) {
-			d.payload = i;
+			mem.payloads = &i;
 			mem.nspawn = 0;
 			st = loom_fabric_run(fab, &d, &env, &c);
 		}

@@ -49,7 +49,7 @@
 #define LOOM_VERSION(major, minor)	(((major) << LOOM_VERSION_MAJOR_SHIFT) | (minor))
 #define LOOM_VERSION_MAJOR(v)		((v) >> LOOM_VERSION_MAJOR_SHIFT)
 #define LOOM_VERSION_MINOR(v)		((v) & LOOM_VERSION_MINOR_MASK)
-#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 4)
+#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 5)
 
 /*
  * LOOM_REG_CAPS (RO): capability bits; a set bit promises the feature.
@@ -485,11 +485,16 @@ struct loom_pkt_dispatch_dense {
  *	LOOM_MAX_CHILD_CAPACITY
  * @reserved: must be zero
  *
- * Items run one after another, each to quiescence.  Each firing of a SPAWN
- * PE appends its payload to the current item's record, in the order the
- * graph sequences them.  The (capacity + 1)-th spawn ends the job with
- * LOOM_STATUS_CHILD_OVERFLOW (detail: the item index); nothing is dropped
- * silently.
+ * Items are pipelined (ABI 0.5; before, each ran alone to quiescence):
+ * injected one per cycle in index order, like dense instances, several in
+ * flight at once, unordered with respect to each other.  Each firing of a
+ * SPAWN PE appends its payload to the record of the item its token belongs
+ * to, so an item's children are in the order its SPAWN PEs fire; a graph
+ * orders several spawns by data dependence (loomc chains them with JOIN),
+ * which pipelining keeps.  The (capacity + 1)-th spawn of an item ends the
+ * job with LOOM_STATUS_CHILD_OVERFLOW (detail: that item's index); nothing
+ * is dropped silently.  Every record is complete when the packet completes;
+ * after a failed dispatch the records are unspecified.
  */
 struct loom_pkt_dispatch_items {
 	__u32 header;

@@ -5,9 +5,9 @@
  * complete binary tree of depth TREE_DEPTH, @tree in work_bench.loom)
  * drained by loom_work_device_run(), against the same number of instances
  * as one dense launch (@dense).  Both store out[v] = v * mul + 1, so what
- * differs is the cost of dynamic work: per item a slot of an items
- * dispatch run to quiescence on its own, a result record and a trip
- * through the host scheduler, against one pipelined dense instance.
+ * differs is the cost of dynamic work: per item a slot of a (pipelined)
+ * items dispatch, a result record and a trip through the host scheduler,
+ * against one pipelined dense instance.
  *
  * The tree is drained with 1 and 2 workers (the VM has one vCPU, so a
  * second worker buys a second device core, not host parallelism) and

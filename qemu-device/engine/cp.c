@@ -26,11 +26,18 @@ struct cp_job {
 	const uint8_t *cmd;	/* the fetched command buffer */
 	uint32_t offset;	/* of the packet being executed */
 	uint32_t dwords;	/* its length */
-	/* the running item's children */
+	/*
+	 * The running items dispatch.  Its items are in flight together, so
+	 * each child goes to its item's record as it is spawned, and
+	 * child_count[] holds one count per item injected so far (grown as
+	 * items are injected: a hostile count allocates nothing up front).
+	 */
 	bool in_items;
-	uint64_t *children;
-	uint32_t child_count, child_capacity;
-	uint32_t item;
+	uint64_t payload_va, result_va;
+	uint32_t child_capacity;
+	uint32_t *child_count;
+	uint32_t counts_alloc;	/* entries in child_count */
+	uint32_t item;		/* the item that overflowed */
 };
 
 static void progress(struct cp_job *j)
@@ -120,15 +127,63 @@ static int fabric_store(void *opaque, uint64_t va, unsigned size, uint64_t value
 							    LOOM_STATUS_OK;
 }
 
-static int fabric_spawn(void *opaque, uint64_t payload)
+static uint64_t item_record(const struct cp_job *j, uint32_t item)
+{
+	return j->result_va +
+	       (uint64_t)item * LOOM_ITEM_RESULT_SIZE(j->child_capacity);
+}
+
+/* Makes child_count[] cover @item, doubling; false when out of memory. */
+static bool grow_counts(struct cp_job *j, uint32_t item)
+{
+	uint32_t n = j->counts_alloc ? j->counts_alloc : 64;
+	uint32_t *c;
+
+	if (item < j->counts_alloc)
+		return true;
+	while (n <= item)
+		n = n > UINT32_MAX / 2 ? UINT32_MAX : 2 * n;
+	c = realloc(j->child_count, (size_t)n * sizeof(*c));
+	if (!c)
+		return false;
+	memset(c + j->counts_alloc, 0, (size_t)(n - j->counts_alloc) * sizeof(*c));
+	j->child_count = c;
+	j->counts_alloc = n;
+	return true;
+}
+
+/* The fabric injects item @item: its payload, and a count for it. */
+static int fabric_payload(void *opaque, uint32_t item, uint64_t *payload)
 {
 	struct cp_job *j = opaque;
 
+	if (!grow_counts(j, item))
+		return LOOM_STATUS_DMA_ERROR;
+	return job_read(j, j->payload_va + 8ULL * item, payload, 8);
+}
+
+/*
+ * A child of @item.  Children of one item arrive in its SPAWN firing
+ * order whatever other items are in flight: see the uapi's
+ * struct loom_pkt_dispatch_items.
+ */
+static int fabric_spawn(void *opaque, uint64_t payload, uint32_t item)
+{
+	struct cp_job *j = opaque;
+	uint32_t n;
+	int ret;
+
 	if (!j->in_items)
 		return LOOM_STATUS_SPAWN_OUTSIDE_ITEMS;
-	if (j->child_count == j->child_capacity)
+	n = j->child_count[item];
+	if (n == j->child_capacity) {
+		j->item = item;
 		return LOOM_STATUS_CHILD_OVERFLOW;
-	j->children[j->child_count++] = payload;
+	}
+	ret = job_write(j, item_record(j, item) + 8 + 8ULL * n, &payload, 8);
+	if (ret)
+		return ret;
+	j->child_count[item] = n + 1;
 	return LOOM_STATUS_OK;
 }
 
@@ -139,6 +194,7 @@ static int run_fabric(struct cp_job *j, const struct loom_dispatch *d)
 		.load = fabric_load,
 		.store = fabric_store,
 		.spawn = fabric_spawn,
+		.payload = fabric_payload,
 		.stop = &j->core->stop,
 		.progress = &j->core->progress,
 	};
@@ -242,32 +298,28 @@ static int pkt_dispatch_dense(struct cp_job *j)
 	return ret ? job_fail(j, ret, 0) : 0;
 }
 
-/* Runs item @i and writes its result record. */
-static int run_item(struct cp_job *j, uint64_t payload_va, uint64_t result_va,
-		    uint32_t i)
+/*
+ * Runs @count items pipelined; then, every item being complete, writes
+ * each record's header (the children are already in place).
+ */
+static int run_items(struct cp_job *j, uint32_t count)
 {
-	uint64_t record = result_va + (uint64_t)i * LOOM_ITEM_RESULT_SIZE(j->child_capacity);
 	struct loom_dispatch d = {
 		.operands = j->core->operands,
 		.num_operands = j->core->num_operands,
 		.items = true,
+		.count = count,
 	};
-	uint32_t header[2];
 	int ret;
 
-	ret = job_read(j, payload_va + 8ULL * i, &d.payload, 8);
-	if (ret)
-		return ret;
-	j->child_count = 0;
-	j->item = i;
+	if (!count)
+		return 0;	/* nothing runs, whatever the ports */
 	ret = run_fabric(j, &d);
-	if (ret)
-		return ret;
-	header[0] = j->child_count;
-	header[1] = 0;
-	ret = job_write(j, record, header, sizeof(header));
-	if (!ret && j->child_count)
-		ret = job_write(j, record + 8, j->children, 8ULL * j->child_count);
+	for (uint32_t i = 0; i < count && !ret; i++) {
+		uint32_t header[2] = { j->child_count[i], 0 };
+
+		ret = job_write(j, item_record(j, i), header, sizeof(header));
+	}
 	return ret;
 }
 
@@ -277,7 +329,7 @@ static int pkt_dispatch_items(struct cp_job *j)
 	uint64_t payload_va = pkt_u64(j, 8);
 	uint64_t result_va = pkt_u64(j, 16);
 	uint32_t capacity = pkt_u32(j, 24);
-	int ret = 0;
+	int ret;
 
 	if (j->dwords != sizeof(struct loom_pkt_dispatch_items) / 4)
 		return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
@@ -287,16 +339,15 @@ static int pkt_dispatch_items(struct cp_job *j)
 	if (!loom_fabric_configured(j->core->fabric))
 		return job_fail(j, LOOM_STATUS_NO_CONFIG, 0);
 
-	j->children = malloc(8ULL * (capacity ? capacity : 1));
-	if (!j->children)
-		return job_fail(j, LOOM_STATUS_DMA_ERROR, 0);
+	j->payload_va = payload_va;
+	j->result_va = result_va;
 	j->child_capacity = capacity;
 	j->in_items = true;
-	for (uint32_t i = 0; i < count && !ret; i++)
-		ret = run_item(j, payload_va, result_va, i);
+	ret = run_items(j, count);
 	j->in_items = false;
-	free(j->children);
-	j->children = NULL;
+	free(j->child_count);
+	j->child_count = NULL;
+	j->counts_alloc = 0;
 	if (ret == LOOM_STATUS_CHILD_OVERFLOW)
 		return job_fail(j, ret, j->item);
 	return ret ? job_fail(j, ret, 0) : 0;

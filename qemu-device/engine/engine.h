@@ -171,8 +171,14 @@ struct loom_fabric_params {
  *	(zero-extended); returns LOOM_STATUS_OK or the status that ends the
  *	dispatch (MMU_FAULT, DMA_ERROR)
  * @store: write the low @size bytes of @value at @va; same returns
- * @spawn: a SPAWN PE fired with @payload; returns LOOM_STATUS_OK,
+ * @spawn: a SPAWN PE fired with @payload for item @item (the index of the
+ *	item its token belongs to; items are pipelined, so the children of
+ *	several items interleave); returns LOOM_STATUS_OK,
  *	LOOM_STATUS_CHILD_OVERFLOW or LOOM_STATUS_SPAWN_OUTSIDE_ITEMS
+ * @payload: item dispatches: store item @item's payload (LOOM_PORT_PAYLOAD)
+ *	in *@payload; called once per item, in index order, as the item is
+ *	injected; returns LOOM_STATUS_OK or the status that ends the dispatch.
+ *	NULL is LOOM_STATUS_DMA_ERROR at the first item.
  * @stop: when non-NULL and *@stop is non-zero (read relaxed, every cycle)
  *	the dispatch ends with LOOM_STATUS_STOPPED
  * @progress: when non-NULL, incremented (relaxed atomic) for every cycle in
@@ -182,22 +188,25 @@ struct loom_fabric_env {
 	void *opaque;
 	int (*load)(void *opaque, uint64_t va, unsigned size, uint64_t *value);
 	int (*store)(void *opaque, uint64_t va, unsigned size, uint64_t value);
-	int (*spawn)(void *opaque, uint64_t payload);
+	int (*spawn)(void *opaque, uint64_t payload, uint32_t item);
+	int (*payload)(void *opaque, uint32_t item, uint64_t *payload);
 	const int *stop;
 	uint64_t *progress;
 };
 
 /**
- * struct loom_dispatch - one dense dispatch or one work item
+ * struct loom_dispatch - one dense dispatch or the work items of one
+ *	DISPATCH_ITEMS
  * @operands: values of LOOM_PORT_OPERAND ports
  * @num_operands: how many; a port whose index is not below it is
  *	LOOM_STATUS_BAD_PACKET_FIELD
- * @items: false: dense dispatch over @extents; true: one item, @payload
+ * @items: false: dense dispatch over @extents; true: @count work items,
+ *	their payloads from loom_fabric_env.payload
  * @rank: dense rank, 0..LOOM_MAX_RANK; a LOOM_PORT_COORD port whose index
  *	is not below it is LOOM_STATUS_BAD_PACKET_FIELD
  * @extents: @rank extents, each >= 0 (the caller has rejected negatives)
- * @payload: the item's payload (LOOM_PORT_PAYLOAD); a PAYLOAD port in a
- *	dense dispatch, or a COORD port in an item, is BAD_PACKET_FIELD
+ * @count: items: how many (0 runs nothing); a PAYLOAD port in a dense
+ *	dispatch, or a COORD port in an item dispatch, is BAD_PACKET_FIELD
  */
 struct loom_dispatch {
 	const uint64_t *operands;
@@ -205,7 +214,7 @@ struct loom_dispatch {
 	bool items;
 	unsigned rank;
 	const int64_t *extents;
-	uint64_t payload;
+	uint32_t count;
 };
 
 struct loom_fabric;
@@ -224,12 +233,13 @@ enum loom_config_error loom_fabric_configure(struct loom_fabric *f,
 bool loom_fabric_configured(const struct loom_fabric *f);
 
 /*
- * Runs @d to completion: every instance (or the one item) injected and the
- * fabric quiescent.  Returns an enum loom_hw_status: OK, STOPPED, DEADLOCK
+ * Runs @d to completion: every instance or item injected and the fabric
+ * quiescent.  Instances and items alike are injected back to back
+ * (pipelined), each token tagged with its item.  Returns an enum loom_hw_status: OK, STOPPED, DEADLOCK
  * (nothing can move yet the dispatch is not finished), BAD_PACKET_FIELD
  * (ports disagree with @d), NO_CONFIG, or what a callback returned.  Adds
- * to @counters (cycles, firings, stalls, instances or items, mem_reads,
- * mem_writes, spawns).  After an error the fabric state is left as it was
+ * to @counters (cycles, firings, stalls, instances or items injected,
+ * mem_reads, mem_writes, spawns).  After an error the fabric state is left as it was
  * for loom_fabric_dump(); the next run starts from empty buffers.
  */
 int loom_fabric_run(struct loom_fabric *f, const struct loom_dispatch *d,

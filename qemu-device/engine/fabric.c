@@ -15,7 +15,8 @@
  *      PEs");
  *   3. move each source's head token to all of its destinations when every
  *      one of them had room (a fork is all-or-nothing);
- *   4. inject the next instance when every input port queue had room.
+ *   4. inject the next instance (or work item) when every input port queue
+ *      had room.
  *
  * Steps 2-4 decide from the snapshot only and apply to the live state, so
  * the order between them does not matter: a token moves at most one hop
@@ -47,11 +48,23 @@
  *    injection of that cycle do not happen.  The cycle is counted.  A NULL
  *    load/store callback is LOOM_STATUS_DMA_ERROR, a NULL spawn callback
  *    LOOM_STATUS_SPAWN_OUTSIDE_ITEMS.
+ *  - A failing payload callback ends the run in step 4 of its cycle: the
+ *    item is not injected and not counted in loom_hw_counters.items.
  *  - The cycle that detects a deadlock (nothing happened) is counted.
  *  - A REDUCE that has taken init and count and waits for C counts as
  *    "waiting" in the dump: it holds part of its operands.
  *  - Dense instances are injected in row-major order (last coordinate
- *    fastest).  Tokens sent to a completion port are counted in
+ *    fastest), the work items of a DISPATCH_ITEMS in index order, one per
+ *    cycle like instances: items are pipelined.
+ *  - Every token carries a tag, the index of the item it belongs to (0 in
+ *    a dense dispatch), in f->tag beside f->pool.  A firing's result takes
+ *    the tag of its A input (CONST's trigger included), a STREAM's or
+ *    INVARIANT's tokens the tag of the A they consumed, REDUCE's result
+ *    the tag of its init (A), a LOAD's result the tag of its address.  In
+ *    a well-formed graph every input of a firing belongs to one instance or
+ *    item (what makes pipelining dense instances correct), so A's tag is
+ *    the firing's.  The spawn callback gets the SPAWN token's tag: the item
+ *    whose record the child goes to.  Tokens sent to a completion port are counted in
  *    f->completions (not a loom_hw_counters field).
  *  - params->fifo_depth must be at most 255 (it is an 8-bit LIMITS field
  *    and an 8-bit dump field).
@@ -111,6 +124,7 @@ struct fab_pe {
 	uint64_t step;
 	uint64_t left;		/* tokens still to emit or fold */
 	uint64_t due;		/* LOAD: cycle at whose end it may deliver */
+	uint32_t tag;		/* item of @val: the inputs it consumed */
 	uint64_t firings, stalls;
 };
 
@@ -151,6 +165,7 @@ struct loom_fabric {
 	uint8_t *cap;
 	uint32_t *base;		/* first slot in pool */
 	uint64_t *pool;
+	uint32_t *tag;		/* item of each token in pool, same index */
 
 	struct fab_pe *pe;	/* active slots, tile-index then slot order */
 	unsigned npe;
@@ -184,6 +199,8 @@ struct fab_run {
 	const struct loom_fabric_env *env;
 	struct loom_hw_counters c;
 	uint64_t coord[LOOM_MAX_RANK];
+	uint32_t item;		/* items: the next to inject */
+	uint64_t payload;	/* items: its payload, once read */
 	bool injected;		/* every instance is in */
 };
 
@@ -192,6 +209,11 @@ struct fab_run {
 static uint64_t buf_peek(const struct loom_fabric *f, unsigned b)
 {
 	return f->pool[f->base[b] + f->head[b]];
+}
+
+static uint32_t buf_tag(const struct loom_fabric *f, unsigned b)
+{
+	return f->tag[f->base[b] + f->head[b]];
 }
 
 static uint64_t buf_pop(struct loom_fabric *f, unsigned b)
@@ -206,13 +228,15 @@ static uint64_t buf_pop(struct loom_fabric *f, unsigned b)
 }
 
 /* The caller checked room in the snapshot; a pop may have made more. */
-static void buf_push(struct loom_fabric *f, unsigned b, uint64_t v)
+static void buf_push(struct loom_fabric *f, unsigned b, uint64_t v,
+		     uint32_t tag)
 {
 	unsigned i = f->head[b] + f->cnt[b];
 
 	if (i >= f->cap[b])
 		i -= f->cap[b];
 	f->pool[f->base[b] + i] = v;
+	f->tag[f->base[b] + i] = tag;
 	f->cnt[b]++;
 	f->tokens++;
 }
@@ -263,6 +287,7 @@ struct loom_fabric *loom_fabric_create(const struct loom_fabric_params *p)
 {
 	struct loom_fabric *f;
 	unsigned ntiles, nb;
+	size_t npool;
 
 	if (!p || !params_ok(p))
 		return NULL;
@@ -278,10 +303,12 @@ struct loom_fabric *loom_fabric_create(const struct loom_fabric_params *p)
 	f->head = calloc(nb, 1);
 	f->cap = calloc(nb, 1);
 	f->base = calloc(nb, sizeof(*f->base));
-	f->pool = calloc((size_t)ntiles * (LOOM_PE_SLOTS * (3 * p->fifo_depth +
-							   LOOM_LINK_DEPTH) +
-					   4 * LOOM_LINK_DEPTH) +
-			 LOOM_MAX_PORTS * LOOM_LINK_DEPTH, sizeof(*f->pool));
+	npool = (size_t)ntiles * (LOOM_PE_SLOTS * (3 * p->fifo_depth +
+						  LOOM_LINK_DEPTH) +
+				  4 * LOOM_LINK_DEPTH) +
+		LOOM_MAX_PORTS * LOOM_LINK_DEPTH;
+	f->pool = calloc(npool, sizeof(*f->pool));
+	f->tag = calloc(npool, sizeof(*f->tag));
 	f->pe = calloc((size_t)ntiles * LOOM_PE_SLOTS, sizeof(*f->pe));
 	f->group = calloc(ntiles, sizeof(*f->group));
 	f->group_of_tile = calloc(ntiles, sizeof(*f->group_of_tile));
@@ -289,7 +316,7 @@ struct loom_fabric *loom_fabric_create(const struct loom_fabric_params *p)
 	f->dsts = calloc((size_t)ntiles * LOOM_PE_SLOTS * LOOM_ROUTE_OUTS,
 			 sizeof(*f->dsts));
 	if (!f->cnt || !f->cnt0 || !f->head || !f->cap || !f->base ||
-	    !f->pool || !f->pe || !f->group || !f->group_of_tile || !f->src ||
+	    !f->pool || !f->tag || !f->pe || !f->group || !f->group_of_tile || !f->src ||
 	    !f->dsts) {
 		loom_fabric_destroy(f);
 		return NULL;
@@ -308,6 +335,7 @@ void loom_fabric_destroy(struct loom_fabric *f)
 	free(f->cap);
 	free(f->base);
 	free(f->pool);
+	free(f->tag);
 	free(f->pe);
 	free(f->group);
 	free(f->group_of_tile);
@@ -803,7 +831,8 @@ static uint64_t operand_b(const struct loom_fabric *f, const struct fab_pe *pe,
 
 /* The side effect and result of a PE_SIMPLE operation. */
 static int simple_result(struct fab_pe *pe, const struct fab_run *r,
-			 uint64_t a, uint64_t b, uint64_t c, uint64_t *res)
+			 uint64_t a, uint64_t b, uint64_t c, uint32_t tag,
+			 uint64_t *res)
 {
 	const struct loom_fabric_env *env = r->env;
 	int st;
@@ -826,7 +855,7 @@ static int simple_result(struct fab_pe *pe, const struct fab_run *r,
 		*res = 0;
 		return st;
 	case LOOM_OP_SPAWN:
-		st = env->spawn ? env->spawn(env->opaque, a) :
+		st = env->spawn ? env->spawn(env->opaque, a, tag) :
 				  LOOM_STATUS_SPAWN_OUTSIDE_ITEMS;
 		*res = 0;
 		return st;
@@ -840,6 +869,7 @@ static inline int step_simple(struct loom_fabric *f, struct fab_pe *pe,
 {
 	unsigned have = inputs_present(f, fifo) & pe->need;
 	uint64_t a, b, c, res;
+	uint32_t tag;
 	int st;
 
 	if (have != pe->need) {
@@ -855,9 +885,10 @@ static inline int step_simple(struct loom_fabric *f, struct fab_pe *pe,
 	a = (pe->need & IN_A) ? buf_peek(f, fifo) : 0;
 	b = operand_b(f, pe, fifo);
 	c = (pe->need & IN_C) ? buf_peek(f, fifo + 2) : 0;
+	tag = (pe->need & IN_A) ? buf_tag(f, fifo) : 0;
 	if (pe->mem)
 		cy->mem_used++;
-	st = simple_result(pe, r, a, b, c, &res);
+	st = simple_result(pe, r, a, b, c, tag, &res);
 	if (st)
 		return st;	/* inputs stay: the dump shows them */
 	if (pe->op == LOOM_OP_STORE)
@@ -866,7 +897,7 @@ static inline int step_simple(struct loom_fabric *f, struct fab_pe *pe,
 		r->c.spawns++;
 	pop_inputs(f, fifo, pe->need);
 	if (pe->out)
-		buf_push(f, fifo + BUF_OUT, res);
+		buf_push(f, fifo + BUF_OUT, res, tag);
 	fired(pe, cy);
 	return LOOM_STATUS_OK;
 }
@@ -895,7 +926,7 @@ static void load_deliver(struct loom_fabric *f, struct fab_pe *pe,
 			stall(pe, cy);
 		return;
 	}
-	buf_push(f, fifo + BUF_OUT, pe->val);
+	buf_push(f, fifo + BUF_OUT, pe->val, pe->tag);
 	set_busy(f, pe, false);
 	cy->work = true;
 }
@@ -923,6 +954,7 @@ static int step_load(struct loom_fabric *f, struct fab_pe *pe,
 	if (st)
 		return st;
 	r->c.mem_reads++;
+	pe->tag = buf_tag(f, fifo);
 	buf_pop(f, fifo);
 	fired(pe, cy);
 	pe->val = typed(pe, v);
@@ -940,7 +972,7 @@ static void gen_emit(struct loom_fabric *f, struct fab_pe *pe,
 		stall(pe, cy);
 		return;
 	}
-	buf_push(f, fifo + BUF_OUT, pe->val);
+	buf_push(f, fifo + BUF_OUT, pe->val, pe->tag);
 	pe->val += pe->step;
 	set_busy(f, pe, --pe->left != 0);
 	fired(pe, cy);
@@ -969,6 +1001,7 @@ static void step_gen(struct loom_fabric *f, struct fab_pe *pe,
 		return;
 	}
 	pe->val = buf_peek(f, fifo);
+	pe->tag = buf_tag(f, fifo);
 	pe->step = stream ? b : 0;
 	pe->left = count;
 	pop_inputs(f, fifo, pe->need);
@@ -994,7 +1027,7 @@ static void reduce_fold(struct loom_fabric *f, struct fab_pe *pe,
 	fired(pe, cy);
 	if (--pe->left)
 		return;
-	buf_push(f, fifo + BUF_OUT, pe->val);
+	buf_push(f, fifo + BUF_OUT, pe->val, pe->tag);
 	set_busy(f, pe, false);
 }
 
@@ -1019,11 +1052,12 @@ static void step_reduce(struct loom_fabric *f, struct fab_pe *pe,
 		return;
 	}
 	pe->val = typed(pe, buf_peek(f, fifo));
+	pe->tag = buf_tag(f, fifo);
 	pe->left = count;
 	pop_inputs(f, fifo, pe->need);
 	fired(pe, cy);
 	if (count_empty(count))
-		buf_push(f, fifo + BUF_OUT, pe->val);
+		buf_push(f, fifo + BUF_OUT, pe->val, pe->tag);
 	else
 		set_busy(f, pe, true);
 }
@@ -1102,10 +1136,12 @@ static bool move_tokens(struct loom_fabric *f)
 
 	for (i = 0; i < f->nsrc; i++) {
 		const struct fab_src *s = &f->src[i];
+		uint32_t tag;
 		uint64_t v;
 
 		if (!f->cnt0[s->buf] || !dsts_have_room(f, s))
 			continue;
+		tag = buf_tag(f, s->buf);
 		v = buf_pop(f, s->buf);
 		for (j = 0; j < s->ndst; j++) {
 			unsigned d = f->dsts[s->first + j];
@@ -1113,7 +1149,7 @@ static bool move_tokens(struct loom_fabric *f)
 			if (d == f->drop)
 				f->completions++;
 			else
-				buf_push(f, d, v);
+				buf_push(f, d, v, tag);
 		}
 		moved = true;
 	}
@@ -1130,19 +1166,22 @@ static uint64_t port_value(const struct fab_port *p, const struct fab_run *r)
 	case LOOM_PORT_COORD:
 		return r->coord[p->index];
 	case LOOM_PORT_PAYLOAD:
-		return r->d->payload;
+		return r->payload;
 	}
 	return 0;	/* CTRL: a none token */
 }
 
-/* Steps the row-major odometer; false once every instance is out. */
+/*
+ * Steps the row-major odometer, or to the next item; false once every
+ * instance or item is out.
+ */
 static bool next_instance(struct fab_run *r)
 {
 	const struct loom_dispatch *d = r->d;
 	unsigned k;
 
 	if (d->items)
-		return false;
+		return ++r->item < d->count;
 	for (k = d->rank; k-- > 0;) {
 		if (++r->coord[k] < (uint64_t)d->extents[k])
 			return true;
@@ -1151,21 +1190,45 @@ static bool next_instance(struct fab_run *r)
 	return false;
 }
 
-static bool inject(struct loom_fabric *f, struct fab_run *r)
+/*
+ * An item's payload is read when the item is injected, not before the run:
+ * a hostile count ends the run at the first payload that cannot be read
+ * and costs nothing up front.
+ */
+static int read_payload(struct fab_run *r)
 {
+	const struct loom_fabric_env *env = r->env;
+
+	if (!env->payload)
+		return LOOM_STATUS_DMA_ERROR;
+	return env->payload(env->opaque, r->item, &r->payload);
+}
+
+/* Injects the next instance or item; *@work when it did. */
+static int inject(struct loom_fabric *f, struct fab_run *r, bool *work)
+{
+	uint32_t tag = r->d->items ? r->item : 0;
 	unsigned i;
+	int st;
 
 	if (r->injected)
-		return false;
+		return LOOM_STATUS_OK;
 	for (i = 0; i < f->nport; i++)
 		if (!had_room(f, f->port[i].buf))
-			return false;
-	for (i = 0; i < f->nport; i++)
-		buf_push(f, f->port[i].buf, port_value(&f->port[i], r));
-	if (!r->d->items)
+			return LOOM_STATUS_OK;
+	if (r->d->items) {
+		st = read_payload(r);
+		if (st)
+			return st;
+		r->c.items++;
+	} else {
 		r->c.instances++;
+	}
+	for (i = 0; i < f->nport; i++)
+		buf_push(f, f->port[i].buf, port_value(&f->port[i], r), tag);
 	r->injected = !next_instance(r);
-	return true;
+	*work = true;
+	return LOOM_STATUS_OK;
 }
 
 /* --------------------------------------------------------------- run --- */
@@ -1226,7 +1289,9 @@ static bool empty_domain(const struct loom_dispatch *d)
 {
 	unsigned k;
 
-	for (k = 0; !d->items && k < d->rank; k++)
+	if (d->items)
+		return d->count == 0;
+	for (k = 0; k < d->rank; k++)
 		if (d->extents[k] == 0)
 			return true;
 	return false;
@@ -1247,7 +1312,9 @@ static int run_cycle(struct loom_fabric *f, struct fab_run *r)
 	f->last_blocked = cy.blocked;
 	f->last_waiting = cy.waiting;
 	cy.work |= move_tokens(f);
-	cy.work |= inject(f, r);
+	st = inject(f, r, &cy.work);
+	if (st)
+		return st;
 	if (cy.work && r->env->progress)
 		__atomic_fetch_add(r->env->progress, 1, __ATOMIC_RELAXED);
 	if (!cy.work && !cy.counting)
@@ -1291,8 +1358,6 @@ int loom_fabric_run(struct loom_fabric *f, const struct loom_dispatch *d,
 		return LOOM_STATUS_NO_CONFIG;
 	if (!dispatch_ok(f, d))
 		return LOOM_STATUS_BAD_PACKET_FIELD;
-	if (d->items)
-		r.c.items = 1;
 	r.injected = empty_domain(d);
 	for (;;) {
 		if (r.injected && !f->tokens && !f->busy)

@@ -258,7 +258,7 @@ int loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
 
 /*
  * One items dispatch of dynamic-work thread @thread (LOOM_PKT_DISPATCH_ITEMS):
- * runs @count items one after another on core @queue, item i's payload
+ * runs @count items, pipelined, on core @queue, item i's payload
  * read from the u64 at @payload_va + 8 * i, its result record (struct
  * loom_item_result: child_count, then the children's payloads in spawn
  * order) written at @result_va + i * LOOM_ITEM_RESULT_SIZE(capacity),

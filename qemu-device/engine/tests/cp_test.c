@@ -317,10 +317,156 @@ TEST(child_overflow_names_the_item)
 	CHECK_EQ(LOOM_STATUS_CHILD_OVERFLOW, done.status);
 	CHECK_EQ(1, done.detail);
 	CHECK_EQ(8 * 4, done.packet_offset);	/* after LOAD_CONFIG and SET_OPERANDS, 4 dwords each */
-	/* item 0's record was written before item 1 overflowed */
-	CHECK_EQ(1, (uint32_t)peek64(results));
+	/*
+	 * Items are in flight together: a failed dispatch writes no record
+	 * header, but a child is in its record as soon as it is spawned.
+	 */
 	CHECK_EQ(10, peek64(results + 8));
 	CHECK(dump_len > 0);
+	teardown();
+}
+
+/*
+ * Tree-spawner items whose child counts are @counts (first child 100 * n),
+ * payloads 0 .. @n - 1 at @payloads; result records poisoned.
+ */
+static void items_setup(const int64_t *counts, unsigned n, uint64_t table,
+			uint64_t payloads, uint64_t results, uint32_t cap)
+{
+	static uint8_t poison[4096];
+
+	memset(poison, 0xa5, sizeof(poison));
+	for (unsigned i = 0; i < n; i++) {
+		poke64(table + 16 * i, 100 * i);
+		poke64(table + 16 * i + 8, (uint64_t)counts[i]);
+		poke64(payloads + 8 * i, i);
+	}
+	fake_bus_poke(&bus, results, poison, n * LOOM_ITEM_RESULT_SIZE(cap));
+}
+
+static struct loom_hw_completion run_items(uint32_t n, uint64_t table,
+					   uint64_t payloads, uint64_t results,
+					   uint32_t cap)
+{
+	cmd_len = 0;
+	emit_load_config(CONFIG_VA, put_config(loom_test_config_tree_spawner));
+	emit_operands(1, &table);
+	emit_items(n, payloads, results, cap);
+	return run();
+}
+
+/*
+ * Items with 0, 1 and capacity children in one dispatch write exactly the
+ * records the same items write one per dispatch, in fewer cycles than
+ * those dispatches together.
+ */
+TEST(items_in_one_dispatch_match_one_per_dispatch)
+{
+	static const int64_t counts[] = { 0, 1, 4, 2, 0, 4, 1, 3, 4, 0, 1, 4 };
+	const unsigned n = sizeof(counts) / sizeof(counts[0]);
+	const uint64_t table = DATA_VA, payloads = DATA_VA + 0x1000;
+	const uint64_t results = DATA_VA + 0x2000;
+	const uint32_t cap = 4;
+	const size_t rec = LOOM_ITEM_RESULT_SIZE(cap);
+	static uint8_t together[4096], alone[4096];
+	struct loom_hw_completion done;
+	uint64_t cycles = 0, spawns = 0;
+
+	setup();
+	items_setup(counts, n, table, payloads, results, cap);
+	done = run_items(n, table, payloads, results, cap);
+	REQUIRE_EQ(LOOM_STATUS_OK, done.status);
+	CHECK_EQ(n, done.counters.items);
+	CHECK_EQ(24, done.counters.spawns);
+	fake_bus_peek(&bus, results, together, n * rec);
+
+	items_setup(counts, n, table, payloads, results, cap);
+	for (unsigned i = 0; i < n; i++) {
+		struct loom_hw_completion one;
+
+		one = run_items(1, table, payloads + 8 * i, results + i * rec,
+				cap);
+		REQUIRE_EQ(LOOM_STATUS_OK, one.status);
+		cycles += one.counters.cycles;
+		spawns += one.counters.spawns;
+	}
+	fake_bus_peek(&bus, results, alone, n * rec);
+	CHECK(memcmp(together, alone, n * rec) == 0);
+	CHECK_EQ(spawns, done.counters.spawns);
+	/* pipelined: items overlap instead of each running alone */
+	CHECK(2 * done.counters.cycles < cycles);
+	teardown();
+}
+
+TEST(items_overflow_on_a_middle_item_names_it)
+{
+	static const int64_t counts[] = { 1, 0, 3, 2, 1 };
+	const uint64_t table = DATA_VA, payloads = DATA_VA + 0x1000;
+	const uint64_t results = DATA_VA + 0x2000;
+	struct loom_hw_completion done;
+
+	setup();
+	items_setup(counts, 5, table, payloads, results, 2);
+	done = run_items(5, table, payloads, results, 2);
+	CHECK_EQ(LOOM_STATUS_CHILD_OVERFLOW, done.status);
+	CHECK_EQ(2, done.detail);
+	CHECK_EQ(LOOM_PKT_DISPATCH_ITEMS, done.packet_opcode);
+	CHECK(dump_len > 0);
+	teardown();
+}
+
+/* Payloads running into an unmapped page: the first unreadable one faults. */
+TEST(items_fault_mid_dispatch)
+{
+	static const int64_t counts[] = { 1, 2, 1, 1, 1 };
+	const uint64_t table = DATA_VA, end = DATA_VA + (1 << 20);
+	const uint64_t payloads = end - 16, results = DATA_VA + 0x2000;
+	struct loom_hw_completion done;
+
+	setup();
+	items_setup(counts, 2, table, payloads, results, 2);
+	done = run_items(5, table, payloads, results, 2);
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, done.status);
+	CHECK_EQ(LOOM_MMU_FAULT_NOT_MAPPED, done.detail);
+	CHECK_EQ(end, done.fault_va);
+	CHECK_EQ(2, done.counters.items);
+	/* records in read-only memory: the first child's write faults */
+	items_setup(counts, 5, table, DATA_VA + 0x1000, results, 2);
+	done = run_items(5, table, DATA_VA + 0x1000, RO_VA, 2);
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, done.status);
+	CHECK_EQ(LOOM_MMU_FAULT_WRITE, done.detail);
+	CHECK(done.fault_va >= RO_VA && done.fault_va < RO_VA + LOOM_PAGE_SIZE);
+	teardown();
+}
+
+/* An items dispatch that cannot finish is a deadlock, with its dump. */
+TEST(items_deadlock_reports)
+{
+	static uint8_t image[4096];
+	struct fb *b = malloc(sizeof(*b));
+	const uint64_t payloads = DATA_VA + 0x1000, results = DATA_VA + 0x2000;
+	struct loom_hw_completion d;
+	size_t n;
+
+	setup();
+	/* as in deadlock_dump_explains: A waits forever for B */
+	fb_init(b, 4, 4);
+	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_PAYLOAD, 0);
+	fb_pe(b, 0, 0, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 0, 0, LOOM_OUT_PE_B, LOOM_SRC_PE);
+	n = fb_image(b, image, sizeof(image));
+	free(b);
+	fake_bus_poke(&bus, CONFIG_VA, image, n);
+	poke64(results, 0xa5a5a5a5a5a5a5a5ULL);
+	emit_load_config(CONFIG_VA, (uint32_t)n);
+	emit_items(3, payloads, results, 1);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_DEADLOCK, d.status);
+	CHECK_EQ(LOOM_PKT_DISPATCH_ITEMS, d.packet_opcode);
+	CHECK(dump_len > 0);
+	/* no item finished: no header was written */
+	CHECK_EQ(0xa5a5a5a5a5a5a5a5ULL, peek64(results));
 	teardown();
 }
 
@@ -767,6 +913,10 @@ int main(void)
 	RUN(same_job_same_results_and_counters);
 	RUN(tree_spawner_bfs_matches_c);
 	RUN(child_overflow_names_the_item);
+	RUN(items_in_one_dispatch_match_one_per_dispatch);
+	RUN(items_overflow_on_a_middle_item_names_it);
+	RUN(items_fault_mid_dispatch);
+	RUN(items_deadlock_reports);
 	RUN(malformed_packets);
 	RUN(negative_extent_rejected_before_any_instance);
 	RUN(ports_disagree_with_dispatch);

@@ -149,9 +149,13 @@ struct fake_mem {
 	uint64_t progress;	/* env->progress points here */
 	int stop;		/* env->stop points here */
 	unsigned stop_after;	/* set stop at this many loads+stores (0: never) */
-	/* spawned payloads; CHILD_OVERFLOW beyond spawn_cap */
+	/* spawned payloads and their items; CHILD_OVERFLOW beyond spawn_cap */
 	uint64_t spawned[FAKE_LOG];
+	uint32_t spawned_item[FAKE_LOG];
 	unsigned nspawn, spawn_cap;
+	/* item payloads; reading past npayloads is an MMU fault */
+	const uint64_t *payloads;
+	uint32_t npayloads;
 };
 
 static inline void fake_mem_init(struct fake_mem *m, uint64_t base, size_t size)
@@ -250,13 +254,24 @@ static inline int fake_store(void *opaque, uint64_t va, unsigned size,
 	return LOOM_STATUS_OK;
 }
 
-static inline int fake_spawn(void *opaque, uint64_t payload)
+static inline int fake_spawn(void *opaque, uint64_t payload, uint32_t item)
 {
 	struct fake_mem *m = opaque;
 
 	if (m->nspawn >= m->spawn_cap)
 		return LOOM_STATUS_CHILD_OVERFLOW;
+	m->spawned_item[m->nspawn] = item;
 	m->spawned[m->nspawn++] = payload;
+	return LOOM_STATUS_OK;
+}
+
+static inline int fake_payload(void *opaque, uint32_t item, uint64_t *payload)
+{
+	struct fake_mem *m = opaque;
+
+	if (item >= m->npayloads)
+		return LOOM_STATUS_MMU_FAULT;
+	*payload = m->payloads[item];
 	return LOOM_STATUS_OK;
 }
 
@@ -267,6 +282,7 @@ static inline struct loom_fabric_env fake_env(struct fake_mem *m)
 		.load = fake_load,
 		.store = fake_store,
 		.spawn = fake_spawn,
+		.payload = fake_payload,
 		.stop = &m->stop,
 		.progress = &m->progress,
 	};

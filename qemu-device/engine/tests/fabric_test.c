@@ -82,10 +82,12 @@ static int run_item(struct loom_fabric *f, struct fake_mem *m,
 {
 	struct loom_dispatch d = {
 		.operands = ops, .num_operands = nops,
-		.items = true, .payload = payload,
+		.items = true, .count = 1,
 	};
 	struct loom_fabric_env env = fake_env(m);
 
+	m->payloads = &payload;
+	m->npayloads = 1;
 	return loom_fabric_run(f, &d, &env, c);
 }
 
@@ -1286,13 +1288,80 @@ TEST(item_spawn_order)
 	loom_fabric_destroy(f);
 }
 
+/*
+ * Items of one dispatch are pipelined: each spawn reports the item its
+ * token belongs to, each item's spawns come in its program order (the
+ * JOIN chain), and the dispatch takes far fewer cycles than the items one
+ * at a time.
+ */
+TEST(items_pipelined_spawns_carry_their_item)
+{
+	static const uint64_t payloads[8] = { 100, 200, 300, 400,
+					      500, 600, 700, 800 };
+	struct loom_fabric *f = fabric4();
+	struct fake_mem *m = new_mem();
+	struct loom_hw_counters c = { 0 }, one = { 0 };
+	struct loom_dispatch d = { .items = true, .count = 8 };
+	struct loom_fabric_env env = fake_env(m);
+	unsigned next[8] = { 0 };
+
+	build_spawn3(&fbuf);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	REQUIRE_EQ(LOOM_STATUS_OK, run_item(f, m, NULL, 0, 100, &one));
+	m->nspawn = 0;
+	m->payloads = payloads;
+	m->npayloads = 8;
+	REQUIRE_EQ(LOOM_STATUS_OK, loom_fabric_run(f, &d, &env, &c));
+	CHECK_EQ(8, c.items);
+	CHECK_EQ(24, c.spawns);
+	REQUIRE_EQ(24, m->nspawn);
+	for (unsigned k = 0; k < m->nspawn; k++) {
+		uint32_t i = m->spawned_item[k];
+
+		REQUIRE(i < 8);
+		CHECK_EQ(payloads[i] + 1 + next[i], m->spawned[k]);
+		next[i]++;
+	}
+	/* items overlap: the second item spawns before the first is done */
+	CHECK(m->spawned_item[2] != 0);
+	CHECK(c.cycles < 8 * one.cycles / 2);
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+/* A hostile count ends at the first payload that cannot be read. */
+TEST(items_payload_fault_ends_the_dispatch)
+{
+	static const uint64_t payloads[3] = { 1, 2, 3 };
+	struct loom_fabric *f = fabric4();
+	struct fake_mem *m = new_mem();
+	struct loom_hw_counters c = { 0 };
+	struct loom_dispatch d = { .items = true, .count = UINT32_MAX };
+	struct loom_fabric_env env = fake_env(m);
+
+	build_spawn3(&fbuf);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	m->payloads = payloads;
+	m->npayloads = 3;
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, loom_fabric_run(f, &d, &env, &c));
+	CHECK_EQ(3, c.items);
+	/* no payload callback: the first item cannot be read */
+	env.payload = NULL;
+	memset(&c, 0, sizeof(c));
+	CHECK_EQ(LOOM_STATUS_DMA_ERROR, loom_fabric_run(f, &d, &env, &c));
+	CHECK_EQ(0, c.items);
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
 TEST(child_overflow)
 {
 	struct loom_fabric *f = fabric4();
 	struct fake_mem *m = new_mem();
 	struct loom_hw_counters c = { 0 };
 	struct loom_fabric_env env;
-	struct loom_dispatch d = { .items = true, .payload = 1 };
+	struct loom_dispatch d = { .items = true, .count = 1 };
+	uint64_t one = 1;
 
 	build_spawn3(&fbuf);
 	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
@@ -1303,6 +1372,8 @@ TEST(child_overflow)
 	/* without a spawn callback, a SPAWN is outside items */
 	env = fake_env(m);
 	env.spawn = NULL;
+	m->payloads = &one;
+	m->npayloads = 1;
 	CHECK_EQ(LOOM_STATUS_SPAWN_OUTSIDE_ITEMS, loom_fabric_run(f, &d, &env, &c));
 	free_mem(m);
 	loom_fabric_destroy(f);
@@ -1680,6 +1751,8 @@ int main(void)
 	RUN(determinism_same_fabric);
 	RUN(port_dispatch_mismatch);
 	RUN(item_spawn_order);
+	RUN(items_pipelined_spawns_carry_their_item);
+	RUN(items_payload_fault_ends_the_dispatch);
 	RUN(child_overflow);
 	RUN(stopped);
 	RUN(vector_add);
