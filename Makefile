@@ -509,9 +509,6 @@ DEBUG_TIMEOUT_FACTOR ?= 4
 # addresses as wild and KASAN reports it (2 boots in 9); the guest's page
 # table depth has no bearing on loom.
 DEBUG_CMDLINE ?= no5lvl
-# The fuzz slice: loom-vm arguments for one more VM run after the suite
-# (the VM fuzzer and its inputs); empty: none.
-DEBUG_FUZZ_SLICE ?=
 .PHONY: debug-kernel test-debug test-debug-run
 debug-kernel: | deps
 	@tools/build-debug-kernel > /dev/null
@@ -527,7 +524,7 @@ endif
 test-debug-run: qemu selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(LCBS) $(EXAMPLE_LCBS) $(VM_FUZZ) \
 		$(call lane_initramfs,$(DEBUG_LANE)) $(BUILD)/linux-$(DEBUG_LANE)/harness-kmod/loom_selftest_warn.ko
 	@BUILD=$(BUILD) LANES=$(DEBUG_LANE) LOOM_VM_TIMEOUT_FACTOR=$(DEBUG_TIMEOUT_FACTOR) \
-		LOOM_VM_CMDLINE=$(DEBUG_CMDLINE) LOOM_VM_FUZZ_SLICE="$(DEBUG_FUZZ_SLICE)" tools/run-tests --vm-only
+		LOOM_VM_CMDLINE=$(DEBUG_CMDLINE) tools/run-tests --vm-only
 
 demo: qemu $(INITRAMFS) $(VM_TOOLS) $(EXAMPLE_LCBS)
 	@echo "The examples (examples/*.loom), compiled by loomc for the default 4x4" \
