@@ -72,6 +72,53 @@ static int job_error(FIXTURE_DATA(job) *self, uint64_t job_id)
 	return info.state == DRM_LOOM_JOB_DONE ? info.error : -1001;
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * What submitting one job costs on this kernel, timed on 64 jobs (and their
+ * runs: an upper bound).  The fixture then moves to a new file, whose
+ * budget of jobs in flight is whole (the timed jobs give theirs back only
+ * when the scheduler frees them).  0 on failure.
+ */
+static uint64_t submission_ns(FIXTURE_DATA(job) *self)
+{
+	uint32_t size = vadd_cmd(self, 2, 1), sync;
+	int64_t t0 = now_ns();
+
+	if (drmSyncobjCreate(self->fd, 0, &sync))
+		return 0;
+	for (int i = 0; i < 64; i++)
+		if (!submit_slot(self, 2, size, sync, 0))
+			return 0;
+	if (loom_syncobj_wait(self->fd, sync, 10000 * loom_timeout_factor()))
+		return 0;
+	drmSyncobjDestroy(self->fd, sync);
+	/* the old file stays open until the test's process exits */
+	return reopen(self) ? 0 : (now_ns() - t0) / 64;
+}
+
+/*
+ * Submits on core 0 a job that hangs until its deadline, long enough for
+ * @n submissions of @per_ns each twice over, and a second: the jobs submitted behind
+ * it stay in flight however slow the kernel is.  Its job id, or 0.
+ */
+static uint64_t submit_hung(FIXTURE_DATA(job) *self, unsigned int n, uint64_t per_ns,
+			    uint32_t out)
+{
+	struct drm_loom_submit s = submit_args(self, 3, vadd_cmd(self, 3, 1), NULL, 0);
+
+	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+	s.deadline_ns = 1000000000ULL + 2ULL * n * per_ns;
+	s.out_syncobj = out;
+	return _test_submit(self->fd, &s) ? 0 : s.job_id;
+}
+
 /* ---- 1. a BO freed under a job ------------------------------------------------ */
 
 /*
@@ -267,16 +314,17 @@ TEST_F(job, a_spurious_interrupt_completes_nothing)
 
 /* ---- 4. resource limits -------------------------------------------------------- */
 
-TEST_F(job, inflight_jobs_are_bounded)
+/* the hung job's deadline scales with the kernel's speed: allow for it */
+TEST_F_TIMEOUT(job, inflight_jobs_are_bounded, 180)
 {
-	/* long enough to outlast the submissions, also on a slow kernel */
-	uint32_t size = long_cmd(self, 0, self->data.va, (1 << 20) * loom_timeout_factor());
+	uint64_t per = submission_ns(self);
+	uint32_t size;
 	unsigned n = 0;
-	uint64_t id;
 
-	/* A long job first: everything after it stays in flight. */
-	id = submit_slot(self, 0, size, 0, 0);
-	ASSERT_NE(0, id);
+	/* A hung job first: everything after it stays in flight. */
+	ASSERT_NE(0, per);
+	TH_LOG("a submission takes at most %.3f ms here", per / 1e6);
+	ASSERT_NE(0, submit_hung(self, 2 * DRM_LOOM_MAX_INFLIGHT_JOBS, per, 0));
 	size = vadd_cmd(self, 1, 1);
 	while (n < 2 * DRM_LOOM_MAX_INFLIGHT_JOBS &&
 	       submit_slot(self, 1, size, 0, DRM_LOOM_SUBMIT_NONBLOCK))
@@ -297,10 +345,10 @@ TEST_F(job, inflight_jobs_are_bounded)
 /*
  * io_uring issues a command inline holding its ring lock: with the file's
  * budget full the driver must not wait there.  io_uring_submit() returns
- * while the job that holds the budget still runs; the command completes
- * once there is room.
+ * while the (hung) job that holds the budget is still there; the command
+ * completes once there is room.
  */
-TEST_F(job, uring_submit_never_waits_inline_for_room)
+TEST_F_TIMEOUT(job, uring_submit_never_waits_inline_for_room, 180)
 {
 	struct drm_loom_bo_ref refs[1] = { { self->cfg.handle, DRM_LOOM_BO_REF_READ } };
 	struct __kernel_timespec ts = { .tv_sec = 60 };
@@ -308,11 +356,12 @@ TEST_F(job, uring_submit_never_waits_inline_for_room)
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
+	uint64_t per = submission_ns(self);
 	uint32_t size, sync;
 
+	ASSERT_NE(0, per);
 	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
-	ASSERT_NE(0, submit_slot(self, 0, long_cmd(self, 0, self->data.va,
-						   (1 << 20) * loom_timeout_factor()), sync, 0));
+	ASSERT_NE(0, submit_hung(self, DRM_LOOM_MAX_INFLIGHT_JOBS, per, sync));
 	size = vadd_cmd(self, 1, 1);
 	for (int i = 1; i < DRM_LOOM_MAX_INFLIGHT_JOBS; i++)
 		ASSERT_NE(0, submit_slot(self, 1, size, 0, DRM_LOOM_SUBMIT_NONBLOCK));
@@ -445,14 +494,6 @@ static int cg_write(const char *dir, const char *name, const char *val)
 	return fclose(f) ? -1 : ret;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /*
  * What a job costs the kernel is charged to the submitter's memory cgroup:
  * 48 jobs listing DRM_LOOM_MAX_BOS BOs each, held in flight behind a hung
@@ -519,7 +560,13 @@ TEST_F_TIMEOUT(job, job_memory_is_charged_to_the_submitters_cgroup, 180)
 	}
 	during = memcg_current(cg);
 	EXPECT_EQ(-ETIME, loom_syncobj_wait(self->fd, sync, 0)) TH_LOG("the jobs ran too soon");
-	EXPECT_LE(48LL * DRM_LOOM_MAX_BOS * 8, during - before)
+	/*
+	 * At least half of their 8-byte BO pointers: memory.current moves in
+	 * per-CPU batches of 64 pages, so a batch charged before may cover
+	 * part of them (770048 of 785664 bytes was seen).  Uncharged, it
+	 * would not move at all.
+	 */
+	EXPECT_LE(48LL * DRM_LOOM_MAX_BOS * 8 / 2, during - before)
 		TH_LOG("48 jobs of %d BOs added %lld bytes", DRM_LOOM_MAX_BOS, during - before);
 	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync,
 				       deadline / 1000000 + 30000 * loom_timeout_factor()));
@@ -850,6 +897,44 @@ static int recv_fd(int sock)
 		return -1;
 	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 	return fd;
+}
+
+/*
+ * A job that hangs after its file was closed is recovered like any other,
+ * the closed file's jobs behind it are run again, and another file's jobs
+ * behind those complete.  On the debug kernel lane kmemleak then checks
+ * that nothing of the closed file's jobs is left.
+ */
+TEST_F(job, hung_job_of_a_closed_file_is_recovered)
+{
+	long long resets = loom_core_stat(&self->node, 0, "resets ");
+	struct loom_test_bo old[3] = { self->cmd, self->cfg, self->data };
+	int closed = self->fd;
+	uint32_t sync;
+	uint64_t id;
+
+	ASSERT_LE(0, resets);
+	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+	{
+		struct drm_loom_submit s = submit_args(self, 0, vadd_cmd(self, 0, 1), NULL, 0);
+
+		s.deadline_ns = 500000000ULL;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+	}
+	for (unsigned int i = 1; i <= 2; i++)
+		ASSERT_NE(0, submit_slot(self, i, vadd_cmd(self, i, 1), 0, 0));
+	ASSERT_EQ(0, reopen(self));
+	for (int i = 0; i < 3; i++)
+		munmap(old[i].map, old[i].size);
+	close(closed);
+
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	id = submit_slot(self, 0, vadd_cmd(self, 0, 1), sync, 0);
+	ASSERT_NE(0, id);
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 20000 * loom_timeout_factor()));
+	EXPECT_EQ(0, job_error(self, id));
+	EXPECT_EQ(resets + 1, loom_core_stat(&self->node, 0, "resets "));
+	drmSyncobjDestroy(self->fd, sync);
 }
 
 /*
