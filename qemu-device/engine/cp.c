@@ -302,6 +302,77 @@ static int pkt_dispatch_items(struct cp_job *j)
 	return ret ? job_fail(j, ret, 0) : 0;
 }
 
+/* ---- RUN_WORK: cp_work.c, over these three calls ---------------------------- */
+
+static int work_read(void *opaque, uint64_t va, void *buf, size_t len)
+{
+	return job_read(opaque, va, buf, len);
+}
+
+static int work_write(void *opaque, uint64_t va, const void *buf, size_t len)
+{
+	return job_write(opaque, va, buf, len);
+}
+
+/* One item of the running RUN_WORK; its children stay in @children. */
+static int work_run_item(void *opaque, uint64_t payload, uint32_t index,
+			 uint64_t *children, uint32_t *count)
+{
+	struct cp_job *j = opaque;
+	struct loom_dispatch d = {
+		.operands = j->core->operands,
+		.num_operands = j->core->num_operands,
+		.items = true,
+		.payload = payload,
+	};
+	int ret;
+
+	j->children = children;
+	j->child_count = 0;
+	j->item = index;
+	ret = run_fabric(j, &d);
+	*count = j->child_count;
+	return ret;
+}
+
+static int pkt_run_work(struct cp_job *j)
+{
+	const struct loom_work_ops ops = {
+		.opaque = j,
+		.read = work_read,
+		.write = work_write,
+		.run_item = work_run_item,
+		.stop = &j->core->stop,
+	};
+	struct loom_pkt_run_work pkt = {
+		.child_capacity = pkt_u32(j, 4),
+		.stack_va = pkt_u64(j, 8),
+		.stack_capacity = pkt_u32(j, 16),
+		.stack_count = pkt_u32(j, 20),
+		.record_va = pkt_u64(j, 24),
+		.record_capacity = pkt_u32(j, 32),
+		.budget = pkt_u32(j, 36),
+		.status_va = pkt_u64(j, 40),
+		.reserved = { pkt_u32(j, 48), pkt_u32(j, 52) },
+	};
+	uint32_t detail;
+	int ret;
+
+	if (j->dwords != sizeof(pkt) / 4)
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
+	ret = loom_work_check(&pkt, &detail);
+	if (ret)
+		return job_fail(j, ret, detail);
+	if (!loom_fabric_configured(j->core->fabric))
+		return job_fail(j, LOOM_STATUS_NO_CONFIG, 0);
+	j->child_capacity = pkt.child_capacity;
+	j->in_items = true;
+	ret = loom_work_run(&ops, &pkt, &detail);
+	j->in_items = false;
+	j->children = NULL;
+	return ret ? job_fail(j, ret, detail) : 0;
+}
+
 static int pkt_write(struct cp_job *j, bool counters)
 {
 	uint64_t va = pkt_u64(j, 8);
@@ -334,6 +405,8 @@ static int run_packet(struct cp_job *j, uint32_t header)
 		return pkt_write(j, false);
 	case LOOM_PKT_WRITE_COUNTERS:
 		return pkt_write(j, true);
+	case LOOM_PKT_RUN_WORK:
+		return pkt_run_work(j);
 	default:
 		return job_fail(j, LOOM_STATUS_BAD_OPCODE, LOOM_PKT_OPCODE(header));
 	}
