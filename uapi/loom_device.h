@@ -536,6 +536,7 @@ struct loom_item_result {
  * @budget: items the packet may run, at least 1
  * @status_va: where the packet's struct loom_hw_work_status goes, 8-byte
  *	aligned
+ * @flags: LOOM_RUN_WORK_* (others must be zero)
  * @reserved: must be zero
  *
  * The command processor is the execution-local scheduler of one dynamic
@@ -558,7 +559,11 @@ struct loom_item_result {
  * a valid initial stack for another RUN_WORK, and the entries still on it
  * are children published by records of this packet (or initial entries).
  * A spawn past @child_capacity fails the job with LOOM_STATUS_CHILD_OVERFLOW
- * (detail: the index the item's record would have had).
+ * (detail: the index the item's record would have had).  With
+ * LOOM_RUN_WORK_CHILDREN_I32, an item that spawned a child whose payload
+ * is not a sign-extended 32-bit value stops the packet (CHILD_WIDTH) after
+ * it ran, its record unwritten, its entry still on top and its children
+ * nowhere: no item of a payload type the host would refuse ever runs.
  *
  * The status is written when the packet stops, and also when an item
  * fails (stop LOOM_WORK_STOP_FAILED; the failing item's entry is still on
@@ -577,8 +582,13 @@ struct loom_pkt_run_work {
 	__u32 record_capacity;
 	__u32 budget;
 	__u64 status_va;
-	__u32 reserved[2];
+	__u32 flags;
+	__u32 reserved;
 };
+
+/* struct loom_pkt_run_work.flags */
+#define LOOM_RUN_WORK_CHILDREN_I32	(1U << 0)
+#define LOOM_RUN_WORK_FLAGS_MASK	LOOM_RUN_WORK_CHILDREN_I32
 
 #define LOOM_MAX_WORK_STACK	(1U << 16)
 #define LOOM_MAX_WORK_RECORDS	(1U << 20)
@@ -617,6 +627,8 @@ struct loom_hw_work_record {
  * @LOOM_WORK_STOP_BUDGET: @budget items ran
  * @LOOM_WORK_STOP_RECORDS_FULL: the record area is full
  * @LOOM_WORK_STOP_STACK_FULL: the top item's children might not fit
+ * @LOOM_WORK_STOP_CHILD_WIDTH: the top item spawned a child outside i32
+ *	(LOOM_RUN_WORK_CHILDREN_I32)
  * @LOOM_WORK_STOP_FAILED: an item failed (the job's status says how)
  */
 enum loom_work_stop {
@@ -624,7 +636,8 @@ enum loom_work_stop {
 	LOOM_WORK_STOP_BUDGET = 1,
 	LOOM_WORK_STOP_RECORDS_FULL = 2,
 	LOOM_WORK_STOP_STACK_FULL = 3,
-	LOOM_WORK_STOP_FAILED = 4,
+	LOOM_WORK_STOP_CHILD_WIDTH = 4,
+	LOOM_WORK_STOP_FAILED = 5,
 };
 
 /**

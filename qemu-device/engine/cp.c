@@ -353,7 +353,8 @@ static int pkt_run_work(struct cp_job *j)
 		.record_capacity = pkt_u32(j, 32),
 		.budget = pkt_u32(j, 36),
 		.status_va = pkt_u64(j, 40),
-		.reserved = { pkt_u32(j, 48), pkt_u32(j, 52) },
+		.flags = pkt_u32(j, 48),
+		.reserved = pkt_u32(j, 52),
 	};
 	uint32_t detail;
 	int ret;

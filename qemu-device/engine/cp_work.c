@@ -55,7 +55,9 @@ int loom_work_check(const struct loom_pkt_run_work *p, uint32_t *field)
 		return BAD_FIELD(budget);
 	if (p->status_va & 7)
 		return BAD_FIELD(status_va);
-	if (p->reserved[0] || p->reserved[1])
+	if (p->flags & ~LOOM_RUN_WORK_FLAGS_MASK)
+		return BAD_FIELD(flags);
+	if (p->reserved)
 		return BAD_FIELD(reserved);
 	return LOOM_STATUS_OK;
 }
@@ -83,11 +85,19 @@ static bool must_stop(const struct work_run *w, enum loom_work_stop *why)
 	return true;
 }
 
+/* Whether a child of @payload may go on the stack. */
+static bool child_fits(const struct work_run *w, uint64_t payload)
+{
+	return !(w->pkt->flags & LOOM_RUN_WORK_CHILDREN_I32) ||
+	       (uint64_t)(int64_t)(int32_t)(uint32_t)payload == payload;
+}
+
 /*
  * Runs the top item: its record, then its children in its entry's place,
- * child 0 on top.  On failure its entry is still there, unchanged.
+ * child 0 on top.  On failure, or when *@narrow says a child did not fit
+ * its type, its entry is still there, unchanged.
  */
-static int run_top(struct work_run *w, uint32_t *detail)
+static int run_top(struct work_run *w, bool *narrow, uint32_t *detail)
 {
 	const struct loom_work_ops *ops = w->ops;
 	struct loom_hw_work_record rec = { 0 };
@@ -107,6 +117,11 @@ static int run_top(struct work_run *w, uint32_t *detail)
 			*detail = w->run;
 		return ret;
 	}
+	for (uint32_t k = 0; k < n; k++)
+		if (!child_fits(w, w->children[k])) {
+			*narrow = true;
+			return LOOM_STATUS_OK;
+		}
 	rec.child_count = n;
 	ret = ops->write(ops->opaque, w->pkt->record_va +
 			 (uint64_t)w->run * RECORD_SIZE, &rec, RECORD_SIZE);
@@ -139,14 +154,19 @@ static int write_status(const struct work_run *w, enum loom_work_stop why)
 static int drain(struct work_run *w, uint32_t *detail)
 {
 	enum loom_work_stop why;
+	bool narrow = false;
 	int ret;
 
 	while (!must_stop(w, &why)) {
 		if (__atomic_load_n(w->ops->stop, __ATOMIC_RELAXED))
 			return LOOM_STATUS_STOPPED;
-		ret = run_top(w, detail);
+		ret = run_top(w, &narrow, detail);
 		if (ret)
 			return ret;
+		if (narrow) {
+			why = LOOM_WORK_STOP_CHILD_WIDTH;
+			break;
+		}
 	}
 	return write_status(w, why);
 }

@@ -108,6 +108,7 @@ TEST(packets)
 	CHECK_EQ(7, LOOM_PKT_RUN_WORK);
 	CHECK_EQ(56, sizeof(struct loom_pkt_run_work));
 	CHECK_EQ(40, offsetof(struct loom_pkt_run_work, status_va));
+	CHECK_EQ(48, offsetof(struct loom_pkt_run_work, flags));
 	CHECK_EQ(16, sizeof(struct loom_hw_work_entry));
 	CHECK_EQ(24, sizeof(struct loom_hw_work_record));
 	CHECK_EQ(16, sizeof(struct loom_hw_work_status));

@@ -354,6 +354,45 @@ TEST(overflow_names_the_item_and_leaves_it_on_top)
 	teardown();
 }
 
+/*
+ * With CHILDREN_I32, an item spawning a child outside i32 stops the packet
+ * after the items before it, its record unwritten and its entry on top.
+ */
+TEST(narrow_children_stop_at_their_parent)
+{
+	int64_t rows[6] = { 1, 1, 0x7fffffff, 2, 0, 0 };	/* 0 -> 1 -> 2^31 - 1, 2^31 */
+	struct loom_pkt_run_work p = packet(1, 100);
+	struct loom_hw_work_entry top;
+	struct loom_hw_completion d;
+
+	setup();
+	poke(TABLE_VA, rows, sizeof(rows));
+	put_root();
+	p.flags = LOOM_RUN_WORK_CHILDREN_I32;
+	emit_prologue();
+	emit_run_work(&p);
+	d = run();
+	REQUIRE_EQ(LOOM_STATUS_OK, d.status);
+	CHECK_EQ(2, d.counters.items);
+	CHECK_EQ(3, d.counters.spawns);
+	CHECK_EQ(LOOM_WORK_STOP_CHILD_WIDTH, status().stop);
+	CHECK_EQ(1, status().items_run);
+	CHECK_EQ(1, status().stack_count);
+	peek(STACK_VA, &top, sizeof(top));
+	CHECK_EQ(1, top.payload);
+	CHECK_EQ(0, top.parent);
+	/* without the flag the same children are only payloads */
+	put_root();
+	p.flags = 0;
+	p.budget = 2;
+	emit_prologue();
+	emit_run_work(&p);
+	REQUIRE_EQ(LOOM_STATUS_OK, run().status);
+	CHECK_EQ(LOOM_WORK_STOP_BUDGET, status().stop);
+	CHECK_EQ(2, status().items_run);
+	teardown();
+}
+
 /* A read-only stack faults when the first children are written. */
 TEST(faults_reach_the_completion)
 {
@@ -411,9 +450,8 @@ TEST(every_malformed_field_rejected)
 	BAD(record_capacity, LOOM_MAX_WORK_RECORDS + 1);
 	BAD(budget, 0);
 	BAD(status_va, STATUS_VA + 2);
-	BAD(reserved[0], 1);
-	p.reserved[1] = 1;
-	expect_bad(p, offsetof(struct loom_pkt_run_work, reserved));
+	BAD(flags, LOOM_RUN_WORK_FLAGS_MASK + 1);
+	BAD(reserved, 1);
 	/* one dword short: the size, before any field */
 	emit_prologue();
 	emit_run_work(&p);
@@ -435,6 +473,7 @@ int main(void)
 	RUN(stops_leave_a_resumable_stack);
 	RUN(full_stack_makes_no_progress_but_loses_nothing);
 	RUN(overflow_names_the_item_and_leaves_it_on_top);
+	RUN(narrow_children_stop_at_their_parent);
 	RUN(faults_reach_the_completion);
 	RUN(every_malformed_field_rejected);
 	return checks_done();
