@@ -423,6 +423,8 @@ int loom_ring_reap(struct loom_ring *ring, struct loom_completion *out,
 /* struct loom_work_device_config.flags */
 #define LOOM_WORK_DEVICE_NO_TRACE	(1u << 0)	/* record no replay trace */
 #define LOOM_WORK_DEVICE_TOKEN		(1u << 1)	/* return a collective token */
+/* items dispatches only, even on a device with LOOM_CAP_RUN_WORK */
+#define LOOM_WORK_DEVICE_ITEMS_ONLY	(1u << 2)
 
 /*
  * Watches one item whose dispatch succeeded, from its worker's thread,
