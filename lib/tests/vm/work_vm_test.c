@@ -410,14 +410,14 @@ TEST(tree_two_devices_matches_host)
 
 /* "tree_small" overflows on nodes with MAX_FANOUT children. */
 static void overflow_run(struct __test_metadata *_metadata, struct devctx *d,
-			 uint32_t workers, uint32_t max_batch)
+			 uint32_t workers, uint32_t max_batch, uint32_t flags)
 {
 	struct loom_device *devs[1] = { d->dev };
 	struct loom_work_device_config c = {
 		.occurrence = 7, .root_payload = 0, .thread = "tree_small",
 		.args = d->args, .n_args = 2, .devices = devs, .n_devices = 1,
 		.workers = workers, .deque_capacity = N_NODES,
-		.max_batch = max_batch,
+		.max_batch = max_batch, .flags = flags,
 	};
 	struct loom_work_device_result r;
 	struct loom_image *img = test_image(loom_device_info(d->dev));
@@ -484,6 +484,7 @@ TEST(i32_payloads_on_the_device)
 	d.args[1].type = LOOM_ARG_I32;
 	thread_run(_metadata, "tree32", &d, 1, 1, 1);
 	thread_run(_metadata, "tree32", &d, 1, 4, 8);
+	thread_run_flags(_metadata, "tree32", &d, 1, 4, 8, LOOM_WORK_DEVICE_ITEMS_ONLY);
 
 	img = test_image(loom_device_info(d.dev));
 	ASSERT_NE(NULL, img);
@@ -506,18 +507,23 @@ TEST(i32_payloads_on_the_device)
 		{ LOOM_ARG_MEMREF_I64, loom_bo_va(wide) }, { LOOM_ARG_I32, 0 },
 	};
 	c.root_payload = 0;
-	EXPECT_EQ(LOOM_WORK_PAYLOAD_WIDTH, loom_work_device_run(&c, &r));
-	EXPECT_TRUE(r.work.failed);
-	EXPECT_EQ(0, r.work.failed_payload);
-	EXPECT_TRUE(loom_item_id_is_root(&r.work.failed_item));
-	EXPECT_EQ(0, r.device_error);
-	EXPECT_EQ(1, r.jobs_submitted);
-	EXPECT_EQ(0, r.work.children_published);
-	EXPECT_EQ(0, r.work.items_completed);
-	EXPECT_EQ(1, r.work.items_cancelled);
-	EXPECT_EQ(2, r.counters.spawns);	/* the device did spawn both */
-	EXPECT_EQ(1, completions(r.work.trace));
-	loom_work_device_result_free(&r);
+	/* the work stack stops at the root; items dispatches refuse its record */
+	for (int k = 0; k < 2; k++) {
+		c.flags = k ? LOOM_WORK_DEVICE_ITEMS_ONLY : 0;
+		EXPECT_EQ(LOOM_WORK_PAYLOAD_WIDTH, loom_work_device_run(&c, &r));
+		EXPECT_TRUE(r.work.failed);
+		EXPECT_EQ(0, r.work.failed_payload);
+		EXPECT_TRUE(loom_item_id_is_root(&r.work.failed_item));
+		EXPECT_EQ(0, r.device_error);
+		EXPECT_EQ(1, r.jobs_submitted);
+		EXPECT_EQ(0, r.work.children_published);
+		EXPECT_EQ(0, r.work.items_completed);
+		EXPECT_EQ(1, r.work.items_cancelled);
+		EXPECT_EQ(2, r.counters.spawns);	/* the device did spawn both */
+		EXPECT_EQ(1, r.counters.items);		/* and ran neither */
+		EXPECT_EQ(1, completions(r.work.trace));
+		loom_work_device_result_free(&r);
+	}
 
 	loom_bo_free(wide);
 	loom_image_free(img);
@@ -531,10 +537,13 @@ TEST(child_overflow_names_the_item)
 
 	host_run(_metadata);
 	ASSERT_EQ(0, devctx_open(&d, 0));
-	overflow_run(_metadata, &d, 1, 1);
-	overflow_run(_metadata, &d, 1, 8);
-	overflow_run(_metadata, &d, 4, 1);
-	overflow_run(_metadata, &d, 4, 4);
+	for (uint32_t flags = 0; flags <= LOOM_WORK_DEVICE_ITEMS_ONLY;
+	     flags += LOOM_WORK_DEVICE_ITEMS_ONLY) {
+		overflow_run(_metadata, &d, 1, 1, flags);
+		overflow_run(_metadata, &d, 1, 8, flags);
+		overflow_run(_metadata, &d, 4, 1, flags);
+		overflow_run(_metadata, &d, 4, 4, flags);
+	}
 	devctx_close(&d);
 	loom_work_sync_result_free(&host_result);
 }
@@ -549,7 +558,8 @@ TEST(job_fault_names_the_item)
 
 	ASSERT_EQ(0, devctx_open(&d[0], 0));
 	ASSERT_EQ(0, devctx_open(&d[1], 1));
-	for (unsigned n_dev = 1; n_dev <= 2; n_dev++) {
+	for (unsigned k = 0; k < 4; k++) {
+		unsigned n_dev = 1 + k % 2;
 		struct loom_device *devs[2] = { d[0].dev, d[1].dev };
 		struct loom_arg args[2] = { { LOOM_ARG_MEMREF_I64, 1ULL << 40 },
 					    { LOOM_ARG_I64, 0 } };
@@ -557,7 +567,8 @@ TEST(job_fault_names_the_item)
 			.occurrence = 3, .root_payload = 0, .thread = "tree",
 			.args = args, .n_args = 2, .devices = devs,
 			.n_devices = n_dev, .workers = 4, .deque_capacity = 8,
-			.max_batch = 2, .flags = LOOM_WORK_DEVICE_TOKEN,
+			.max_batch = 2, .flags = LOOM_WORK_DEVICE_TOKEN |
+			(k >= 2 ? LOOM_WORK_DEVICE_ITEMS_ONLY : 0),
 		};
 		struct loom_work_device_result r;
 		struct loom_image *img = test_image(loom_device_info(d[0].dev));
