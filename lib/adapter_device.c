@@ -81,6 +81,13 @@ struct device_run {
 
 /* Records (and items) one RUN_WORK packet may run: one round trip's worth. */
 #define WORK_RECORDS	16384u
+/*
+ * Items a packet runs when other workers wait for work: what it leaves on
+ * its stack is published only when it stops, so a packet that drains a
+ * whole subtree alone would starve them (measured, bench P3: 2 workers on
+ * two cores gained nothing at 16384).
+ */
+#define WORK_SHARE_BUDGET	1024u
 /* Entries of a worker's stack, at most: depth first keeps it shallow. */
 #define WORK_STACK	4096u
 /* Status of the stack the device has not written (it writes a stop). */
@@ -315,7 +322,7 @@ static bool work_packet(const struct device_worker *w, uint32_t count,
 		.stack_count = count,
 		.record_va = loom_bo_va(w->work->records),
 		.record_capacity = WORK_RECORDS,
-		.budget = WORK_RECORDS,
+		.budget = run->config->workers > 1 ? WORK_SHARE_BUDGET : WORK_RECORDS,
 		.status_va = loom_bo_va(w->work->records) + work_status_offset(),
 		.flags = run->common.payload_type == LOOM_ARG_I32 ?
 			 LOOM_RUN_WORK_CHILDREN_I32 : 0,
