@@ -479,8 +479,6 @@ static bool work_commit(struct device_worker *w, int error,
 	struct loom_sched_commit out;
 	int bad = 0;
 
-	if (error && !stopped)
-		nrec = 0;	/* nothing written: name the batch */
 	if (nrec > WORK_RECORDS || left > ws->stack_max || (top && !left) ||
 	    (!error && !stopped))
 		bad = -EIO;
