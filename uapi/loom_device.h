@@ -540,34 +540,42 @@ struct loom_item_result {
  * @reserved: must be zero
  *
  * The command processor is the execution-local scheduler of one dynamic
- * work domain's part on this core: it runs the item on top of the stack
- * (one item at a time, each to quiescence, as DISPATCH_ITEMS does), writes
- * record i for the i-th item it ran -- the item's entry (payload, parent,
- * ordinal) and its child count -- and replaces the item's entry with its
- * children, in reverse spawn order so that child 0 runs next; child k's
- * entry has parent i and ordinal k.  Initial entries are copied into their
- * records unchanged: their parent and ordinal are the host's (it uses
- * LOOM_WORK_NO_PARENT and its own numbering).  The device decides nothing
- * else: the host commits the records as publications and retirements.
+ * work domain's part on this core: it takes items from the top of the
+ * stack -- one or several at once, as its bounds allow; they may overlap
+ * on the fabric as a DISPATCH_ITEMS' items do, each runs to quiescence --
+ * writes the next record for each in order from the top (record i: the
+ * item's entry, payload, parent and ordinal, and its child count) and
+ * replaces their entries with their children: the top item's children
+ * topmost, each item's in reverse spawn order, so that child 0 runs next;
+ * child k of record i has parent i and ordinal k.  Initial entries are
+ * copied into their records unchanged: their parent and ordinal are the
+ * host's (it uses LOOM_WORK_NO_PARENT and its own numbering).  The device
+ * decides nothing else: the host commits the records as publications and
+ * retirements.
  *
- * Before starting an item the device checks, in this order, and stops
- * (the packet completes) if the stack is empty (QUIESCENT), @budget items
- * ran (BUDGET), @record_capacity records are written (RECORDS_FULL), or
- * the stack lacks room for @child_capacity children once the item's own
+ * Before taking items the device checks, in this order, and stops (the
+ * packet completes) if the stack is empty (QUIESCENT), @budget items ran
+ * (BUDGET), @record_capacity records are written (RECORDS_FULL), or the
+ * stack lacks room for @child_capacity children once the top item's own
  * entry is replaced (STACK_FULL: count - 1 + @child_capacity exceeds
- * @stack_capacity).  So nothing is ever dropped, the stack left behind is
- * a valid initial stack for another RUN_WORK, and the entries still on it
- * are children published by records of this packet (or initial entries).
+ * @stack_capacity); it takes no more items than leave room for all their
+ * children.  So nothing is ever dropped, the stack left behind is a valid
+ * initial stack for another RUN_WORK, and the entries still on it are
+ * children published by records of this packet (or initial entries).
  * A spawn past @child_capacity fails the job with LOOM_STATUS_CHILD_OVERFLOW
  * (detail: the index the item's record would have had).  With
  * LOOM_RUN_WORK_CHILDREN_I32, an item that spawned a child whose payload
- * is not a sign-extended 32-bit value stops the packet (CHILD_WIDTH) after
- * it ran, its record unwritten, its entry still on top and its children
- * nowhere: no item of a payload type the host would refuse ever runs.
+ * is not a sign-extended 32-bit value gets no record, its children go
+ * nowhere and its entry goes back on the stack, above the others' children
+ * (the first such item on top); the packet stops (CHILD_WIDTH) once the
+ * items taken with it are written back: no item of a payload type the
+ * host would refuse ever runs.
  *
  * The status is written when the packet stops, and also when an item
- * fails (stop LOOM_WORK_STOP_FAILED; the failing item's entry is still on
- * top of the stack, unchanged); the job's status then is the item's.  A
+ * fails (stop LOOM_WORK_STOP_FAILED; the failing item's entry is on top of
+ * the stack, unchanged, above the children of the items taken with it that
+ * completed -- their records are written -- and the entries of those that
+ * did not run); the job's status then is the item's.  A
  * malformed packet writes nothing and fails with BAD_PACKET_SIZE or
  * BAD_PACKET_FIELD; the device touches no memory outside the three areas
  * the packet names.

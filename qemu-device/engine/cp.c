@@ -314,24 +314,28 @@ static int work_write(void *opaque, uint64_t va, const void *buf, size_t len)
 	return job_write(opaque, va, buf, len);
 }
 
-/* One item of the running RUN_WORK; its children stay in @children. */
-static int work_run_item(void *opaque, uint64_t payload, uint32_t index,
-			 uint64_t *children, uint32_t *count)
+/* The items of a RUN_WORK batch, one after another, each to quiescence. */
+static int work_run_items(void *opaque, const uint64_t *payloads, uint32_t n,
+			  uint64_t *children, uint32_t *counts, uint32_t *done)
 {
 	struct cp_job *j = opaque;
-	struct loom_dispatch d = {
-		.operands = j->core->operands,
-		.num_operands = j->core->num_operands,
-		.items = true,
-		.payload = payload,
-	};
-	int ret;
+	uint32_t i;
+	int ret = 0;
 
-	j->children = children;
-	j->child_count = 0;
-	j->item = index;
-	ret = run_fabric(j, &d);
-	*count = j->child_count;
+	for (i = 0; i < n && !ret; i++) {
+		struct loom_dispatch d = {
+			.operands = j->core->operands,
+			.num_operands = j->core->num_operands,
+			.items = true,
+			.payload = payloads[i],
+		};
+
+		j->children = children + (size_t)i * j->child_capacity;
+		j->child_count = 0;
+		ret = run_fabric(j, &d);
+		counts[i] = j->child_count;
+	}
+	*done = ret ? i - 1 : n;
 	return ret;
 }
 
@@ -341,7 +345,7 @@ static int pkt_run_work(struct cp_job *j)
 		.opaque = j,
 		.read = work_read,
 		.write = work_write,
-		.run_item = work_run_item,
+		.run_items = work_run_items,
 		.stop = &j->core->stop,
 	};
 	struct loom_pkt_run_work pkt = {

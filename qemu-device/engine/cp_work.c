@@ -3,16 +3,18 @@
  * RUN_WORK: the command processor as the execution-local scheduler of a
  * dynamic work domain's part on one core (uapi: struct loom_pkt_run_work).
  *
- * Items wait on a bounded stack in job memory.  The device runs the top
- * one, writes its record and puts its children where its entry was, until
- * the stack is empty or one of the packet's bounds is reached; it checks
- * the bounds before an item starts, so an item that starts always has room
- * for every child it may spawn and nothing is ever dropped.  It decides no
- * identity and no completion: records name parents by record index and
- * children by ordinal, and the host commits them.
+ * Items wait on a bounded stack in job memory.  The device takes items
+ * from the top (as many at once as its bounds allow, up to WORK_BATCH),
+ * runs them, writes their records and puts their children where their
+ * entries were, until the stack is empty or one of the packet's bounds is
+ * reached; it checks the bounds before taking items, so every item taken
+ * has room for every child it may spawn and nothing is ever dropped.  It
+ * decides no identity and no completion: records name parents by record
+ * index and children by ordinal, and the host commits them.
  *
- * Items run through one call (struct loom_work_ops.run_item), so how the
- * fabric runs an item is cp.c's business alone.
+ * Items run through one call (struct loom_work_ops.run_items), a batch at
+ * a time, so how the fabric runs them -- one after another, or overlapped
+ * -- is cp.c's business alone.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -21,12 +23,21 @@
 
 #define ENTRY_SIZE	sizeof(struct loom_hw_work_entry)
 #define RECORD_SIZE	sizeof(struct loom_hw_work_record)
+/* Items taken from the top at once, at most: what run_items may overlap. */
+#define WORK_BATCH	64u
 
 struct work_run {
 	const struct loom_work_ops *ops;
 	const struct loom_pkt_run_work *pkt;
-	uint64_t *children;			/* child_capacity */
-	struct loom_hw_work_entry *entries;	/* child_capacity */
+	uint32_t cap;			/* child_capacity */
+	/* one batch: WORK_BATCH items, top first */
+	struct loom_hw_work_entry *taken;	/* as read, bottom first */
+	struct loom_hw_work_entry *items;
+	uint64_t *payloads;
+	uint64_t *children;		/* cap per item */
+	uint32_t *counts;
+	struct loom_hw_work_record *recs;
+	struct loom_hw_work_entry *put;	/* what goes back on the stack */
 	uint32_t count;		/* entries on the stack */
 	uint32_t run;		/* records written */
 };
@@ -85,61 +96,122 @@ static bool must_stop(const struct work_run *w, enum loom_work_stop *why)
 	return true;
 }
 
-/* Whether a child of @payload may go on the stack. */
-static bool child_fits(const struct work_run *w, uint64_t payload)
+static uint32_t min32(uint32_t a, uint32_t b)
 {
-	return !(w->pkt->flags & LOOM_RUN_WORK_CHILDREN_I32) ||
-	       (uint64_t)(int64_t)(int32_t)(uint32_t)payload == payload;
+	return a < b ? a : b;
 }
 
 /*
- * Runs the top item: its record, then its children in its entry's place,
- * child 0 on top.  On failure, or when *@narrow says a child did not fit
- * its type, its entry is still there, unchanged.
+ * How many items to take from the top: as many as the bounds allow, each
+ * item taken freeing its entry and needing room for cap children.
+ * must_stop() said the first one fits.
  */
-static int run_top(struct work_run *w, bool *narrow, uint32_t *detail)
+static uint32_t batch_size(const struct work_run *w)
+{
+	const struct loom_pkt_run_work *p = w->pkt;
+	uint32_t k = min32(min32(w->count, WORK_BATCH),
+			   min32(p->budget - w->run, p->record_capacity - w->run));
+
+	if (w->cap > 1)
+		k = min32(k, (p->stack_capacity - w->count) / (w->cap - 1));
+	return k;
+}
+
+/* Whether item @i's children may go on the stack (LOOM_RUN_WORK_CHILDREN_I32). */
+static bool children_fit(const struct work_run *w, uint32_t i)
+{
+	const uint64_t *c = &w->children[(size_t)i * w->cap];
+
+	if (!(w->pkt->flags & LOOM_RUN_WORK_CHILDREN_I32))
+		return true;
+	for (uint32_t k = 0; k < w->counts[i]; k++)
+		if ((uint64_t)(int64_t)(int32_t)(uint32_t)c[k] != c[k])
+			return false;
+	return true;
+}
+
+/*
+ * Writes back what the @k items taken from @base did, @done of them
+ * completed (@failed: item @done failed): records of the completed items
+ * whose children fit, in item order; on the stack, above the items not
+ * run (untouched), their children (item 0's on top, child 0 topmost), the
+ * entries of the items whose children did not fit, and the failing one's
+ * on top.  *@narrow: some children did not fit.
+ */
+static int put_back(struct work_run *w, uint32_t base, uint32_t k,
+		    uint32_t done, bool failed, bool *narrow)
 {
 	const struct loom_work_ops *ops = w->ops;
-	struct loom_hw_work_record rec = { 0 };
-	uint32_t top = w->count - 1, n = 0;
+	uint32_t nrec = 0, nput = 0, below = failed ? k - done - 1 : 0;
 	int ret;
 
-	ret = ops->read(ops->opaque, entry_va(w, top), &rec.entry, ENTRY_SIZE);
-	if (ret)
-		return ret;
-	ret = ops->run_item(ops->opaque, rec.entry.payload, w->run,
-			    w->children, &n);
-	/* run_item keeps to the capacity; a count beyond it is an overflow */
-	if (!ret && n > w->pkt->child_capacity)
-		ret = LOOM_STATUS_CHILD_OVERFLOW;
-	if (ret) {
-		if (ret == LOOM_STATUS_CHILD_OVERFLOW)
-			*detail = w->run;
-		return ret;
-	}
-	for (uint32_t k = 0; k < n; k++)
-		if (!child_fits(w, w->children[k])) {
-			*narrow = true;
-			return LOOM_STATUS_OK;
-		}
-	rec.child_count = n;
-	ret = ops->write(ops->opaque, w->pkt->record_va +
-			 (uint64_t)w->run * RECORD_SIZE, &rec, RECORD_SIZE);
-	if (ret)
-		return ret;
-	for (uint32_t k = 0; k < n; k++)
-		w->entries[n - 1 - k] = (struct loom_hw_work_entry){
-			.payload = w->children[k], .parent = w->run, .ordinal = k,
+	for (uint32_t i = 0; i < done; i++) {
+		if (!children_fit(w, i))
+			continue;
+		w->recs[nrec++] = (struct loom_hw_work_record){
+			.entry = w->items[i], .child_count = w->counts[i],
 		};
-	if (n) {
-		ret = ops->write(ops->opaque, entry_va(w, top), w->entries,
-				 n * ENTRY_SIZE);
-		if (ret)
-			return ret;
 	}
-	w->count = top + n;
-	w->run++;
+	for (uint32_t i = done, r = nrec; i-- > 0;) {
+		if (!children_fit(w, i))
+			continue;
+		r--;
+		for (uint32_t c = w->counts[i]; c-- > 0;)
+			w->put[nput++] = (struct loom_hw_work_entry){
+				w->children[(size_t)i * w->cap + c], w->run + r, c,
+			};
+	}
+	for (uint32_t i = done; i-- > 0;)
+		if (!children_fit(w, i))
+			w->put[nput++] = w->items[i];
+	if (failed)
+		w->put[nput++] = w->items[done];
+	*narrow = nrec < done;
+	ret = nrec ? ops->write(ops->opaque, w->pkt->record_va +
+				(uint64_t)w->run * RECORD_SIZE, w->recs,
+				nrec * RECORD_SIZE) : LOOM_STATUS_OK;
+	if (!ret && nput)
+		ret = ops->write(ops->opaque, entry_va(w, base + below), w->put,
+				 nput * ENTRY_SIZE);
+	if (ret)
+		return ret;
+	w->count = base + below + nput;
+	w->run += nrec;
 	return LOOM_STATUS_OK;
+}
+
+/*
+ * Takes the top items and runs them through the one call; on failure the
+ * failing item's entry ends on top, unchanged.
+ */
+static int run_batch(struct work_run *w, bool *narrow, uint32_t *detail)
+{
+	const struct loom_work_ops *ops = w->ops;
+	uint32_t k = batch_size(w), base = w->count - k, done = 0;
+	int ret, put;
+
+	ret = ops->read(ops->opaque, entry_va(w, base), w->taken, k * ENTRY_SIZE);
+	if (ret)
+		return ret;
+	for (uint32_t i = 0; i < k; i++) {
+		w->items[i] = w->taken[k - 1 - i];
+		w->payloads[i] = w->items[i].payload;
+	}
+	ret = ops->run_items(ops->opaque, w->payloads, k, w->children,
+			     w->counts, &done);
+	if (!ret)
+		done = k;
+	/* run_items keeps to the capacity; a count beyond it is an overflow */
+	for (uint32_t i = 0; i < done; i++) {
+		if (w->counts[i] > w->cap) {
+			done = i;
+			ret = LOOM_STATUS_CHILD_OVERFLOW;
+		}
+	}
+	put = put_back(w, base, k, done, ret, narrow);
+	if (ret == LOOM_STATUS_CHILD_OVERFLOW)
+		*detail = w->run;	/* the record it would have had */
+	return ret ? ret : put;
 }
 
 static int write_status(const struct work_run *w, enum loom_work_stop why)
@@ -160,7 +232,7 @@ static int drain(struct work_run *w, uint32_t *detail)
 	while (!must_stop(w, &why)) {
 		if (__atomic_load_n(w->ops->stop, __ATOMIC_RELAXED))
 			return LOOM_STATUS_STOPPED;
-		ret = run_top(w, &narrow, detail);
+		ret = run_batch(w, &narrow, detail);
 		if (ret)
 			return ret;
 		if (narrow) {
@@ -171,30 +243,48 @@ static int drain(struct work_run *w, uint32_t *detail)
 	return write_status(w, why);
 }
 
+static void free_run(struct work_run *w)
+{
+	free(w->taken);
+	free(w->items);
+	free(w->payloads);
+	free(w->children);
+	free(w->counts);
+	free(w->recs);
+	free(w->put);
+}
+
 int loom_work_run(const struct loom_work_ops *ops,
 		  const struct loom_pkt_run_work *pkt, uint32_t *detail)
 {
-	uint32_t cap = pkt->child_capacity ? pkt->child_capacity : 1;
+	size_t cap = pkt->child_capacity;
 	struct work_run w = {
-		.ops = ops, .pkt = pkt, .count = pkt->stack_count,
-		.children = malloc(cap * sizeof(uint64_t)),
-		.entries = malloc(cap * ENTRY_SIZE),
+		.ops = ops, .pkt = pkt, .cap = pkt->child_capacity,
+		.count = pkt->stack_count,
+		.taken = calloc(WORK_BATCH, ENTRY_SIZE),
+		.items = calloc(WORK_BATCH, ENTRY_SIZE),
+		.payloads = calloc(WORK_BATCH, sizeof(uint64_t)),
+		.children = calloc(WORK_BATCH * (cap ? cap : 1), sizeof(uint64_t)),
+		.counts = calloc(WORK_BATCH, sizeof(uint32_t)),
+		.recs = calloc(WORK_BATCH, RECORD_SIZE),
+		/* every child, every entry back, and the failing one */
+		.put = calloc(WORK_BATCH * (cap + 1) + 1, ENTRY_SIZE),
 	};
 	int ret;
 
 	*detail = 0;
-	if (!w.children || !w.entries) {
+	if (!w.taken || !w.items || !w.payloads || !w.children || !w.counts ||
+	    !w.recs || !w.put) {
 		ret = LOOM_STATUS_DMA_ERROR;
 	} else {
 		ret = drain(&w, detail);
 		/*
-		 * The host names the failing item by its entry, still on top:
-		 * best effort, the job's status already says what failed.
+		 * The host names the failing item by its entry, on top: best
+		 * effort, the job's status already says what failed.
 		 */
 		if (ret)
 			write_status(&w, LOOM_WORK_STOP_FAILED);
 	}
-	free(w.children);
-	free(w.entries);
+	free_run(&w);
 	return ret;
 }

@@ -303,19 +303,21 @@ void loom_core_stopped_job(struct loom_core *core,
  * @opaque: passed back
  * @read: job memory, as a packet reads it: a LOOM_STATUS_* value
  * @write: likewise
- * @run_item: runs one item of @payload (@index: its record index, for
- *	CHILD_OVERFLOW) to quiescence; its children, in spawn order, into
- *	@children (room for the packet's child_capacity), their number into
- *	*@count.  LOOM_STATUS_OK or the item's failure.  The one call that
- *	runs items: a fabric that overlaps items changes only this.
- * @stop: set (relaxed) to stop the job between items
+ * @run_items: runs the @n items of @payloads (at most 64) to quiescence,
+ *	item i's children, in spawn order, into @children + i *
+ *	child_capacity, their number into @counts[i].  LOOM_STATUS_OK with
+ *	every item run, or the first failing item's status with *@done the
+ *	items before it, which completed; the items after it count as not
+ *	run.  The one call that runs items: a fabric that overlaps them
+ *	changes only this.
+ * @stop: set (relaxed) to stop the job between batches
  */
 struct loom_work_ops {
 	void *opaque;
 	int (*read)(void *opaque, uint64_t va, void *buf, size_t len);
 	int (*write)(void *opaque, uint64_t va, const void *buf, size_t len);
-	int (*run_item)(void *opaque, uint64_t payload, uint32_t index,
-			uint64_t *children, uint32_t *count);
+	int (*run_items)(void *opaque, const uint64_t *payloads, uint32_t n,
+			 uint64_t *children, uint32_t *counts, uint32_t *done);
 	const int *stop;
 };
 

@@ -467,6 +467,185 @@ TEST(every_malformed_field_rejected)
 	teardown();
 }
 
+/* ---- loom_work_run() over fake memory and a scripted run_items ----------- */
+
+#define FAKE_MEM	(1u << 16)
+#define F_STACK		0x0000u
+#define F_RECORDS	0x4000u
+#define F_STATUS	0x8000u
+
+static uint8_t fake_mem[FAKE_MEM];
+static uint64_t fail_payload, narrow_payload;
+static unsigned batches;
+
+static int fake_read(void *opaque, uint64_t va, void *buf, size_t len)
+{
+	(void)opaque;
+	if (va + len > FAKE_MEM)
+		return LOOM_STATUS_DMA_ERROR;
+	memcpy(buf, fake_mem + va, len);
+	return LOOM_STATUS_OK;
+}
+
+static int fake_write(void *opaque, uint64_t va, const void *buf, size_t len)
+{
+	(void)opaque;
+	if (va + len > FAKE_MEM)
+		return LOOM_STATUS_DMA_ERROR;
+	memcpy(fake_mem + va, buf, len);
+	return LOOM_STATUS_OK;
+}
+
+/* p < 100: children 10p and 10p + 1 (narrow_payload's: outside i32). */
+static int fake_run_items(void *opaque, const uint64_t *payloads, uint32_t n,
+			  uint64_t *children, uint32_t *counts, uint32_t *done)
+{
+	(void)opaque;
+	batches++;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t p = payloads[i];
+
+		if (p == fail_payload) {
+			*done = i;
+			return LOOM_STATUS_DMA_ERROR;
+		}
+		counts[i] = p < 100 ? 2 : 0;
+		children[2 * i] = p == narrow_payload ? 1ULL << 31 : 10 * p;
+		children[2 * i + 1] = 10 * p + 1;
+	}
+	*done = n;
+	return LOOM_STATUS_OK;
+}
+
+static const int fake_stop;
+static const struct loom_work_ops fake_ops = {
+	.read = fake_read, .write = fake_write,
+	.run_items = fake_run_items, .stop = &fake_stop,
+};
+
+/* Initial entries of payloads 1..5, 5 on top. */
+static struct loom_pkt_run_work fake_start(uint32_t flags)
+{
+	memset(fake_mem, 0, sizeof(fake_mem));
+	for (uint32_t i = 0; i < 5; i++) {
+		struct loom_hw_work_entry e = { i + 1, LOOM_WORK_NO_PARENT, i };
+
+		memcpy(fake_mem + F_STACK + i * sizeof(e), &e, sizeof(e));
+	}
+	batches = 0;
+	return (struct loom_pkt_run_work){
+		.child_capacity = 2, .stack_va = F_STACK, .stack_capacity = 64,
+		.stack_count = 5, .record_va = F_RECORDS, .record_capacity = 64,
+		.budget = 5, .status_va = F_STATUS, .flags = flags,
+	};
+}
+
+static struct loom_hw_work_entry fake_entry(uint32_t i)
+{
+	struct loom_hw_work_entry e;
+
+	memcpy(&e, fake_mem + F_STACK + i * sizeof(e), sizeof(e));
+	return e;
+}
+
+static struct loom_hw_work_record fake_record(uint32_t i)
+{
+	struct loom_hw_work_record r;
+
+	memcpy(&r, fake_mem + F_RECORDS + i * sizeof(r), sizeof(r));
+	return r;
+}
+
+static struct loom_hw_work_status fake_status(void)
+{
+	struct loom_hw_work_status st;
+
+	memcpy(&st, fake_mem + F_STATUS, sizeof(st));
+	return st;
+}
+
+/* @n stack entries, bottom first, as (payload, parent, ordinal). */
+static void expect_stack(uint32_t n, const uint64_t (*want)[3])
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct loom_hw_work_entry e = fake_entry(i);
+
+		CHECK_EQ(want[i][0], e.payload);
+		CHECK_EQ(want[i][1], e.parent);
+		CHECK_EQ(want[i][2], e.ordinal);
+	}
+}
+
+/*
+ * All five items in one batch, top first; the third fails: the two
+ * before it are recorded with their children stacked, the two after it
+ * stay below untouched, the failing one ends on top.
+ */
+TEST(batch_failure_keeps_the_failing_item_on_top)
+{
+	static const uint64_t want[7][3] = {
+		{ 1, LOOM_WORK_NO_PARENT, 0 }, { 2, LOOM_WORK_NO_PARENT, 1 },
+		{ 41, 1, 1 }, { 40, 1, 0 }, { 51, 0, 1 }, { 50, 0, 0 },
+		{ 3, LOOM_WORK_NO_PARENT, 2 },
+	};
+	struct loom_pkt_run_work p = fake_start(0);
+	uint32_t detail;
+
+	fail_payload = 3;
+	narrow_payload = 0;
+	CHECK_EQ(LOOM_STATUS_DMA_ERROR, loom_work_run(&fake_ops, &p, &detail));
+	CHECK_EQ(1, batches);
+	CHECK_EQ(LOOM_WORK_STOP_FAILED, fake_status().stop);
+	CHECK_EQ(2, fake_status().items_run);
+	CHECK_EQ(7, fake_status().stack_count);
+	CHECK_EQ(5, fake_record(0).entry.payload);
+	CHECK_EQ(4, fake_record(1).entry.payload);
+	CHECK_EQ(2, fake_record(1).child_count);
+	expect_stack(7, want);
+}
+
+/*
+ * The second item's child is no i32: the batch is written back without
+ * it, its entry on top, and the packet stops.
+ */
+TEST(batch_narrow_item_goes_back_on_top)
+{
+	static const uint64_t want[9][3] = {
+		{ 11, 3, 1 }, { 10, 3, 0 }, { 21, 2, 1 }, { 20, 2, 0 },
+		{ 31, 1, 1 }, { 30, 1, 0 }, { 51, 0, 1 }, { 50, 0, 0 },
+		{ 4, LOOM_WORK_NO_PARENT, 3 },
+	};
+	struct loom_pkt_run_work p = fake_start(LOOM_RUN_WORK_CHILDREN_I32);
+	uint32_t detail;
+
+	fail_payload = 0;
+	narrow_payload = 4;
+	CHECK_EQ(LOOM_STATUS_OK, loom_work_run(&fake_ops, &p, &detail));
+	CHECK_EQ(1, batches);
+	CHECK_EQ(LOOM_WORK_STOP_CHILD_WIDTH, fake_status().stop);
+	CHECK_EQ(4, fake_status().items_run);
+	CHECK_EQ(9, fake_status().stack_count);
+	CHECK_EQ(3, fake_record(1).entry.payload);
+	CHECK_EQ(1, fake_record(3).entry.payload);
+	expect_stack(9, want);
+}
+
+/* Batches never take more than the stack has room for. */
+TEST(batches_keep_room_for_every_child)
+{
+	struct loom_pkt_run_work p = fake_start(0);
+	uint32_t detail;
+
+	fail_payload = narrow_payload = 0;
+	p.stack_capacity = 7;		/* 5 + 2: two items at once */
+	p.budget = 3;
+	CHECK_EQ(LOOM_STATUS_OK, loom_work_run(&fake_ops, &p, &detail));
+	CHECK_EQ(LOOM_WORK_STOP_STACK_FULL, fake_status().stop);
+	CHECK_EQ(2, fake_status().items_run);
+	CHECK_EQ(7, fake_status().stack_count);
+	CHECK_EQ(1, batches);
+}
+
 int main(void)
 {
 	RUN(whole_tree_in_one_packet);
@@ -476,5 +655,8 @@ int main(void)
 	RUN(narrow_children_stop_at_their_parent);
 	RUN(faults_reach_the_completion);
 	RUN(every_malformed_field_rejected);
+	RUN(batch_failure_keeps_the_failing_item_on_top);
+	RUN(batch_narrow_item_goes_back_on_top);
+	RUN(batches_keep_room_for_every_child);
 	return checks_done();
 }
