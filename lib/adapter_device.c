@@ -82,14 +82,14 @@ struct device_run {
 /* Records (and items) one RUN_WORK packet may run: one round trip's worth. */
 #define WORK_RECORDS	16384u
 /*
- * Items a packet runs when other workers wait for work: what it leaves on
- * its stack is published only when it stops, so a packet that drains a
- * whole subtree alone would starve them (measured, bench P3: 2 workers on
- * two cores gained nothing at 16384).
+ * Items a packet runs when other workers wait for work (parked when it is
+ * submitted): what it leaves on its stack is published only when it
+ * stops, so a packet that drains a whole subtree alone would starve them
+ * (measured, bench P3: 2 workers on two cores gained nothing at 16384).
  */
 #define WORK_SHARE_BUDGET	1024u
 /* Entries of a worker's stack, at most: depth first keeps it shallow. */
-#define WORK_STACK	4096u
+#define WORK_STACK	16384u
 /* Status of the stack the device has not written (it writes a stop). */
 #define STATUS_UNWRITTEN	0xffffffffu
 
@@ -322,7 +322,8 @@ static bool work_packet(const struct device_worker *w, uint32_t count,
 		.stack_count = count,
 		.record_va = loom_bo_va(w->work->records),
 		.record_capacity = WORK_RECORDS,
-		.budget = run->config->workers > 1 ? WORK_SHARE_BUDGET : WORK_RECORDS,
+		.budget = loom_sched_sleepers(run->common.sched) ?
+			  WORK_SHARE_BUDGET : WORK_RECORDS,
 		.status_va = loom_bo_va(w->work->records) + work_status_offset(),
 		.flags = run->common.payload_type == LOOM_ARG_I32 ?
 			 LOOM_RUN_WORK_CHILDREN_I32 : 0,

@@ -508,6 +508,12 @@ const struct loom_work_domain *loom_sched_domain(const struct loom_sched *sched)
 	return sched->domain;
 }
 
+uint32_t loom_sched_sleepers(const struct loom_sched *sched)
+{
+	/* A hint: whoever acts on it must tolerate it being stale. */
+	return atomic_load_explicit(&sched->sleepers, memory_order_relaxed);
+}
+
 uint32_t loom_sched_queued(const struct loom_sched *sched, uint32_t worker)
 {
 	if (worker >= sched->nworkers)

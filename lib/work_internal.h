@@ -281,6 +281,9 @@ loom_work_set_next_ordinal_for_test(struct loom_work_domain *domain,
 /* ---------------------------------------------------------------------------
  * sched.c: committing what an execution-local scheduler ran (spec §2.2)
  */
+/* Workers parked for want of work right now: a hint, stale at once. */
+uint32_t loom_sched_sleepers(const struct loom_sched *sched);
+
 /*
  * One item's transactions: item @held (an index into the commit's held
  * items: the batch's, then every child taken, in the order taken)

@@ -103,17 +103,22 @@ static uint32_t min32(uint32_t a, uint32_t b)
 
 /*
  * How many items to take from the top: as many as the bounds allow, each
- * item taken freeing its entry and needing room for cap children.
- * must_stop() said the first one fits.
+ * item taken freeing its entry and needing room for cap children, but
+ * only up to half the free room: a stack that fills stops the packet, so
+ * wide batches give way to depth first as it fills.  must_stop() said the
+ * first one fits.
  */
 static uint32_t batch_size(const struct work_run *w)
 {
 	const struct loom_pkt_run_work *p = w->pkt;
 	uint32_t k = min32(min32(w->count, WORK_BATCH),
 			   min32(p->budget - w->run, p->record_capacity - w->run));
+	uint32_t half;
 
-	if (w->cap > 1)
-		k = min32(k, (p->stack_capacity - w->count) / (w->cap - 1));
+	if (w->cap > 1) {
+		half = (p->stack_capacity - w->count) / (2 * (w->cap - 1));
+		k = min32(k, half ? half : 1);
+	}
 	return k;
 }
 
