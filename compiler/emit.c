@@ -107,7 +107,7 @@ static const char *const patch_names[] = {
 
 static const char *const pkt_names[LOOM_PKT_OPCODE_COUNT] = {
 	"NOP", "LOAD_CONFIG", "SET_OPERANDS", "DISPATCH_DENSE",
-	"DISPATCH_ITEMS", "WRITE_TIMESTAMP", "WRITE_COUNTERS",
+	"DISPATCH_ITEMS", "WRITE_TIMESTAMP", "WRITE_COUNTERS", "RUN_WORK",
 };
 
 static void print_signature(FILE *out, const struct loom_image_view *v,

@@ -2,7 +2,8 @@
 /*
  * adapter_device.c: the device adapter.  Drains one DynamicWork domain
  * through the bounded scheduler, running its items on devices as items
- * dispatches (LOOM_PKT_DISPATCH_ITEMS).
+ * dispatches (LOOM_PKT_DISPATCH_ITEMS) or, where a device has
+ * LOOM_CAP_RUN_WORK, through its on-device work stack (LOOM_PKT_RUN_WORK).
  *
  * Worker w is bound to device w % n_devices, core (w / n_devices) % cores,
  * and owns one io_uring and one payload and one result BO of max_batch
@@ -16,6 +17,21 @@
  * Each dispatch ends with a WRITE_COUNTERS into the result BO's tail
  * (after the records): the run sums what the device did without an ioctl
  * per dispatch.
+ *
+ * RUN_WORK (spec §2.2: an execution-local scheduler).  The batch goes on
+ * the device's stack instead; the device runs items and their children
+ * depth first until the stack is empty or a bound is reached, writing a
+ * record per item (parent record, ordinal, payload, child count).  The
+ * worker then commits the records in record order as the transactions
+ * the items path performs (loom_sched_commit_run()): each item publishes
+ * its children in ordinal order, acquiring every one before it is
+ * visible, and completes; children the device ran are taken by the worker
+ * at once, those still on the stack are queued on its deque like any
+ * publication, where other workers and devices steal them.  Batch items
+ * the device did not reach go on the stack of the next packet.  So ids,
+ * payloads, counts and the trace's events per item are the items path's;
+ * only the host round trips drop, to one per packet.  The stack is
+ * bounded by the deque's free room, so what is left on it always fits.
  *
  * A failure (a launch or job error, children that do not fit, more
  * children than the capacity) names the item, cancels the whole domain,
@@ -49,6 +65,7 @@ struct device_worker {
 	struct loom_bo *payloads;	/* max_batch u64 */
 	struct loom_bo *results;	/* max_batch records */
 	struct loom_sched_item *batch;
+	struct work_state *work;	/* RUN_WORK, or NULL: items dispatches */
 	struct loom_adapter_counts counts;
 	uint64_t jobs;
 	struct loom_hw_counters counters;	/* summed over its dispatches */
@@ -61,6 +78,45 @@ struct device_run {
 	uint64_t record_size;
 	struct device_worker *workers;
 };
+
+/* Records (and items) one RUN_WORK packet may run: one round trip's worth. */
+#define WORK_RECORDS	16384u
+/*
+ * Items a packet runs when other workers wait for work (parked when it is
+ * submitted): what it leaves on its stack is published only when it
+ * stops, so a packet that drains a whole subtree alone would starve them
+ * (measured, bench P3: 2 workers on two cores gained nothing at 16384).
+ */
+#define WORK_SHARE_BUDGET	1024u
+/* Entries of a worker's stack, at most: depth first keeps it shallow. */
+#define WORK_STACK	16384u
+/* Status of the stack the device has not written (it writes a stop). */
+#define STATUS_UNWRITTEN	0xffffffffu
+
+/*
+ * A RUN_WORK worker's device memory and the scratch of its commits, all
+ * sized once: a slot is one child of one record, to be matched with the
+ * record or the stack entry that claims it.
+ */
+struct work_state {
+	struct loom_bo *stack;		/* WORK_STACK entries */
+	struct loom_bo *records;	/* WORK_RECORDS records, status, counters */
+	uint32_t stack_max;
+	uint32_t n_batch;		/* of the batch being drained */
+	bool *unrun;			/* max_batch: a batch item not yet run */
+	bool *live;			/* max_batch: still active after a commit */
+	uint32_t *base;			/* per record: its first slot */
+	uint32_t *claim;		/* per slot: 0, record + 1, or CLAIM_LEFT */
+	uint64_t *slot_payload;
+	bool *slot_taken;
+	uint32_t *slot_held;
+	struct loom_sched_step *steps;	/* per record */
+	struct loom_sched_item *items;	/* per record */
+	struct loom_work_record **held;
+	size_t max_held;
+};
+
+#define CLAIM_LEFT	0xffffffffu
 
 static const struct loom_item_result *record(const struct device_worker *w,
 					     size_t i)
@@ -101,13 +157,15 @@ static void add_counters(struct loom_hw_counters *sum,
 	sum->mem_writes += c->mem_writes;
 }
 
-/* Sums a finished dispatch's counters and shows it to the observer. */
+/*
+ * Sums a finished job's counters (@hw, written by its WRITE_COUNTERS) and
+ * shows it to the observer.
+ */
 static void account_dispatch(struct device_worker *w, size_t n,
-			     uint64_t submit_ns, int error)
+			     uint64_t submit_ns, int error,
+			     const struct loom_hw_counters *hw)
 {
 	const struct loom_work_device_config *c = w->run->config;
-	const struct loom_hw_counters *hw = (const void *)
-		((const char *)loom_bo_map(w->results) + counters_offset(w));
 	struct loom_job_record rec = {
 		.thread = c->thread,
 		.device = w->index % c->n_devices,
@@ -168,7 +226,9 @@ static void run_batch(struct device_worker *w, size_t n)
 		if (ret == 1)
 			w->counts.items_run += n;
 		ret = ret == 1 ? done.res : ret < 0 ? ret : -EIO;
-		account_dispatch(w, n, submit_ns, ret);
+		account_dispatch(w, n, submit_ns, ret, (const void *)
+				 ((const char *)loom_bo_map(w->results) +
+				  counters_offset(w)));
 	}
 	if (ret) {
 		size_t bad = failing_index(w, n);
@@ -194,6 +254,332 @@ static void run_batch(struct device_worker *w, size_t n)
 	}
 }
 
+/* ------------------------------------------------------------- RUN_WORK --- */
+
+static uint64_t work_status_offset(void)
+{
+	return (uint64_t)WORK_RECORDS * sizeof(struct loom_hw_work_record);
+}
+
+static uint64_t work_counters_offset(void)
+{
+	return work_status_offset() + sizeof(struct loom_hw_work_status);
+}
+
+static struct loom_hw_work_entry *stack_map(const struct device_worker *w)
+{
+	return loom_bo_map(w->work->stack);
+}
+
+static const struct loom_hw_work_record *records_map(const struct device_worker *w)
+{
+	return loom_bo_map(w->work->records);
+}
+
+static struct loom_hw_work_status *status_map(const struct device_worker *w)
+{
+	return (void *)((char *)loom_bo_map(w->work->records) +
+			work_status_offset());
+}
+
+/*
+ * Puts the batch items not yet run on the stack, batch order from the
+ * top; returns how many.
+ */
+static uint32_t stack_batch(struct device_worker *w)
+{
+	struct work_state *ws = w->work;
+	struct loom_hw_work_entry *e = stack_map(w);
+	uint32_t k = 0;
+
+	for (uint32_t i = ws->n_batch; i-- > 0;)
+		if (ws->unrun[i])
+			e[k++] = (struct loom_hw_work_entry){
+				w->batch[i].payload, LOOM_WORK_NO_PARENT, i,
+			};
+	return k;
+}
+
+/*
+ * The packet for @count initial entries, or false when the deque has no
+ * room for what the device may leave on a stack big enough to start.
+ */
+static bool work_packet(const struct device_worker *w, uint32_t count,
+			struct loom_pkt_run_work *p)
+{
+	const struct device_run *run = w->run;
+	uint32_t cap = run->common.child_capacity;
+	uint32_t room = run->config->deque_capacity -
+			loom_sched_queued(run->common.sched, w->index);
+	uint32_t size = room < w->work->stack_max ? room : w->work->stack_max;
+
+	if ((uint64_t)count - 1 + cap > size || cap >= size)
+		return false;
+	*p = (struct loom_pkt_run_work){
+		.child_capacity = cap,
+		.stack_va = loom_bo_va(w->work->stack),
+		.stack_capacity = size,
+		.stack_count = count,
+		.record_va = loom_bo_va(w->work->records),
+		.record_capacity = WORK_RECORDS,
+		.budget = loom_sched_sleepers(run->common.sched) ?
+			  WORK_SHARE_BUDGET : WORK_RECORDS,
+		.status_va = loom_bo_va(w->work->records) + work_status_offset(),
+		.flags = run->common.payload_type == LOOM_ARG_I32 ?
+			 LOOM_RUN_WORK_CHILDREN_I32 : 0,
+	};
+	return true;
+}
+
+/* Submits @p and waits: the job's result. */
+static int work_submit(struct device_worker *w, const struct loom_pkt_run_work *p)
+{
+	const struct loom_work_device_config *c = w->run->config;
+	struct loom_launch l = {
+		.kind = LOOM_LAUNCH_ITEMS,
+		.thread = c->thread,
+		.args = w->args,
+		.n_args = c->n_args,
+		.items = p->stack_count,
+		.payload_va = p->stack_va,
+		.result_va = p->record_va,
+		.counters_va = loom_bo_va(w->work->records) + work_counters_offset(),
+		.queue = w->core,
+	};
+	struct loom_completion done;
+	int ret;
+
+	status_map(w)->stop = STATUS_UNWRITTEN;
+	ret = loom_ring_launch_work(w->ring, c->image, &l, p, w->jobs);
+	if (ret)
+		return ret;
+	w->jobs++;
+	do	/* a signal may interrupt the wait; the job runs on */
+		ret = loom_ring_reap(w->ring, &done, 1, true);
+	while (ret == -EINTR || ret == -EAGAIN);
+	return ret == 1 ? done.res : ret < 0 ? ret : -EIO;
+}
+
+/*
+ * Marks the slot (child @e->ordinal of record @e->parent) @who claims,
+ * its payload with it; a batch entry (no parent) names an item not yet
+ * run.  @limit: records a claimant may name as parent.  -EIO for a claim
+ * the records do not explain.
+ */
+static int claim(struct device_worker *w, const struct loom_hw_work_entry *e,
+		 uint32_t limit, uint32_t who)
+{
+	struct work_state *ws = w->work;
+	const struct loom_hw_work_record *recs = records_map(w);
+	uint32_t slot;
+
+	if (e->parent == LOOM_WORK_NO_PARENT)
+		return e->ordinal < ws->n_batch && ws->unrun[e->ordinal] ? 0 : -EIO;
+	if (e->parent >= limit || e->ordinal >= recs[e->parent].child_count)
+		return -EIO;
+	slot = ws->base[e->parent] + e->ordinal;
+	if (ws->claim[slot])
+		return -EIO;
+	ws->claim[slot] = who;
+	ws->slot_payload[slot] = e->payload;
+	return 0;
+}
+
+/*
+ * Matches every child of the packet's @nrec records with the record or
+ * the stack entry (of @left) that claims it, each exactly once, and marks
+ * the batch items the records ran.
+ */
+static int match(struct device_worker *w, uint32_t nrec, uint32_t left)
+{
+	struct work_state *ws = w->work;
+	const struct loom_hw_work_record *recs = records_map(w);
+	const struct loom_hw_work_entry *stack = stack_map(w);
+	uint64_t slots = 0;
+	int ret = 0;
+
+	for (uint32_t r = 0; r < nrec; r++) {
+		if (recs[r].child_count > w->run->common.child_capacity)
+			return -EIO;
+		ws->base[r] = (uint32_t)slots;
+		slots += recs[r].child_count;
+	}
+	if (slots > (uint64_t)WORK_RECORDS + ws->stack_max)
+		return -EIO;
+	memset(ws->claim, 0, slots * sizeof(*ws->claim));
+	for (uint32_t r = 0; r < nrec && !ret; r++) {
+		ret = claim(w, &recs[r].entry, r, r + 1);
+		if (!ret && recs[r].entry.parent == LOOM_WORK_NO_PARENT)
+			ws->unrun[recs[r].entry.ordinal] = false;
+	}
+	for (uint32_t e = 0; e < left && !ret; e++)
+		ret = claim(w, &stack[e], nrec, CLAIM_LEFT);
+	for (uint64_t k = 0; k < slots && !ret; k++)
+		if (!ws->claim[k])
+			ret = -EIO;
+	return ret;
+}
+
+/*
+ * The commit's steps, one per record: its held item, its children and
+ * which of them the device ran (or, for @fail_slot, is failing on).
+ * Children take held indices after the batch's, in publication order.
+ */
+static void build_steps(struct device_worker *w, uint32_t nrec,
+			uint32_t fail_slot)
+{
+	struct work_state *ws = w->work;
+	const struct loom_hw_work_record *recs = records_map(w);
+	uint32_t next = ws->n_batch;
+
+	for (uint32_t r = 0; r < nrec; r++) {
+		const struct loom_hw_work_entry *e = &recs[r].entry;
+		uint32_t b = ws->base[r];
+
+		for (uint32_t k = 0; k < recs[r].child_count; k++) {
+			ws->slot_taken[b + k] = ws->claim[b + k] != CLAIM_LEFT ||
+						b + k == fail_slot;
+			if (ws->slot_taken[b + k])
+				ws->slot_held[b + k] = next++;
+		}
+		ws->steps[r] = (struct loom_sched_step){
+			.held = e->parent == LOOM_WORK_NO_PARENT ? e->ordinal :
+				ws->slot_held[ws->base[e->parent] + e->ordinal],
+			.count = recs[r].child_count,
+			.payloads = &ws->slot_payload[b],
+			.taken = &ws->slot_taken[b],
+		};
+	}
+}
+
+/* The first batch item not yet run: named when nothing better is known. */
+static uint32_t first_unrun(const struct work_state *ws)
+{
+	for (uint32_t i = 0; i < ws->n_batch; i++)
+		if (ws->unrun[i])
+			return i;
+	return 0;
+}
+
+/*
+ * Commits one packet's records and takes the failure it reports, if any:
+ * @error the job's, @st its status.  Returns whether the batch goes on.
+ */
+static bool work_commit(struct device_worker *w, int error,
+			const struct loom_hw_work_status *st)
+{
+	struct work_state *ws = w->work;
+	struct device_run *run = w->run;
+	const struct loom_work_device_config *c = run->config;
+	bool stopped = st->stop <= LOOM_WORK_STOP_FAILED;
+	bool top = stopped && st->stop >= LOOM_WORK_STOP_CHILD_WIDTH;
+	uint32_t nrec = stopped ? st->items_run : 0;
+	uint32_t left = stopped ? st->stack_count : 0;
+	uint32_t fail_held = UINT32_MAX, fail_slot = UINT32_MAX;
+	enum loom_error err = LOOM_WORK_OK;
+	struct loom_sched_commit out;
+	int bad = 0;
+
+	if (nrec > WORK_RECORDS || left > ws->stack_max || (top && !left) ||
+	    (!error && !stopped))
+		bad = -EIO;
+	if (!bad)
+		bad = match(w, nrec, left);
+	if (!bad && top) {
+		const struct loom_hw_work_entry *t = &stack_map(w)[left - 1];
+
+		if (t->parent == LOOM_WORK_NO_PARENT)
+			fail_held = t->ordinal;
+		else
+			fail_slot = ws->base[t->parent] + t->ordinal;
+	}
+	if (bad)
+		nrec = 0;
+	build_steps(w, nrec, fail_slot);
+	if (fail_slot != UINT32_MAX)
+		fail_held = ws->slot_held[fail_slot];
+	if (bad || (error && !top))
+		fail_held = first_unrun(ws);
+	loom_sched_commit_run(run->common.sched, w->index, w->batch,
+			      ws->n_batch, ws->steps, nrec, fail_held,
+			      ws->held, ws->max_held, ws->items, ws->live, &out);
+	w->counts.items_run += nrec + top;
+	w->counts.items_completed += out.completed;
+	w->counts.items_cancelled += out.cancelled;
+	w->counts.children_published += out.published;
+	for (uint32_t r = 0; c->observe && r < nrec; r++)
+		if (ws->items[r].worker != LOOM_SCHED_NO_WORKER)
+			c->observe(c->observe_ctx, &ws->items[r],
+				   ws->steps[r].payloads, ws->steps[r].count);
+	for (uint32_t i = 0; i < ws->n_batch; i++)
+		ws->unrun[i] = ws->live[i];
+	if (out.error)
+		err = out.error;
+	else if (bad || error)
+		err = LOOM_WORK_DEVICE_ERROR;
+	else if (st->stop == LOOM_WORK_STOP_CHILD_WIDTH)
+		err = LOOM_WORK_PAYLOAD_WIDTH;
+	if (!err)
+		return true;
+	loom_adapter_fail(&run->common, err, err == LOOM_WORK_DEVICE_ERROR ?
+			  (bad ? bad : error) : 0,
+			  out.has_failed ? &out.failed : &w->batch[first_unrun(ws)]);
+	for (uint32_t i = 0; i < ws->n_batch; i++)
+		if (ws->unrun[i])
+			loom_adapter_cancel(&run->common, &w->counts, &w->batch[i]);
+	return false;
+}
+
+/* The batch items not yet run, moved to the front of the batch: their count. */
+static size_t compact_unrun(struct device_worker *w)
+{
+	size_t k = 0;
+
+	for (uint32_t i = 0; i < w->work->n_batch; i++)
+		if (w->work->unrun[i])
+			w->batch[k++] = w->batch[i];
+	return k;
+}
+
+/*
+ * Runs a batch of @n items through the device's work stack, one packet
+ * after another until every batch item ran; a stack the deque could not
+ * take back goes the items way.
+ */
+static void run_work_batch(struct device_worker *w, size_t n)
+{
+	struct work_state *ws = w->work;
+
+	ws->n_batch = n;
+	for (size_t i = 0; i < n; i++) {
+		ws->unrun[i] = true;
+		w->counts.steals += w->batch[i].from_worker != w->batch[i].worker;
+	}
+	for (;;) {
+		struct loom_pkt_run_work p;
+		uint32_t count = stack_batch(w);
+		uint64_t submit_ns = loom_now_ns();
+		struct loom_hw_work_status st;
+		int ret;
+
+		if (!count)
+			return;
+		if (!work_packet(w, count, &p)) {
+			run_batch(w, compact_unrun(w));
+			return;
+		}
+		ret = work_submit(w, &p);
+		st = *status_map(w);
+		account_dispatch(w, st.stop <= LOOM_WORK_STOP_FAILED ?
+				 st.items_run + (st.stop >= LOOM_WORK_STOP_CHILD_WIDTH) :
+				 0, submit_ns, ret, (const void *)
+				 ((const char *)loom_bo_map(ws->records) +
+				  work_counters_offset()));
+		if (!work_commit(w, ret, &st))
+			return;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct device_worker *w = arg;
@@ -201,8 +587,12 @@ static void *worker_main(void *arg)
 
 	while (loom_sched_acquire_batch(w->run->common.sched, w->index, w->batch,
 					w->run->max_batch, LOOM_SCHED_WAIT,
-					&n) == LOOM_WORK_OK)
-		run_batch(w, n);
+					&n) == LOOM_WORK_OK) {
+		if (w->work)
+			run_work_batch(w, n);
+		else
+			run_batch(w, n);
+	}
 	return NULL;
 }
 
@@ -221,6 +611,25 @@ static void sum_counts(const struct device_run *run,
 	}
 }
 
+static void free_work(struct work_state *ws)
+{
+	if (!ws)
+		return;
+	loom_bo_free(ws->stack);
+	loom_bo_free(ws->records);
+	free(ws->unrun);
+	free(ws->live);
+	free(ws->base);
+	free(ws->claim);
+	free(ws->slot_payload);
+	free(ws->slot_taken);
+	free(ws->slot_held);
+	free(ws->steps);
+	free(ws->items);
+	free(ws->held);
+	free(ws);
+}
+
 static void free_workers(struct device_run *run)
 {
 	if (!run->workers)
@@ -232,9 +641,53 @@ static void free_workers(struct device_run *run)
 		loom_ring_destroy(w->ring);
 		loom_bo_free(w->payloads);
 		loom_bo_free(w->results);
+		free_work(w->work);
 		free(w->batch);
 	}
 	free(run->workers);
+}
+
+/* Whether worker @w drains through its device's work stack. */
+static bool uses_work_stack(const struct device_worker *w)
+{
+	return (loom_device_info(w->dev)->hw_caps & LOOM_CAP_RUN_WORK) &&
+	       !(w->run->config->flags & LOOM_WORK_DEVICE_ITEMS_ONLY);
+}
+
+/* The RUN_WORK state of worker @w: its stack and records, and scratch. */
+static int setup_work(struct device_worker *w)
+{
+	uint32_t batch = w->run->max_batch;
+	size_t slots = (size_t)WORK_RECORDS + WORK_STACK;
+	struct work_state *ws = calloc(1, sizeof(*ws));
+	int ret;
+
+	if (!ws)
+		return -ENOMEM;
+	w->work = ws;
+	ws->stack_max = WORK_STACK;
+	ws->max_held = (size_t)batch + WORK_RECORDS + 1;
+	ws->unrun = calloc(batch, sizeof(*ws->unrun));
+	ws->live = calloc(batch, sizeof(*ws->live));
+	ws->base = calloc(WORK_RECORDS, sizeof(*ws->base));
+	ws->claim = calloc(slots, sizeof(*ws->claim));
+	ws->slot_payload = calloc(slots, sizeof(*ws->slot_payload));
+	ws->slot_taken = calloc(slots, sizeof(*ws->slot_taken));
+	ws->slot_held = calloc(slots, sizeof(*ws->slot_held));
+	ws->steps = calloc(WORK_RECORDS, sizeof(*ws->steps));
+	ws->items = calloc(WORK_RECORDS, sizeof(*ws->items));
+	ws->held = calloc(ws->max_held, sizeof(*ws->held));
+	if (!ws->unrun || !ws->live || !ws->base || !ws->claim ||
+	    !ws->slot_payload || !ws->slot_taken || !ws->slot_held ||
+	    !ws->steps || !ws->items || !ws->held)
+		return -ENOMEM;
+	ret = loom_bo_alloc(w->dev, WORK_STACK * sizeof(struct loom_hw_work_entry),
+			    0, &ws->stack);
+	if (!ret)
+		ret = loom_bo_alloc(w->dev, work_counters_offset() +
+				    sizeof(struct loom_hw_counters), 0,
+				    &ws->records);
+	return ret;
 }
 
 /* Worker @i's device and core (a device without cores fails its checks). */
@@ -270,6 +723,8 @@ static int setup_worker(struct device_run *run, uint32_t i)
 		ret = loom_bo_alloc(w->dev, counters_offset(w) +
 				    sizeof(struct loom_hw_counters), 0,
 				    &w->results);
+	if (!ret && uses_work_stack(w))
+		ret = setup_work(w);
 	return ret;
 }
 

@@ -127,6 +127,17 @@ int loom_launch_encode(struct loom_device *dev, const struct loom_image *img,
 		       const struct loom_launch *l, void *buf, uint32_t size,
 		       uint32_t *cmd_size, uint32_t *config);
 
+/*
+ * loom_ring_launch() of the items launch @l with its DISPATCH_ITEMS
+ * replaced by @work (header ignored): LOOM_E_NOT_SUPPORTED without
+ * LOOM_CAP_RUN_WORK.  @l's items count and VAs are checked as usual (the
+ * device adapter passes the stack's).
+ */
+int loom_ring_launch_work(struct loom_ring *r, const struct loom_image *img,
+			  const struct loom_launch *l,
+			  const struct loom_pkt_run_work *work,
+			  uint64_t user_data);
+
 /* ring.c: the io_uring transport, SQEs in and CQEs out, nothing else. */
 #include <liburing.h>
 

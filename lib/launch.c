@@ -212,6 +212,7 @@ struct checked {
 	const struct loom_image_thread *t;
 	const struct loom_plan *plan;
 	uint32_t cmd_size;
+	const struct loom_pkt_run_work *work;	/* replaces DISPATCH_ITEMS */
 };
 
 /*
@@ -230,6 +231,7 @@ static int check(struct loom_device *dev, const struct loom_image *img,
 	if (!dev || !img || !l ||
 	    (l->kind != LOOM_LAUNCH_DENSE && l->kind != LOOM_LAUNCH_ITEMS))
 		return -EINVAL;
+	c->work = NULL;
 	c->t = loom_image_find(img, l->thread);
 	if (!c->t)
 		return LOOM_E_NO_THREAD;
@@ -259,6 +261,25 @@ int loom_launch_check(struct loom_device *dev, const struct loom_image *img,
 	return check(dev, img, l, false, false, &c);
 }
 
+/*
+ * An items launch whose DISPATCH_ITEMS becomes @work (the device's work
+ * stack drains what the dispatch would have run once).
+ */
+static int check_work(const struct loom_device *dev,
+		      const struct loom_launch *l,
+		      const struct loom_pkt_run_work *work, struct checked *c)
+{
+	c->work = work;
+	if (!work)
+		return 0;
+	if (l->kind != LOOM_LAUNCH_ITEMS)
+		return -EINVAL;
+	if (!(dev->info.hw_caps & LOOM_CAP_RUN_WORK))
+		return LOOM_E_NOT_SUPPORTED;
+	c->cmd_size += sizeof(*work) - sizeof(struct loom_pkt_dispatch_items);
+	return 0;
+}
+
 /* ----------------------------------------------------- command buffer --- */
 
 static void put64(unsigned char *p, uint64_t v)
@@ -269,6 +290,31 @@ static void put64(unsigned char *p, uint64_t v)
 static void put32(unsigned char *p, uint32_t v)
 {
 	memcpy(p, &v, 4);
+}
+
+/*
+ * Replaces the DISPATCH_ITEMS of the @size bytes of filled template at @p
+ * by @work; returns the new size.  The loader checked that the packets
+ * tile the template.
+ */
+static uint32_t put_work(unsigned char *p, uint32_t size,
+			 const struct loom_pkt_run_work *work)
+{
+	const uint32_t old = sizeof(struct loom_pkt_dispatch_items);
+	struct loom_pkt_run_work w = *work;
+	uint32_t at, h;
+
+	for (at = 0; at < size; at += LOOM_PKT_DWORDS(h) * 4) {
+		memcpy(&h, p + at, 4);
+		if (LOOM_PKT_OPCODE(h) == LOOM_PKT_DISPATCH_ITEMS)
+			break;
+	}
+	if (at == size)
+		return size;	/* check_signature() admitted no such thread */
+	memmove(p + at + sizeof(w), p + at + old, size - at - old);
+	w.header = LOOM_PKT_HEADER(LOOM_PKT_RUN_WORK, sizeof(w) / 4);
+	memcpy(p + at, &w, sizeof(w));
+	return size - old + sizeof(w);
 }
 
 /*
@@ -286,14 +332,18 @@ static void encode(unsigned char *p, const struct loom_image *img,
 		.extents = l->extents, .items = l->items,
 		.payload_va = l->payload_va, .result_va = l->result_va,
 	};
+	uint32_t size = t->template_size;
 
 	/* check() has matched n_args to the thread's signature */
 	for (unsigned i = 0; i < l->n_args; i++)
 		operands[i] = l->args[i].value;
+
 	memcpy(p, img->templates + t->template_offset, t->template_size);
 	loom_template_fill(p, t, &img->patches[t->patch_first], &v);
+	if (c->work)
+		size = put_work(p, size, c->work);
 	if (l->counters_va) {
-		p += t->template_size;
+		p += size;
 		put32(p, LOOM_PKT_HEADER(LOOM_PKT_WRITE_COUNTERS,
 					 sizeof(struct loom_pkt_write) / 4));
 		put32(p + 4, 0);
@@ -1050,9 +1100,10 @@ static int ring_arena_room(struct loom_ring *r, uint32_t size, uint32_t *off)
 	return arena_grow(a);
 }
 
-int loom_ring_launch(struct loom_ring *r, const struct loom_image *img,
-		     const struct loom_launch *l, uint64_t user_data,
-		     struct loom_token **token)
+static int ring_launch(struct loom_ring *r, const struct loom_image *img,
+		       const struct loom_launch *l,
+		       const struct loom_pkt_run_work *work, uint64_t user_data,
+		       struct loom_token **token)
 {
 	struct drm_loom_submit s;
 	struct loom_token *t = NULL;
@@ -1065,6 +1116,8 @@ int loom_ring_launch(struct loom_ring *r, const struct loom_image *img,
 	if (!r)
 		return -EINVAL;
 	ret = check(r->dev, img, l, true, true, &c);
+	if (!ret)
+		ret = check_work(r->dev, l, work, &c);
 	if (ret)
 		return ret;
 	/* fresh: a punted issue attaches the fence after we return */
@@ -1111,6 +1164,23 @@ err_token:
 	if (t)
 		token_put(t);
 	return ret;
+}
+
+int loom_ring_launch(struct loom_ring *r, const struct loom_image *img,
+		     const struct loom_launch *l, uint64_t user_data,
+		     struct loom_token **token)
+{
+	return ring_launch(r, img, l, NULL, user_data, token);
+}
+
+int loom_ring_launch_work(struct loom_ring *r, const struct loom_image *img,
+			  const struct loom_launch *l,
+			  const struct loom_pkt_run_work *work,
+			  uint64_t user_data)
+{
+	if (!work)
+		return -EINVAL;
+	return ring_launch(r, img, l, work, user_data, NULL);
 }
 
 int loom_ring_launch_dense(struct loom_ring *r, const struct loom_image *img,

@@ -508,6 +508,12 @@ const struct loom_work_domain *loom_sched_domain(const struct loom_sched *sched)
 	return sched->domain;
 }
 
+uint32_t loom_sched_sleepers(const struct loom_sched *sched)
+{
+	/* A hint: whoever acts on it must tolerate it being stale. */
+	return atomic_load_explicit(&sched->sleepers, memory_order_relaxed);
+}
+
 uint32_t loom_sched_queued(const struct loom_sched *sched, uint32_t worker)
 {
 	if (worker >= sched->nworkers)
@@ -1018,6 +1024,224 @@ enum loom_error loom_sched_cancel_all(struct loom_sched *sched,
 		*status = loom_work_domain_status(sched->domain);
 	unlock_all(sched);
 	return LOOM_WORK_OK;
+}
+
+/* ------------------------------------------------- committing a run --- */
+
+/*
+ * A commit's state, the worker's owner lock held throughout: no held item
+ * is in a deque or an active slot of anyone else, so no thief or
+ * canceller can reach one before it is retired.
+ */
+struct commit {
+	struct loom_sched *sched;
+	uint32_t worker;
+	const struct loom_sched_item *batch;
+	uint32_t n_batch;
+	struct loom_work_record **held;	/* NULL: skipped */
+	size_t n_held, max_held;
+	bool woke;			/* a publication to an empty deque */
+	struct loom_sched_commit *out;
+};
+
+/* Held item @h is one of the batch, active on the worker: its slot. */
+static struct active_item *batch_slot(struct commit *c, uint32_t h)
+{
+	struct active_item *slot;
+
+	if (h >= c->n_batch ||
+	    active_slot(c->sched, &c->batch[h], LOOM_WORK_RESP_USED, &slot))
+		return NULL;
+	return slot;
+}
+
+static bool held_live(const struct commit *c, uint32_t h)
+{
+	return h < c->n_held && c->held[h] &&
+	       !(atomic_load_explicit(&c->held[h]->state,
+				      memory_order_relaxed) & LOOM_REC_RETIRED);
+}
+
+/* Skips @step's taken children: their items never exist. */
+static bool skip_taken(struct commit *c, const struct loom_sched_step *step)
+{
+	for (uint32_t k = 0; k < step->count; k++) {
+		if (!step->taken[k])
+			continue;
+		if (c->n_held == c->max_held)
+			return false;
+		c->held[c->n_held++] = NULL;
+	}
+	return true;
+}
+
+/* Cancels held item @h: a request, then its retirement. */
+static void cancel_held_item(struct commit *c, uint32_t h)
+{
+	struct loom_sched *sched = c->sched;
+	struct loom_work_record *rec = c->held[h];
+	struct active_item *slot = batch_slot(c, h);
+
+	if (slot) {
+		if (!slot->cancel_requested)
+			request_cancel(sched, c->worker, slot);
+		finish_slot(sched, c->worker, slot, true, NULL);
+	} else {
+		record_event(sched, rec, LOOM_SLOT_REQUEST,
+			     LOOM_SCHED_EV_CANCEL_REQUEST, c->worker,
+			     LOOM_SCHED_NO_WORKER,
+			     sched->tracing ? trace_number(sched, 1) : 0, false);
+		retire(sched, rec, c->worker, LOOM_SCHED_EV_CANCEL_ACTIVE,
+		       c->worker, true);
+	}
+	c->out->cancelled++;
+}
+
+/*
+ * Publishes @step's children: every one acquired before any is visible,
+ * then the taken ones held and the others queued.
+ */
+static enum loom_error publish_step(struct commit *c,
+				    const struct loom_sched_step *step,
+				    struct loom_work_record *rec)
+{
+	struct loom_sched *sched = c->sched;
+	struct sched_worker *w = &sched->workers[c->worker];
+	int64_t queued = deque_owner_size(w), b;
+	uint64_t first, seq = 0, nq = 0, nt = 0;
+	enum loom_error err;
+
+	for (uint32_t k = 0; k < step->count; k++)
+		step->taken[k] ? nt++ : nq++;
+	if (nq > sched->capacity - (uint64_t)queued)
+		return LOOM_WORK_QUEUE_CAPACITY;
+	if (nt > c->max_held - c->n_held)
+		return LOOM_WORK_INVALID_ARGUMENT;
+	if (!step->count)
+		return LOOM_WORK_OK;
+	err = loom_work_spawn_held(sched->domain, rec, step->count,
+				   step->payloads, &first);
+	if (err)
+		return err;
+	if (sched->tracing)
+		seq = trace_number(sched, step->count);
+	b = atomic_load_explicit(&w->bottom, memory_order_relaxed);
+	for (uint32_t k = 0, q = 0; k < step->count; k++) {
+		struct loom_work_record *child =
+			loom_work_record_at(sched->domain, first + k);
+
+		child->worker = c->worker;
+		record_event(sched, child, LOOM_SLOT_CREATE,
+			     LOOM_SCHED_EV_PUBLISH, c->worker,
+			     LOOM_SCHED_NO_WORKER, seq + k, false);
+		if (!step->taken[k]) {
+			deque_put(w, b + q++, child);
+			continue;
+		}
+		record_event(sched, child, LOOM_SLOT_ACQUIRE,
+			     LOOM_SCHED_EV_ACQUIRE_LOCAL, c->worker,
+			     LOOM_SCHED_NO_WORKER,
+			     sched->tracing ? trace_number(sched, 1) : 0, false);
+		c->held[c->n_held++] = child;
+	}
+	if (nq) {
+		deque_publish_bottom(w, b + (int64_t)nq, queued == 0);
+		c->woke |= queued == 0;
+	}
+	c->out->published += step->count;
+	return LOOM_WORK_OK;
+}
+
+/* One step: LOOM_WORK_OK, or why it was refused (its item still held). */
+static enum loom_error run_step(struct commit *c,
+				const struct loom_sched_step *step,
+				struct loom_sched_item *item)
+{
+	struct active_item *slot;
+	struct loom_work_record *rec;
+	enum loom_error err;
+
+	if (step->held < c->n_held && !c->held[step->held])
+		return skip_taken(c, step) ? LOOM_WORK_OK :
+					     LOOM_WORK_INVALID_ARGUMENT;
+	if (!held_live(c, step->held) || (step->count && !step->payloads) ||
+	    (step->count && !step->taken))
+		return LOOM_WORK_INVALID_ARGUMENT;
+	rec = c->held[step->held];
+	slot = batch_slot(c, step->held);
+	if (slot && slot->cancel_requested) {
+		cancel_held_item(c, step->held);
+		return skip_taken(c, step) ? LOOM_WORK_OK :
+					     LOOM_WORK_INVALID_ARGUMENT;
+	}
+	err = publish_step(c, step, rec);
+	if (err)
+		return err;
+	if (item)
+		fill_item(c->sched, rec, c->worker, c->worker, item);
+	if (slot)
+		finish_slot(c->sched, c->worker, slot, false, NULL);
+	else
+		retire(c->sched, rec, c->worker, LOOM_SCHED_EV_COMPLETE,
+		       c->worker, true);
+	c->out->completed++;
+	return LOOM_WORK_OK;
+}
+
+static void name_failed(struct commit *c, uint32_t h)
+{
+	if (c->out->has_failed || !held_live(c, h))
+		return;
+	c->out->has_failed = true;
+	fill_item(c->sched, c->held[h], c->worker, c->worker, &c->out->failed);
+}
+
+void loom_sched_commit_run(struct loom_sched *sched, uint32_t worker,
+			   const struct loom_sched_item *batch, uint32_t n_batch,
+			   const struct loom_sched_step *steps, size_t n_steps,
+			   uint32_t fail_held, struct loom_work_record **held,
+			   size_t max_held, struct loom_sched_item *items,
+			   bool *batch_live, struct loom_sched_commit *out)
+{
+	struct commit c = {
+		.sched = sched, .worker = worker, .batch = batch,
+		.n_batch = n_batch, .held = held, .max_held = max_held,
+		.out = out,
+	};
+	struct sched_worker *w = &sched->workers[worker];
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; items && i < n_steps; i++)
+		items[i].worker = LOOM_SCHED_NO_WORKER;
+	owner_lock(w);
+	for (uint32_t i = 0; i < n_batch && c.n_held < max_held; i++) {
+		struct active_item *slot = batch_slot(&c, i);
+
+		held[c.n_held++] = slot ? slot->rec : NULL;
+	}
+	for (size_t s = 0; s < n_steps; s++) {
+		out->error = run_step(&c, &steps[s], items ? &items[s] : NULL);
+		if (out->error) {
+			name_failed(&c, steps[s].held);
+			if (held_live(&c, steps[s].held))
+				cancel_held_item(&c, steps[s].held);
+			break;
+		}
+	}
+	if (fail_held != UINT32_MAX) {
+		name_failed(&c, fail_held);
+		if (held_live(&c, fail_held))
+			cancel_held_item(&c, fail_held);
+	}
+	/* Taken children have no slot to wait in: none outlives the commit. */
+	for (size_t h = n_batch; h < c.n_held; h++)
+		if (held_live(&c, h))
+			cancel_held_item(&c, h);
+	for (uint32_t i = 0; i < n_batch; i++)
+		batch_live[i] = held_live(&c, i);
+	owner_unlock(w);
+	if (c.woke)
+		wake_one(sched);
 }
 
 /* -------------------------------------------------------- replay trace --- */

@@ -278,4 +278,61 @@ enum loom_error
 loom_work_set_next_ordinal_for_test(struct loom_work_domain *domain,
 				    struct loom_work_resp parent, uint64_t next);
 
+/* ---------------------------------------------------------------------------
+ * sched.c: committing what an execution-local scheduler ran (spec §2.2)
+ */
+/* Workers parked for want of work right now: a hint, stale at once. */
+uint32_t loom_sched_sleepers(const struct loom_sched *sched);
+
+/*
+ * One item's transactions: item @held (an index into the commit's held
+ * items: the batch's, then every child taken, in the order taken)
+ * publishes @count children in ordinal order with @payloads, acquiring
+ * each before it is visible; a child with @taken[k] ran in the same run
+ * and is taken by the worker at once (it becomes the next held item),
+ * the others are queued on the worker's deque like any publication; then
+ * the item completes.
+ */
+struct loom_sched_step {
+	uint32_t held;
+	uint32_t count;
+	const uint64_t *payloads;
+	const bool *taken;
+};
+
+/*
+ * What a commit did.  @error: the first step the scheduler refused
+ * (LOOM_WORK_QUEUE_CAPACITY, LOOM_WORK_ORDINALS_EXHAUSTED,
+ * LOOM_WORK_OUT_OF_MEMORY, LOOM_WORK_INVALID_ARGUMENT for a step naming
+ * no live held item) or LOOM_WORK_OK; @failed: that step's item, or the
+ * caller's @fail_held, when @has_failed.
+ */
+struct loom_sched_commit {
+	uint64_t completed, cancelled, published;
+	enum loom_error error;
+	bool has_failed;
+	struct loom_sched_item failed;
+};
+
+/*
+ * Commits @n_steps steps for @worker, whose @n_batch active items are
+ * @batch (the held items 0 .. @n_batch - 1), under the worker's owner lock
+ * so that no taken child is ever visible to another worker.  Steps run in
+ * order and stop at the first refused one.  An item with a pending cancel
+ * request is cancelled instead, and the children it would have taken are
+ * skipped with their steps.  Then the refused step's item and @fail_held
+ * (or UINT32_MAX) are cancelled, and so is every taken child still held:
+ * each is retired exactly once.  Batch items without a step stay active:
+ * @batch_live[i] says whether batch item i still is (the caller runs or
+ * cancels it).  @held is room for @max_held record pointers.  @items, if
+ * not NULL, gets step s's item in @items[s] for every step completed, and
+ * a worker of LOOM_SCHED_NO_WORKER for the others.
+ */
+void loom_sched_commit_run(struct loom_sched *sched, uint32_t worker,
+			   const struct loom_sched_item *batch, uint32_t n_batch,
+			   const struct loom_sched_step *steps, size_t n_steps,
+			   uint32_t fail_held, struct loom_work_record **held,
+			   size_t max_held, struct loom_sched_item *items,
+			   bool *batch_live, struct loom_sched_commit *out);
+
 #endif /* LOOM_WORK_INTERNAL_H */

@@ -120,6 +120,7 @@ DEVICE_TEST(hw_caps_match_register)
 	EXPECT_NE(0, caps & LOOM_CAP_MSIX);
 	EXPECT_NE(0, caps & LOOM_CAP_TLB);	/* ABI 0.3 */
 	EXPECT_NE(0, caps & LOOM_CAP_PE_SLOTS);	/* ABI 0.4 */
+	EXPECT_NE(0, caps & LOOM_CAP_RUN_WORK);	/* ABI 0.5 */
 }
 
 DEVICE_TEST(geometry_matches_registers)

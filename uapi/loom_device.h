@@ -65,6 +65,7 @@
 #define LOOM_CAP_STATE_DUMP	(1U << 6)	/* LOOM_CORE_DUMP_* */
 #define LOOM_CAP_TLB		(1U << 7)	/* TLB, LOOM_REG_MMU_INVALIDATE (0.3) */
 #define LOOM_CAP_PE_SLOTS	(1U << 8)	/* temporal PEs: LOOM_FABRIC_SLOTS (0.4) */
+#define LOOM_CAP_RUN_WORK	(1U << 9)	/* LOOM_PKT_RUN_WORK (0.5) */
 
 /*
  * LOOM_REG_SCRATCH (RW): holds the last value written; reset clears it.
@@ -280,7 +281,8 @@ struct loom_hw_job {
  * @LOOM_STATUS_BAD_PACKET_SIZE: a packet's length is wrong for its opcode
  *	or runs past the end of the command buffer
  * @LOOM_STATUS_BAD_PACKET_FIELD: a reserved field is non-zero or a field is
- *	out of range (rank above the limit, negative extent, bad sizes)
+ *	out of range (rank above the limit, negative extent, bad sizes); for
+ *	RUN_WORK, @detail is the bad field's byte offset in the packet
  * @LOOM_STATUS_NO_CONFIG: a dispatch came before any LOAD_CONFIG
  * @LOOM_STATUS_BAD_CONFIG: the fabric configuration is malformed (details
  *	in @detail of the completion record: enum loom_config_error)
@@ -425,6 +427,8 @@ enum loom_pkt_opcode {
 	LOOM_PKT_WRITE_TIMESTAMP = 5,
 	/* struct loom_pkt_write: struct loom_hw_counters so far */
 	LOOM_PKT_WRITE_COUNTERS = 6,
+	/* struct loom_pkt_run_work (0.5, LOOM_CAP_RUN_WORK) */
+	LOOM_PKT_RUN_WORK = 7,
 	LOOM_PKT_OPCODE_COUNT
 };
 
@@ -520,6 +524,148 @@ struct loom_item_result {
 };
 
 #define LOOM_ITEM_RESULT_SIZE(capacity)	(8 + 8 * (__u64)(capacity))
+
+/**
+ * struct loom_pkt_run_work - drain work items through a bounded on-device
+ *	work stack (0.5, LOOM_CAP_RUN_WORK)
+ * @header: LOOM_PKT_HEADER(LOOM_PKT_RUN_WORK, 14)
+ * @child_capacity: children each item may spawn, at most
+ *	LOOM_MAX_CHILD_CAPACITY and below @stack_capacity
+ * @stack_va: @stack_capacity entries (struct loom_hw_work_entry), 8-byte
+ *	aligned; the initial items are entries 0 .. @stack_count - 1
+ * @stack_capacity: entries, 1 .. LOOM_MAX_WORK_STACK
+ * @stack_count: initial entries, at most @stack_capacity
+ * @record_va: @record_capacity records (struct loom_hw_work_record),
+ *	8-byte aligned
+ * @record_capacity: records, at most LOOM_MAX_WORK_RECORDS
+ * @budget: items the packet may run, at least 1
+ * @status_va: where the packet's struct loom_hw_work_status goes, 8-byte
+ *	aligned
+ * @flags: LOOM_RUN_WORK_* (others must be zero)
+ * @reserved: must be zero
+ *
+ * The command processor is the execution-local scheduler of one dynamic
+ * work domain's part on this core: it takes items from the top of the
+ * stack -- one or several at once, as its bounds allow, pipelined on the
+ * fabric as a DISPATCH_ITEMS' items are --
+ * writes the next record for each in order from the top (record i: the
+ * item's entry, payload, parent and ordinal, and its child count) and
+ * replaces their entries with their children: the top item's children
+ * topmost, each item's in reverse spawn order, so that child 0 runs next;
+ * child k of record i has parent i and ordinal k.  Initial entries are
+ * copied into their records unchanged: their parent and ordinal are the
+ * host's (it uses LOOM_WORK_NO_PARENT and its own numbering).  The device
+ * decides nothing else: the host commits the records as publications and
+ * retirements.
+ *
+ * Before taking items the device checks, in this order, and stops (the
+ * packet completes) if the stack is empty (QUIESCENT), @budget items ran
+ * (BUDGET), @record_capacity records are written (RECORDS_FULL), or the
+ * stack lacks room for @child_capacity children once the top item's own
+ * entry is replaced (STACK_FULL: count - 1 + @child_capacity exceeds
+ * @stack_capacity); it takes no more items than leave room for all their
+ * children.  So nothing is ever dropped, the stack left behind is a valid
+ * initial stack for another RUN_WORK, and the entries still on it are
+ * children published by records of this packet (or initial entries).
+ * A spawn past @child_capacity fails the job with LOOM_STATUS_CHILD_OVERFLOW
+ * (detail: the record index the failing batch's top item would have had).  With
+ * LOOM_RUN_WORK_CHILDREN_I32, an item that spawned a child whose payload
+ * is not a sign-extended 32-bit value gets no record, its children go
+ * nowhere and its entry goes back on the stack, above the others' children
+ * (the first such item on top); the packet stops (CHILD_WIDTH) once the
+ * items taken with it are written back: no item of a payload type the
+ * host would refuse ever runs.
+ *
+ * The status is written when the packet stops, and also when an item
+ * fails (stop LOOM_WORK_STOP_FAILED): the items taken with it were in
+ * flight together and none is known complete, so the batch goes back on
+ * the stack unchanged, no record of it written, its top item on top and
+ * named by the status; the job's status is the failure's.  A
+ * malformed packet writes nothing and fails with BAD_PACKET_SIZE or
+ * BAD_PACKET_FIELD; the device touches no memory outside the three areas
+ * the packet names.
+ */
+struct loom_pkt_run_work {
+	__u32 header;
+	__u32 child_capacity;
+	__u64 stack_va;
+	__u32 stack_capacity;
+	__u32 stack_count;
+	__u64 record_va;
+	__u32 record_capacity;
+	__u32 budget;
+	__u64 status_va;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/* struct loom_pkt_run_work.flags */
+#define LOOM_RUN_WORK_CHILDREN_I32	(1U << 0)
+#define LOOM_RUN_WORK_FLAGS_MASK	LOOM_RUN_WORK_CHILDREN_I32
+
+#define LOOM_MAX_WORK_STACK	(1U << 16)
+#define LOOM_MAX_WORK_RECORDS	(1U << 20)
+#define LOOM_WORK_NO_PARENT	0xffffffffU
+
+/**
+ * struct loom_hw_work_entry - an item waiting on a RUN_WORK stack (16 bytes)
+ * @payload: its payload
+ * @parent: the record index of the item that spawned it, or the host's
+ *	value for an initial entry (LOOM_WORK_NO_PARENT by convention)
+ * @ordinal: its child ordinal within that parent (initial entries: the
+ *	host's)
+ */
+struct loom_hw_work_entry {
+	__u64 payload;
+	__u32 parent;
+	__u32 ordinal;
+};
+
+/**
+ * struct loom_hw_work_record - an item a RUN_WORK ran (24 bytes)
+ * @entry: the item's stack entry as it was when the item started
+ * @child_count: children it spawned (their entries name this record)
+ * @reserved: written as zero
+ */
+struct loom_hw_work_record {
+	struct loom_hw_work_entry entry;
+	__u32 child_count;
+	__u32 reserved;
+};
+
+/**
+ * enum loom_work_stop - why a RUN_WORK packet stopped
+ * @LOOM_WORK_STOP_QUIESCENT: the stack is empty: the part of the domain
+ *	given to the packet is done
+ * @LOOM_WORK_STOP_BUDGET: @budget items ran
+ * @LOOM_WORK_STOP_RECORDS_FULL: the record area is full
+ * @LOOM_WORK_STOP_STACK_FULL: the top item's children might not fit
+ * @LOOM_WORK_STOP_CHILD_WIDTH: the top item spawned a child outside i32
+ *	(LOOM_RUN_WORK_CHILDREN_I32)
+ * @LOOM_WORK_STOP_FAILED: an item failed (the job's status says how)
+ */
+enum loom_work_stop {
+	LOOM_WORK_STOP_QUIESCENT = 0,
+	LOOM_WORK_STOP_BUDGET = 1,
+	LOOM_WORK_STOP_RECORDS_FULL = 2,
+	LOOM_WORK_STOP_STACK_FULL = 3,
+	LOOM_WORK_STOP_CHILD_WIDTH = 4,
+	LOOM_WORK_STOP_FAILED = 5,
+};
+
+/**
+ * struct loom_hw_work_status - how a RUN_WORK packet ended (16 bytes)
+ * @stop: enum loom_work_stop
+ * @items_run: records written (records 0 .. @items_run - 1)
+ * @stack_count: entries left on the stack (0 .. @stack_count - 1)
+ * @reserved: written as zero
+ */
+struct loom_hw_work_status {
+	__u32 stop;
+	__u32 items_run;
+	__u32 stack_count;
+	__u32 reserved;
+};
 
 /**
  * struct loom_pkt_write - write a timestamp or counters

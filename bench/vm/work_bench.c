@@ -11,8 +11,10 @@
  *
  * The tree is drained with 1 and 2 workers (the VM has one vCPU, so a
  * second worker buys a second device core, not host parallelism) and
- * batches of 64, 256 and 1024 items per dispatch; the best is compared
- * with the dense launch.  For context, every node of the tree is also run
+ * batches of 64, 256 and 1024 items, once through the device's work stack
+ * (LOOM_PKT_RUN_WORK: a packet drains a subtree of up to 16384 items) and
+ * once through items dispatches (one dispatch per batch); the best is
+ * compared with the dense launch, and so is the best items-dispatch run.  For context, every node of the tree is also run
  * as one items dispatch without the scheduler (loom_launch_items): the
  * device's share of the dynamic cost, with its cycle counters.
  *
@@ -49,9 +51,13 @@
 
 static const uint32_t worker_counts[] = { 1, 2 };
 static const uint32_t batch_sizes[] = { 64, 256, 1024 };
+/* loom_work_device_config.flags: the work stack, then items dispatches */
+static const uint32_t modes[] = { 0, LOOM_WORK_DEVICE_ITEMS_ONLY };
+static const char *const mode_names[] = { "work stack", "items" };
 
 #define N_WORKERS	(sizeof(worker_counts) / sizeof(worker_counts[0]))
 #define N_BATCHES	(sizeof(batch_sizes) / sizeof(batch_sizes[0]))
+#define N_MODES		(sizeof(modes) / sizeof(modes[0]))
 
 static unsigned passed, failed;
 
@@ -153,8 +159,8 @@ static void tree_args(const struct bench *b, struct loom_arg args[4])
 }
 
 /* Drains the tree once from root 0. */
-static void tree_once(struct bench *b, uint32_t workers, uint32_t batch,
-		      unsigned rep, struct measure *m)
+static void tree_once(struct bench *b, unsigned mode, uint32_t workers,
+		      uint32_t batch, unsigned rep, struct measure *m)
 {
 	struct loom_device *devs[1] = { b->dev };
 	struct loom_arg args[4];
@@ -164,7 +170,7 @@ static void tree_once(struct bench *b, uint32_t workers, uint32_t batch,
 		.devices = devs, .n_devices = 1, .workers = workers,
 		/* every item queued at once still fits */
 		.deque_capacity = TREE_ITEMS, .max_batch = batch,
-		.flags = LOOM_WORK_DEVICE_NO_TRACE,
+		.flags = LOOM_WORK_DEVICE_NO_TRACE | modes[mode],
 	};
 	struct loom_work_device_result r;
 	enum loom_error err;
@@ -172,8 +178,8 @@ static void tree_once(struct bench *b, uint32_t workers, uint32_t batch,
 	double t;
 	bool ok;
 
-	snprintf(what, sizeof(what), "tree, %u worker(s), batch %u, rep %u",
-		 workers, batch, rep);
+	snprintf(what, sizeof(what), "tree, %s, %u worker(s), batch %u, rep %u",
+		 mode_names[mode], workers, batch, rep);
 	prepare(b);
 	tree_args(b, args);
 	t = now();
@@ -367,11 +373,11 @@ static void print_row(const char *name, const struct measure *m,
 		      const struct measure *dense)
 {
 	if (!m->items) {
-		printf("%-32s  %9s  %10s  %10s  %6s  %8s\n", name, "-", "-", "-",
+		printf("%-44s  %9s  %10s  %10s  %6s  %8s\n", name, "-", "-", "-",
 		       "-", "failed");
 		return;
 	}
-	printf("%-32s  %9.1f  %10.0f  %10llu  %6llu  %8.4f\n", name,
+	printf("%-44s  %9.1f  %10.0f  %10llu  %6llu  %8.4f\n", name,
 	       m->best * 1e3, rate(m), (unsigned long long)m->jobs,
 	       (unsigned long long)m->steals,
 	       rate(dense) ? rate(m) / rate(dense) : 0);
@@ -382,32 +388,61 @@ static const char *plural(uint32_t n)
 	return n == 1 ? "" : "s";
 }
 
-static void report(struct measure tree[N_WORKERS][N_BATCHES],
+/* The fastest tree run of @mode, or NULL: *@tw, *@tb its configuration. */
+static const struct measure *
+best_tree(struct measure tree[N_MODES][N_WORKERS][N_BATCHES], unsigned mode,
+	  unsigned *tw, unsigned *tb)
+{
+	const struct measure *top = NULL;
+
+	for (unsigned i = 0; i < N_WORKERS; i++) {
+		for (unsigned j = 0; j < N_BATCHES; j++) {
+			const struct measure *m = &tree[mode][i][j];
+
+			if (m->items && (!top || rate(m) > rate(top))) {
+				top = m;
+				*tw = i;
+				*tb = j;
+			}
+		}
+	}
+	return top;
+}
+
+static void result_line(const char *label, const struct measure *top,
+			unsigned tw, unsigned tb, const struct measure *dense)
+{
+	printf("RESULT\tP3\t%.3f\t%s\t"
+	       "dynamic %.0f items/s (%llu items, %llu dispatches, %u worker%s, "
+	       "batch %u), dense %.0f items/s (%llu device cycles)\n",
+	       rate(top) / rate(dense), label, rate(top),
+	       (unsigned long long)top->items, (unsigned long long)top->jobs,
+	       worker_counts[tw], plural(worker_counts[tw]), batch_sizes[tb],
+	       rate(dense), (unsigned long long)dense->cycles);
+}
+
+static void report(struct measure tree[N_MODES][N_WORKERS][N_BATCHES],
 		   const struct measure *dense, const struct measure *items,
 		   unsigned reps)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	const struct measure *top = NULL;
-	unsigned tw = 0, tb = 0;
+	const struct measure *top, *old;
+	unsigned tw = 0, tb = 0, ow = 0, ob = 0;
 	char name[64];
 
 	printf("\nP3: complete binary tree of depth %u (%u items) vs one dense "
 	       "launch of %u instances\n(wall clock, best of %u, %ld guest CPU%s)\n",
 	       TREE_DEPTH, TREE_ITEMS, TREE_ITEMS, reps, ncpu, ncpu == 1 ? "" : "s");
-	printf("%-32s  %9s  %10s  %10s  %6s  %8s\n", "run", "ms", "items/s",
+	printf("%-44s  %9s  %10s  %10s  %6s  %8s\n", "run", "ms", "items/s",
 	       "dispatches", "steals", "vs dense");
-	for (unsigned i = 0; i < N_WORKERS; i++) {
-		for (unsigned j = 0; j < N_BATCHES; j++) {
-			const struct measure *m = &tree[i][j];
-
-			snprintf(name, sizeof(name), "dynamic, %u worker%s, batch %u",
-				 worker_counts[i], plural(worker_counts[i]),
-				 batch_sizes[j]);
-			print_row(name, m, dense);
-			if (m->items && (!top || rate(m) > rate(top))) {
-				top = m;
-				tw = i;
-				tb = j;
+	for (unsigned k = 0; k < N_MODES; k++) {
+		for (unsigned i = 0; i < N_WORKERS; i++) {
+			for (unsigned j = 0; j < N_BATCHES; j++) {
+				snprintf(name, sizeof(name),
+					 "dynamic, %s, %u worker%s, batch %u",
+					 mode_names[k], worker_counts[i],
+					 plural(worker_counts[i]), batch_sizes[j]);
+				print_row(name, &tree[k][i][j], dense);
 			}
 		}
 	}
@@ -421,26 +456,29 @@ static void report(struct measure tree[N_WORKERS][N_BATCHES],
 		printf("items job: %llu device cycles, %.2f per item\n",
 		       (unsigned long long)items->cycles,
 		       (double)items->cycles / TREE_ITEMS);
-	if (!top || !dense->items)
+	top = best_tree(tree, 0, &tw, &tb);
+	old = best_tree(tree, 1, &ow, &ob);
+	if (!dense->items)
 		return;
-	printf("best dynamic: %u worker%s, batch %u, %.4f of the dense launch's "
-	       "items/s (dense %.1fx faster)\n\n", worker_counts[tw],
-	       plural(worker_counts[tw]), batch_sizes[tb],
-	       rate(top) / rate(dense), rate(dense) / rate(top));
-
-	printf("RESULT\tP3\t%.3f\tdynamic tree / one dense launch (items/s)\t"
-	       "dynamic %.0f items/s (%llu items, %llu dispatches, %u worker%s, "
-	       "batch %u), dense %.0f items/s (%llu device cycles)\n",
-	       rate(top) / rate(dense), rate(top), (unsigned long long)top->items,
-	       (unsigned long long)top->jobs, worker_counts[tw],
-	       plural(worker_counts[tw]), batch_sizes[tb], rate(dense),
-	       (unsigned long long)dense->cycles);
+	if (top)
+		printf("best dynamic: work stack, %u worker%s, batch %u, %.4f of "
+		       "the dense launch's items/s (dense %.1fx faster)\n\n",
+		       worker_counts[tw], plural(worker_counts[tw]),
+		       batch_sizes[tb], rate(top) / rate(dense),
+		       rate(dense) / rate(top));
+	if (top)
+		result_line("dynamic tree through the device's work stack / one "
+			    "dense launch (items/s)", top, tw, tb, dense);
+	if (old)
+		result_line("the same through items dispatches, one per batch / "
+			    "one dense launch (items/s)", old, ow, ob, dense);
 	if (items->items)
 		printf("RESULT\tP3\t%.3f\tone items dispatch of every node, no "
-		       "scheduler / one dense launch (items/s)\titems %.0f items/s "
-		       "(%llu items, %llu device cycles), dense %.0f items/s "
-		       "(%llu device cycles)\n", rate(items) / rate(dense),
-		       rate(items), (unsigned long long)items->items,
+		       "scheduler / one dense launch (items/s): the device's share\t"
+		       "items %.0f items/s (%llu items, %llu device cycles), dense "
+		       "%.0f items/s (%llu device cycles)\n",
+		       rate(items) / rate(dense), rate(items),
+		       (unsigned long long)items->items,
 		       (unsigned long long)items->cycles, rate(dense),
 		       (unsigned long long)dense->cycles);
 }
@@ -451,21 +489,22 @@ static void report(struct measure tree[N_WORKERS][N_BATCHES],
  * rather than every rep of one.
  */
 static void one_rep(struct bench *b, unsigned rep,
-		    struct measure tree[N_WORKERS][N_BATCHES],
+		    struct measure tree[N_MODES][N_WORKERS][N_BATCHES],
 		    struct measure *dense, struct measure *items)
 {
 	dense_once(b, rep, dense);
 	items_once(b, rep, items);
-	for (unsigned i = 0; i < N_WORKERS; i++)
-		for (unsigned j = 0; j < N_BATCHES; j++)
-			tree_once(b, worker_counts[i], batch_sizes[j], rep,
-				  &tree[i][j]);
+	for (unsigned k = 0; k < N_MODES; k++)
+		for (unsigned i = 0; i < N_WORKERS; i++)
+			for (unsigned j = 0; j < N_BATCHES; j++)
+				tree_once(b, k, worker_counts[i], batch_sizes[j],
+					  rep, &tree[k][i][j]);
 }
 
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : DEFAULT_IMAGE;
-	struct measure tree[N_WORKERS][N_BATCHES], dense, items;
+	struct measure tree[N_MODES][N_WORKERS][N_BATCHES], dense, items;
 	struct bench b = { 0 };
 	double start = now();
 	unsigned reps = 0;
@@ -473,9 +512,10 @@ int main(int argc, char **argv)
 
 	measure_init(&dense);
 	measure_init(&items);
-	for (unsigned i = 0; i < N_WORKERS; i++)
-		for (unsigned j = 0; j < N_BATCHES; j++)
-			measure_init(&tree[i][j]);
+	for (unsigned k = 0; k < N_MODES; k++)
+		for (unsigned i = 0; i < N_WORKERS; i++)
+			for (unsigned j = 0; j < N_BATCHES; j++)
+				measure_init(&tree[k][i][j]);
 	ret = open_all(&b, path);
 	if (check(!ret, "setup: %s", loom_strerror(ret))) {
 		/*

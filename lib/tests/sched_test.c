@@ -7,6 +7,7 @@
  * successful transition and nothing else.
  */
 #include "work_util.h"
+#include "work_internal.h"
 
 #define OCC	7
 
@@ -638,6 +639,129 @@ TEST(identity_independent_of_worker_and_payload)
 	loom_sched_destroy(two);
 }
 
+/*
+ * A commit of what an execution-local scheduler ran: the root ran with
+ * its children 0 and 2 (2 with a child of its own), child 1 was left.
+ * The same transactions, in record order, as publishing and completing
+ * by hand: taken children never queue, the left one does, and can be
+ * stolen.
+ */
+TEST(commit_run_publishes_takes_and_completes_in_record_order)
+{
+	struct loom_sched *s = new_sched(2, 4, 2, 0);
+	uint64_t root_kids[3] = { 10, 11, 12 }, kid2_kids[1] = { 120 };
+	bool root_taken[3] = { true, false, true }, kid2_taken[1] = { true };
+	struct loom_sched_step steps[4] = {
+		{ .held = 0, .count = 3, .payloads = root_kids, .taken = root_taken },
+		{ .held = 1, .count = 0 },		/* root/0 */
+		{ .held = 2, .count = 1, .payloads = kid2_kids, .taken = kid2_taken },
+		{ .held = 3, .count = 0 },		/* root/2/0 */
+	};
+	struct loom_work_record *held[8];
+	struct loom_sched_item root, items[4], left;
+	struct loom_sched_commit out;
+	struct loom_sched_trace *t;
+	bool live[1];
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	loom_sched_commit_run(s, 0, &root, 1, steps, 4, UINT32_MAX, held, 8,
+			      items, live, &out);
+	CHECK_OK(out.error);
+	CHECK_EQ(4, out.completed);
+	CHECK_EQ(0, out.cancelled);
+	CHECK_EQ(4, out.published);
+	CHECK(!out.has_failed);
+	CHECK(!live[0]);
+	CHECK_EQ(12, items[2].payload);
+	CHECK_EQ(2, items[2].id.ordinal);
+	CHECK_EQ(1, loom_sched_queued(s, 0));
+	left = take(s, 1);				/* steals root/1 */
+	CHECK_EQ(11, left.payload);
+	CHECK_EQ(LOOM_WORK_COMPLETED, complete(s, &left));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "publish 0 7:root/2", "acquire-local 0 7:root/0",
+		    "acquire-local 0 7:root/2", "complete 0 7:root",
+		    "complete 0 7:root/0", "publish 0 7:root/2/0",
+		    "acquire-local 0 7:root/2/0", "complete 0 7:root/2",
+		    "complete 0 7:root/2/0", "steal 1<-0 7:root/1",
+		    "complete 1 7:root/1 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+/*
+ * A refused step (no room for what it leaves) and a failing item name
+ * the item and cancel it; taken children without a step are cancelled;
+ * batch items without one stay active; a cancel request cancels its
+ * item and skips what it took.
+ */
+TEST(commit_run_cancels_what_it_cannot_complete)
+{
+	struct loom_sched *s = new_sched(1, 1, 2, 0);
+	uint64_t kids[2] = { 1, 2 };
+	bool left2[2] = { false, false }, taken2[2] = { true, true };
+	struct loom_sched_step refused = { 0, 2, kids, left2 };
+	struct loom_sched_step took = { 0, 2, kids, taken2 };
+	struct loom_work_record *held[8];
+	struct loom_sched_item root, items[1];
+	struct loom_sched_commit out;
+	bool live[1];
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	/* two left on a deque of one: refused, the root named and cancelled */
+	loom_sched_commit_run(s, 0, &root, 1, &refused, 1, UINT32_MAX, held,
+			      8, items, live, &out);
+	CHECK_EQ(LOOM_WORK_QUEUE_CAPACITY, out.error);
+	CHECK(out.has_failed);
+	CHECK(loom_item_id_is_root(&out.failed.id));
+	CHECK_EQ(1, out.cancelled);
+	CHECK(!live[0]);
+	CHECK_EQ(LOOM_SCHED_NO_WORKER, items[0].worker);
+	loom_sched_destroy(s);
+
+	/* the root completes; its taken children have no step: cancelled */
+	s = new_sched(1, 1, 2, 0);
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	loom_sched_commit_run(s, 0, &root, 1, &took, 1, 2, held, 8, items,
+			      live, &out);
+	CHECK_OK(out.error);
+	CHECK_EQ(1, out.completed);
+	CHECK_EQ(2, out.cancelled);
+	CHECK(out.has_failed);
+	CHECK_EQ(1, out.failed.id.ordinal);	/* held 2: root/1 */
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE,
+		 loom_sched_acquire(s, 0, &root));
+	loom_sched_destroy(s);
+
+	/* no step: the batch item stays active; a request then cancels it */
+	s = new_sched(1, 4, 2, 0);
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	loom_sched_commit_run(s, 0, &root, 1, NULL, 0, UINT32_MAX, held, 8,
+			      NULL, live, &out);
+	CHECK(live[0]);
+	CHECK_OK(loom_sched_cancel(s, root.resp, NULL, NULL));
+	loom_sched_commit_run(s, 0, &root, 1, &took, 1, UINT32_MAX, held, 8,
+			      items, live, &out);
+	CHECK_OK(out.error);
+	CHECK_EQ(0, out.completed);
+	CHECK_EQ(1, out.cancelled);
+	CHECK_EQ(0, out.published);
+	CHECK(!live[0]);
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE,
+		 loom_sched_acquire(s, 0, &root));
+	loom_sched_destroy(s);
+}
+
 TEST(invalid_configurations_rejected)
 {
 	struct loom_sched_config config = { .workers = 0, .deque_capacity = 1 };
@@ -684,6 +808,8 @@ int main(void)
 	RUN(trace_take_moves_events_and_outlives_scheduler);
 	RUN(no_trace_flag_records_nothing);
 	RUN(identity_independent_of_worker_and_payload);
+	RUN(commit_run_publishes_takes_and_completes_in_record_order);
+	RUN(commit_run_cancels_what_it_cannot_complete);
 	RUN(invalid_configurations_rejected);
 	RUN(event_names);
 	return checks_done();

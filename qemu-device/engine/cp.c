@@ -38,6 +38,13 @@ struct cp_job {
 	uint32_t *child_count;
 	uint32_t counts_alloc;	/* entries in child_count */
 	uint32_t item;		/* the item that overflowed */
+	/*
+	 * A RUN_WORK batch (set while it runs): payloads come from, and
+	 * children go to, the batch's buffers instead of job memory.
+	 */
+	const uint64_t *work_payloads;
+	uint64_t *work_children;
+	uint32_t *work_counts;
 };
 
 static void progress(struct cp_job *j)
@@ -157,9 +164,27 @@ static int fabric_payload(void *opaque, uint32_t item, uint64_t *payload)
 {
 	struct cp_job *j = opaque;
 
+	if (j->work_payloads) {
+		*payload = j->work_payloads[item];
+		return LOOM_STATUS_OK;
+	}
 	if (!grow_counts(j, item))
 		return LOOM_STATUS_DMA_ERROR;
 	return job_read(j, j->payload_va + 8ULL * item, payload, 8);
+}
+
+/* A child of item @item of a RUN_WORK batch. */
+static int work_spawn(struct cp_job *j, uint64_t payload, uint32_t item)
+{
+	uint32_t n = j->work_counts[item];
+
+	if (n == j->child_capacity) {
+		j->item = item;
+		return LOOM_STATUS_CHILD_OVERFLOW;
+	}
+	j->work_children[(size_t)item * j->child_capacity + n] = payload;
+	j->work_counts[item] = n + 1;
+	return LOOM_STATUS_OK;
 }
 
 /*
@@ -175,6 +200,8 @@ static int fabric_spawn(void *opaque, uint64_t payload, uint32_t item)
 
 	if (!j->in_items)
 		return LOOM_STATUS_SPAWN_OUTSIDE_ITEMS;
+	if (j->work_children)
+		return work_spawn(j, payload, item);
 	n = j->child_count[item];
 	if (n == j->child_capacity) {
 		j->item = item;
@@ -353,6 +380,86 @@ static int pkt_dispatch_items(struct cp_job *j)
 	return ret ? job_fail(j, ret, 0) : 0;
 }
 
+/* ---- RUN_WORK: cp_work.c, over these three calls ---------------------------- */
+
+static int work_read(void *opaque, uint64_t va, void *buf, size_t len)
+{
+	return job_read(opaque, va, buf, len);
+}
+
+static int work_write(void *opaque, uint64_t va, const void *buf, size_t len)
+{
+	return job_write(opaque, va, buf, len);
+}
+
+/*
+ * The items of a RUN_WORK batch, pipelined as an items dispatch runs them.
+ * Several are in flight at once, so after a failure none is known to have
+ * completed: *@done is then 0 (the batch goes back whole, its top item
+ * named).
+ */
+static int work_run_items(void *opaque, const uint64_t *payloads, uint32_t n,
+			  uint64_t *children, uint32_t *counts, uint32_t *done)
+{
+	struct cp_job *j = opaque;
+	struct loom_dispatch d = {
+		.operands = j->core->operands,
+		.num_operands = j->core->num_operands,
+		.items = true,
+		.count = n,
+	};
+	int ret;
+
+	memset(counts, 0, (size_t)n * sizeof(*counts));
+	j->work_payloads = payloads;
+	j->work_children = children;
+	j->work_counts = counts;
+	ret = n ? run_fabric(j, &d) : LOOM_STATUS_OK;
+	j->work_payloads = NULL;
+	j->work_children = NULL;
+	j->work_counts = NULL;
+	*done = ret ? 0 : n;
+	return ret;
+}
+
+static int pkt_run_work(struct cp_job *j)
+{
+	const struct loom_work_ops ops = {
+		.opaque = j,
+		.read = work_read,
+		.write = work_write,
+		.run_items = work_run_items,
+		.stop = &j->core->stop,
+	};
+	struct loom_pkt_run_work pkt = {
+		.child_capacity = pkt_u32(j, 4),
+		.stack_va = pkt_u64(j, 8),
+		.stack_capacity = pkt_u32(j, 16),
+		.stack_count = pkt_u32(j, 20),
+		.record_va = pkt_u64(j, 24),
+		.record_capacity = pkt_u32(j, 32),
+		.budget = pkt_u32(j, 36),
+		.status_va = pkt_u64(j, 40),
+		.flags = pkt_u32(j, 48),
+		.reserved = pkt_u32(j, 52),
+	};
+	uint32_t detail;
+	int ret;
+
+	if (j->dwords != sizeof(pkt) / 4)
+		return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
+	ret = loom_work_check(&pkt, &detail);
+	if (ret)
+		return job_fail(j, ret, detail);
+	if (!loom_fabric_configured(j->core->fabric))
+		return job_fail(j, LOOM_STATUS_NO_CONFIG, 0);
+	j->child_capacity = pkt.child_capacity;
+	j->in_items = true;
+	ret = loom_work_run(&ops, &pkt, &detail);
+	j->in_items = false;
+	return ret ? job_fail(j, ret, detail) : 0;
+}
+
 static int pkt_write(struct cp_job *j, bool counters)
 {
 	uint64_t va = pkt_u64(j, 8);
@@ -385,6 +492,8 @@ static int run_packet(struct cp_job *j, uint32_t header)
 		return pkt_write(j, false);
 	case LOOM_PKT_WRITE_COUNTERS:
 		return pkt_write(j, true);
+	case LOOM_PKT_RUN_WORK:
+		return pkt_run_work(j);
 	default:
 		return job_fail(j, LOOM_STATUS_BAD_OPCODE, LOOM_PKT_OPCODE(header));
 	}

@@ -11,6 +11,8 @@
  *             MIT, shared with libloom's host programs
  *   fabric.c  the cycle-level fabric simulator
  *   cp.c      the command processor: one job's packets, start to end
+ *   cp_work.c RUN_WORK: the bounded on-device work stack, over cp.c's
+ *             memory access and one item run
  *
  * Every value and encoding comes from uapi/loom_device.h.
  */
@@ -303,5 +305,44 @@ void loom_core_stopped_job(struct loom_core *core,
 			   const struct loom_hw_job *job,
 			   struct loom_hw_completion *done, void *dump,
 			   size_t dump_size, size_t *dump_len);
+
+/* ------------------------------------------------------------ cp_work.c --- */
+
+/**
+ * struct loom_work_ops - what RUN_WORK needs from the command processor
+ * @opaque: passed back
+ * @read: job memory, as a packet reads it: a LOOM_STATUS_* value
+ * @write: likewise
+ * @run_items: runs the @n items of @payloads (at most 64) to quiescence,
+ *	item i's children, in spawn order, into @children + i *
+ *	child_capacity, their number into @counts[i].  LOOM_STATUS_OK with
+ *	every item run, or a failure's status with *@done the items before
+ *	the one named as failing (payloads[*@done]), which completed; the
+ *	items after it count as not run.  cp.c pipelines the batch, so on a
+ *	failure it reports *@done 0: none is known complete.
+ * @stop: set (relaxed) to stop the job between batches
+ */
+struct loom_work_ops {
+	void *opaque;
+	int (*read)(void *opaque, uint64_t va, void *buf, size_t len);
+	int (*write)(void *opaque, uint64_t va, const void *buf, size_t len);
+	int (*run_items)(void *opaque, const uint64_t *payloads, uint32_t n,
+			 uint64_t *children, uint32_t *counts, uint32_t *done);
+	const int *stop;
+};
+
+/*
+ * Validates a RUN_WORK packet's fields (@pkt, header excluded from the
+ * checks): LOOM_STATUS_OK or LOOM_STATUS_BAD_PACKET_FIELD, *@field the
+ * byte offset of the first bad field.
+ */
+int loom_work_check(const struct loom_pkt_run_work *pkt, uint32_t *field);
+
+/*
+ * Runs a validated RUN_WORK packet: LOOM_STATUS_OK when it stopped (its
+ * status written), or the failure, *@detail its completion detail.
+ */
+int loom_work_run(const struct loom_work_ops *ops,
+		  const struct loom_pkt_run_work *pkt, uint32_t *detail);
 
 #endif /* LOOM_ENGINE_H */

@@ -29,8 +29,9 @@ TEST(pci_identity_and_global_registers)
 	CHECK_EQ(0x0020, LOOM_REG_ERROR_STATUS);
 	CHECK_EQ(3, LOOM_VERSION_MAJOR(LOOM_VERSION(3, 7)));
 	CHECK_EQ(7, LOOM_VERSION_MINOR(LOOM_VERSION(3, 7)));
-	/* 0.5: the items of one DISPATCH_ITEMS are pipelined */
+	/* 0.5: pipelined items, the on-device work stack (LOOM_CAP_RUN_WORK) */
 	CHECK_EQ(0x00000005, LOOM_VERSION_CURRENT);
+	CHECK_EQ(1U << 9, LOOM_CAP_RUN_WORK);
 }
 
 TEST(temporal_pes)
@@ -104,6 +105,13 @@ TEST(packets)
 	CHECK_EQ(32, sizeof(struct loom_pkt_dispatch_items));
 	CHECK_EQ(16, sizeof(struct loom_pkt_write));
 	CHECK_EQ(6, LOOM_PKT_WRITE_COUNTERS);
+	CHECK_EQ(7, LOOM_PKT_RUN_WORK);
+	CHECK_EQ(56, sizeof(struct loom_pkt_run_work));
+	CHECK_EQ(40, offsetof(struct loom_pkt_run_work, status_va));
+	CHECK_EQ(48, offsetof(struct loom_pkt_run_work, flags));
+	CHECK_EQ(16, sizeof(struct loom_hw_work_entry));
+	CHECK_EQ(24, sizeof(struct loom_hw_work_record));
+	CHECK_EQ(16, sizeof(struct loom_hw_work_status));
 	CHECK_EQ(12, LOOM_STATUS_BAD_DESCRIPTOR);
 	CHECK_EQ(34, LOOM_OP_SINK);
 	CHECK_EQ(35, LOOM_OP_FADD);

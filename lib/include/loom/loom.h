@@ -423,6 +423,8 @@ int loom_ring_reap(struct loom_ring *ring, struct loom_completion *out,
 /* struct loom_work_device_config.flags */
 #define LOOM_WORK_DEVICE_NO_TRACE	(1u << 0)	/* record no replay trace */
 #define LOOM_WORK_DEVICE_TOKEN		(1u << 1)	/* return a collective token */
+/* items dispatches only, even on a device with LOOM_CAP_RUN_WORK */
+#define LOOM_WORK_DEVICE_ITEMS_ONLY	(1u << 2)
 
 /*
  * Watches one item whose dispatch succeeded, from its worker's thread,
@@ -451,12 +453,17 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
  * @n_devices: entries of @devices
  * @workers: scheduler workers, at least 1
  * @deque_capacity: per-worker deque capacity, at least 1
- * @max_batch: items per dispatch, at most; 0 means 1
- * @flags: LOOM_WORK_DEVICE_*
+ * @max_batch: items per dispatch (on a device's work stack: initial items
+ *	per job), at most; 0 means 1
+ * @flags: LOOM_WORK_DEVICE_*: without LOOM_WORK_DEVICE_ITEMS_ONLY, a device
+ *	with LOOM_CAP_RUN_WORK runs whole subtrees per job on its own work
+ *	stack (LOOM_PKT_RUN_WORK); the same ids, payloads, counts and trace
+ *	events as items dispatches
  * @observe: NULL, or called once per item that ran successfully
  * @observe_ctx: its first argument
- * @observe_job: NULL, or called once per items dispatch, from the thread
- *	of the worker that ran it, after its completion was reaped
+ * @observe_job: NULL, or called once per job (items dispatch or work
+ *	stack), from the thread of the worker that ran it, after its
+ *	completion was reaped
  * @observe_job_ctx: its first argument
  */
 struct loom_work_device_config {
@@ -482,11 +489,11 @@ struct loom_work_device_config {
 /**
  * struct loom_work_device_result - what a device run did
  * @work: as for the synchronous adapter; items_run counts items that
- *	were in a dispatch whose CQE was reaped, @work.failed_item names
- *	the failing item
- * @jobs_submitted: items dispatches submitted
- * @counters: the device's counters, summed over the dispatches that
- *	succeeded (each dispatch ends with a LOOM_PKT_WRITE_COUNTERS)
+ *	were in a dispatch whose CQE was reaped (on a work stack: that the
+ *	device reports it ran), @work.failed_item names the failing item
+ * @jobs_submitted: jobs submitted (items dispatches or work stack runs)
+ * @counters: the device's counters, summed over the jobs that succeeded
+ *	(each job ends with a LOOM_PKT_WRITE_COUNTERS)
  * @device_error: with LOOM_WORK_DEVICE_ERROR, the launch's or job's error
  *	(a LOOM_E_* or negative errno; -ENOSPC: the item spawned more than
  *	the thread's child capacity); else 0
@@ -510,7 +517,9 @@ struct loom_work_device_result {
  *   LOOM_WORK_OK: every item ran on a device and completed;
  *   LOOM_WORK_DEVICE_ERROR with @result->work.failed: a launch or a job
  *	failed (@result->device_error says how); the failing item is the
- *	first of its dispatch whose result record the device did not write;
+ *	first of its dispatch whose result record the device did not write,
+ *	or the one the device's work stack failed on (-EIO: a work stack
+ *	whose records do not account for every child exactly once);
  *   LOOM_WORK_QUEUE_CAPACITY, LOOM_WORK_CHILD_OVERFLOW, or any error
  *	publication answered: as for loom_work_sync_run();
  *	after each of these the domain was cancelled and drained to

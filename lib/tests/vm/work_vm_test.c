@@ -25,15 +25,18 @@
 
 #define SEC		1000000000LL
 #define N_NODES		300
+#define MAX_NODES	131071
 #define MAX_FANOUT	6
 
 /* node n: children first[n] .. first[n] + count[n] - 1 */
-static int64_t first_child[N_NODES], child_count[N_NODES];
+static int64_t first_child[MAX_NODES], child_count[MAX_NODES];
+/* The tree's size: N_NODES but in work_stack_trees_match_host. */
+static int64_t n_nodes = N_NODES;
 
 /* Irregular fanout 0..MAX_FANOUT, breadth-first numbering, all reachable. */
 static void gen_tree(void)
 {
-	loom_test_tree_gen(first_child, child_count, N_NODES, MAX_FANOUT, 12345);
+	loom_test_tree_gen(first_child, child_count, n_nodes, MAX_FANOUT, 12345);
 }
 
 static const enum loom_arg_type tree_sig[2] = { LOOM_ARG_MEMREF_I64, LOOM_ARG_I64 };
@@ -81,11 +84,11 @@ static int devctx_open(struct devctx *d, unsigned nth)
 
 	if (ret)
 		return ret;
-	ret = loom_bo_alloc(d->dev, N_NODES * 16, LOOM_BO_DEVICE_READ_ONLY, &d->table);
+	ret = loom_bo_alloc(d->dev, MAX_NODES * 16, LOOM_BO_DEVICE_READ_ONLY, &d->table);
 	if (ret)
 		return ret;
 	t = loom_bo_map(d->table);
-	for (int n = 0; n < N_NODES; n++) {
+	for (int n = 0; n < n_nodes; n++) {
 		t[2 * n] = first_child[n];
 		t[2 * n + 1] = child_count[n];
 	}
@@ -109,9 +112,9 @@ struct pair {
 
 struct visits {
 	pthread_mutex_t lock;
-	struct pair pairs[2 * N_NODES];
+	struct pair pairs[2 * MAX_NODES];
 	size_t n;
-	unsigned count[N_NODES];
+	unsigned count[MAX_NODES];
 	unsigned bad_payload, bad_children;
 	unsigned by_worker[8];
 };
@@ -129,11 +132,11 @@ static void visit(struct visits *v, const struct loom_sched_item *item,
 	uint64_t p = item->payload;
 
 	pthread_mutex_lock(&v->lock);
-	if (v->n < 2 * N_NODES)
+	if (v->n < 2 * MAX_NODES)
 		v->pairs[v->n++] = (struct pair){ item->id, p };
 	if (item->worker < 8)
 		v->by_worker[item->worker]++;
-	if (p >= N_NODES) {
+	if (p >= (uint64_t)n_nodes) {
 		v->bad_payload++;
 	} else {
 		v->count[p]++;
@@ -159,7 +162,7 @@ static enum loom_work_sync_verdict host_fn(void *ctx, const struct loom_sched_it
 {
 	int64_t n = (int64_t)item->payload;
 
-	if (n < 0 || n >= N_NODES || (size_t)child_count[n] > capacity)
+	if (n < 0 || n >= n_nodes || (size_t)child_count[n] > capacity)
 		return LOOM_WORK_SYNC_ABORT;
 	for (int64_t k = 0; k < child_count[n]; k++)
 		children[k] = (uint64_t)(first_child[n] + k);
@@ -183,13 +186,13 @@ static void host_run(struct __test_metadata *_metadata)
 {
 	struct loom_work_sync_config c = {
 		.occurrence = 7, .root_payload = 0, .workers = 1,
-		.deque_capacity = N_NODES, .child_capacity = MAX_FANOUT,
+		.deque_capacity = (uint32_t)n_nodes, .child_capacity = MAX_FANOUT,
 	};
 
 	gen_tree();
 	visits_init(&host);
 	ASSERT_EQ(LOOM_WORK_OK, loom_work_sync_run(&c, host_fn, &host, &host_result));
-	ASSERT_EQ(N_NODES, host.n);
+	ASSERT_EQ(n_nodes, host.n);
 	qsort(host.pairs, host.n, sizeof(host.pairs[0]), pair_cmp);
 }
 
@@ -227,10 +230,28 @@ static void observe_job(void *ctx, const struct loom_job_record *job)
 	pthread_mutex_unlock(&d->lock);
 }
 
-/* One device run of @thread over @n_dev devices; compares it with the host. */
-static void thread_run(struct __test_metadata *_metadata, const char *thread,
-		       struct devctx *d, unsigned n_dev, uint32_t workers,
-		       uint32_t max_batch)
+/*
+ * A trace's events by kind, acquisitions as one (which worker takes an
+ * item is the schedule's, not the domain's).
+ */
+static void trace_kinds(const struct loom_sched_trace *t, unsigned long *kinds)
+{
+	const struct loom_sched_event *e = loom_sched_trace_events(t);
+
+	memset(kinds, 0, 16 * sizeof(*kinds));
+	for (size_t i = 0; i < loom_sched_trace_count(t); i++)
+		kinds[e[i].kind == LOOM_SCHED_EV_STEAL ?
+		      LOOM_SCHED_EV_ACQUIRE_LOCAL : e[i].kind & 15]++;
+}
+
+/*
+ * One device run of @thread over @n_dev devices, through the device's
+ * work stack or (@flags LOOM_WORK_DEVICE_ITEMS_ONLY) items dispatches;
+ * compares it with the host: counts, (WorkItemId, payload) pairs, trace.
+ */
+static void thread_run_flags(struct __test_metadata *_metadata, const char *thread,
+			     struct devctx *d, unsigned n_dev, uint32_t workers,
+			     uint32_t max_batch, uint32_t flags)
 {
 	struct loom_device *devs[2] = { d[0].dev, n_dev > 1 ? d[1].dev : NULL };
 	const struct loom_arg *dargs[2] = { d[0].args, n_dev > 1 ? d[1].args : NULL };
@@ -243,12 +264,16 @@ static void thread_run(struct __test_metadata *_metadata, const char *thread,
 		.occurrence = 7, .root_payload = 0,
 		.image = NULL, .thread = thread, .n_args = 2, .device_args = dargs,
 		.devices = devs, .n_devices = n_dev, .workers = workers,
-		.deque_capacity = N_NODES, .max_batch = max_batch,
+		.deque_capacity = (uint32_t)(n_nodes < N_NODES ? N_NODES : n_nodes),
+		.max_batch = max_batch, .flags = flags,
 		.observe = observe, .observe_ctx = &v,
 		.observe_job = observe_job, .observe_job_ctx = &seen,
 	};
+	bool items = flags & LOOM_WORK_DEVICE_ITEMS_ONLY;
+	unsigned long kinds[16], host_kinds[16];
 	struct loom_work_device_result r;
 	struct loom_image *img = test_image(loom_device_info(d[0].dev));
+	uint64_t n = (uint64_t)n_nodes;
 	enum loom_error err;
 
 	ASSERT_NE(NULL, img);
@@ -259,28 +284,36 @@ static void thread_run(struct __test_metadata *_metadata, const char *thread,
 		TH_LOG("%s: device error %s", loom_strerror(err),
 		       loom_strerror(r.device_error));
 	}
-	EXPECT_EQ(N_NODES, r.work.items_run);
-	EXPECT_EQ(N_NODES, r.work.items_completed);
+	EXPECT_EQ(n, r.work.items_run);
+	EXPECT_EQ(n, r.work.items_completed);
 	EXPECT_EQ(0, r.work.items_cancelled);
-	EXPECT_EQ(N_NODES - 1, r.work.children_published);
+	EXPECT_EQ(n - 1, r.work.children_published);
 	EXPECT_FALSE(r.work.failed);
 	EXPECT_EQ(0, r.device_error);
-	EXPECT_LE((N_NODES + max_batch - 1) / max_batch, r.jobs_submitted);
-	EXPECT_GE(N_NODES, r.jobs_submitted);
+	if (items)
+		EXPECT_LE((n + max_batch - 1) / max_batch, r.jobs_submitted);
+	EXPECT_LE(1, r.jobs_submitted);
+	EXPECT_GE(n, r.jobs_submitted);
 	EXPECT_EQ(1, completions(r.work.trace));
+	/* the same transactions as the host's, whoever took each item */
+	trace_kinds(r.work.trace, kinds);
+	trace_kinds(host_result.trace, host_kinds);
+	EXPECT_EQ(0, memcmp(kinds, host_kinds, sizeof(kinds)));
+	EXPECT_EQ(3 * n, loom_sched_trace_count(r.work.trace));
 	/* every dispatch observed once; the device's counters add up */
 	EXPECT_EQ(r.jobs_submitted, seen.jobs);
-	EXPECT_EQ(N_NODES, seen.items);
+	EXPECT_EQ(n, seen.items);
 	EXPECT_EQ(0, seen.bad);
-	EXPECT_EQ(N_NODES, r.counters.items);
-	EXPECT_EQ(N_NODES - 1, r.counters.spawns);
+	EXPECT_EQ(n, r.counters.items);
+	EXPECT_EQ(n - 1, r.counters.spawns);
 	EXPECT_EQ(seen.cycles, r.counters.cycles);
 	/* every node once, with the table's children */
 	EXPECT_EQ(0, v.bad_payload);
 	EXPECT_EQ(0, v.bad_children);
-	for (int node = 0; node < N_NODES; node++) {
+	for (int64_t node = 0; node < n_nodes; node++) {
 		if (v.count[node] != 1)
-			TH_LOG("node %d visited %u times", node, v.count[node]);
+			TH_LOG("node %lld visited %u times", (long long)node,
+			       v.count[node]);
 		ASSERT_EQ(1, v.count[node]);
 	}
 	/* the same (WorkItemId, payload) pairs as the host */
@@ -290,18 +323,58 @@ static void thread_run(struct __test_metadata *_metadata, const char *thread,
 		ASSERT_TRUE(loom_item_id_equal(&host.pairs[i].id, &v.pairs[i].id));
 		ASSERT_EQ(host.pairs[i].payload, v.pairs[i].payload);
 	}
-	TH_LOG("%u device(s), %u workers, batch %u: %llu jobs, %llu steals; items by worker %u %u %u %u",
-	       n_dev, workers, max_batch, (unsigned long long)r.jobs_submitted,
+	TH_LOG("%s, %lld nodes, %u device(s), %u workers, batch %u: %llu jobs, %llu steals; items by worker %u %u %u %u",
+	       items ? "items" : "work stack", (long long)n_nodes, n_dev,
+	       workers, max_batch, (unsigned long long)r.jobs_submitted,
 	       (unsigned long long)r.work.steals, v.by_worker[0], v.by_worker[1],
 	       v.by_worker[2], v.by_worker[3]);
 	loom_work_device_result_free(&r);
 	loom_image_free(img);
 }
 
+static void thread_run(struct __test_metadata *_metadata, const char *thread,
+		       struct devctx *d, unsigned n_dev, uint32_t workers,
+		       uint32_t max_batch)
+{
+	thread_run_flags(_metadata, thread, d, n_dev, workers, max_batch, 0);
+}
+
+/* Through the work stack, then through items dispatches. */
 static void tree_run(struct __test_metadata *_metadata, struct devctx *d,
 		     unsigned n_dev, uint32_t workers, uint32_t max_batch)
 {
-	thread_run(_metadata, "tree", d, n_dev, workers, max_batch);
+	thread_run_flags(_metadata, "tree", d, n_dev, workers, max_batch, 0);
+	thread_run_flags(_metadata, "tree", d, n_dev, workers, max_batch,
+			 LOOM_WORK_DEVICE_ITEMS_ONLY);
+}
+
+/*
+ * Trees of 1, 2, 300 and 131071 nodes through the device's work stack
+ * with 1 and 2 workers on one device and 2 on two, and (131071 nodes:
+ * batched) through items dispatches: the host's ids, payloads, counts
+ * and transactions every time.
+ */
+TEST(work_stack_trees_match_host)
+{
+	static const int64_t sizes[] = { 1, 2, 300, MAX_NODES };
+	struct devctx d[2];
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		n_nodes = sizes[i];
+		host_run(_metadata);
+		ASSERT_EQ(0, devctx_open(&d[0], 0));
+		ASSERT_EQ(0, devctx_open(&d[1], 1));
+		thread_run(_metadata, "tree", d, 1, 1, 1);
+		thread_run(_metadata, "tree", d, 1, 2, 4);
+		thread_run(_metadata, "tree", d, 2, 2, 8);
+		thread_run_flags(_metadata, "tree", d, 2, 2,
+				 n_nodes > N_NODES ? 256 : 1,
+				 LOOM_WORK_DEVICE_ITEMS_ONLY);
+		devctx_close(&d[1]);
+		devctx_close(&d[0]);
+		loom_work_sync_result_free(&host_result);
+	}
+	n_nodes = N_NODES;
 }
 
 TEST(tree_one_device_matches_host)
@@ -337,14 +410,14 @@ TEST(tree_two_devices_matches_host)
 
 /* "tree_small" overflows on nodes with MAX_FANOUT children. */
 static void overflow_run(struct __test_metadata *_metadata, struct devctx *d,
-			 uint32_t workers, uint32_t max_batch)
+			 uint32_t workers, uint32_t max_batch, uint32_t flags)
 {
 	struct loom_device *devs[1] = { d->dev };
 	struct loom_work_device_config c = {
 		.occurrence = 7, .root_payload = 0, .thread = "tree_small",
 		.args = d->args, .n_args = 2, .devices = devs, .n_devices = 1,
 		.workers = workers, .deque_capacity = N_NODES,
-		.max_batch = max_batch,
+		.max_batch = max_batch, .flags = flags,
 	};
 	struct loom_work_device_result r;
 	struct loom_image *img = test_image(loom_device_info(d->dev));
@@ -411,6 +484,7 @@ TEST(i32_payloads_on_the_device)
 	d.args[1].type = LOOM_ARG_I32;
 	thread_run(_metadata, "tree32", &d, 1, 1, 1);
 	thread_run(_metadata, "tree32", &d, 1, 4, 8);
+	thread_run_flags(_metadata, "tree32", &d, 1, 4, 8, LOOM_WORK_DEVICE_ITEMS_ONLY);
 
 	img = test_image(loom_device_info(d.dev));
 	ASSERT_NE(NULL, img);
@@ -433,18 +507,23 @@ TEST(i32_payloads_on_the_device)
 		{ LOOM_ARG_MEMREF_I64, loom_bo_va(wide) }, { LOOM_ARG_I32, 0 },
 	};
 	c.root_payload = 0;
-	EXPECT_EQ(LOOM_WORK_PAYLOAD_WIDTH, loom_work_device_run(&c, &r));
-	EXPECT_TRUE(r.work.failed);
-	EXPECT_EQ(0, r.work.failed_payload);
-	EXPECT_TRUE(loom_item_id_is_root(&r.work.failed_item));
-	EXPECT_EQ(0, r.device_error);
-	EXPECT_EQ(1, r.jobs_submitted);
-	EXPECT_EQ(0, r.work.children_published);
-	EXPECT_EQ(0, r.work.items_completed);
-	EXPECT_EQ(1, r.work.items_cancelled);
-	EXPECT_EQ(2, r.counters.spawns);	/* the device did spawn both */
-	EXPECT_EQ(1, completions(r.work.trace));
-	loom_work_device_result_free(&r);
+	/* the work stack stops at the root; items dispatches refuse its record */
+	for (int k = 0; k < 2; k++) {
+		c.flags = k ? LOOM_WORK_DEVICE_ITEMS_ONLY : 0;
+		EXPECT_EQ(LOOM_WORK_PAYLOAD_WIDTH, loom_work_device_run(&c, &r));
+		EXPECT_TRUE(r.work.failed);
+		EXPECT_EQ(0, r.work.failed_payload);
+		EXPECT_TRUE(loom_item_id_is_root(&r.work.failed_item));
+		EXPECT_EQ(0, r.device_error);
+		EXPECT_EQ(1, r.jobs_submitted);
+		EXPECT_EQ(0, r.work.children_published);
+		EXPECT_EQ(0, r.work.items_completed);
+		EXPECT_EQ(1, r.work.items_cancelled);
+		EXPECT_EQ(2, r.counters.spawns);	/* the device did spawn both */
+		EXPECT_EQ(1, r.counters.items);		/* and ran neither */
+		EXPECT_EQ(1, completions(r.work.trace));
+		loom_work_device_result_free(&r);
+	}
 
 	loom_bo_free(wide);
 	loom_image_free(img);
@@ -458,10 +537,13 @@ TEST(child_overflow_names_the_item)
 
 	host_run(_metadata);
 	ASSERT_EQ(0, devctx_open(&d, 0));
-	overflow_run(_metadata, &d, 1, 1);
-	overflow_run(_metadata, &d, 1, 8);
-	overflow_run(_metadata, &d, 4, 1);
-	overflow_run(_metadata, &d, 4, 4);
+	for (uint32_t flags = 0; flags <= LOOM_WORK_DEVICE_ITEMS_ONLY;
+	     flags += LOOM_WORK_DEVICE_ITEMS_ONLY) {
+		overflow_run(_metadata, &d, 1, 1, flags);
+		overflow_run(_metadata, &d, 1, 8, flags);
+		overflow_run(_metadata, &d, 4, 1, flags);
+		overflow_run(_metadata, &d, 4, 4, flags);
+	}
 	devctx_close(&d);
 	loom_work_sync_result_free(&host_result);
 }
@@ -476,7 +558,8 @@ TEST(job_fault_names_the_item)
 
 	ASSERT_EQ(0, devctx_open(&d[0], 0));
 	ASSERT_EQ(0, devctx_open(&d[1], 1));
-	for (unsigned n_dev = 1; n_dev <= 2; n_dev++) {
+	for (unsigned k = 0; k < 4; k++) {
+		unsigned n_dev = 1 + k % 2;
 		struct loom_device *devs[2] = { d[0].dev, d[1].dev };
 		struct loom_arg args[2] = { { LOOM_ARG_MEMREF_I64, 1ULL << 40 },
 					    { LOOM_ARG_I64, 0 } };
@@ -484,7 +567,8 @@ TEST(job_fault_names_the_item)
 			.occurrence = 3, .root_payload = 0, .thread = "tree",
 			.args = args, .n_args = 2, .devices = devs,
 			.n_devices = n_dev, .workers = 4, .deque_capacity = 8,
-			.max_batch = 2, .flags = LOOM_WORK_DEVICE_TOKEN,
+			.max_batch = 2, .flags = LOOM_WORK_DEVICE_TOKEN |
+			(k >= 2 ? LOOM_WORK_DEVICE_ITEMS_ONLY : 0),
 		};
 		struct loom_work_device_result r;
 		struct loom_image *img = test_image(loom_device_info(d[0].dev));
