@@ -568,7 +568,7 @@ struct loom_item_result {
  * initial stack for another RUN_WORK, and the entries still on it are
  * children published by records of this packet (or initial entries).
  * A spawn past @child_capacity fails the job with LOOM_STATUS_CHILD_OVERFLOW
- * (detail: the record index the failing batch's top item would have had).  With
+ * (detail: the record index that item would have had).  With
  * LOOM_RUN_WORK_CHILDREN_I32, an item that spawned a child whose payload
  * is not a sign-extended 32-bit value gets no record, its children go
  * nowhere and its entry goes back on the stack, above the others' children
@@ -579,8 +579,9 @@ struct loom_item_result {
  * The status is written when the packet stops, and also when an item
  * fails (stop LOOM_WORK_STOP_FAILED): the items taken with it were in
  * flight together and none is known complete, so the batch goes back on
- * the stack unchanged, no record of it written, its top item on top and
- * named by the status; the job's status is the failure's.  A
+ * the stack, no record of it written, with the item that overflowed on top
+ * (for any other failure, the batch's top item): the item named; the
+ * job's status is the failure's.  A
  * malformed packet writes nothing and fails with BAD_PACKET_SIZE or
  * BAD_PACKET_FIELD; the device touches no memory outside the three areas
  * the packet names.

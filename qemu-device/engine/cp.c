@@ -395,11 +395,12 @@ static int work_write(void *opaque, uint64_t va, const void *buf, size_t len)
 /*
  * The items of a RUN_WORK batch, pipelined as an items dispatch runs them.
  * Several are in flight at once, so after a failure none is known to have
- * completed: *@done is then 0 (the batch goes back whole, its top item
- * named).
+ * completed: *@done is then 0 (the batch goes back whole), and the item
+ * named is the one that overflowed, or the batch's top one.
  */
 static int work_run_items(void *opaque, const uint64_t *payloads, uint32_t n,
-			  uint64_t *children, uint32_t *counts, uint32_t *done)
+			  uint64_t *children, uint32_t *counts, uint32_t *done,
+			  uint32_t *failed)
 {
 	struct cp_job *j = opaque;
 	struct loom_dispatch d = {
@@ -419,6 +420,7 @@ static int work_run_items(void *opaque, const uint64_t *payloads, uint32_t n,
 	j->work_children = NULL;
 	j->work_counts = NULL;
 	*done = ret ? 0 : n;
+	*failed = ret == LOOM_STATUS_CHILD_OVERFLOW ? j->item : *done;
 	return ret;
 }
 

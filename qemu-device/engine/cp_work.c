@@ -186,13 +186,34 @@ static int put_back(struct work_run *w, uint32_t base, uint32_t k,
 }
 
 /*
+ * Item @failed, not item @done, failed (neither completed): swaps their
+ * entries, on the stack too, so that put_back() leaves @failed on top and
+ * every other item not run where it was.  Returns @ret, or a write's
+ * failure.
+ */
+static int name_failed(struct work_run *w, uint32_t base, uint32_t k,
+		       uint32_t done, uint32_t failed, int ret)
+{
+	const struct loom_work_ops *ops = w->ops;
+	struct loom_hw_work_entry e = w->items[done];
+	int wr;
+
+	w->items[done] = w->items[failed];
+	w->items[failed] = e;
+	w->taken[k - 1 - done] = w->items[done];
+	w->taken[k - 1 - failed] = w->items[failed];
+	wr = ops->write(ops->opaque, entry_va(w, base), w->taken, k * ENTRY_SIZE);
+	return wr ? wr : ret;
+}
+
+/*
  * Takes the top items and runs them through the one call; on failure the
  * failing item's entry ends on top, unchanged.
  */
 static int run_batch(struct work_run *w, bool *narrow, uint32_t *detail)
 {
 	const struct loom_work_ops *ops = w->ops;
-	uint32_t k = batch_size(w), base = w->count - k, done = 0;
+	uint32_t k = batch_size(w), base = w->count - k, done = 0, failed = 0;
 	int ret, put;
 
 	ret = ops->read(ops->opaque, entry_va(w, base), w->taken, k * ENTRY_SIZE);
@@ -203,9 +224,11 @@ static int run_batch(struct work_run *w, bool *narrow, uint32_t *detail)
 		w->payloads[i] = w->items[i].payload;
 	}
 	ret = ops->run_items(ops->opaque, w->payloads, k, w->children,
-			     w->counts, &done);
+			     w->counts, &done, &failed);
 	if (!ret)
 		done = k;
+	else if (failed > done && failed < k)
+		ret = name_failed(w, base, k, done, failed, ret);
 	/* run_items keeps to the capacity; a count beyond it is an overflow */
 	for (uint32_t i = 0; i < done; i++) {
 		if (w->counts[i] > w->cap) {

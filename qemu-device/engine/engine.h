@@ -316,10 +316,11 @@ void loom_core_stopped_job(struct loom_core *core,
  * @run_items: runs the @n items of @payloads (at most 64) to quiescence,
  *	item i's children, in spawn order, into @children + i *
  *	child_capacity, their number into @counts[i].  LOOM_STATUS_OK with
- *	every item run, or a failure's status with *@done the items before
- *	the one named as failing (payloads[*@done]), which completed; the
- *	items after it count as not run.  cp.c pipelines the batch, so on a
- *	failure it reports *@done 0: none is known complete.
+ *	every item run, or a failure's status with *@done the items (from
+ *	the first) that completed and *@failed (at least *@done) the one
+ *	that failed, when known, else *@done; every other item counts as not
+ *	run.  cp.c pipelines the batch, so on a failure it reports *@done 0
+ *	(none is known complete) and *@failed the item that overflowed.
  * @stop: set (relaxed) to stop the job between batches
  */
 struct loom_work_ops {
@@ -327,7 +328,8 @@ struct loom_work_ops {
 	int (*read)(void *opaque, uint64_t va, void *buf, size_t len);
 	int (*write)(void *opaque, uint64_t va, const void *buf, size_t len);
 	int (*run_items)(void *opaque, const uint64_t *payloads, uint32_t n,
-			 uint64_t *children, uint32_t *counts, uint32_t *done);
+			 uint64_t *children, uint32_t *counts, uint32_t *done,
+			 uint32_t *failed);
 	const int *stop;
 };
 

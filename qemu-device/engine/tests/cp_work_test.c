@@ -498,7 +498,8 @@ static int fake_write(void *opaque, uint64_t va, const void *buf, size_t len)
 
 /* p < 100: children 10p and 10p + 1 (narrow_payload's: outside i32). */
 static int fake_run_items(void *opaque, const uint64_t *payloads, uint32_t n,
-			  uint64_t *children, uint32_t *counts, uint32_t *done)
+			  uint64_t *children, uint32_t *counts, uint32_t *done,
+			  uint32_t *failed)
 {
 	(void)opaque;
 	batches++;
@@ -507,6 +508,7 @@ static int fake_run_items(void *opaque, const uint64_t *payloads, uint32_t n,
 
 		if (p == fail_payload) {
 			*done = i;
+			*failed = i;
 			return LOOM_STATUS_DMA_ERROR;
 		}
 		counts[i] = p < 100 ? 2 : 0;
