@@ -7,16 +7,8 @@
  */
 #include "check.h"
 #include "configs.h"
-#include "fake_bus.h"
+#include "cp_fixture.h"
 
-#define CMD_VA		0x10000ULL
-#define CONFIG_VA	0x20000ULL
-#define DATA_VA		0x100000ULL
-#define RO_VA		0x400000ULL
-#define CMD_MAX		4096
-
-static struct fake_bus bus;
-static struct loom_core core;
 static uint32_t cmd[CMD_MAX / 4];
 static unsigned cmd_len;	/* dwords */
 static uint8_t dump[LOOM_DUMP_MAX_SIZE];
@@ -24,28 +16,13 @@ static size_t dump_len;
 
 static void setup(void)
 {
-	static const struct loom_fabric_params params = {
-		.width = 4, .height = 4,
-		.fifo_depth = LOOM_DEFAULT_FIFO_DEPTH,
-		.mem_ports = LOOM_DEFAULT_MEM_PORTS,
-		.load_latency = LOOM_DEFAULT_LOAD_LATENCY,
-	};
-
-	fake_bus_init(&bus, 16 << 20);
-	fake_bus_map(&bus, CMD_VA, CMD_MAX, LOOM_PTE_READ);
-	fake_bus_map(&bus, CONFIG_VA, 16384, LOOM_PTE_READ);
-	fake_bus_map(&bus, DATA_VA, 1 << 20, LOOM_PTE_READ | LOOM_PTE_WRITE);
-	fake_bus_map(&bus, RO_VA, LOOM_PAGE_SIZE, LOOM_PTE_READ);
-	memset(&core, 0, sizeof(core));
-	core.fabric = loom_fabric_create(&params);
-	core.bus = &bus.bus;
+	cp_fixture_init();
 	cmd_len = 0;
 }
 
 static void teardown(void)
 {
-	loom_fabric_destroy(core.fabric);
-	fake_bus_fini(&bus);
+	cp_fixture_fini();
 }
 
 /* ---- command buffer building --------------------------------------------- */
