@@ -126,14 +126,15 @@ static const struct loom_item_result *record(const struct device_worker *w,
 }
 
 /*
- * The item a failed dispatch failed on: items run in order and each
- * record is written when its item finishes, so it is the first one whose
- * record is still unwritten (the first of the batch if none is).
+ * The item a failed dispatch failed on.  Its items were in flight together
+ * and the device writes no record header after a failure but the one of an
+ * item that overflowed (uapi: struct loom_pkt_dispatch_items): that item,
+ * or else the first of the batch.
  */
 static size_t failing_index(const struct device_worker *w, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (record(w, i)->reserved == RECORD_UNWRITTEN)
+		if (record(w, i)->reserved != RECORD_UNWRITTEN)
 			return i;
 	return 0;
 }

@@ -498,7 +498,9 @@ struct loom_pkt_dispatch_dense {
  * which pipelining keeps.  The (capacity + 1)-th spawn of an item ends the
  * job with LOOM_STATUS_CHILD_OVERFLOW (detail: that item's index); nothing
  * is dropped silently.  Every record is complete when the packet completes;
- * after a failed dispatch the records are unspecified.
+ * after a failed dispatch the records are unspecified, but for one: after
+ * CHILD_OVERFLOW the overflowing item's header is written, its child_count
+ * @child_capacity + 1 (the only header written).
  */
 struct loom_pkt_dispatch_items {
 	__u32 header;

@@ -350,6 +350,19 @@ static int run_items(struct cp_job *j, uint32_t count)
 	return ret;
 }
 
+/*
+ * An item overflowed: the one record header a failed dispatch writes is
+ * its, child_count one past the capacity (uapi), so that whoever reads the
+ * records can name it without the completion's detail.
+ */
+static int overflowed(struct cp_job *j)
+{
+	uint32_t header[2] = { j->child_capacity + 1, 0 };
+	int ret = job_write(j, item_record(j, j->item), header, sizeof(header));
+
+	return job_fail(j, ret ? ret : LOOM_STATUS_CHILD_OVERFLOW, j->item);
+}
+
 static int pkt_dispatch_items(struct cp_job *j)
 {
 	uint32_t count = pkt_u32(j, 4);
@@ -376,7 +389,7 @@ static int pkt_dispatch_items(struct cp_job *j)
 	j->child_count = NULL;
 	j->counts_alloc = 0;
 	if (ret == LOOM_STATUS_CHILD_OVERFLOW)
-		return job_fail(j, ret, j->item);
+		return overflowed(j);
 	return ret ? job_fail(j, ret, 0) : 0;
 }
 

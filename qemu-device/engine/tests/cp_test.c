@@ -296,9 +296,11 @@ TEST(child_overflow_names_the_item)
 	CHECK_EQ(8 * 4, done.packet_offset);	/* after LOAD_CONFIG and SET_OPERANDS, 4 dwords each */
 	/*
 	 * Items are in flight together: a failed dispatch writes no record
-	 * header, but a child is in its record as soon as it is spawned.
+	 * header but the overflowing item's (capacity + 1 children), and a
+	 * child is in its record as soon as it is spawned.
 	 */
 	CHECK_EQ(10, peek64(results + 8));
+	CHECK_EQ(3, (uint32_t)peek64(results + LOOM_ITEM_RESULT_SIZE(2)));
 	CHECK(dump_len > 0);
 	teardown();
 }
