@@ -419,26 +419,38 @@ TEST(items_fault_mid_dispatch)
 }
 
 /* An items dispatch that cannot finish is a deadlock, with its dump. */
-TEST(items_deadlock_reports)
+/*
+ * A graph that deadlocks, put at CONFIG_VA; its size.  ADD at (0,0) gets A
+ * from a port of @kind; B is routed from its own output, which never
+ * fills: the token on A waits forever.
+ */
+static uint32_t put_deadlock_config(uint8_t kind)
 {
 	static uint8_t image[4096];
 	struct fb *b = malloc(sizeof(*b));
-	const uint64_t payloads = DATA_VA + 0x1000, results = DATA_VA + 0x2000;
-	struct loom_hw_completion d;
 	size_t n;
 
-	setup();
-	/* as in deadlock_dump_explains: A waits forever for B */
 	fb_init(b, 4, 4);
-	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_PAYLOAD, 0);
+	fb_port(b, LOOM_DIR_N, 0, kind, 0);
 	fb_pe(b, 0, 0, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
 	fb_route(b, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
 	fb_route(b, 0, 0, LOOM_OUT_PE_B, LOOM_SRC_PE);
 	n = fb_image(b, image, sizeof(image));
 	free(b);
 	fake_bus_poke(&bus, CONFIG_VA, image, n);
+	return (uint32_t)n;
+}
+
+TEST(items_deadlock_reports)
+{
+	const uint64_t payloads = DATA_VA + 0x1000, results = DATA_VA + 0x2000;
+	struct loom_hw_completion d;
+	uint32_t n;
+
+	setup();
+	n = put_deadlock_config(LOOM_PORT_PAYLOAD);
 	poke64(results, 0xa5a5a5a5a5a5a5a5ULL);
-	emit_load_config(CONFIG_VA, (uint32_t)n);
+	emit_load_config(CONFIG_VA, n);
 	emit_items(3, payloads, results, 1);
 	d = run();
 	CHECK_EQ(LOOM_STATUS_DEADLOCK, d.status);
@@ -735,25 +747,12 @@ TEST(stop_gives_status_and_dump)
 
 TEST(deadlock_dump_explains)
 {
-	static uint8_t image[4096];
-	struct fb *b = malloc(sizeof(*b));
 	struct loom_hw_dump *hdr = (struct loom_hw_dump *)dump;
 	struct loom_hw_dump_tile *tiles = (struct loom_hw_dump_tile *)(hdr + 1);
 	struct loom_hw_completion d;
-	size_t n;
 
 	setup();
-	/* ADD at (0,0) gets A from the ctrl port; B is routed from its own
-	 * output, which never fills: the token on A waits forever. */
-	fb_init(b, 4, 4);
-	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_CTRL, 0);
-	fb_pe(b, 0, 0, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
-	fb_route(b, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
-	fb_route(b, 0, 0, LOOM_OUT_PE_B, LOOM_SRC_PE);
-	n = fb_image(b, image, sizeof(image));
-	free(b);
-	fake_bus_poke(&bus, CONFIG_VA, image, n);
-	emit_load_config(CONFIG_VA, (uint32_t)n);
+	emit_load_config(CONFIG_VA, put_deadlock_config(LOOM_PORT_CTRL));
 	emit_dense(0, NULL);
 	d = run();
 	CHECK_EQ(LOOM_STATUS_DEADLOCK, d.status);
