@@ -800,6 +800,29 @@ static char *corpus(const char *name)
 	return er_read_file(rel);
 }
 
+/* Compiles each of @files for a @w x @h fabric; every loom.check in @main must hold. */
+static void run_corpus(const char *const *files, size_t n, unsigned w, unsigned h)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *text = corpus(files[i]);
+		struct er e;
+
+		REQUIRE(text);
+		if (er_open(&e, text, w, h)) {
+			printf("#   %s: does not compile\n", files[i]);
+			CHECK(0);
+		} else {
+			int r = er_run_host(&e, "main");
+
+			if (r)
+				printf("#   %s: %d\n", files[i], r);
+			CHECK_EQ(0, r);
+		}
+		er_close(&e);
+		free(text);
+	}
+}
+
 /*
  * Whole corpus programs: threads and @main compiled into one image, the
  * host program interpreted, every loom.check in it must hold.
@@ -815,24 +838,7 @@ TEST(corpus_programs_end_to_end_8x8)
 		"units_and_limits.loom", "float_ops.loom",
 	};
 
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char *text = corpus(files[i]);
-		struct er e;
-
-		REQUIRE(text);
-		if (er_open(&e, text, 8, 8)) {
-			printf("#   %s: does not compile\n", files[i]);
-			CHECK(0);
-		} else {
-			int r = er_run_host(&e, "main");
-
-			if (r)
-				printf("#   %s: %d\n", files[i], r);
-			CHECK_EQ(0, r);
-		}
-		er_close(&e);
-		free(text);
-	}
+	run_corpus(files, sizeof(files) / sizeof(files[0]), 8, 8);
 }
 
 /* n + 5 operations (with the address, STORE and yield): m[i] = x * x + 3 n. */
@@ -904,24 +910,7 @@ TEST(corpus_programs_end_to_end_4x4)
 		"units_and_limits.loom",
 	};
 
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char *text = corpus(files[i]);
-		struct er e;
-
-		REQUIRE(text);
-		if (er_open(&e, text, 4, 4)) {
-			printf("#   %s: does not compile\n", files[i]);
-			CHECK(0);
-		} else {
-			int r = er_run_host(&e, "main");
-
-			if (r)
-				printf("#   %s: %d\n", files[i], r);
-			CHECK_EQ(0, r);
-		}
-		er_close(&e);
-		free(text);
-	}
+	run_corpus(files, sizeof(files) / sizeof(files[0]), 4, 4);
 }
 
 /*
