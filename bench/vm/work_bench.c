@@ -481,6 +481,21 @@ static void report(struct measure tree[N_MODES][N_WORKERS][N_BATCHES],
 		       (unsigned long long)items->items,
 		       (unsigned long long)items->cycles, rate(dense),
 		       (unsigned long long)dense->cycles);
+	/*
+	 * What the hardware would see (items per device cycle), and what the
+	 * simulation adds on top: its time per cycle grows with the graph it
+	 * steps (PEs and route hops), and @tree's is the larger.
+	 */
+	if (items->items && items->cycles && dense->cycles)
+		printf("RESULT\tP3\t%.3f\tthe same in device cycles: items per "
+		       "cycle of one items dispatch / of the dense launch\t"
+		       "%llu / %llu cycles; the simulator took %.3f / %.3f us "
+		       "per device cycle\n",
+		       (double)dense->cycles / items->cycles,
+		       (unsigned long long)dense->cycles,
+		       (unsigned long long)items->cycles,
+		       items->best * 1e6 / items->cycles,
+		       dense->best * 1e6 / dense->cycles);
 }
 
 /*
