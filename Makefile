@@ -164,7 +164,7 @@ qemu: | deps
 
 # make qemu10: build QEMU 10.0 with the device, then run the device's
 # kselftests on it in one VM (2 devices); loom-vm's last line is their total.
-QEMU10_TESTS := loom_basic_test loom_device_test loom_submit_test loom_robust_test
+QEMU10_TESTS := loom_basic_test loom_device_test loom_submit_test loom_robust_test loom_platform_test
 .PHONY: qemu10
 qemu10: | deps
 	@$(MAKE) -s --no-print-directory QEMU=10 qemu $(INITRAMFS) $(addprefix $(BUILD)/selftests/,$(QEMU10_TESTS))
