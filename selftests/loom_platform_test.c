@@ -124,18 +124,23 @@ static uint64_t expected_flags(uint64_t acc, uint64_t src)
 	return add_flags(acc, src) | FLAG_ZF;
 }
 
-TEST(cmpxchg16b_changes_only_zf)
+typedef uint64_t (*cmpxchg_flags_fn)(uint64_t acc, uint64_t src, bool locked,
+				     bool *swapped);
+
+/* Every garbage source, locked and not: the exchange and its flags. */
+static void check_only_zf(struct __test_metadata *_metadata,
+			  cmpxchg_flags_fn run, const char *insn)
 {
 	for (unsigned int lock = 0; lock < 2; lock++) {
 		for (unsigned int i = 0; i < ARRAY_SIZE(garbage); i++) {
 			uint64_t acc = 0x8000000000000001ULL;
 			bool swapped = false;
-			uint64_t got = cmpxchg16b_flags(acc, garbage[i], lock, &swapped);
+			uint64_t got = run(acc, garbage[i], lock, &swapped);
 
 			EXPECT_TRUE(swapped);
 			EXPECT_EQ(expected_flags(acc, garbage[i]), got) {
-				TH_LOG("%scmpxchg16b after add of %#llx: flags %#llx",
-				       lock ? "lock " : "",
+				TH_LOG("%s%s after add of %#llx: flags %#llx",
+				       lock ? "lock " : "", insn,
 				       (unsigned long long)garbage[i],
 				       (unsigned long long)got);
 			}
@@ -143,23 +148,14 @@ TEST(cmpxchg16b_changes_only_zf)
 	}
 }
 
+TEST(cmpxchg16b_changes_only_zf)
+{
+	check_only_zf(_metadata, cmpxchg16b_flags, "cmpxchg16b");
+}
+
 TEST(cmpxchg8b_changes_only_zf)
 {
-	for (unsigned int lock = 0; lock < 2; lock++) {
-		for (unsigned int i = 0; i < ARRAY_SIZE(garbage); i++) {
-			uint64_t acc = 0x8000000000000001ULL;
-			bool swapped = false;
-			uint64_t got = cmpxchg8b_flags(acc, garbage[i], lock, &swapped);
-
-			EXPECT_TRUE(swapped);
-			EXPECT_EQ(expected_flags(acc, garbage[i]), got) {
-				TH_LOG("%scmpxchg8b after add of %#llx: flags %#llx",
-				       lock ? "lock " : "",
-				       (unsigned long long)garbage[i],
-				       (unsigned long long)got);
-			}
-		}
-	}
+	check_only_zf(_metadata, cmpxchg8b_flags, "cmpxchg8b");
 }
 
 /* The reference itself: an ADD's flags hold only arithmetic flags. */
