@@ -2,7 +2,8 @@
 /*
  * cp_fixture.h: the command processor's host-test fixture, shared by
  * cp_test.c and cp_work_test.c: a fake bus with a command, a configuration,
- * a data and a read-only window mapped, and one core on a 4x4 fabric.
+ * a data and a read-only window mapped, one core on a 4x4 fabric, and a
+ * command buffer to build and run as a job.
  */
 #ifndef LOOM_CP_FIXTURE_H
 #define LOOM_CP_FIXTURE_H
@@ -19,6 +20,10 @@
 
 static struct fake_bus bus;
 static struct loom_core core;
+static uint32_t cmd[CMD_MAX / 4];
+static unsigned cmd_len;	/* dwords */
+static uint8_t dump[LOOM_DUMP_MAX_SIZE];
+static size_t dump_len;
 
 /* Maps the windows and makes the core; cp_fixture_fini() undoes both. */
 static inline void cp_fixture_init(void)
@@ -38,12 +43,54 @@ static inline void cp_fixture_init(void)
 	memset(&core, 0, sizeof(core));
 	core.fabric = loom_fabric_create(&params);
 	core.bus = &bus.bus;
+	cmd_len = 0;
 }
 
 static inline void cp_fixture_fini(void)
 {
 	loom_fabric_destroy(core.fabric);
 	fake_bus_fini(&bus);
+}
+
+static inline void emit32(uint32_t v)
+{
+	cmd[cmd_len++] = v;
+}
+
+static inline void emit64(uint64_t v)
+{
+	emit32((uint32_t)v);
+	emit32((uint32_t)(v >> 32));
+}
+
+/* The descriptor of the command built so far, copied to CMD_VA. */
+static inline struct loom_hw_job job_for_cmd(void)
+{
+	struct loom_hw_job job = {
+		.cmd_va = CMD_VA,
+		.cmd_size = cmd_len * 4,
+		.pt_root = bus.pt_root,
+		.seqno = 42,
+	};
+
+	fake_bus_poke(&bus, CMD_VA, cmd, cmd_len * 4);
+	return job;
+}
+
+static inline struct loom_hw_completion run_job(const struct loom_hw_job *job)
+{
+	struct loom_hw_completion done;
+
+	loom_core_run_job(&core, job, &done, dump, sizeof(dump), &dump_len);
+	return done;
+}
+
+/* Runs the command built so far as one job. */
+static inline struct loom_hw_completion run(void)
+{
+	struct loom_hw_job job = job_for_cmd();
+
+	return run_job(&job);
 }
 
 #endif /* LOOM_CP_FIXTURE_H */

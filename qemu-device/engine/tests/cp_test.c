@@ -9,15 +9,9 @@
 #include "configs.h"
 #include "cp_fixture.h"
 
-static uint32_t cmd[CMD_MAX / 4];
-static unsigned cmd_len;	/* dwords */
-static uint8_t dump[LOOM_DUMP_MAX_SIZE];
-static size_t dump_len;
-
 static void setup(void)
 {
 	cp_fixture_init();
-	cmd_len = 0;
 }
 
 static void teardown(void)
@@ -26,17 +20,6 @@ static void teardown(void)
 }
 
 /* ---- command buffer building --------------------------------------------- */
-
-static void emit32(uint32_t v)
-{
-	cmd[cmd_len++] = v;
-}
-
-static void emit64(uint64_t v)
-{
-	emit32((uint32_t)v);
-	emit32((uint32_t)(v >> 32));
-}
 
 static void emit_load_config(uint64_t va, uint32_t size)
 {
@@ -87,34 +70,6 @@ static uint32_t put_config(size_t (*build)(void *, size_t, unsigned, unsigned))
 
 	fake_bus_poke(&bus, CONFIG_VA, image, n);
 	return (uint32_t)n;
-}
-
-static struct loom_hw_job job_for_cmd(void)
-{
-	struct loom_hw_job job = {
-		.cmd_va = CMD_VA,
-		.cmd_size = cmd_len * 4,
-		.pt_root = bus.pt_root,
-		.seqno = 42,
-	};
-
-	fake_bus_poke(&bus, CMD_VA, cmd, cmd_len * 4);
-	return job;
-}
-
-static struct loom_hw_completion run_job(const struct loom_hw_job *job)
-{
-	struct loom_hw_completion done;
-
-	loom_core_run_job(&core, job, &done, dump, sizeof(dump), &dump_len);
-	return done;
-}
-
-static struct loom_hw_completion run(void)
-{
-	struct loom_hw_job job = job_for_cmd();
-
-	return run_job(&job);
 }
 
 static uint64_t peek64(uint64_t va)

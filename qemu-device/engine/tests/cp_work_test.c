@@ -22,10 +22,6 @@
 #define TREE_NODES	300
 #define CAP		6
 
-static uint32_t cmd[CMD_MAX / 4];
-static unsigned cmd_len;
-static uint8_t dump[LOOM_DUMP_MAX_SIZE];
-static size_t dump_len;
 static int64_t first[TREE_NODES], count[TREE_NODES];
 
 static void poke(uint64_t va, const void *p, size_t n)
@@ -54,17 +50,6 @@ static void teardown(void)
 	cp_fixture_fini();
 }
 
-static void emit32(uint32_t v)
-{
-	cmd[cmd_len++] = v;
-}
-
-static void emit64(uint64_t v)
-{
-	emit32((uint32_t)v);
-	emit32((uint32_t)(v >> 32));
-}
-
 /* LOAD_CONFIG of the tree spawner and SET_OPERANDS of the table. */
 static void emit_prologue(void)
 {
@@ -88,19 +73,6 @@ static void emit_run_work(const struct loom_pkt_run_work *p)
 	w.header = LOOM_PKT_HEADER(LOOM_PKT_RUN_WORK, sizeof(w) / 4);
 	memcpy(&cmd[cmd_len], &w, sizeof(w));
 	cmd_len += sizeof(w) / 4;
-}
-
-static struct loom_hw_completion run(void)
-{
-	struct loom_hw_job job = {
-		.cmd_va = CMD_VA, .cmd_size = cmd_len * 4,
-		.pt_root = bus.pt_root, .seqno = 42,
-	};
-	struct loom_hw_completion done;
-
-	poke(CMD_VA, cmd, cmd_len * 4);
-	loom_core_run_job(&core, &job, &done, dump, sizeof(dump), &dump_len);
-	return done;
 }
 
 static struct loom_pkt_run_work packet(uint32_t stack_count, uint32_t budget)
