@@ -67,6 +67,17 @@ static uint64_t add_flags(uint64_t acc, uint64_t src)
 	return flags;
 }
 
+/*
+ * A compare-exchange's operands, locked or not, around the caller's flags,
+ * acc and src: rdx:rax (@lo, @hi) compared with @target, rcx:rbx (@two,
+ * @one) stored when equal.
+ */
+#define CMPXCHG_OPERANDS(target, lo, hi, one, two)			\
+	: [flags] "=&r"(flags), [acc] "+&r"(acc),			\
+	  [mem] "+m"(target), "+a"(lo), "+d"(hi)			\
+	: [src] "r"(src), [start] "i"(START_FLAGS), "b"(one), "c"(two)	\
+	: "cc", "memory"
+
 static uint64_t cmpxchg16b_flags(uint64_t acc, uint64_t src, bool locked,
 				 bool *swapped)
 {
@@ -76,18 +87,10 @@ static uint64_t cmpxchg16b_flags(uint64_t acc, uint64_t src, bool locked,
 	target = 0;	/* equal to rdx:rax: the exchange happens */
 	if (locked)
 		asm volatile(FLAGS_SEQUENCE("lock cmpxchg16b %[mem]")
-			     : [flags] "=&r"(flags), [acc] "+&r"(acc),
-			       [mem] "+m"(target), "+a"(lo), "+d"(hi)
-			     : [src] "r"(src), [start] "i"(START_FLAGS),
-			       "b"(1ULL), "c"(2ULL)
-			     : "cc", "memory");
+			     CMPXCHG_OPERANDS(target, lo, hi, 1ULL, 2ULL));
 	else
 		asm volatile(FLAGS_SEQUENCE("cmpxchg16b %[mem]")
-			     : [flags] "=&r"(flags), [acc] "+&r"(acc),
-			       [mem] "+m"(target), "+a"(lo), "+d"(hi)
-			     : [src] "r"(src), [start] "i"(START_FLAGS),
-			       "b"(1ULL), "c"(2ULL)
-			     : "cc", "memory");
+			     CMPXCHG_OPERANDS(target, lo, hi, 1ULL, 2ULL));
 	*swapped = target == ((unsigned __int128)2 << 64 | 1);
 	return flags;
 }
@@ -102,18 +105,10 @@ static uint64_t cmpxchg8b_flags(uint64_t acc, uint64_t src, bool locked,
 	target = 0;
 	if (locked)
 		asm volatile(FLAGS_SEQUENCE("lock cmpxchg8b %[mem]")
-			     : [flags] "=&r"(flags), [acc] "+&r"(acc),
-			       [mem] "+m"(target), "+a"(lo), "+d"(hi)
-			     : [src] "r"(src), [start] "i"(START_FLAGS),
-			       "b"(1U), "c"(2U)
-			     : "cc", "memory");
+			     CMPXCHG_OPERANDS(target, lo, hi, 1U, 2U));
 	else
 		asm volatile(FLAGS_SEQUENCE("cmpxchg8b %[mem]")
-			     : [flags] "=&r"(flags), [acc] "+&r"(acc),
-			       [mem] "+m"(target), "+a"(lo), "+d"(hi)
-			     : [src] "r"(src), [start] "i"(START_FLAGS),
-			       "b"(1U), "c"(2U)
-			     : "cc", "memory");
+			     CMPXCHG_OPERANDS(target, lo, hi, 1U, 2U));
 	*swapped = target == ((uint64_t)2 << 32 | 1);
 	return flags;
 }
