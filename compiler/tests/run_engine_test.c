@@ -800,9 +800,21 @@ static char *corpus(const char *name)
 	return er_read_file(rel);
 }
 
-/* Compiles each of @files for a @w x @h fabric; every loom.check in @main must hold. */
-static void run_corpus(const char *const *files, size_t n, unsigned w, unsigned h)
+/* The corpus programs with an @main, run whole on each fabric size. */
+static const char *const corpus_programs[] = {
+	"vector_add.loom", "saxpy.loom", "stencil2d.loom",
+	"matvec.loom", "dot_reduction.loom", "histogram.loom",
+	"rank0_and_empty.loom", "tree_bfs.loom", "tree_i32.loom",
+	"work_item_types.loom", "uts_node.loom", "units_and_limits.loom",
+	"float_ops.loom",
+};
+
+/* Compiles each for a @w x @h fabric; every loom.check in @main must hold. */
+static void run_corpus(unsigned w, unsigned h)
 {
+	const char *const *files = corpus_programs;
+	size_t n = sizeof(corpus_programs) / sizeof(corpus_programs[0]);
+
 	for (size_t i = 0; i < n; i++) {
 		char *text = corpus(files[i]);
 		struct er e;
@@ -829,16 +841,7 @@ static void run_corpus(const char *const *files, size_t n, unsigned w, unsigned 
  */
 TEST(corpus_programs_end_to_end_8x8)
 {
-	static const char *const files[] = {
-		"vector_add.loom", "saxpy.loom", "stencil2d.loom",
-		"matvec.loom", "dot_reduction.loom", "histogram.loom",
-		"rank0_and_empty.loom", "tree_bfs.loom", "tree_i32.loom",
-		"work_item_types.loom",
-		"uts_node.loom",
-		"units_and_limits.loom", "float_ops.loom",
-	};
-
-	run_corpus(files, sizeof(files) / sizeof(files[0]), 8, 8);
+	run_corpus(8, 8);
 }
 
 /* n + 5 operations (with the address, STORE and yield): m[i] = x * x + 3 n. */
@@ -901,16 +904,7 @@ TEST(three_times_the_pes_4x4)
  */
 TEST(corpus_programs_end_to_end_4x4)
 {
-	static const char *const files[] = {
-		"vector_add.loom", "saxpy.loom", "stencil2d.loom",
-		"matvec.loom", "dot_reduction.loom", "histogram.loom",
-		"rank0_and_empty.loom", "tree_bfs.loom", "tree_i32.loom",
-		"work_item_types.loom",
-		"uts_node.loom",
-		"units_and_limits.loom",
-	};
-
-	run_corpus(files, sizeof(files) / sizeof(files[0]), 4, 4);
+	run_corpus(4, 4);
 }
 
 /*
