@@ -11,6 +11,7 @@
 
 #include "adapter.h"
 #include "loom_image.h"	/* LOOM_ARG_*: the payload types */
+#include "work_internal.h"
 
 bool loom_payload_type_ok(uint32_t type)
 {
@@ -71,40 +72,56 @@ void loom_adapter_cancel(struct loom_adapter_run *run,
 	counts->items_cancelled++;
 }
 
-void loom_adapter_publish(struct loom_adapter_run *run,
+/* Only i32 payloads can be too wide: the others need no look. */
+static bool children_fit(uint32_t type, const uint64_t *children,
+			 size_t count)
+{
+	for (size_t i = 0; type == LOOM_ARG_I32 && i < count; i++)
+		if (!loom_payload_fits(type, children[i]))
+			return false;
+	return true;
+}
+
+bool loom_adapter_publish(struct loom_adapter_run *run,
 			  struct loom_adapter_counts *counts,
 			  const struct loom_sched_item *item,
-			  const uint64_t *children, size_t count)
+			  const uint64_t *children, size_t count,
+			  struct loom_sched_item *next)
 {
+	bool took = false;
 	enum loom_error err;
 
 	if (count > run->child_capacity) {
 		loom_adapter_fail(run, LOOM_WORK_CHILD_OVERFLOW, 0, item);
 		loom_adapter_cancel(run, counts, item);
-		return;
+		return false;
 	}
-	for (size_t i = 0; i < count; i++) {
-		if (!loom_payload_fits(run->payload_type, children[i])) {
-			loom_adapter_fail(run, LOOM_WORK_PAYLOAD_WIDTH, 0, item);
-			loom_adapter_cancel(run, counts, item);
-			return;
-		}
+	if (!children_fit(run->payload_type, children, count)) {
+		loom_adapter_fail(run, LOOM_WORK_PAYLOAD_WIDTH, 0, item);
+		loom_adapter_cancel(run, counts, item);
+		return false;
 	}
 	/* Publication and completion in one pass over the worker's state. */
-	err = loom_sched_publish_complete(run->sched, item, children, count,
-					  NULL, NULL);
+	if (next)
+		err = loom_sched_publish_complete_next(run->sched, item,
+						       children, count, NULL,
+						       NULL, next, &took);
+	else
+		err = loom_sched_publish_complete(run->sched, item, children,
+						  count, NULL, NULL);
 	if (err == LOOM_WORK_CANCEL_REQUESTED) {
 		loom_adapter_cancel(run, counts, item);
-		return;
+		return false;
 	}
 	if (err) {
 		loom_adapter_fail(run, err == LOOM_WORK_WOULD_BLOCK ?
 				  LOOM_WORK_QUEUE_CAPACITY : err, 0, item);
 		loom_adapter_cancel(run, counts, item);
-		return;
+		return false;
 	}
 	counts->children_published += count;
 	counts->items_completed++;
+	return took;
 }
 
 void loom_adapter_run_workers(void *workers, size_t size, uint32_t n,

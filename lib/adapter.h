@@ -68,12 +68,15 @@ void loom_adapter_cancel(struct loom_adapter_run *run,
 /*
  * Publishes @item's @count @children as one group, then completes it; an
  * item claiming more than the run's child capacity, or a publication the
- * scheduler refuses, fails the run and cancels the item.
+ * scheduler refuses, fails the run and cancels the item.  With @next, the
+ * worker's next item is taken in the same step when it can be
+ * (loom_sched_publish_complete_next()): returns whether it was.
  */
-void loom_adapter_publish(struct loom_adapter_run *run,
+bool loom_adapter_publish(struct loom_adapter_run *run,
 			  struct loom_adapter_counts *counts,
 			  const struct loom_sched_item *item,
-			  const uint64_t *children, size_t count);
+			  const uint64_t *children, size_t count,
+			  struct loom_sched_item *next);
 
 /*
  * Runs @main on each of @n workers (@size bytes apart from @workers):

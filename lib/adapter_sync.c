@@ -32,7 +32,12 @@ struct sync_run {
 	struct sync_worker *workers;
 };
 
-static void run_item(struct sync_worker *w, const struct loom_sched_item *item)
+/*
+ * Runs @item; with @next, takes the worker's next item in the same step
+ * when it can and returns whether it did.
+ */
+static bool run_item(struct sync_worker *w, const struct loom_sched_item *item,
+		     struct loom_sched_item *next)
 {
 	struct sync_run *run = w->run;
 	enum loom_work_sync_verdict verdict;
@@ -44,28 +49,36 @@ static void run_item(struct sync_worker *w, const struct loom_sched_item *item)
 			  run->config->child_capacity, &count);
 	switch (verdict) {
 	case LOOM_WORK_SYNC_CHILDREN:
-		loom_adapter_publish(&run->common, &w->counts, item,
-				     w->children, count);
-		return;
+		return loom_adapter_publish(&run->common, &w->counts, item,
+					    w->children, count, next);
 	case LOOM_WORK_SYNC_CANCEL:
 		loom_adapter_cancel(&run->common, &w->counts, item);
-		return;
+		return false;
 	case LOOM_WORK_SYNC_ABORT:
 		break;
 	}
 	loom_adapter_fail(&run->common, LOOM_WORK_CALLBACK_ABORTED, 0, item);
 	loom_adapter_cancel(&run->common, &w->counts, item);
+	return false;
 }
 
-/* Threaded: each worker blocks for work until the domain completes. */
+/*
+ * Threaded: each worker blocks for work until the domain completes.  An
+ * item that completes usually hands over the next one in the same step.
+ */
 static void *worker_main(void *arg)
 {
 	struct sync_worker *w = arg;
 	struct loom_sched_item item;
+	bool held = false;
 
-	while (loom_sched_acquire_wait(w->run->common.sched, w->index, &item) ==
-	       LOOM_WORK_OK)
-		run_item(w, &item);
+	for (;;) {
+		if (!held && loom_sched_acquire_wait(w->run->common.sched,
+						     w->index, &item) !=
+			     LOOM_WORK_OK)
+			break;
+		held = run_item(w, &item, &item);
+	}
 	return NULL;
 }
 
@@ -87,7 +100,7 @@ static void drain_in_turn(struct sync_run *run)
 			if (err == LOOM_WORK_DOMAIN_COMPLETE)
 				return;
 			if (err == LOOM_WORK_OK) {
-				run_item(&run->workers[i], &item);
+				run_item(&run->workers[i], &item, NULL);
 				ran = true;
 			}
 		}

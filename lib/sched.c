@@ -667,18 +667,19 @@ static struct active_item *find_active(struct sched_worker *w,
 static void remove_active(struct sched_worker *w, struct active_item *slot)
 {
 	slot->retired = true;
-	w->nactive--;
+	if (!--w->nactive) {
+		w->first = w->end = 0;
+		return;
+	}
 	while (w->first < w->end && w->active[w->first].retired)
 		w->first++;
-	if (!w->nactive)
-		w->first = w->end = 0;
 }
 
 /*
  * The active slot of @item (owner lock held), or why there is none:
  * @if_retired, or not active.
  */
-static enum loom_error active_slot(struct loom_sched *sched,
+static inline enum loom_error active_slot(struct loom_sched *sched,
 				   const struct loom_sched_item *item,
 				   enum loom_error if_retired,
 				   struct active_item **slot)
@@ -711,6 +712,7 @@ static enum loom_error publish_held(struct loom_sched *sched,
 				    bool *was_empty, struct active_item **out)
 {
 	struct sched_worker *w = &sched->workers[parent->worker];
+	struct loom_work_record *rec = NULL;
 	struct active_item *slot;
 	enum loom_error err;
 	uint64_t first, seq = 0;
@@ -736,9 +738,7 @@ static enum loom_error publish_held(struct loom_sched *sched,
 		seq = trace_number(sched, count);
 	b = atomic_load_explicit(&w->bottom, memory_order_relaxed);
 	for (size_t i = 0; i < count; i++) {
-		struct loom_work_record *rec = loom_work_record_at(sched->domain,
-								   first + i);
-
+		rec = loom_work_record_after(sched->domain, rec, first + i);
 		rec->worker = parent->worker;
 		record_event(sched, rec, LOOM_SLOT_CREATE, LOOM_SCHED_EV_PUBLISH,
 			     parent->worker, LOOM_SCHED_NO_WORKER, seq + i,
@@ -794,7 +794,7 @@ static enum loom_work_status retire(struct loom_sched *sched,
 }
 
 /* Owner lock held: retires the active @slot of @worker. */
-static void finish_slot(struct loom_sched *sched, uint32_t worker,
+static inline void finish_slot(struct loom_sched *sched, uint32_t worker,
 			struct active_item *slot, bool cancelling,
 			enum loom_work_status *status)
 {
@@ -851,29 +851,39 @@ static enum loom_error finish_active(struct loom_sched *sched,
  * Publishes @count children of @parent and, if @complete, then completes
  * @parent under the same owner lock.  Publication found the item active
  * without a request, and a request needs this lock: completing it cannot
- * fail.
+ * fail.  With @next, a worker left holding nothing then takes its next
+ * item as loom_sched_acquire() would, still under that lock; *@took says
+ * whether it did (@next may be @parent: it is read before it is written).
  */
 static enum loom_error publish(struct loom_sched *sched,
 			       const struct loom_sched_item *parent,
 			       const uint64_t *payloads, size_t count,
 			       struct loom_work_resp *children, bool complete,
-			       enum loom_work_status *status)
+			       enum loom_work_status *status,
+			       struct loom_sched_item *next, bool *took)
 {
+	enum loom_work_status after = LOOM_WORK_ACTIVE;
 	struct active_item *slot;
 	struct sched_worker *w;
 	bool was_empty = false;
 	enum loom_error err;
+	uint32_t worker;
 
 	if (!sched || !parent || (count && !payloads) ||
 	    parent->worker >= sched->nworkers)
 		return LOOM_WORK_INVALID_ARGUMENT;
-	w = &sched->workers[parent->worker];
+	worker = parent->worker;
+	w = &sched->workers[worker];
 	owner_lock(w);
 	err = publish_held(sched, parent, payloads, count, children,
 			   &was_empty, &slot);
 	if (!err && complete)
-		finish_slot(sched, parent->worker, slot, false, status);
+		finish_slot(sched, worker, slot, false, &after);
+	if (!err && next && after != LOOM_WORK_COMPLETED && !w->nactive)
+		*took = take_one(sched, worker, next);
 	owner_unlock(w);
+	if (status && !err && complete)
+		*status = after;
 	/*
 	 * Only a deque that was empty can have sent a worker to sleep (a
 	 * sleeper looked at every deque after registering); its owner is
@@ -889,7 +899,8 @@ enum loom_error loom_sched_publish(struct loom_sched *sched,
 				   const uint64_t *payloads, size_t count,
 				   struct loom_work_resp *children)
 {
-	return publish(sched, parent, payloads, count, children, false, NULL);
+	return publish(sched, parent, payloads, count, children, false, NULL,
+		       NULL, NULL);
 }
 
 enum loom_error loom_sched_publish_complete(struct loom_sched *sched,
@@ -899,7 +910,23 @@ enum loom_error loom_sched_publish_complete(struct loom_sched *sched,
 					    struct loom_work_resp *children,
 					    enum loom_work_status *status)
 {
-	return publish(sched, parent, payloads, count, children, true, status);
+	return publish(sched, parent, payloads, count, children, true, status,
+		       NULL, NULL);
+}
+
+enum loom_error
+loom_sched_publish_complete_next(struct loom_sched *sched,
+				 const struct loom_sched_item *parent,
+				 const uint64_t *payloads, size_t count,
+				 struct loom_work_resp *children,
+				 enum loom_work_status *status,
+				 struct loom_sched_item *next, bool *took)
+{
+	if (!next || !took)
+		return LOOM_WORK_INVALID_ARGUMENT;
+	*took = false;
+	return publish(sched, parent, payloads, count, children, true, status,
+		       next, took);
 }
 
 enum loom_error loom_sched_complete(struct loom_sched *sched,

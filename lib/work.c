@@ -440,14 +440,12 @@ loom_work_slots(const struct loom_work_domain *domain,
 			     LOOM_TRACE_SLOTS];
 }
 
-/* Issues the reserved record @serial. */
+/* Issues the reserved record @rec of @serial. */
 static struct loom_work_record *
-issue_record(struct loom_work_domain *domain, uint64_t serial,
+issue_record(struct loom_work_record *rec, uint64_t serial,
 	     const struct loom_item_node *parent, uint64_t ordinal,
 	     uint64_t payload)
 {
-	struct loom_work_record *rec = loom_work_record_at(domain, serial);
-
 	rec->node.parent = parent;
 	rec->node.ordinal = ordinal;
 	rec->node.depth = parent ? parent->depth + 1 : 0;
@@ -496,7 +494,8 @@ enum loom_error loom_work_admit_locked(struct loom_work_domain *domain,
 		return err;
 	/* Acquire the root's responsibility, then close the source. */
 	atomic_store_explicit(&domain->issued, 1, memory_order_seq_cst);
-	*rec = issue_record(domain, 1, NULL, 0, payload);
+	*rec = issue_record(loom_work_record_at(domain, 1), 1, NULL, 0,
+			    payload);
 	atomic_store_explicit(&domain->root_admitted, true, memory_order_seq_cst);
 	return LOOM_WORK_OK;
 }
@@ -542,6 +541,7 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
 				     size_t count, const uint64_t *payloads,
 				     uint64_t *first)
 {
+	struct loom_work_record *rec = NULL;
 	enum loom_error err;
 	uint64_t last;
 
@@ -551,9 +551,11 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
 	if (err)
 		return err;
 	/* Nothing can fail from here: the group is all or nothing. */
-	for (size_t i = 0; i < count; i++)
-		issue_record(domain, *first + i, &parent->node,
+	for (size_t i = 0; i < count; i++) {
+		rec = loom_work_record_after(domain, rec, *first + i);
+		issue_record(rec, *first + i, &parent->node,
 			     parent->next_ordinal + i, payloads ? payloads[i] : 0);
+	}
 	last = parent->next_ordinal + (count - 1);
 	if (last == UINT64_MAX)
 		atomic_fetch_or_explicit(&parent->state, LOOM_REC_EXHAUSTED,

@@ -193,6 +193,20 @@ loom_work_record_at(const struct loom_work_domain *domain, uint64_t serial)
 			->records[index & (LOOM_WORK_CHUNK_RECORDS - 1)];
 }
 
+/*
+ * The record of reserved @serial, given @prev, that of @serial - 1, or
+ * NULL: records of one chunk are contiguous, so a run of serials looks the
+ * directory up once per chunk.
+ */
+static inline struct loom_work_record *
+loom_work_record_after(const struct loom_work_domain *domain,
+		       struct loom_work_record *prev, uint64_t serial)
+{
+	if (prev && ((serial - 1) & (LOOM_WORK_CHUNK_RECORDS - 1)))
+		return prev + 1;
+	return loom_work_record_at(domain, serial);
+}
+
 /* The record of @serial if it was issued, else NULL.  Any thread. */
 struct loom_work_record *
 loom_work_record(const struct loom_work_domain *domain, uint64_t serial);
@@ -283,6 +297,22 @@ loom_work_set_next_ordinal_for_test(struct loom_work_domain *domain,
  */
 /* Workers parked for want of work right now: a hint, stale at once. */
 uint32_t loom_sched_sleepers(const struct loom_sched *sched);
+
+/*
+ * loom_sched_publish_complete(), and then, unless that completed the
+ * domain or the worker still holds an item, the worker's next item as
+ * loom_sched_acquire() would take it (its own newest, else a steal), all
+ * under one owner lock: the synchronous adapter's step.  *@took says
+ * whether *@next was taken; nothing is taken after a refusal.  @next may
+ * be @parent.
+ */
+enum loom_error
+loom_sched_publish_complete_next(struct loom_sched *sched,
+				 const struct loom_sched_item *parent,
+				 const uint64_t *payloads, size_t count,
+				 struct loom_work_resp *children,
+				 enum loom_work_status *status,
+				 struct loom_sched_item *next, bool *took);
 
 /*
  * One item's transactions: item @held (an index into the commit's held

@@ -574,6 +574,103 @@ TEST(publish_complete_is_publish_then_complete)
 	loom_sched_destroy(s);
 }
 
+/* loom_sched_publish_complete_next() with the status, no children's handles. */
+static enum loom_error step(struct loom_sched *s,
+			    const struct loom_sched_item *item,
+			    const uint64_t *payloads, size_t count,
+			    enum loom_work_status *status,
+			    struct loom_sched_item *next, bool *took)
+{
+	return loom_sched_publish_complete_next(s, item, payloads, count, NULL,
+						status, next, took);
+}
+
+/*
+ * The synchronous adapter's step: publish_complete, then the worker's next
+ * item as acquire would take it, under one lock, with the same trace.
+ */
+TEST(publish_complete_next_is_publish_complete_then_acquire)
+{
+	struct loom_sched *s = new_sched(2, 2, 2, 0);
+	uint64_t payloads[3] = { 5, 6, 7 };
+	enum loom_work_status st = LOOM_WORK_AWAITING_ROOT;
+	struct loom_sched_item root, item, other, stolen, batch[2];
+	struct loom_work_resp kids[2];
+	struct loom_sched_trace *t;
+	bool took = true;
+	size_t n;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT,
+		 step(s, &root, payloads, 1, NULL, NULL, &took));
+	/* A refusal takes nothing and leaves the item active. */
+	CHECK_EQ(LOOM_WORK_WOULD_BLOCK,
+		 step(s, &root, payloads, 3, &st, &item, &took));
+	CHECK(!took);
+	CHECK_EQ(LOOM_WORK_AWAITING_ROOT, st);
+	CHECK_EQ(1, loom_work_active_count(loom_sched_domain(s)));
+	/* The newest child comes back at once; @next may be @parent. */
+	item = root;
+	CHECK_OK(loom_sched_publish_complete_next(s, &item, payloads, 2, kids,
+						  &st, &item, &took));
+	CHECK(took);
+	CHECK_EQ(LOOM_WORK_ACTIVE, st);
+	CHECK_EQ(6, item.payload);
+	CHECK_EQ(kids[1].serial, item.resp.serial);
+	CHECK_EQ(0, item.worker);
+	CHECK_EQ(LOOM_WORK_RESP_USED, loom_sched_complete(s, &root, NULL));
+	CHECK_EQ(LOOM_WORK_WORKER_BUSY, loom_sched_acquire(s, 0, &other));
+	/* Nothing of its own left: it steals, as acquire does. */
+	stolen = take(s, 1);
+	CHECK_EQ(5, stolen.payload);
+	CHECK_OK(step(s, &stolen, payloads + 2, 1, NULL, &other, &took));
+	CHECK(took);
+	CHECK_EQ(7, other.payload);
+	/* Worker 0 steals too; then nothing is left, and nothing is taken. */
+	CHECK_OK(loom_sched_publish(s, &other, payloads, 1, NULL));
+	CHECK_OK(step(s, &item, NULL, 0, NULL, &root, &took));
+	CHECK(took);
+	CHECK_EQ(5, root.payload);
+	CHECK_EQ(1, root.from_worker);
+	CHECK_OK(step(s, &root, NULL, 0, &st, &item, &took));
+	CHECK(!took);
+	CHECK_EQ(LOOM_WORK_ACTIVE, st);
+	CHECK_OK(step(s, &other, NULL, 0, &st, &item, &took));
+	CHECK(!took);
+	CHECK_EQ(LOOM_WORK_COMPLETED, st);
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "complete 0 7:root", "acquire-local 0 7:root/1",
+		    "steal 1<-0 7:root/0", "publish 1 7:root/0/0",
+		    "complete 1 7:root/0", "acquire-local 1 7:root/0/0",
+		    "publish 1 7:root/0/0/0", "complete 0 7:root/1",
+		    "steal 0<-1 7:root/0/0/0", "complete 0 7:root/0/0/0",
+		    "complete 1 7:root/0/0 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+
+	/* A worker that still holds an item of its batch takes nothing. */
+	s = new_sched(1, 4, 2, 0);
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	CHECK_OK(loom_sched_publish_complete(s, &root, payloads, 3, NULL, NULL));
+	CHECK_OK(loom_sched_acquire_batch(s, 0, batch, 2, 0, &n));
+	CHECK_EQ(2, n);
+	CHECK_OK(step(s, &batch[0], NULL, 0, NULL, &item, &took));
+	CHECK(!took);
+	CHECK_OK(step(s, &batch[1], NULL, 0, NULL, &item, &took));
+	CHECK(took);
+	CHECK_EQ(5, item.payload);
+	CHECK_OK(step(s, &item, NULL, 0, &st, &item, &took));
+	CHECK(!took);
+	CHECK_EQ(LOOM_WORK_COMPLETED, st);
+	loom_sched_destroy(s);
+}
+
 TEST(trace_take_moves_events_and_outlives_scheduler)
 {
 	struct loom_sched *s = new_sched(1, 4, 0, 0);
@@ -805,6 +902,7 @@ int main(void)
 	RUN(cancel_all_requests_active_then_cancels_queued);
 	RUN(cancel_all_of_65536_queued_items_cancels_front_to_back);
 	RUN(publish_complete_is_publish_then_complete);
+	RUN(publish_complete_next_is_publish_complete_then_acquire);
 	RUN(trace_take_moves_events_and_outlives_scheduler);
 	RUN(no_trace_flag_records_nothing);
 	RUN(identity_independent_of_worker_and_payload);

@@ -11,6 +11,10 @@
  *     lost or run twice, every item retires once, completion is reported
  *     once, and the trace agrees.
  *
+ * Even workers publish, complete and acquire in three calls; odd ones in
+ * one (loom_sched_publish_complete_next(), the synchronous adapter's step),
+ * so both paths race each other.
+ *
  * The tree: an item's payload is the size of its subtree; it spawns up to
  * BRANCHING children that share the rest as evenly as possible.
  */
@@ -18,6 +22,7 @@
 #include <stdatomic.h>
 
 #include "work_util.h"
+#include "work_internal.h"
 
 #ifdef __SANITIZE_THREAD__
 #define ITEMS		200000
@@ -167,23 +172,37 @@ static void finish(struct worker *w, const struct loom_sched_item *item)
 		retired(st, item->resp.serial, status);
 }
 
-static void publish_children(struct worker *w, const struct loom_sched_item *item)
+/*
+ * Publishes @item's children and completes it; with @next, in one step
+ * that also takes the worker's next item: returns whether it did.
+ */
+static bool publish_children(struct worker *w, const struct loom_sched_item *item,
+			     struct loom_sched_item *next)
 {
 	struct stress *st = w->st;
 	struct loom_work_resp kids[BRANCHING];
 	uint64_t sizes[BRANCHING];
 	size_t k = split(item->payload, sizes);
+	enum loom_work_status status;
+	bool took = false;
 	enum loom_error err;
 
-	err = loom_sched_publish(st->sched, item, sizes, k, kids);
+	if (next)
+		err = loom_sched_publish_complete_next(st->sched, item, sizes,
+						       k, kids, &status, next,
+						       &took);
+	else
+		err = loom_sched_publish(st->sched, item, sizes, k, kids);
 	if (err == LOOM_WORK_CANCEL_REQUESTED) {
 		cancel_own(st, item);
-		return;
+		return false;
 	}
 	if (err) {
 		unexpected(st, err);
-		return;
+		return false;
 	}
+	if (next)
+		retired(st, item->resp.serial, status);
 	atomic_fetch_add_explicit(&st->published, k, memory_order_relaxed);
 	for (size_t i = 0; i < k; i++) {
 		atomic_store_explicit(&st->recent[next_random(w) % RECENT],
@@ -200,10 +219,13 @@ static void publish_children(struct worker *w, const struct loom_sched_item *ite
 			try_cancel(st, (struct loom_work_resp){
 				st->root.domain_key, serial });
 	}
-	finish(w, item);
+	if (!next)
+		finish(w, item);
+	return took;
 }
 
-static void run_item(struct worker *w, const struct loom_sched_item *item)
+static bool run_item(struct worker *w, const struct loom_sched_item *item,
+		     struct loom_sched_item *next)
 {
 	struct stress *st = w->st;
 
@@ -214,20 +236,29 @@ static void run_item(struct worker *w, const struct loom_sched_item *item)
 		/* Cancel itself: a request, then the cancellation. */
 		try_cancel(st, item->resp);
 		cancel_own(st, item);
-		return;
+		return false;
 	}
-	publish_children(w, item);
+	return publish_children(w, item, next);
 }
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct loom_sched_item item;
+	struct loom_sched_item item, next;
 	enum loom_error err;
+	bool held = false;
 
-	while ((err = loom_sched_acquire_wait(w->st->sched, w->index, &item)) ==
-	       LOOM_WORK_OK)
-		run_item(w, &item);
+	for (;;) {
+		if (!held) {
+			err = loom_sched_acquire_wait(w->st->sched, w->index,
+						      &item);
+			if (err)
+				break;
+		}
+		held = run_item(w, &item, w->index % 2 ? &next : NULL);
+		if (held)
+			item = next;
+	}
 	if (err != LOOM_WORK_DOMAIN_COMPLETE)
 		unexpected(w->st, err);
 	return NULL;
