@@ -1289,13 +1289,14 @@ static struct loom_sched_event slot_event(const struct loom_sched *sched,
 
 /* The events of one record into place (see place_events()). */
 static void place_record_events(struct loom_sched *sched,
+				const struct loom_work_chunk *chunk,
 				struct loom_work_record *rec,
 				struct loom_trace_slot_rec *slots,
 				struct loom_sched_event *events,
 				uint64_t numbers)
 {
-	if (!(atomic_load_explicit(&rec->state, memory_order_acquire) &
-	      LOOM_REC_ISSUED))
+	if (!loom_work_issued(chunk, atomic_load_explicit(&rec->state,
+							  memory_order_acquire)))
 		return;	/* being issued: no event yet */
 	for (int i = 0; i < LOOM_TRACE_SLOTS; i++) {
 		uint64_t v = atomic_load_explicit(&slots[i].seq_kind,
@@ -1329,7 +1330,7 @@ static void place_events(struct loom_sched *sched,
 		uint64_t left = issued - (k << LOOM_WORK_CHUNK_SHIFT);
 
 		for (uint64_t at = 0; at < LOOM_WORK_CHUNK_RECORDS && at < left; at++)
-			place_record_events(sched, &chunk->records[at],
+			place_record_events(sched, chunk, &chunk->records[at],
 					    &chunk->slots[at * LOOM_TRACE_SLOTS],
 					    events, numbers);
 	}

@@ -325,8 +325,15 @@ static struct loom_work_chunk *chunk_get(bool traced)
 	}
 	pthread_mutex_unlock(&pool.lock);
 	if (chunk) {
-		/* Mapped memory: clearing it costs no fault. */
-		memset(chunk->records, 0, RECORDS_BYTES);
+		/*
+		 * Its records read unissued under the next generation, so
+		 * they are cleared only when the generations wrap.  Trace
+		 * slots carry no generation: cleared every time.
+		 */
+		if (++chunk->gen > LOOM_REC_GEN_MAX) {
+			memset(chunk->records, 0, RECORDS_BYTES);
+			chunk->gen = 1;
+		}
 		if (traced)
 			memset(chunk->slots, 0, SLOTS_BYTES);
 		return chunk;
@@ -335,6 +342,7 @@ static struct loom_work_chunk *chunk_get(bool traced)
 	if (!chunk)
 		return NULL;
 	/* Fresh anonymous memory reads zero: unissued, empty. */
+	chunk->gen = 1;
 	chunk->records = loom_huge_alloc(RECORDS_BYTES);
 	chunk->slots = traced ? loom_huge_alloc(SLOTS_BYTES) : NULL;
 	if (!chunk->records || (traced && !chunk->slots)) {
@@ -422,8 +430,8 @@ loom_work_record(const struct loom_work_domain *domain, uint64_t serial)
 		return NULL;
 	rec = &chunk->records[index & (LOOM_WORK_CHUNK_RECORDS - 1)];
 	/* Acquire: the identity written before the record was issued. */
-	if (!(atomic_load_explicit(&rec->state, memory_order_acquire) &
-	      LOOM_REC_ISSUED))
+	if (!loom_work_issued(chunk, atomic_load_explicit(&rec->state,
+							  memory_order_acquire)))
 		return NULL;
 	return rec;
 }
@@ -440,12 +448,15 @@ loom_work_slots(const struct loom_work_domain *domain,
 			     LOOM_TRACE_SLOTS];
 }
 
-/* Issues the reserved record @rec of @serial. */
+/* Issues the reserved record of @serial, in @chunk. */
 static struct loom_work_record *
-issue_record(struct loom_work_record *rec, uint64_t serial,
+issue_record(struct loom_work_chunk *chunk, uint64_t serial,
 	     const struct loom_item_node *parent, uint64_t ordinal,
 	     uint64_t payload)
 {
+	struct loom_work_record *rec =
+		&chunk->records[(serial - 1) & (LOOM_WORK_CHUNK_RECORDS - 1)];
+
 	rec->node.parent = parent;
 	rec->node.ordinal = ordinal;
 	rec->node.depth = parent ? parent->depth + 1 : 0;
@@ -454,7 +465,9 @@ issue_record(struct loom_work_record *rec, uint64_t serial,
 	rec->payload = payload;
 	rec->serial = serial;
 	/* Release: a reader that sees it issued sees the identity. */
-	atomic_store_explicit(&rec->state, LOOM_REC_ISSUED, memory_order_release);
+	atomic_store_explicit(&rec->state,
+			      chunk->gen << LOOM_REC_GEN_SHIFT | LOOM_REC_ISSUED,
+			      memory_order_release);
 	return rec;
 }
 
@@ -494,8 +507,7 @@ enum loom_error loom_work_admit_locked(struct loom_work_domain *domain,
 		return err;
 	/* Acquire the root's responsibility, then close the source. */
 	atomic_store_explicit(&domain->issued, 1, memory_order_seq_cst);
-	*rec = issue_record(loom_work_record_at(domain, 1), 1, NULL, 0,
-			    payload);
+	*rec = issue_record(loom_work_chunk_at(domain, 0), 1, NULL, 0, payload);
 	atomic_store_explicit(&domain->root_admitted, true, memory_order_seq_cst);
 	return LOOM_WORK_OK;
 }
@@ -541,7 +553,7 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
 				     size_t count, const uint64_t *payloads,
 				     uint64_t *first)
 {
-	struct loom_work_record *rec = NULL;
+	struct loom_work_chunk *chunk = NULL;
 	enum loom_error err;
 	uint64_t last;
 
@@ -552,8 +564,12 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
 		return err;
 	/* Nothing can fail from here: the group is all or nothing. */
 	for (size_t i = 0; i < count; i++) {
-		rec = loom_work_record_after(domain, rec, *first + i);
-		issue_record(rec, *first + i, &parent->node,
+		uint64_t index = *first + i - 1;
+
+		/* Records of one chunk are contiguous: one lookup per chunk. */
+		if (!chunk || !(index & (LOOM_WORK_CHUNK_RECORDS - 1)))
+			chunk = chunk_at(domain, index >> LOOM_WORK_CHUNK_SHIFT);
+		issue_record(chunk, *first + i, &parent->node,
 			     parent->next_ordinal + i, payloads ? payloads[i] : 0);
 	}
 	last = parent->next_ordinal + (count - 1);

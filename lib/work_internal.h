@@ -25,17 +25,24 @@ struct loom_item_node {
 	uint64_t hash;		/* of (parent's hash, ordinal): structural */
 };
 
-/* struct loom_work_record.state bits */
+/*
+ * struct loom_work_record.state: these bits, and above them the generation
+ * of the chunk (struct loom_work_chunk.gen) when the record was issued.
+ */
 #define LOOM_REC_ISSUED		(1u << 0)	/* the fields below are valid */
 #define LOOM_REC_RETIRED	(1u << 1)
 #define LOOM_REC_EXHAUSTED	(1u << 2)	/* ordinal UINT64_MAX was used */
+#define LOOM_REC_GEN_SHIFT	3
+#define LOOM_REC_GEN_MAX	(UINT32_MAX >> LOOM_REC_GEN_SHIFT)
 
 /*
  * One responsibility and the identity of the item that holds it: one cache
  * line, so records of items on different workers never share one.
  *
  * The identity, payload and serial are written once, before the record is
- * issued (state gets LOOM_REC_ISSUED with release); next_ordinal and the
+ * issued (state gets LOOM_REC_ISSUED and its chunk's generation with
+ * release: a record left by an earlier domain reads unissued, see
+ * loom_work_issued()); next_ordinal and the
  * other state bits change only under the lock of whoever holds the item
  * (its worker's owner lock, or the domain's mutex for the kernel API).
  */
@@ -80,16 +87,28 @@ struct loom_trace_slot_rec {
 #define LOOM_WORK_DIR_ENTRIES	(1u << LOOM_WORK_DIR_SHIFT)
 
 /*
- * Records 1 + k * CHUNK_RECORDS ... live in chunk k.  Chunks are installed
+ * Records 1 + k * CHUNK_RECORDS ... live in chunk k.  A pooled chunk is
+ * not cleared for its next domain: its generation goes up instead, and a
+ * record counts as issued only with the current one (cleared and restarted
+ * at 1 once in LOOM_REC_GEN_MAX uses).  Chunks are installed
  * once (compare-and-swap into the directory) and never move before the
  * domain dies; then they go to a process-wide pool for the next domain,
  * so records are written into memory that is already mapped.
  */
 struct loom_work_chunk {
 	struct loom_work_chunk *next;		/* in the pool */
+	uint32_t gen;				/* 1 + uses before this one */
 	struct loom_work_record *records;	/* LOOM_WORK_CHUNK_RECORDS */
 	struct loom_trace_slot_rec *slots;	/* tracing: LOOM_TRACE_SLOTS per record */
 };
+
+/* Whether @state, of a record of @chunk, says issued in this domain. */
+static inline bool loom_work_issued(const struct loom_work_chunk *chunk,
+				    unsigned int state)
+{
+	return (state & LOOM_REC_ISSUED) &&
+	       state >> LOOM_REC_GEN_SHIFT == chunk->gen;
+}
 
 /* A retirement counter, alone on its line: written only by its lane. */
 struct loom_work_lane {

@@ -265,6 +265,50 @@ TEST(invalid_responsibility_rejected)
 	loom_work_domain_destroy(d);
 }
 
+/*
+ * A dead domain's chunks go to a pool and come back to the next domain
+ * without being cleared (work_internal.h): none of the records the dead
+ * domain issued there may read as issued in the new one.
+ */
+TEST(reused_records_are_not_issued_in_the_next_domain)
+{
+	const size_t n = LOOM_WORK_CHUNK_RECORDS + 100;
+	struct loom_work_resp root, child, *kids = calloc(n, sizeof(*kids));
+	struct loom_work_domain *d = admitted(&root);
+	uint64_t stale = 0, again = 0;
+	struct loom_item_id id;
+
+	REQUIRE(kids && d);
+	CHECK_OK(loom_work_spawn_group(d, root, n, kids, NULL));
+	for (size_t i = 0; i < n; i += 2)
+		CHECK_OK(loom_work_retire(d, kids[i], NULL));
+	loom_work_domain_destroy(d);
+	d = admitted(&root);
+	REQUIRE(d);
+	for (uint64_t serial = 2; serial <= n + 1; serial++) {
+		struct loom_work_resp r = { root.domain_key, serial };
+
+		stale += loom_work_retire(d, r, NULL) != LOOM_WORK_RESP_INVALID;
+		stale += loom_work_item_id(d, r, &id) != LOOM_WORK_RESP_INVALID;
+		stale += loom_work_spawn(d, r, &child, NULL) !=
+			 LOOM_WORK_RESP_INVALID;
+	}
+	CHECK_EQ(0, stale);
+	CHECK_EQ(1, loom_work_active_count(d));
+	/* What it issues there is its own, live once. */
+	CHECK_OK(loom_work_spawn_group(d, root, 3, kids, NULL));
+	for (size_t i = 0; i < 3; i++) {
+		CHECK_OK(loom_work_item_id(d, kids[i], &id));
+		CHECK_EQ(i, id.ordinal);
+		CHECK_OK(loom_work_retire(d, kids[i], NULL));
+		again += loom_work_retire(d, kids[i], NULL) == LOOM_WORK_RESP_USED;
+	}
+	CHECK_EQ(3, again);
+	CHECK_EQ(1, loom_work_active_count(d));
+	loom_work_domain_destroy(d);
+	free(kids);
+}
+
 TEST(retired_parent_cannot_spawn)
 {
 	struct loom_work_resp root, child, grandchild = { 0, 0 };
@@ -486,6 +530,7 @@ int main(void)
 	RUN(no_completion_before_root_admission);
 	RUN(foreign_domain_rejected);
 	RUN(invalid_responsibility_rejected);
+	RUN(reused_records_are_not_issued_in_the_next_domain);
 	RUN(retired_parent_cannot_spawn);
 	RUN(ordinal_space_ends_at_uint64_max);
 	RUN(spawn_after_completion_rejected);
