@@ -71,7 +71,11 @@
  * Documentation/benchmarks.rst (P4) has the figures and what limits them.
  *
  * Usage: tree_bench [--max-depth N] [--reps N] [--rounds N] [--quick]
- *                   [--heavy-only | --light-only]
+ *                   [--heavy-only | --light-only] [--only VARIANT:WORKERS]
+ *
+ * --only times one variant (with the sequential reference) and prints its
+ * row, no RESULT lines: for perf and callgrind, e.g.
+ * `perf record tree_bench --light-only --only libloom:1`.
  *
  * From the repository root:
  *   gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -fopenmp -Iuapi \
@@ -500,18 +504,20 @@ static void print_table(const struct tree *t, const struct variant *v,
 	printf("%-14s %7s %10s %10s %10s %12s %7s %8s\n", "variant", "workers",
 	       "ms", "worst ms", "cpu ms", "nodes/s", "vs seq", "steals");
 	for (size_t i = 0; i < NVARIANTS; i++)
-		printf("%-14s %7u %10.1f %10.1f %10.1f %12.0f %6.2fx %8llu\n",
-		       v[i].name, v[i].workers, v[i].best * 1e3,
-		       v[i].worst * 1e3, v[i].cpu * 1e3, rate(&v[i]),
-		       rate(&v[i]) / rate(&v[0]),
-		       (unsigned long long)v[i].steals);
+		if (v[i].best < 1e30)	/* measured */
+			printf("%-14s %7u %10.1f %10.1f %10.1f %12.0f %6.2fx %8llu\n",
+			       v[i].name, v[i].workers, v[i].best * 1e3,
+			       v[i].worst * 1e3, v[i].cpu * 1e3, rate(&v[i]),
+			       rate(&v[i]) / rate(&v[0]),
+			       (unsigned long long)v[i].steals);
 	/*
 	 * Whether the second worker really worked: on a machine too loaded
 	 * to give two cores the wall time cannot say.
 	 */
-	printf("libloom, 2 workers: worker 0 ran %.0f-%.0f%% of the nodes (%.0f-%.0f%% with the trace)\n",
-	       v[LOOM2].share_lo * 100, v[LOOM2].share_hi * 100,
-	       v[TRACE2].share_lo * 100, v[TRACE2].share_hi * 100);
+	if (v[LOOM2].best < 1e30 && v[TRACE2].best < 1e30)
+		printf("libloom, 2 workers: worker 0 ran %.0f-%.0f%% of the nodes (%.0f-%.0f%% with the trace)\n",
+		       v[LOOM2].share_lo * 100, v[LOOM2].share_hi * 100,
+		       v[TRACE2].share_lo * 100, v[TRACE2].share_hi * 100);
 }
 
 static void result(double ratio, const char *what, const char *detail)
@@ -647,7 +653,24 @@ struct options {
 	int reps;
 	int rounds;
 	bool heavy, light;
+	int only;		/* a variant's index, or -1: all */
 };
+
+/* The index of "name:workers" in the variant table, or -1. */
+static int variant_index(const char *spec)
+{
+	for (int i = 0; i < NVARIANTS; i++) {
+		const struct variant *v = &variant_table[i];
+		size_t len = strlen(v->name);
+		char *end;
+
+		if (!strncmp(spec, v->name, len) && spec[len] == ':' &&
+		    strtoul(spec + len + 1, &end, 10) == v->workers &&
+		    end != spec + len + 1 && !*end)
+			return i;
+	}
+	return -1;
+}
 
 /* Fills *@o; returns 0, or -1 for a bad command line. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -656,6 +679,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 	o->rounds = DEFAULT_ROUNDS;
 	o->heavy = o->light = true;
+	o->only = -1;
 	for (int i = 1; i < argc; i++) {
 		/* The depth must fit the payload's 8 bits, children's included. */
 		if (!strcmp(argv[i], "--max-depth") && i + 1 < argc)
@@ -670,6 +694,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->light = false;
 		else if (!strcmp(argv[i], "--light-only"))
 			o->heavy = false;
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
+			 (o->only = variant_index(argv[++i])) >= 0)
+			;
 		else
 			return -1;
 		if (max_depth == -1 || reps == -1 || !reps || o->rounds == -1)
@@ -692,7 +719,8 @@ static int parse_options(int argc, char **argv, struct options *o)
  * a burst of load from elsewhere on this shared machine hits one rep of
  * each, not every rep of one.
  */
-static int measure_tree(const struct tree *t, struct variant *v, int reps)
+static int measure_tree(const struct tree *t, struct variant *v, int reps,
+			int only)
 {
 	struct tally ref;
 
@@ -707,7 +735,8 @@ static int measure_tree(const struct tree *t, struct variant *v, int reps)
 	}
 	for (int r = 0; r < reps; r++)
 		for (int i = 0; i < NVARIANTS; i++)
-			if (measure(&v[i], t, &ref))
+			if ((only < 0 || i == SEQ || i == only) &&
+			    measure(&v[i], t, &ref))
 				return -1;
 	return 0;
 }
@@ -735,25 +764,27 @@ int main(int argc, char **argv)
 	};
 
 	if (parse_options(argc, argv, &o)) {
-		fprintf(stderr, "usage: %s [--max-depth N] [--reps N] [--rounds N] [--quick] [--heavy-only | --light-only]\n",
+		fprintf(stderr, "usage: %s [--max-depth N] [--reps N] [--rounds N] [--quick] [--heavy-only | --light-only] [--only VARIANT:WORKERS]\n",
 			argv[0]);
 		return 2;
 	}
 	heavy.max_depth = (unsigned)o.max_depth;
 	heavy.rounds = (unsigned)o.rounds;
 	if (o.heavy) {
-		if (measure_tree(&heavy, v, o.reps))
+		if (measure_tree(&heavy, v, o.reps, o.only))
 			return 1;
 		print_table(&heavy, v, (unsigned)o.reps);
-		heavy_results(v);
+		if (o.only < 0)
+			heavy_results(v);
 	}
 	if (o.light) {
-		if (measure_tree(&light, v, o.reps))
+		if (measure_tree(&light, v, o.reps, o.only))
 			return 1;
 		print_table(&light, v, (unsigned)o.reps);
-		light_results(v);
+		if (o.only < 0)
+			light_results(v);
 	}
-	if (cancel_all_result(o.reps))
+	if (o.only < 0 && cancel_all_result(o.reps))
 		return 1;
 	free(flat.nodes);
 	return 0;
