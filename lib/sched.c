@@ -680,9 +680,9 @@ static void remove_active(struct sched_worker *w, struct active_item *slot)
  * @if_retired, or not active.
  */
 static inline enum loom_error active_slot(struct loom_sched *sched,
-				   const struct loom_sched_item *item,
-				   enum loom_error if_retired,
-				   struct active_item **slot)
+					  const struct loom_sched_item *item,
+					  enum loom_error if_retired,
+					  struct active_item **slot)
 {
 	struct sched_worker *w = &sched->workers[item->worker];
 	struct loom_work_record *rec;
@@ -795,8 +795,8 @@ static enum loom_work_status retire(struct loom_sched *sched,
 
 /* Owner lock held: retires the active @slot of @worker. */
 static inline void finish_slot(struct loom_sched *sched, uint32_t worker,
-			struct active_item *slot, bool cancelling,
-			enum loom_work_status *status)
+			       struct active_item *slot, bool cancelling,
+			       enum loom_work_status *status)
 {
 	struct loom_work_record *rec = slot->rec;
 	enum loom_work_status after;
