@@ -83,7 +83,7 @@ ALL_INITRAMFS = $(foreach l,$(LANES),$(call lane_initramfs,$(l)))
 HARNESS_KMOD := $(BUILD)/linux-$(KERNEL)/harness-kmod/loom_selftest_warn.ko
 
 # Defined before `all` names them: a rule's prerequisites are expanded as it is read.
-BENCH_BINS := $(addprefix $(BUILD)/bench/,fabric_bench compile_bench tree_bench \
+BENCH_BINS := $(addprefix $(BUILD)/bench/,fabric_bench compile_bench tree_bench items_bench \
 	vm/submit_bench vm/work_bench vm/launch_bench vm/work_bench.lcb)
 
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
@@ -458,6 +458,15 @@ $(BUILD)/bench/compile_bench: bench/compile_bench.c $(COMPILER_SRCS) $(COMPILER_
 	@echo "  CC      $@" >&2
 	@$(CC) $(CFLAGS_COMMON) -O2 $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
 		$(COMPILER_SRCS) $(filter-out format/alu.c,$(ENGINE_SRCS))
+
+# P3's simulator cost on the host (loomc and the engine, unsanitized: it
+# runs under callgrind).
+$(BUILD)/bench/items_bench: bench/items_bench.c compiler/tests/engine_run.h $(COMPILER_SRCS) \
+		$(COMPILER_HDRS) $(ENGINE_SRCS) $(ENGINE_HDRS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(CFLAGS_COMMON) $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -Icompiler/tests -o $@ $< \
+		$(COMPILER_SRCS) $(filter-out format/alu.c,$(ENGINE_SRCS)) -lm
 
 # P4: libloom's kernel and scheduler against OpenMP tasks, on the host.
 $(BUILD)/bench/tree_bench: bench/tree_bench.c $(LIB_SRCS) $(LIB_HDRS)
