@@ -712,7 +712,7 @@ static enum loom_error publish_held(struct loom_sched *sched,
 				    bool *was_empty, struct active_item **out)
 {
 	struct sched_worker *w = &sched->workers[parent->worker];
-	struct loom_work_record *rec = NULL;
+	struct loom_work_chunk *chunk = NULL;
 	struct active_item *slot;
 	enum loom_error err;
 	uint64_t first, seq = 0;
@@ -738,7 +738,10 @@ static enum loom_error publish_held(struct loom_sched *sched,
 		seq = trace_number(sched, count);
 	b = atomic_load_explicit(&w->bottom, memory_order_relaxed);
 	for (size_t i = 0; i < count; i++) {
-		rec = loom_work_record_after(sched->domain, rec, first + i);
+		struct loom_work_record *rec;
+
+		chunk = loom_work_chunk_after(sched->domain, chunk, first + i);
+		rec = loom_work_chunk_record(chunk, first + i);
 		rec->worker = parent->worker;
 		record_event(sched, rec, LOOM_SLOT_CREATE, LOOM_SCHED_EV_PUBLISH,
 			     parent->worker, LOOM_SCHED_NO_WORKER, seq + i,

@@ -421,14 +421,13 @@ loom_work_record(const struct loom_work_domain *domain, uint64_t serial)
 {
 	struct loom_work_chunk *chunk;
 	struct loom_work_record *rec;
-	uint64_t index = serial - 1;
 
 	if (serial == 0)
 		return NULL;
-	chunk = chunk_at(domain, index >> LOOM_WORK_CHUNK_SHIFT);
+	chunk = loom_work_chunk_of(domain, serial);
 	if (!chunk)
 		return NULL;
-	rec = &chunk->records[index & (LOOM_WORK_CHUNK_RECORDS - 1)];
+	rec = loom_work_chunk_record(chunk, serial);
 	/* Acquire: the identity written before the record was issued. */
 	if (!loom_work_issued(chunk, atomic_load_explicit(&rec->state,
 							  memory_order_acquire)))
@@ -440,12 +439,10 @@ struct loom_trace_slot_rec *
 loom_work_slots(const struct loom_work_domain *domain,
 		const struct loom_work_record *rec)
 {
-	uint64_t index = rec->serial - 1;
-	struct loom_work_chunk *chunk = chunk_at(domain,
-						 index >> LOOM_WORK_CHUNK_SHIFT);
+	const struct loom_work_chunk *chunk = loom_work_chunk_of(domain,
+								 rec->serial);
 
-	return &chunk->slots[(index & (LOOM_WORK_CHUNK_RECORDS - 1)) *
-			     LOOM_TRACE_SLOTS];
+	return &chunk->slots[(rec - chunk->records) * LOOM_TRACE_SLOTS];
 }
 
 /* Issues the reserved record of @serial, in @chunk. */
@@ -454,8 +451,7 @@ issue_record(struct loom_work_chunk *chunk, uint64_t serial,
 	     const struct loom_item_node *parent, uint64_t ordinal,
 	     uint64_t payload)
 {
-	struct loom_work_record *rec =
-		&chunk->records[(serial - 1) & (LOOM_WORK_CHUNK_RECORDS - 1)];
+	struct loom_work_record *rec = loom_work_chunk_record(chunk, serial);
 
 	rec->node.parent = parent;
 	rec->node.ordinal = ordinal;
@@ -507,7 +503,7 @@ enum loom_error loom_work_admit_locked(struct loom_work_domain *domain,
 		return err;
 	/* Acquire the root's responsibility, then close the source. */
 	atomic_store_explicit(&domain->issued, 1, memory_order_seq_cst);
-	*rec = issue_record(loom_work_chunk_at(domain, 0), 1, NULL, 0, payload);
+	*rec = issue_record(loom_work_chunk_of(domain, 1), 1, NULL, 0, payload);
 	atomic_store_explicit(&domain->root_admitted, true, memory_order_seq_cst);
 	return LOOM_WORK_OK;
 }
@@ -564,11 +560,7 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
 		return err;
 	/* Nothing can fail from here: the group is all or nothing. */
 	for (size_t i = 0; i < count; i++) {
-		uint64_t index = *first + i - 1;
-
-		/* Records of one chunk are contiguous: one lookup per chunk. */
-		if (!chunk || !(index & (LOOM_WORK_CHUNK_RECORDS - 1)))
-			chunk = chunk_at(domain, index >> LOOM_WORK_CHUNK_SHIFT);
+		chunk = loom_work_chunk_after(domain, chunk, *first + i);
 		issue_record(chunk, *first + i, &parent->node,
 			     parent->next_ordinal + i, payloads ? payloads[i] : 0);
 	}

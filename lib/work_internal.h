@@ -199,6 +199,33 @@ loom_work_chunk_at(const struct loom_work_domain *domain, uint64_t k)
 				    memory_order_acquire);
 }
 
+/* The chunk @serial's record lives in, if it exists yet. */
+static inline struct loom_work_chunk *
+loom_work_chunk_of(const struct loom_work_domain *domain, uint64_t serial)
+{
+	return loom_work_chunk_at(domain, (serial - 1) >> LOOM_WORK_CHUNK_SHIFT);
+}
+
+/* @serial's record in @chunk, its chunk. */
+static inline struct loom_work_record *
+loom_work_chunk_record(const struct loom_work_chunk *chunk, uint64_t serial)
+{
+	return &chunk->records[(serial - 1) & (LOOM_WORK_CHUNK_RECORDS - 1)];
+}
+
+/*
+ * The chunk of reserved @serial, given @prev, that of @serial - 1, or
+ * NULL: a run of serials looks the directory up once per chunk.
+ */
+static inline struct loom_work_chunk *
+loom_work_chunk_after(const struct loom_work_domain *domain,
+		      struct loom_work_chunk *prev, uint64_t serial)
+{
+	if (prev && ((serial - 1) & (LOOM_WORK_CHUNK_RECORDS - 1)))
+		return prev;
+	return loom_work_chunk_of(domain, serial);
+}
+
 /*
  * The record of a reserved serial (issued or being issued by the caller):
  * its chunk exists.
@@ -206,24 +233,7 @@ loom_work_chunk_at(const struct loom_work_domain *domain, uint64_t k)
 static inline struct loom_work_record *
 loom_work_record_at(const struct loom_work_domain *domain, uint64_t serial)
 {
-	uint64_t index = serial - 1;
-
-	return &loom_work_chunk_at(domain, index >> LOOM_WORK_CHUNK_SHIFT)
-			->records[index & (LOOM_WORK_CHUNK_RECORDS - 1)];
-}
-
-/*
- * The record of reserved @serial, given @prev, that of @serial - 1, or
- * NULL: records of one chunk are contiguous, so a run of serials looks the
- * directory up once per chunk.
- */
-static inline struct loom_work_record *
-loom_work_record_after(const struct loom_work_domain *domain,
-		       struct loom_work_record *prev, uint64_t serial)
-{
-	if (prev && ((serial - 1) & (LOOM_WORK_CHUNK_RECORDS - 1)))
-		return prev + 1;
-	return loom_work_record_at(domain, serial);
+	return loom_work_chunk_record(loom_work_chunk_of(domain, serial), serial);
 }
 
 /* The record of @serial if it was issued, else NULL.  Any thread. */
