@@ -496,6 +496,14 @@ static const struct variant variant_table[NVARIANTS] = {
 	[SPLIT2] = { "static-split", 2, run_static_split },
 };
 
+/* Minima start here: a variant whose best is still this never ran. */
+#define UNMEASURED	1e30
+
+static bool measured(const struct variant *v)
+{
+	return v->best < UNMEASURED;
+}
+
 static void print_table(const struct tree *t, const struct variant *v,
 			unsigned reps)
 {
@@ -504,7 +512,7 @@ static void print_table(const struct tree *t, const struct variant *v,
 	printf("%-14s %7s %10s %10s %10s %12s %7s %8s\n", "variant", "workers",
 	       "ms", "worst ms", "cpu ms", "nodes/s", "vs seq", "steals");
 	for (size_t i = 0; i < NVARIANTS; i++)
-		if (v[i].best < 1e30)	/* measured */
+		if (measured(&v[i]))
 			printf("%-14s %7u %10.1f %10.1f %10.1f %12.0f %6.2fx %8llu\n",
 			       v[i].name, v[i].workers, v[i].best * 1e3,
 			       v[i].worst * 1e3, v[i].cpu * 1e3, rate(&v[i]),
@@ -514,7 +522,7 @@ static void print_table(const struct tree *t, const struct variant *v,
 	 * Whether the second worker really worked: on a machine too loaded
 	 * to give two cores the wall time cannot say.
 	 */
-	if (v[LOOM2].best < 1e30 && v[TRACE2].best < 1e30)
+	if (measured(&v[LOOM2]) && measured(&v[TRACE2]))
 		printf("libloom, 2 workers: worker 0 ran %.0f-%.0f%% of the nodes (%.0f-%.0f%% with the trace)\n",
 		       v[LOOM2].share_lo * 100, v[LOOM2].share_hi * 100,
 		       v[TRACE2].share_lo * 100, v[TRACE2].share_hi * 100);
@@ -730,7 +738,7 @@ static int measure_tree(const struct tree *t, struct variant *v, int reps,
 	flat.count = 0;
 	flat_collect(t, t->root);
 	for (int i = 0; i < NVARIANTS; i++) {
-		v[i].best = v[i].cpu = v[i].share_lo = 1e30;
+		v[i].best = v[i].cpu = v[i].share_lo = UNMEASURED;
 		v[i].worst = v[i].share_hi = 0;
 	}
 	for (int r = 0; r < reps; r++)
