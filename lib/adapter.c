@@ -10,7 +10,6 @@
 #include <stdlib.h>
 
 #include "adapter.h"
-#include "loom_image.h"	/* LOOM_ARG_*: the payload types */
 #include "work_internal.h"
 
 bool loom_payload_type_ok(uint32_t type)
@@ -72,56 +71,50 @@ void loom_adapter_cancel(struct loom_adapter_run *run,
 	counts->items_cancelled++;
 }
 
-/* Only i32 payloads can be too wide: the others need no look. */
-static bool children_fit(uint32_t type, const uint64_t *children,
-			 size_t count)
+bool loom_adapter_i32_fit(const uint64_t *payloads, size_t count)
 {
-	for (size_t i = 0; type == LOOM_ARG_I32 && i < count; i++)
-		if (!loom_payload_fits(type, children[i]))
+	for (size_t i = 0; i < count; i++)
+		if (!loom_payload_fits(LOOM_ARG_I32, payloads[i]))
 			return false;
 	return true;
 }
 
-bool loom_adapter_publish(struct loom_adapter_run *run,
+void loom_adapter_refused(struct loom_adapter_run *run,
+			  struct loom_adapter_counts *counts,
+			  const struct loom_sched_item *item, enum loom_error err)
+{
+	if (err != LOOM_WORK_CANCEL_REQUESTED)
+		loom_adapter_fail(run, err == LOOM_WORK_WOULD_BLOCK ?
+				  LOOM_WORK_QUEUE_CAPACITY : err, 0, item);
+	loom_adapter_cancel(run, counts, item);
+}
+
+void loom_adapter_publish(struct loom_adapter_run *run,
 			  struct loom_adapter_counts *counts,
 			  const struct loom_sched_item *item,
-			  const uint64_t *children, size_t count,
-			  struct loom_sched_item *next)
+			  const uint64_t *children, size_t count)
 {
-	bool took = false;
 	enum loom_error err;
 
 	if (count > run->child_capacity) {
 		loom_adapter_fail(run, LOOM_WORK_CHILD_OVERFLOW, 0, item);
 		loom_adapter_cancel(run, counts, item);
-		return false;
+		return;
 	}
-	if (!children_fit(run->payload_type, children, count)) {
+	if (!loom_adapter_children_ok(run, children, count)) {
 		loom_adapter_fail(run, LOOM_WORK_PAYLOAD_WIDTH, 0, item);
 		loom_adapter_cancel(run, counts, item);
-		return false;
+		return;
 	}
 	/* Publication and completion in one pass over the worker's state. */
-	if (next)
-		err = loom_sched_publish_complete_next(run->sched, item,
-						       children, count, NULL,
-						       NULL, next, &took);
-	else
-		err = loom_sched_publish_complete(run->sched, item, children,
-						  count, NULL, NULL);
-	if (err == LOOM_WORK_CANCEL_REQUESTED) {
-		loom_adapter_cancel(run, counts, item);
-		return false;
-	}
+	err = loom_sched_publish_complete(run->sched, item, children, count,
+					  NULL, NULL);
 	if (err) {
-		loom_adapter_fail(run, err == LOOM_WORK_WOULD_BLOCK ?
-				  LOOM_WORK_QUEUE_CAPACITY : err, 0, item);
-		loom_adapter_cancel(run, counts, item);
-		return false;
+		loom_adapter_refused(run, counts, item, err);
+		return;
 	}
 	counts->children_published += count;
 	counts->items_completed++;
-	return took;
 }
 
 void loom_adapter_run_workers(void *workers, size_t size, uint32_t n,

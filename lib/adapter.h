@@ -14,6 +14,7 @@
 #include <pthread.h>
 
 #include "loom/work.h"
+#include "loom_image.h"	/* LOOM_ARG_*: the payload types */
 
 /*
  * The part of a run every worker touches: the scheduler, the children an
@@ -65,18 +66,42 @@ void loom_adapter_cancel(struct loom_adapter_run *run,
 			 struct loom_adapter_counts *counts,
 			 const struct loom_sched_item *item);
 
+/* Whether every one of @count @payloads is an i32 value. */
+bool loom_adapter_i32_fit(const uint64_t *payloads, size_t count);
+
+/*
+ * Whether @count @children can be published in @run: no more than its
+ * child capacity, each a value of its payload type.  Inline: the
+ * synchronous adapter asks for every item.
+ */
+static inline bool loom_adapter_children_ok(const struct loom_adapter_run *run,
+					    const uint64_t *children,
+					    size_t count)
+{
+	/* Only i32 payloads can be too wide: the others need no look. */
+	return count <= run->child_capacity &&
+	       (run->payload_type != LOOM_ARG_I32 ||
+		loom_adapter_i32_fit(children, count));
+}
+
+/*
+ * The scheduler refused to publish the active @item's children (@err):
+ * cancels it, failing the run unless the refusal was a pending cancel
+ * request (LOOM_WORK_WOULD_BLOCK fails it as LOOM_WORK_QUEUE_CAPACITY).
+ */
+void loom_adapter_refused(struct loom_adapter_run *run,
+			  struct loom_adapter_counts *counts,
+			  const struct loom_sched_item *item, enum loom_error err);
+
 /*
  * Publishes @item's @count @children as one group, then completes it; an
  * item claiming more than the run's child capacity, or a publication the
- * scheduler refuses, fails the run and cancels the item.  With @next, the
- * worker's next item is taken in the same step when it can be
- * (loom_sched_publish_complete_next()): returns whether it was.
+ * scheduler refuses, fails the run and cancels the item.
  */
-bool loom_adapter_publish(struct loom_adapter_run *run,
+void loom_adapter_publish(struct loom_adapter_run *run,
 			  struct loom_adapter_counts *counts,
 			  const struct loom_sched_item *item,
-			  const uint64_t *children, size_t count,
-			  struct loom_sched_item *next);
+			  const uint64_t *children, size_t count);
 
 /*
  * Runs @main on each of @n workers (@size bytes apart from @workers):

@@ -251,7 +251,7 @@ static void run_batch(struct device_worker *w, size_t n)
 				   rec->child_count);
 		loom_adapter_publish(&w->run->common, &w->counts, &w->batch[i],
 				     (const uint64_t *)rec->children,
-				     rec->child_count, NULL);
+				     rec->child_count);
 	}
 }
 

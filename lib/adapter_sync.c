@@ -21,6 +21,8 @@ struct sync_worker {
 	struct sync_run *run;
 	uint32_t index;
 	uint64_t *children;	/* child_capacity slots for the callback */
+	enum loom_work_sync_verdict verdict;	/* of the item run last */
+	size_t count;				/* and its children */
 	struct loom_adapter_counts counts;
 };
 
@@ -32,53 +34,77 @@ struct sync_run {
 	struct sync_worker *workers;
 };
 
-/*
- * Runs @item; with @next, takes the worker's next item in the same step
- * when it can and returns whether it did.
- */
-static bool run_item(struct sync_worker *w, const struct loom_sched_item *item,
-		     struct loom_sched_item *next)
+/* Runs the callback on @item: its verdict, and its children in w. */
+static inline void call(struct sync_worker *w, const struct loom_sched_item *item)
 {
 	struct sync_run *run = w->run;
-	enum loom_work_sync_verdict verdict;
-	size_t count = 0;
 
 	w->counts.items_run++;
 	w->counts.steals += item->from_worker != item->worker;
-	verdict = run->fn(run->ctx, item, w->children,
-			  run->config->child_capacity, &count);
-	switch (verdict) {
+	w->count = 0;
+	w->verdict = run->fn(run->ctx, item, w->children,
+			     run->config->child_capacity, &w->count);
+}
+
+/* Carries out the verdict of the active @item, one scheduler call each. */
+static void settle(struct sync_worker *w, const struct loom_sched_item *item)
+{
+	struct sync_run *run = w->run;
+
+	switch (w->verdict) {
 	case LOOM_WORK_SYNC_CHILDREN:
-		return loom_adapter_publish(&run->common, &w->counts, item,
-					    w->children, count, next);
+		loom_adapter_publish(&run->common, &w->counts, item,
+				     w->children, w->count);
+		return;
 	case LOOM_WORK_SYNC_CANCEL:
 		loom_adapter_cancel(&run->common, &w->counts, item);
-		return false;
+		return;
 	case LOOM_WORK_SYNC_ABORT:
 		break;
 	}
 	loom_adapter_fail(&run->common, LOOM_WORK_CALLBACK_ABORTED, 0, item);
 	loom_adapter_cancel(&run->common, &w->counts, item);
-	return false;
 }
 
 /*
- * Threaded: each worker blocks for work until the domain completes.  An
- * item that completes usually hands over the next one in the same step.
+ * The scheduler's loop asks for an item's children: those the callback
+ * reported, when they can be published; anything else comes back to
+ * worker_main() to be settled.
+ */
+static bool run_in_loop(void *arg, const struct loom_sched_item *item,
+			const uint64_t **payloads, size_t *count)
+{
+	struct sync_worker *w = arg;
+
+	call(w, item);
+	*payloads = w->children;
+	*count = w->count;
+	return w->verdict == LOOM_WORK_SYNC_CHILDREN &&
+	       loom_adapter_children_ok(&w->run->common, w->children,
+					w->count);
+}
+
+/*
+ * Threaded: each worker runs the scheduler's loop until the domain
+ * completes; an item the loop hands back is settled here, then it goes on.
  */
 static void *worker_main(void *arg)
 {
 	struct sync_worker *w = arg;
+	struct loom_adapter_run *common = &w->run->common;
+	struct loom_sched_loop loop = { .run = run_in_loop, .ctx = w };
 	struct loom_sched_item item;
-	bool held = false;
 
-	for (;;) {
-		if (!held && loom_sched_acquire_wait(w->run->common.sched,
-						     w->index, &item) !=
-			     LOOM_WORK_OK)
-			break;
-		held = run_item(w, &item, &item);
+	while (loom_sched_run_loop(common->sched, w->index, &loop, &item) ==
+	       LOOM_WORK_OK) {
+		if (loop.refused)
+			loom_adapter_refused(common, &w->counts, &item,
+					     loop.refused);
+		else
+			settle(w, &item);
 	}
+	w->counts.items_completed += loop.completed;
+	w->counts.children_published += loop.published;
 	return NULL;
 }
 
@@ -100,7 +126,8 @@ static void drain_in_turn(struct sync_run *run)
 			if (err == LOOM_WORK_DOMAIN_COMPLETE)
 				return;
 			if (err == LOOM_WORK_OK) {
-				run_item(&run->workers[i], &item, NULL);
+				call(&run->workers[i], &item);
+				settle(&run->workers[i], &item);
 				ran = true;
 			}
 		}

@@ -92,6 +92,13 @@ struct loom_sched_trace {
 	struct loom_work_domain *domain;	/* a reference: keeps the ids valid */
 };
 
+/*
+ * The steps of one item (publish, retire, take the next) are small
+ * functions; the loop that composes them (loom_sched_run_loop()) gets them
+ * inline, so a step costs no calls and no saved registers.
+ */
+#define ALWAYS_INLINE	static inline __attribute__((always_inline))
+
 /* ------------------------------------------------------- owner locks --- */
 
 static inline void cpu_relax(void)
@@ -166,7 +173,7 @@ static void unlock_all(struct loom_sched *sched)
  *   - the ring is never overwritten while queued: push refuses beyond the
  *     capacity, measured against a top that can only be stale low.
  */
-static int64_t deque_size(const struct sched_worker *w)
+static inline int64_t deque_size(const struct sched_worker *w)
 {
 	int64_t t = atomic_load_explicit(&w->top, memory_order_seq_cst);
 	int64_t b = atomic_load_explicit(&w->bottom, memory_order_seq_cst);
@@ -203,7 +210,7 @@ static void deque_publish_bottom(struct sched_worker *w, int64_t bottom,
 }
 
 /* Owner only: the newest item, or NULL. */
-static struct loom_work_record *deque_pop(struct sched_worker *w)
+static inline struct loom_work_record *deque_pop(struct sched_worker *w)
 {
 	int64_t b = atomic_load_explicit(&w->bottom, memory_order_relaxed) - 1;
 	struct loom_work_record *rec;
@@ -567,24 +574,37 @@ static void fill_item(struct loom_sched *sched, struct loom_work_record *rec,
 }
 
 /*
- * The policy, owner lock held: own deque's back, else the front of the
- * next non-empty deque, cyclically.
+ * Owner lock held: @worker now holds @rec, taken from its own deque
+ * (@victim LOOM_SCHED_NO_WORKER) or stolen from @victim's; @seq numbers
+ * the event.
  */
-static bool take_one(struct loom_sched *sched, uint32_t worker,
-		     struct loom_sched_item *item)
+static inline void hold(struct loom_sched *sched, uint32_t worker,
+			struct loom_work_record *rec, uint32_t victim,
+			uint64_t seq, struct loom_sched_item *item)
 {
 	struct sched_worker *own = &sched->workers[worker];
-	uint32_t victim = LOOM_SCHED_NO_WORKER;
-	struct loom_work_record *rec;
-	uint64_t seq = 0;
+	bool local = victim == LOOM_SCHED_NO_WORKER;
 
-	rec = deque_pop(own);
-	if (rec && sched->tracing)
-		seq = trace_number(sched, 1);
-	for (uint32_t i = 1; !rec && i < sched->nworkers; i++) {
+	rec->worker = worker;
+	own->active[own->end++] = (struct active_item){ rec, false, false };
+	own->nactive++;
+	record_event(sched, rec, LOOM_SLOT_ACQUIRE,
+		     local ? LOOM_SCHED_EV_ACQUIRE_LOCAL : LOOM_SCHED_EV_STEAL,
+		     worker, victim, seq, false);
+	fill_item(sched, rec, worker, local ? worker : victim, item);
+}
+
+/* Owner lock held: the front of the next non-empty deque, cyclically. */
+static __attribute__((noinline)) bool steal_one(struct loom_sched *sched,
+						 uint32_t worker,
+						 struct loom_sched_item *item)
+{
+	for (uint32_t i = 1; i < sched->nworkers; i++) {
 		uint32_t v = (worker + i) % sched->nworkers;
+		struct loom_work_record *rec;
 		enum steal_result r;
 		int64_t left = 0;
+		uint64_t seq = 0;
 
 		/* Lost races leave items behind: this deque is not empty. */
 		while ((r = deque_steal(&sched->workers[v], sched->domain,
@@ -592,23 +612,27 @@ static bool take_one(struct loom_sched *sched, uint32_t worker,
 		       STEAL_LOST)
 			cpu_relax();
 		if (r == STEAL_OK) {
-			victim = v;
 			/* More where it came from: let another sleeper help. */
 			if (left)
 				wake_one(sched);
+			hold(sched, worker, rec, v, seq, item);
+			return true;
 		}
 	}
+	return false;
+}
+
+/* The policy, owner lock held: own deque's back, else a steal. */
+ALWAYS_INLINE bool
+take_one(struct loom_sched *sched, uint32_t worker,
+	 struct loom_sched_item *item)
+{
+	struct loom_work_record *rec = deque_pop(&sched->workers[worker]);
+
 	if (!rec)
-		return false;
-	rec->worker = worker;
-	own->active[own->end++] = (struct active_item){ rec, false, false };
-	own->nactive++;
-	record_event(sched, rec, LOOM_SLOT_ACQUIRE,
-		     victim == LOOM_SCHED_NO_WORKER ?
-		     LOOM_SCHED_EV_ACQUIRE_LOCAL : LOOM_SCHED_EV_STEAL,
-		     worker, victim, seq, false);
-	fill_item(sched, rec, worker,
-		  victim == LOOM_SCHED_NO_WORKER ? worker : victim, item);
+		return steal_one(sched, worker, item);
+	hold(sched, worker, rec, LOOM_SCHED_NO_WORKER,
+	     sched->tracing ? trace_number(sched, 1) : 0, item);
 	return true;
 }
 
@@ -690,6 +714,12 @@ static inline enum loom_error active_slot(struct loom_sched *sched,
 
 	/* The common case, without the directory: the item is held here. */
 	if (item->resp.domain_key == sched->domain->key) {
+		/* Its only one: the first slot (retired ones are skipped). */
+		if (w->nactive == 1 &&
+		    w->active[w->first].rec->serial == item->resp.serial) {
+			*slot = &w->active[w->first];
+			return LOOM_WORK_OK;
+		}
 		for (uint32_t i = w->first; i < w->end; i++) {
 			if (!w->active[i].retired &&
 			    w->active[i].rec->serial == item->resp.serial) {
@@ -705,31 +735,28 @@ static inline enum loom_error active_slot(struct loom_sched *sched,
 	return *slot ? LOOM_WORK_OK : LOOM_WORK_NOT_ACTIVE;
 }
 
-static enum loom_error publish_held(struct loom_sched *sched,
-				    const struct loom_sched_item *parent,
-				    const uint64_t *payloads, size_t count,
-				    struct loom_work_resp *children,
-				    bool *was_empty, struct active_item **out)
+/*
+ * Owner lock held: publishes @count children of the active @slot of
+ * @worker, acquiring every responsibility before any child is visible.
+ */
+ALWAYS_INLINE enum loom_error
+publish_slot(struct loom_sched *sched, uint32_t worker, struct active_item *slot,
+	     const uint64_t *payloads, size_t count,
+	     struct loom_work_resp *children, bool *was_empty)
 {
-	struct sched_worker *w = &sched->workers[parent->worker];
+	struct sched_worker *w = &sched->workers[worker];
 	struct loom_work_chunk *chunk = NULL;
-	struct active_item *slot;
 	enum loom_error err;
 	uint64_t first, seq = 0;
 	int64_t queued, b;
 
-	err = active_slot(sched, parent, LOOM_WORK_PARENT_RETIRED, &slot);
-	if (err)
-		return err;
 	if (slot->cancel_requested)
 		return LOOM_WORK_CANCEL_REQUESTED;
-	*out = slot;
+	if (!count)
+		return LOOM_WORK_OK;
 	queued = deque_owner_size(w);
 	if (count > sched->capacity - (uint64_t)queued)
 		return LOOM_WORK_WOULD_BLOCK;
-	if (!count)
-		return LOOM_WORK_OK;
-	/* Acquire every child's responsibility before any child is visible. */
 	err = loom_work_spawn_held(sched->domain, slot->rec, count, payloads,
 				   &first);
 	if (err)
@@ -742,10 +769,9 @@ static enum loom_error publish_held(struct loom_sched *sched,
 
 		chunk = loom_work_chunk_after(sched->domain, chunk, first + i);
 		rec = loom_work_chunk_record(chunk, first + i);
-		rec->worker = parent->worker;
+		rec->worker = worker;
 		record_event(sched, rec, LOOM_SLOT_CREATE, LOOM_SCHED_EV_PUBLISH,
-			     parent->worker, LOOM_SCHED_NO_WORKER, seq + i,
-			     false);
+			     worker, LOOM_SCHED_NO_WORKER, seq + i, false);
 		deque_put(w, b + (int64_t)i, rec);
 		if (children)
 			children[i] = loom_work_resp_of(sched->domain, first + i);
@@ -755,6 +781,21 @@ static enum loom_error publish_held(struct loom_sched *sched,
 	return LOOM_WORK_OK;
 }
 
+ALWAYS_INLINE enum loom_error
+publish_held(struct loom_sched *sched, const struct loom_sched_item *parent,
+	     const uint64_t *payloads, size_t count,
+	     struct loom_work_resp *children, bool *was_empty,
+	     struct active_item **out)
+{
+	enum loom_error err;
+
+	err = active_slot(sched, parent, LOOM_WORK_PARENT_RETIRED, out);
+	if (err)
+		return err;
+	return publish_slot(sched, parent->worker, *out, payloads, count,
+			    children, was_empty);
+}
+
 /*
  * Whether the retirement just counted on @worker (owner lock held) can
  * have been the domain's last: not if the worker still holds an item, nor
@@ -762,7 +803,8 @@ static enum loom_error publish_held(struct loom_sched *sched,
  * later call, after the thief's compare-and-swap on top or in this
  * worker's own order, that looks again (runtime.rst, "completion").
  */
-static bool owner_may_be_last(struct loom_sched *sched, uint32_t worker)
+static inline bool owner_may_be_last(struct loom_sched *sched,
+				     uint32_t worker)
 {
 	const struct sched_worker *w = &sched->workers[worker];
 
@@ -776,10 +818,9 @@ static bool owner_may_be_last(struct loom_sched *sched, uint32_t worker)
  * if it can have been the last (owner_may_be_last()); the rare paths
  * always check.
  */
-static enum loom_work_status retire(struct loom_sched *sched,
-				    struct loom_work_record *rec, uint32_t lane,
-				    enum loom_sched_event_kind kind,
-				    uint32_t worker, bool owner)
+ALWAYS_INLINE enum loom_work_status
+retire(struct loom_sched *sched, struct loom_work_record *rec, uint32_t lane,
+       enum loom_sched_event_kind kind, uint32_t worker, bool owner)
 {
 	uint64_t seq = sched->tracing ? trace_number(sched, 1) : 0;
 	bool completes;
@@ -797,9 +838,10 @@ static enum loom_work_status retire(struct loom_sched *sched,
 }
 
 /* Owner lock held: retires the active @slot of @worker. */
-static inline void finish_slot(struct loom_sched *sched, uint32_t worker,
-			       struct active_item *slot, bool cancelling,
-			       enum loom_work_status *status)
+ALWAYS_INLINE void
+finish_slot(struct loom_sched *sched, uint32_t worker,
+	    struct active_item *slot, bool cancelling,
+	    enum loom_work_status *status)
 {
 	struct loom_work_record *rec = slot->rec;
 	enum loom_work_status after;
@@ -858,12 +900,11 @@ static enum loom_error finish_active(struct loom_sched *sched,
  * item as loom_sched_acquire() would, still under that lock; *@took says
  * whether it did (@next may be @parent: it is read before it is written).
  */
-static enum loom_error publish(struct loom_sched *sched,
-			       const struct loom_sched_item *parent,
-			       const uint64_t *payloads, size_t count,
-			       struct loom_work_resp *children, bool complete,
-			       enum loom_work_status *status,
-			       struct loom_sched_item *next, bool *took)
+ALWAYS_INLINE enum loom_error
+publish(struct loom_sched *sched, const struct loom_sched_item *parent,
+	const uint64_t *payloads, size_t count, struct loom_work_resp *children,
+	bool complete, enum loom_work_status *status,
+	struct loom_sched_item *next, bool *took)
 {
 	enum loom_work_status after = LOOM_WORK_ACTIVE;
 	struct active_item *slot;
@@ -930,6 +971,44 @@ loom_sched_publish_complete_next(struct loom_sched *sched,
 	*took = false;
 	return publish(sched, parent, payloads, count, children, true, status,
 		       next, took);
+}
+
+enum loom_error loom_sched_run_loop(struct loom_sched *sched, uint32_t worker,
+				    struct loom_sched_loop *loop,
+				    struct loom_sched_item *item)
+{
+	bool held;
+
+	if (!sched || !loop || !loop->run || !item ||
+	    worker >= sched->nworkers)
+		return LOOM_WORK_INVALID_ARGUMENT;
+	loop->refused = LOOM_WORK_OK;
+	for (held = false;;) {
+		enum loom_work_status after = LOOM_WORK_ACTIVE;
+		const uint64_t *payloads = NULL;
+		enum loom_error err;
+		size_t count = 0;
+
+		if (!held) {
+			err = loom_sched_acquire_wait(sched, worker, item);
+			if (err)
+				return err;
+		}
+		if (!loop->run(loop->ctx, item, &payloads, &count))
+			return LOOM_WORK_OK;
+		held = false;
+		err = publish(sched, item, payloads, count, NULL, true, &after,
+			      item, &held);
+		if (err) {
+			/* Still held: the caller cancels it. */
+			loop->refused = err;
+			return LOOM_WORK_OK;
+		}
+		loop->completed++;
+		loop->published += count;
+		if (after == LOOM_WORK_COMPLETED)
+			return LOOM_WORK_DOMAIN_COMPLETE;
+	}
 }
 
 enum loom_error loom_sched_complete(struct loom_sched *sched,

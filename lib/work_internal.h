@@ -331,7 +331,8 @@ uint32_t loom_sched_sleepers(const struct loom_sched *sched);
  * loom_sched_publish_complete(), and then, unless that completed the
  * domain or the worker still holds an item, the worker's next item as
  * loom_sched_acquire() would take it (its own newest, else a steal), all
- * under one owner lock: the synchronous adapter's step.  *@took says
+ * under one owner lock: the step loom_sched_run_loop() commits each item
+ * with.  *@took says
  * whether *@next was taken; nothing is taken after a refusal.  @next may
  * be @parent.
  */
@@ -342,6 +343,34 @@ loom_sched_publish_complete_next(struct loom_sched *sched,
 				 struct loom_work_resp *children,
 				 enum loom_work_status *status,
 				 struct loom_sched_item *next, bool *took);
+
+/*
+ * The synchronous adapter's worker loop (loom_sched_run_loop()).  @run runs
+ * an item: true to publish its *@count children (*@payloads, ordinal order)
+ * and complete it, false to hand it back held.  @completed and @published
+ * count what the loop committed; @refused says why an item came back.
+ */
+struct loom_sched_loop {
+	bool (*run)(void *ctx, const struct loom_sched_item *item,
+		    const uint64_t **payloads, size_t *count);
+	void *ctx;
+	uint64_t completed;
+	uint64_t published;
+	enum loom_error refused;
+};
+
+/*
+ * Runs @worker (holding nothing) until the domain completes: takes items as
+ * loom_sched_acquire_wait() does, runs each through @loop->run and commits
+ * it as loom_sched_publish_complete_next() does, so the trace is the one
+ * of those calls.  Returns LOOM_WORK_DOMAIN_COMPLETE; LOOM_WORK_OK with
+ * *@item still held when @run declined it (@loop->refused LOOM_WORK_OK) or
+ * the scheduler refused its publication (@loop->refused says why: then
+ * nothing of it was published); or acquire's error.
+ */
+enum loom_error loom_sched_run_loop(struct loom_sched *sched, uint32_t worker,
+				    struct loom_sched_loop *loop,
+				    struct loom_sched_item *item);
 
 /*
  * One item's transactions: item @held (an index into the commit's held

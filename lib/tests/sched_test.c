@@ -671,6 +671,174 @@ TEST(publish_complete_next_is_publish_complete_then_acquire)
 	loom_sched_destroy(s);
 }
 
+/*
+ * A script for loom_sched_run_loop(): item p has children 2p and 2p + 1
+ * up to @last (a heap); it is handed back when p is @decline, after a
+ * cancel request on itself when p is @cancel.  @seen: the payloads run.
+ */
+struct script {
+	struct loom_sched *sched;
+	uint64_t last, decline, cancel;
+	uint64_t kids[2];
+	uint64_t seen[16];
+	size_t nseen;
+};
+
+static bool script_run(void *arg, const struct loom_sched_item *item,
+		       const uint64_t **payloads, size_t *count)
+{
+	struct script *sc = arg;
+	uint64_t p = item->payload;
+
+	if (sc->nseen < 16)
+		sc->seen[sc->nseen++] = p;
+	if (p == sc->decline)
+		return false;
+	if (p == sc->cancel)
+		CHECK_OK(loom_sched_cancel(sc->sched, item->resp, NULL, NULL));
+	*count = 0;
+	for (uint64_t c = 2 * p; c <= 2 * p + 1 && c <= sc->last; c++)
+		sc->kids[(*count)++] = c;
+	*payloads = sc->kids;
+	return true;
+}
+
+static void check_seen(const struct script *sc, size_t n,
+		       const uint64_t *expected)
+{
+	CHECK_EQ(n, sc->nseen);
+	for (size_t i = 0; i < n && i < sc->nseen; i++)
+		CHECK_EQ(expected[i], sc->seen[i]);
+}
+
+/* The synchronous adapter's loop: acquire, run, publish_complete_next. */
+TEST(run_loop_commits_each_item_as_publish_complete_next)
+{
+	static const uint64_t lifo[] = { 1, 3, 2, 5, 4 };
+	struct loom_sched *s = new_sched(1, 4, 1, 0);
+	struct script sc = { .sched = s, .last = 5 };
+	struct loom_sched_loop loop = { .run = script_run, .ctx = &sc };
+	struct loom_sched_trace *t;
+	struct loom_sched_item item;
+
+	REQUIRE(s);
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT,
+		 loom_sched_run_loop(s, 1, &loop, &item));
+	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT,
+		 loom_sched_run_loop(s, 0, NULL, &item));
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE,
+		 loom_sched_run_loop(s, 0, &loop, &item));
+	check_seen(&sc, 5, lifo);
+	CHECK_EQ(5, loop.completed);
+	CHECK_EQ(4, loop.published);
+	CHECK_EQ(LOOM_WORK_OK, loop.refused);
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "complete 0 7:root", "acquire-local 0 7:root/1",
+		    "complete 0 7:root/1", "acquire-local 0 7:root/0",
+		    "publish 0 7:root/0/0", "publish 0 7:root/0/1",
+		    "complete 0 7:root/0", "acquire-local 0 7:root/0/1",
+		    "complete 0 7:root/0/1", "acquire-local 0 7:root/0/0",
+		    "complete 0 7:root/0/0 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+/* What the loop hands back is still held; the caller settles it. */
+TEST(run_loop_hands_back_declined_and_refused_items)
+{
+	static const uint64_t declined[] = { 1, 3, 2, 5, 4 };
+	struct loom_sched *s = new_sched(1, 4, 1, 0);
+	struct script sc = { .sched = s, .last = 5, .decline = 3 };
+	struct loom_sched_loop loop = { .run = script_run, .ctx = &sc };
+	enum loom_work_status st;
+	struct loom_sched_item item;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	CHECK_OK(loom_sched_run_loop(s, 0, &loop, &item));
+	CHECK_EQ(LOOM_WORK_OK, loop.refused);
+	CHECK_EQ(3, item.payload);
+	CHECK_EQ(1, loop.completed);
+	/* Settled by the caller, then the loop goes on with the rest. */
+	CHECK_OK(loom_sched_complete(s, &item, NULL));
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE,
+		 loom_sched_run_loop(s, 0, &loop, &item));
+	check_seen(&sc, 5, declined);
+	CHECK_EQ(4, loop.completed);
+	loom_sched_destroy(s);
+
+	/* Two children on a deque of one: refused, nothing published. */
+	s = new_sched(1, 1, 1, 0);
+	REQUIRE(s);
+	sc = (struct script){ .sched = s, .last = 3 };
+	loop = (struct loom_sched_loop){ .run = script_run, .ctx = &sc };
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	CHECK_OK(loom_sched_run_loop(s, 0, &loop, &item));
+	CHECK_EQ(LOOM_WORK_WOULD_BLOCK, loop.refused);
+	CHECK_EQ(1, item.payload);
+	CHECK_EQ(0, loop.completed);
+	CHECK_EQ(1, loom_work_active_count(loom_sched_domain(s)));
+	CHECK_EQ(0, loom_sched_queued(s, 0));
+	CHECK_OK(loom_sched_cancel(s, item.resp, NULL, NULL));
+	CHECK_OK(loom_sched_cancel_active(s, &item, &st));
+	CHECK_EQ(LOOM_WORK_COMPLETED, st);
+	loom_sched_destroy(s);
+
+	/* A cancel request made while the item ran: refused, still held. */
+	s = new_sched(1, 4, 1, 0);
+	REQUIRE(s);
+	sc = (struct script){ .sched = s, .last = 5, .cancel = 2 };
+	loop = (struct loom_sched_loop){ .run = script_run, .ctx = &sc };
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	CHECK_OK(loom_sched_run_loop(s, 0, &loop, &item));
+	CHECK_EQ(LOOM_WORK_CANCEL_REQUESTED, loop.refused);
+	CHECK_EQ(2, item.payload);
+	CHECK_EQ(0, loom_sched_queued(s, 0));
+	CHECK_OK(loom_sched_cancel_active(s, &item, &st));
+	CHECK_EQ(LOOM_WORK_COMPLETED, st);
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE,
+		 loom_sched_run_loop(s, 0, &loop, &item));
+	CHECK_EQ(2, loop.completed);
+	loom_sched_destroy(s);
+}
+
+/* A worker with nothing of its own steals, as acquire does. */
+TEST(run_loop_steals_when_its_deque_is_empty)
+{
+	struct loom_sched *s = new_sched(2, 4, 1, 0);
+	struct script sc = { .sched = s, .last = 3, .decline = 3 };
+	struct loom_sched_loop loop = { .run = script_run, .ctx = &sc };
+	struct loom_sched_item held, stolen;
+	enum loom_work_status st;
+	struct loom_sched_trace *t;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	CHECK_OK(loom_sched_run_loop(s, 0, &loop, &held));
+	CHECK_EQ(3, held.payload);
+	sc.decline = 2;
+	CHECK_OK(loom_sched_run_loop(s, 1, &loop, &stolen));
+	CHECK_EQ(2, stolen.payload);
+	CHECK_EQ(1, stolen.worker);
+	CHECK_EQ(0, stolen.from_worker);
+	CHECK_OK(loom_sched_complete(s, &held, &st));
+	CHECK_EQ(LOOM_WORK_ACTIVE, st);
+	CHECK_OK(loom_sched_complete(s, &stolen, &st));
+	CHECK_EQ(LOOM_WORK_COMPLETED, st);
+	CHECK_EQ(1, loop.completed);
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "complete 0 7:root", "acquire-local 0 7:root/1",
+		    "steal 1<-0 7:root/0", "complete 0 7:root/1",
+		    "complete 1 7:root/0 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
 TEST(trace_take_moves_events_and_outlives_scheduler)
 {
 	struct loom_sched *s = new_sched(1, 4, 0, 0);
@@ -903,6 +1071,9 @@ int main(void)
 	RUN(cancel_all_of_65536_queued_items_cancels_front_to_back);
 	RUN(publish_complete_is_publish_then_complete);
 	RUN(publish_complete_next_is_publish_complete_then_acquire);
+	RUN(run_loop_commits_each_item_as_publish_complete_next);
+	RUN(run_loop_hands_back_declined_and_refused_items);
+	RUN(run_loop_steals_when_its_deque_is_empty);
 	RUN(trace_take_moves_events_and_outlives_scheduler);
 	RUN(no_trace_flag_records_nothing);
 	RUN(identity_independent_of_worker_and_payload);

@@ -12,8 +12,8 @@
  *     once, and the trace agrees.
  *
  * Even workers publish, complete and acquire in three calls; odd ones in
- * one (loom_sched_publish_complete_next(), the synchronous adapter's step),
- * so both paths race each other.
+ * one (loom_sched_publish_complete_next(), the step of the synchronous
+ * adapter's loop), so both paths race each other.
  *
  * The tree: an item's payload is the size of its subtree; it spawns up to
  * BRANCHING children that share the rest as evenly as possible.
