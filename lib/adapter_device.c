@@ -69,7 +69,7 @@ struct device_worker {
 	struct loom_adapter_counts counts;
 	uint64_t jobs;
 	struct loom_hw_counters counters;	/* summed over its dispatches */
-};
+} __attribute__((aligned(LOOM_CACHE_LINE)));	/* written for every batch */
 
 struct device_run {
 	struct loom_adapter_run common;	/* child_capacity: the thread's */
@@ -713,7 +713,7 @@ static int setup_worker(struct device_run *run, uint32_t i)
 	w->index = i;
 	w->dev = worker_device(c, i, &w->core);
 	w->args = c->device_args ? c->device_args[i % c->n_devices] : c->args;
-	w->batch = calloc(run->max_batch, sizeof(*w->batch));
+	w->batch = loom_lines_alloc(run->max_batch, sizeof(*w->batch));
 	if (!w->batch)
 		return -ENOMEM;
 	ret = loom_ring_create(w->dev, 4, &w->ring);
@@ -783,7 +783,7 @@ static enum loom_error start_run(struct device_run *run, int *device_error)
 	err = loom_sched_create(&sc, &run->common.sched);
 	if (err)
 		return err;
-	run->workers = calloc(c->workers, sizeof(*run->workers));
+	run->workers = loom_lines_alloc(c->workers, sizeof(*run->workers));
 	if (!run->workers)
 		return LOOM_WORK_OUT_OF_MEMORY;
 	for (uint32_t i = 0; i < c->workers; i++) {

@@ -24,7 +24,7 @@ struct sync_worker {
 	enum loom_work_sync_verdict verdict;	/* of the item run last */
 	size_t count;				/* and its children */
 	struct loom_adapter_counts counts;
-};
+} __attribute__((aligned(LOOM_CACHE_LINE)));	/* written for every item */
 
 struct sync_run {
 	struct loom_adapter_run common;
@@ -157,17 +157,17 @@ static enum loom_error alloc_workers(struct sync_run *run)
 {
 	uint32_t n = run->config->workers;
 
-	run->workers = calloc(n, sizeof(*run->workers));
+	run->workers = loom_lines_alloc(n, sizeof(*run->workers));
 	if (!run->workers)
 		return LOOM_WORK_OUT_OF_MEMORY;
 	for (uint32_t i = 0; i < n; i++) {
 		struct sync_worker *w = &run->workers[i];
+		/* +1: a callback may be handed a valid pointer even at 0. */
+		size_t slots = (size_t)run->config->child_capacity + 1;
 
 		w->run = run;
 		w->index = i;
-		/* +1: a callback may be handed a valid pointer even at 0. */
-		w->children = calloc((size_t)run->config->child_capacity + 1,
-				     sizeof(*w->children));
+		w->children = loom_lines_alloc(slots, sizeof(*w->children));
 		if (!w->children)
 			return LOOM_WORK_OUT_OF_MEMORY;
 	}

@@ -458,8 +458,10 @@ static enum loom_error alloc_workers(struct loom_sched *sched)
 		atomic_init(&w->bottom, 0);
 		atomic_init(&w->lock, 0);
 		w->mask = ring - 1;
+		/* Shared with thieves anyway; calloc() maps a big one zeroed. */
 		w->ring = calloc(ring, sizeof(*w->ring));
-		w->active = calloc(sched->max_batch, sizeof(*w->active));
+		w->active = loom_lines_alloc(sched->max_batch,
+					     sizeof(*w->active));
 		if (!w->ring || !w->active)
 			return LOOM_WORK_OUT_OF_MEMORY;
 	}

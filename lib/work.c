@@ -266,6 +266,20 @@ static size_t chunk_bytes(bool traced)
  * for transparent huge pages: a first touch costs one fault per 2 MiB, not
  * one per 4 KiB (64 records).
  */
+void *loom_lines_alloc(size_t n, size_t size)
+{
+	size_t bytes;
+	void *p;
+
+	if (size && n > (SIZE_MAX - LOOM_CACHE_LINE) / size)
+		return NULL;
+	bytes = (n * size + LOOM_CACHE_LINE - 1) & ~(size_t)(LOOM_CACHE_LINE - 1);
+	p = aligned_alloc(LOOM_CACHE_LINE, bytes ? bytes : LOOM_CACHE_LINE);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
 void *loom_huge_alloc(size_t bytes)
 {
 	size_t span = bytes + LOOM_HUGE_PAGE;

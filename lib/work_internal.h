@@ -157,6 +157,15 @@ loom_work_resp_of(const struct loom_work_domain *domain, uint64_t serial)
 	return (struct loom_work_resp){ .domain_key = domain->key, .serial = serial };
 }
 
+/*
+ * Zeroed room for @n objects of @size bytes on cache lines of their own
+ * (aligned, and padded to a whole line), or NULL.  For per-worker state
+ * that its worker writes for every item: from calloc(), two workers' state
+ * could share a line, and every write would take it from the other core.
+ * free() it.
+ */
+void *loom_lines_alloc(size_t n, size_t size);
+
 #define LOOM_HUGE_PAGE	((size_t)2 << 20)
 
 /*

@@ -517,6 +517,35 @@ TEST(strerror_names_every_error)
 	CHECK_STR("Invalid argument", loom_strerror(-22));
 }
 
+/*
+ * Per-worker state comes from loom_lines_alloc(): whole cache lines, so
+ * two workers' state never shares one (every item writes it).
+ */
+TEST(lines_alloc_gives_whole_zeroed_lines)
+{
+	static const size_t sizes[][2] = { { 1, 16 }, { 3, 24 }, { 2, 64 },
+					   { 5, 72 }, { 0, 8 } };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i][0], size = sizes[i][1];
+		size_t bytes = (n * size + LOOM_CACHE_LINE - 1) /
+			       LOOM_CACHE_LINE * LOOM_CACHE_LINE;
+		unsigned char *a = loom_lines_alloc(n, size);
+		unsigned char *b = loom_lines_alloc(n, size);
+
+		REQUIRE(a && b);
+		CHECK_EQ(0, (uintptr_t)a % LOOM_CACHE_LINE);
+		CHECK_EQ(0, (uintptr_t)b % LOOM_CACHE_LINE);
+		/* zeroed, and the padding is the allocation's own */
+		for (size_t k = 0; k < bytes; k++)
+			CHECK_EQ(0, a[k]);
+		memset(a, 0xa5, bytes);
+		free(a);
+		free(b);
+	}
+	CHECK(!loom_lines_alloc(SIZE_MAX / 8, 16));
+}
+
 int main(void)
 {
 	RUN(admit_acquires_root_and_closes_source);
@@ -540,5 +569,6 @@ int main(void)
 	RUN(id_format_like_snprintf);
 	RUN(id_parent_and_depth);
 	RUN(strerror_names_every_error);
+	RUN(lines_alloc_gives_whole_zeroed_lines);
 	return checks_done();
 }
