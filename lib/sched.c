@@ -23,8 +23,9 @@
  *     with all of them held no deque, active slot or record changes, which
  *     makes cancellation exact, atomic and linear.  Taking the trace needs
  *     only the mutex;
- *   - the active count is derived (work.c): issued minus the workers'
- *     retired counters, and the completing retirement is elected there.
+ *   - the active count is derived (work.c): the lanes' acquired minus
+ *     their retired counters, and the completing retirement is elected
+ *     there.
  * No system call on the common path: a worker that finds nothing parks on
  * a futex, and a publisher wakes one sleeper, only when its deque was
  * empty and someone sleeps (see park() and wake_one()).
@@ -759,8 +760,8 @@ publish_slot(struct loom_sched *sched, uint32_t worker, struct active_item *slot
 	queued = deque_owner_size(w);
 	if (count > sched->capacity - (uint64_t)queued)
 		return LOOM_WORK_WOULD_BLOCK;
-	err = loom_work_spawn_held(sched->domain, slot->rec, count, payloads,
-				   &first);
+	err = loom_work_spawn_held(sched->domain, worker, slot->rec, count,
+				   payloads, &first);
 	if (err)
 		return err;
 	if (sched->tracing)
@@ -1230,7 +1231,7 @@ static enum loom_error publish_step(struct commit *c,
 		return LOOM_WORK_INVALID_ARGUMENT;
 	if (!step->count)
 		return LOOM_WORK_OK;
-	err = loom_work_spawn_held(sched->domain, rec, step->count,
+	err = loom_work_spawn_held(sched->domain, c->worker, rec, step->count,
 				   step->payloads, &first);
 	if (err)
 		return err;
@@ -1406,12 +1407,12 @@ static void place_record_events(struct loom_sched *sched,
 static void place_events(struct loom_sched *sched,
 			 struct loom_sched_event *events, uint64_t numbers)
 {
-	uint64_t issued = atomic_load_explicit(&sched->domain->issued,
-					       memory_order_acquire);
+	uint64_t reserved = atomic_load_explicit(&sched->domain->reserved,
+						 memory_order_acquire);
 
-	for (uint64_t k = 0; k << LOOM_WORK_CHUNK_SHIFT < issued; k++) {
+	for (uint64_t k = 0; k << LOOM_WORK_CHUNK_SHIFT < reserved; k++) {
 		struct loom_work_chunk *chunk = loom_work_chunk_at(sched->domain, k);
-		uint64_t left = issued - (k << LOOM_WORK_CHUNK_SHIFT);
+		uint64_t left = reserved - (k << LOOM_WORK_CHUNK_SHIFT);
 
 		for (uint64_t at = 0; at < LOOM_WORK_CHUNK_RECORDS && at < left; at++)
 			place_record_events(sched, chunk, &chunk->records[at],

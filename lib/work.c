@@ -8,24 +8,28 @@
  * so a used or foreign handle is always recognised, and every identity's
  * parent pointer stays valid.
  *
- * The count of the set is derived, never stored: issued (every acquisition,
- * one shared counter that is also the serial allocator) minus the sum of
- * the lanes' retired counters (one per scheduler worker, on its own cache
- * line, plus a shared lane for the kernel API and the rare paths).
+ * The count of the set is derived, never stored: the sum of the lanes'
+ * acquired counters minus the sum of their retired counters (one lane per
+ * scheduler worker, on its own cache line, plus a shared lane for the
+ * kernel API and the rare paths; each written only by whoever holds it).
+ * Serials come from one shared allocator, a block per lane at a time, so
+ * a publication writes no shared line but once in LOOM_WORK_LANE_SERIALS.
  *
  * Why a transient zero cannot complete the domain.  The combining check
- * (loom_work_try_complete) reads every lane's retired counter, then issued.
- * Acquisition before publication: a child's acquisition is added to issued
- * before the child can be seen, so before anyone can retire it; retirement
- * after: the retirer's release increment of its lane carries it.  So if
- * the check's acquire load of a lane includes some retirement, its later
- * load of issued includes that item's acquisition, and also the
- * acquisitions of every child the item spawned (spawning precedes its
- * holder's retirement).  issued == retired then means: every acquisition
- * the check saw was retired, and starting from the root (its acquisition
- * precedes root_admitted, which the check reads first) every child of every
- * one of them was seen and retired too.  No live item is left to spawn
- * from: the zero is final.  The check can only be late, never early.
+ * (loom_work_try_complete) reads every lane's retired counter, then every
+ * lane's acquired counter.  Acquisition before publication: a child's
+ * acquisition is stored (release) in its publisher's lane before the child
+ * can be seen, so it happens before anyone's retirement of the child, and
+ * before its parent's retirement (spawning precedes its holder's
+ * retirement); each retirement is a release increment of the retirer's
+ * lane.  So if the check's acquire load of a lane includes some
+ * retirement, its later loads of acquired include that item's acquisition
+ * and the acquisitions of every child the item spawned.  acquired ==
+ * retired then means: every acquisition the check saw was retired, and
+ * starting from the root (its acquisition precedes root_admitted, which
+ * the check reads first) every child of every one of them was seen and
+ * retired too.  No live item is left to spawn from: the zero is final.
+ * The check can only be late, never early.
  *
  * Why the last retirement sees it.  Retirements increment their lane
  * sequentially consistently and then check (the scheduler skips the check
@@ -516,7 +520,9 @@ enum loom_error loom_work_admit_locked(struct loom_work_domain *domain,
 	if (err)
 		return err;
 	/* Acquire the root's responsibility, then close the source. */
-	atomic_store_explicit(&domain->issued, 1, memory_order_seq_cst);
+	atomic_store_explicit(&domain->reserved, 1, memory_order_release);
+	atomic_store_explicit(&domain->lanes[loom_work_shared_lane(domain)].acquired,
+			      1, memory_order_seq_cst);
 	*rec = issue_record(loom_work_chunk_of(domain, 1), 1, NULL, 0, payload);
 	atomic_store_explicit(&domain->root_admitted, true, memory_order_seq_cst);
 	return LOOM_WORK_OK;
@@ -531,34 +537,70 @@ static bool ordinals_cover(const struct loom_work_record *rec, uint64_t count)
 }
 
 /*
- * Reserves serials *@first .. + @count - 1 with their records in place:
- * the records exist before the serials are taken, so a failure takes none.
+ * Reserves a block of @want (or at least @count) serials for @lane, with
+ * their records in place: the records exist before the serials are taken,
+ * so a failure takes none.  What was left of the lane's block is never
+ * issued.
  */
-static enum loom_error reserve_serials(struct loom_work_domain *domain,
-				       uint64_t count, uint64_t *first)
+static enum loom_error reserve_block(struct loom_work_domain *domain,
+				     struct loom_work_lane *lane,
+				     uint64_t count, uint64_t want)
 {
-	uint64_t cur = atomic_load_explicit(&domain->issued, memory_order_relaxed);
+	uint64_t cur = atomic_load_explicit(&domain->reserved,
+					    memory_order_relaxed);
 	enum loom_error err;
 
 	do {
 		if (count > MAX_RECORDS - cur)
 			return LOOM_WORK_OUT_OF_MEMORY;
-		err = ensure_records(domain, cur + 1, cur + count);
+		if (want > MAX_RECORDS - cur)
+			want = count;
+		err = ensure_records(domain, cur + 1, cur + want);
 		if (err)
 			return err;
-		/*
-		 * seq_cst: the acquisitions are counted before any child can
-		 * be published (see the top of this file).
-		 */
-	} while (!atomic_compare_exchange_weak_explicit(&domain->issued, &cur,
-							cur + count,
-							memory_order_seq_cst,
+		/* Release: whoever reads reserved finds the chunks. */
+	} while (!atomic_compare_exchange_weak_explicit(&domain->reserved, &cur,
+							cur + want,
+							memory_order_release,
 							memory_order_relaxed));
-	*first = cur + 1;
+	lane->next = cur + 1;
+	lane->end = cur + 1 + want;
+	return LOOM_WORK_OK;
+}
+
+/*
+ * Serials *@first .. + @count - 1 from @lane's block, counted as acquired
+ * in @lane (release: before the caller can make any of them visible).  The
+ * shared lane reserves exactly what it issues, under the domain's mutex:
+ * the kernel API's serials stay consecutive.
+ */
+static enum loom_error acquire_serials(struct loom_work_domain *domain,
+				       uint32_t lane, uint64_t count,
+				       uint64_t *first)
+{
+	struct loom_work_lane *l = &domain->lanes[lane];
+	uint64_t want = count;
+	enum loom_error err;
+
+	if (lane != loom_work_shared_lane(domain) &&
+	    want < LOOM_WORK_LANE_SERIALS)
+		want = LOOM_WORK_LANE_SERIALS;
+	if (count > l->end - l->next) {
+		err = reserve_block(domain, l, count, want);
+		if (err)
+			return err;
+	}
+	*first = l->next;
+	l->next += count;
+	atomic_store_explicit(&l->acquired,
+			      atomic_load_explicit(&l->acquired,
+						   memory_order_relaxed) + count,
+			      memory_order_release);
 	return LOOM_WORK_OK;
 }
 
 enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
+				     uint32_t lane,
 				     struct loom_work_record *parent,
 				     size_t count, const uint64_t *payloads,
 				     uint64_t *first)
@@ -569,7 +611,7 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
 
 	if (!ordinals_cover(parent, count))
 		return LOOM_WORK_ORDINALS_EXHAUSTED;
-	err = reserve_serials(domain, count, first);
+	err = acquire_serials(domain, lane, count, first);
 	if (err)
 		return err;
 	/* Nothing can fail from here: the group is all or nothing. */
@@ -588,18 +630,20 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
 }
 
 /*
- * Retired, then issued: at least the count at some moment between the
- * loads, so never zero while a responsibility is live (see the top).
+ * Retired, then acquired: never zero while a responsibility is live (see
+ * the top).
  */
 static uint64_t active_now(const struct loom_work_domain *domain)
 {
-	uint64_t retired = 0, issued;
+	uint64_t retired = 0, acquired = 0;
 
 	for (uint32_t i = 0; i < domain->nlanes; i++)
 		retired += atomic_load_explicit(&domain->lanes[i].retired,
 						memory_order_seq_cst);
-	issued = atomic_load_explicit(&domain->issued, memory_order_seq_cst);
-	return issued - retired;
+	for (uint32_t i = 0; i < domain->nlanes; i++)
+		acquired += atomic_load_explicit(&domain->lanes[i].acquired,
+						 memory_order_seq_cst);
+	return acquired - retired;
 }
 
 uint64_t loom_work_active_now(const struct loom_work_domain *domain)
@@ -661,8 +705,11 @@ enum loom_error loom_work_domain_create_lanes(uint64_t occurrence,
 		free(domain);
 		return LOOM_WORK_OUT_OF_MEMORY;
 	}
-	for (uint32_t i = 0; i < domain->nlanes; i++)
+	for (uint32_t i = 0; i < domain->nlanes; i++) {
 		atomic_init(&domain->lanes[i].retired, 0);
+		atomic_init(&domain->lanes[i].acquired, 0);
+		domain->lanes[i].next = domain->lanes[i].end = 0;
+	}
 	atomic_init(&domain->refs, 1);
 	domain->key = atomic_fetch_add_explicit(&next_domain_key, 1,
 						memory_order_relaxed);
@@ -776,7 +823,8 @@ enum loom_error loom_work_spawn_group(struct loom_work_domain *domain,
 	err = loom_work_check_live(domain, parent, LOOM_WORK_PARENT_RETIRED,
 				   &rec);
 	if (!err && count)
-		err = loom_work_spawn_held(domain, rec, count, NULL, &first);
+		err = loom_work_spawn_held(domain, loom_work_shared_lane(domain),
+					   rec, count, NULL, &first);
 	for (size_t i = 0; !err && i < count; i++) {
 		if (children)
 			children[i] = loom_work_resp_of(domain, first + i);

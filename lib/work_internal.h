@@ -110,10 +110,20 @@ static inline bool loom_work_issued(const struct loom_work_chunk *chunk,
 	       state >> LOOM_REC_GEN_SHIFT == chunk->gen;
 }
 
-/* A retirement counter, alone on its line: written only by its lane. */
+/*
+ * A lane: one scheduler worker, or the shared lane of the kernel API and
+ * the rare paths.  Alone on its line, written only by whoever holds the
+ * lane (the worker's owner lock, or the domain's mutex): what it acquired
+ * and retired, and the serials it reserved but has not issued yet.
+ */
 struct loom_work_lane {
 	_Atomic uint64_t retired;
+	_Atomic uint64_t acquired;
+	uint64_t next, end;	/* reserved serials [next, end) */
 } __attribute__((aligned(LOOM_CACHE_LINE)));
+
+/* Serials a lane reserves at a time: one shared write per 64 items. */
+#define LOOM_WORK_LANE_SERIALS	64
 
 struct loom_work_domain {
 	/*
@@ -130,10 +140,10 @@ struct loom_work_domain {
 	atomic_bool root_admitted;	/* the root source is closed */
 	atomic_bool completed;		/* set by the one completing retirement */
 	/*
-	 * Every acquisition ever (records 1 .. issued are reserved): the
-	 * acquired half of the active count, and the serial allocator.
+	 * The serial allocator: serials 1 .. reserved have their records;
+	 * lanes take them LOOM_WORK_LANE_SERIALS at a time.
 	 */
-	_Atomic uint64_t issued __attribute__((aligned(LOOM_CACHE_LINE)));
+	_Atomic uint64_t reserved __attribute__((aligned(LOOM_CACHE_LINE)));
 	_Atomic uint64_t trace_seq __attribute__((aligned(LOOM_CACHE_LINE)));
 	/* Chunk k at dir[k >> DIR_SHIFT][k & (DIR_ENTRIES - 1)]. */
 	_Atomic(struct loom_work_chunk *) *_Atomic dir[LOOM_WORK_DIR_ENTRIES]
@@ -279,13 +289,15 @@ enum loom_error loom_work_admit_locked(struct loom_work_domain *domain,
 
 /*
  * Acquires @count (>= 1) responsibilities for children of the live @parent
- * (held by the caller) and issues them: serials *@first .. *@first +
- * @count - 1, in ordinal order, with @payloads (may be NULL: 0).  Every
- * acquisition is counted before this returns, so before the caller can
- * make any child visible.  Rejections: LOOM_WORK_ORDINALS_EXHAUSTED,
- * LOOM_WORK_OUT_OF_MEMORY, with nothing changed.
+ * (held by the caller, who holds @lane) and issues them: serials *@first
+ * .. *@first + @count - 1, in ordinal order, with @payloads (may be NULL:
+ * 0).  Every acquisition is counted in @lane before this returns, so
+ * before the caller can make any child visible.  Rejections:
+ * LOOM_WORK_ORDINALS_EXHAUSTED, LOOM_WORK_OUT_OF_MEMORY, with nothing
+ * changed.
  */
 enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
+				     uint32_t lane,
 				     struct loom_work_record *parent,
 				     size_t count, const uint64_t *payloads,
 				     uint64_t *first);

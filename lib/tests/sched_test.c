@@ -839,6 +839,40 @@ TEST(run_loop_steals_when_its_deque_is_empty)
 	loom_sched_destroy(s);
 }
 
+/*
+ * A worker's publications take serials from a block of its own (no shared
+ * write per publication): consecutive within a group and a worker, from
+ * another block for another worker; serials never issued stay invalid.
+ */
+TEST(workers_take_serials_from_blocks_of_their_own)
+{
+	struct loom_sched *s = new_sched(2, 8, 1, 0);
+	uint64_t payloads[3] = { 1, 2, 3 };
+	struct loom_work_resp kids[3], more[2], next;
+	struct loom_sched_item root, stolen;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	CHECK_EQ(1, root.resp.serial);
+	CHECK_OK(loom_sched_publish(s, &root, payloads, 3, kids));
+	CHECK_EQ(kids[0].serial + 1, kids[1].serial);
+	CHECK_EQ(kids[1].serial + 1, kids[2].serial);
+	stolen = take(s, 1);
+	CHECK_EQ(kids[0].serial, stolen.resp.serial);
+	CHECK_OK(loom_sched_publish(s, &stolen, payloads, 2, more));
+	CHECK(more[0].serial >= kids[0].serial + LOOM_WORK_LANE_SERIALS);
+	CHECK_EQ(more[0].serial + 1, more[1].serial);
+	CHECK_OK(loom_sched_publish(s, &root, payloads, 1, &next));
+	CHECK_EQ(kids[2].serial + 1, next.serial);
+	/* Reserved by worker 0, never issued: not a responsibility. */
+	next.serial++;
+	CHECK_EQ(LOOM_WORK_RESP_INVALID, loom_sched_cancel(s, next, NULL, NULL));
+	/* The root and its 4 children, the stolen one's 2 */
+	CHECK_EQ(7, loom_work_active_count(loom_sched_domain(s)));
+	loom_sched_destroy(s);
+}
+
 TEST(trace_take_moves_events_and_outlives_scheduler)
 {
 	struct loom_sched *s = new_sched(1, 4, 0, 0);
@@ -1074,6 +1108,7 @@ int main(void)
 	RUN(run_loop_commits_each_item_as_publish_complete_next);
 	RUN(run_loop_hands_back_declined_and_refused_items);
 	RUN(run_loop_steals_when_its_deque_is_empty);
+	RUN(workers_take_serials_from_blocks_of_their_own);
 	RUN(trace_take_moves_events_and_outlives_scheduler);
 	RUN(no_trace_flag_records_nothing);
 	RUN(identity_independent_of_worker_and_payload);

@@ -47,11 +47,17 @@ static size_t split(uint64_t size, uint64_t *out)
 	return k;
 }
 
-/* Per-item facts, indexed by responsibility serial (1 .. items). */
+/*
+ * Per-item facts, indexed by responsibility serial.  Serials are unique
+ * but not dense (workers reserve them in blocks): the ledger has room for
+ * twice the items, and any serial beyond it is counted as out of range.
+ */
 struct ledger {
+	atomic_uchar *issued;		/* admitted or published */
 	atomic_uchar *ran;		/* times acquired */
 	atomic_uchar *retired;		/* times a retirement said OK */
 	atomic_uchar *cancelled_queued;
+	atomic_ullong out_of_range;
 	size_t size;
 };
 
@@ -77,15 +83,18 @@ struct worker {
 
 static bool ledger_init(struct ledger *l, size_t items)
 {
-	l->size = items + 2;
+	l->size = 2 * items + 2;
+	l->issued = calloc(l->size, 1);
 	l->ran = calloc(l->size, 1);
 	l->retired = calloc(l->size, 1);
 	l->cancelled_queued = calloc(l->size, 1);
-	return l->ran && l->retired && l->cancelled_queued;
+	atomic_init(&l->out_of_range, 0);
+	return l->issued && l->ran && l->retired && l->cancelled_queued;
 }
 
 static void ledger_free(struct ledger *l)
 {
+	free(l->issued);
 	free(l->ran);
 	free(l->retired);
 	free(l->cancelled_queued);
@@ -96,6 +105,9 @@ static void bump(atomic_uchar *counters, struct ledger *l, uint64_t serial)
 {
 	if (serial < l->size)
 		atomic_fetch_add_explicit(&counters[serial], 1,
+					  memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&l->out_of_range, 1,
 					  memory_order_relaxed);
 }
 
@@ -205,6 +217,7 @@ static bool publish_children(struct worker *w, const struct loom_sched_item *ite
 		retired(st, item->resp.serial, status);
 	atomic_fetch_add_explicit(&st->published, k, memory_order_relaxed);
 	for (size_t i = 0; i < k; i++) {
+		bump(st->ledger.issued, &st->ledger, kids[i].serial);
 		atomic_store_explicit(&st->recent[next_random(w) % RECENT],
 				      kids[i].serial, memory_order_relaxed);
 		if (one_in(w, 16))
@@ -291,6 +304,8 @@ static bool run(struct stress *st, uint32_t threads, uint64_t items,
 	}
 	if (loom_sched_admit(st->sched, items, &st->root))
 		unexpected(st, LOOM_WORK_ROOT_CLOSED);
+	else
+		bump(st->ledger.issued, &st->ledger, st->root.serial);
 	for (uint32_t i = 0; i < started; i++)
 		pthread_join(workers[i].thread, NULL);
 	return started == threads;
@@ -306,7 +321,7 @@ static void check_exactly_once(uint32_t threads)
 {
 	struct stress st;
 	const struct loom_work_domain *d;
-	uint64_t twice = 0, never = 0;
+	uint64_t twice = 0, never = 0, issued = 0, stray = 0;
 
 	REQUIRE(run(&st, threads, ITEMS, false, LOOM_SCHED_NO_TRACE));
 	d = loom_sched_domain(st.sched);
@@ -315,13 +330,21 @@ static void check_exactly_once(uint32_t threads)
 	CHECK_EQ(ITEMS - 1, atomic_load(&st.published));
 	CHECK_EQ(LOOM_WORK_COMPLETED, loom_work_domain_status(d));
 	CHECK_EQ(0, loom_work_active_count(d));
-	for (uint64_t s = 1; s <= ITEMS; s++) {
-		twice += st.ledger.ran[s] > 1 || st.ledger.retired[s] > 1;
+	for (uint64_t s = 0; s < st.ledger.size; s++) {
+		if (!st.ledger.issued[s]) {
+			stray += st.ledger.ran[s] || st.ledger.retired[s];
+			continue;
+		}
+		issued++;
+		twice += st.ledger.issued[s] > 1 || st.ledger.ran[s] > 1 ||
+			 st.ledger.retired[s] > 1;
 		never += st.ledger.ran[s] == 0 || st.ledger.retired[s] == 0;
 	}
+	CHECK_EQ(ITEMS, issued);
 	CHECK_EQ(0, twice);
 	CHECK_EQ(0, never);
-	CHECK_EQ(0, st.ledger.ran[ITEMS + 1]);
+	CHECK_EQ(0, stray);
+	CHECK_EQ(0, atomic_load(&st.ledger.out_of_range));
 	printf("# %u threads: %d items, %llu steals\n", threads, ITEMS,
 	       (unsigned long long)atomic_load(&st.steals));
 	done(&st);
@@ -455,6 +478,7 @@ static void check_random_cancellation(uint32_t threads)
 	struct stress st;
 	struct loom_sched_trace *trace = NULL;
 	uint64_t items, lost = 0, twice = 0, ran_cancelled = 0, queued = 0;
+	uint64_t issued = 0, stray = 0;
 
 	REQUIRE(run(&st, threads, CANCEL_ITEMS, true, 0));
 	items = atomic_load(&st.published) + 1;
@@ -462,17 +486,27 @@ static void check_random_cancellation(uint32_t threads)
 	CHECK_EQ(1, atomic_load(&st.completions));
 	CHECK_EQ(LOOM_WORK_COMPLETED,
 		 loom_work_domain_status(loom_sched_domain(st.sched)));
-	for (uint64_t s = 1; s <= items; s++) {
+	for (uint64_t s = 0; s < st.ledger.size; s++) {
+		if (!st.ledger.issued[s]) {
+			stray += st.ledger.ran[s] || st.ledger.retired[s] ||
+				 st.ledger.cancelled_queued[s];
+			continue;
+		}
+		issued++;
 		lost += st.ledger.retired[s] == 0;
-		twice += st.ledger.ran[s] > 1 || st.ledger.retired[s] > 1;
+		twice += st.ledger.issued[s] > 1 || st.ledger.ran[s] > 1 ||
+			 st.ledger.retired[s] > 1;
 		/* A queued cancellation means it never ran, else it ran once. */
 		ran_cancelled += st.ledger.cancelled_queued[s] &&
 				 st.ledger.ran[s];
 		queued += st.ledger.cancelled_queued[s];
 		lost += !st.ledger.cancelled_queued[s] && !st.ledger.ran[s];
 	}
+	CHECK_EQ(items, issued);
 	CHECK_EQ(0, lost);
 	CHECK_EQ(0, twice);
+	CHECK_EQ(0, stray);
+	CHECK_EQ(0, atomic_load(&st.ledger.out_of_range));
 	CHECK_EQ(0, ran_cancelled);
 	CHECK(queued > 0);		/* cancellation really happened */
 	CHECK(items < CANCEL_ITEMS);

@@ -206,8 +206,10 @@ struct loom_work_domain;
  * struct loom_work_resp - one responsibility, as a handle
  * @domain_key: which domain issued it (unique per process, never reused;
  *	not part of any item's identity)
- * @serial: which responsibility, from 1 in issue order; 0 is no
- *	responsibility
+ * @serial: which responsibility: unique in its domain, from 1 (the root);
+ *	0 is no responsibility.  Each scheduler worker issues its serials
+ *	from blocks it reserves, so they are ordered per worker, not dense
+ *	across workers; the kernel API's are consecutive.
  *
  * Each item holds exactly one responsibility from admission or spawn until
  * its retirement; the handle stays recognisable afterwards, so using it
