@@ -9,7 +9,10 @@
  *   - random cancellation: workers cancel their own items, their children
  *     and items other workers published, racing with the owners; no item is
  *     lost or run twice, every item retires once, completion is reported
- *     once, and the trace agrees.
+ *     once, and the trace agrees;
+ *   - the synchronous adapter's worker loop over a tree of ITEMS items,
+ *     with and without callbacks that cancel their items: every item that
+ *     should run runs once, and the run's counts add up.
  *
  * Even workers publish, complete and acquire in three calls; odd ones in
  * one (loom_sched_publish_complete_next(), the step of the synchronous
@@ -532,11 +535,106 @@ TEST(random_cancellation_4_threads_no_item_lost_or_run_twice)
 	check_random_cancellation(4);
 }
 
+/*
+ * The synchronous adapter's worker loop (loom_sched_run_loop()) at the
+ * same scale: a complete BRANCHING-ary tree of ITEMS nodes in heap order
+ * (payload = node), every node whose mix is 0 mod @cancel_every cancelled
+ * by its callback (its subtree never spawned; 0: none).  Every node that
+ * should run runs exactly once, and the counts add up.
+ */
+struct loop_tree {
+	atomic_uchar *ran;
+	uint64_t cancel_every;
+};
+
+static bool cancels(const struct loop_tree *t, uint64_t node)
+{
+	return t->cancel_every && node &&
+	       (node * 0x9e3779b97f4a7c15ULL >> 40) % t->cancel_every == 0;
+}
+
+static enum loom_work_sync_verdict loop_node(void *ctx,
+					     const struct loom_sched_item *item,
+					     uint64_t *children,
+					     size_t capacity, size_t *count)
+{
+	struct loop_tree *t = ctx;
+	uint64_t node = item->payload;
+
+	(void)capacity;
+	if (node < ITEMS)
+		atomic_fetch_add_explicit(&t->ran[node], 1,
+					  memory_order_relaxed);
+	if (cancels(t, node))
+		return LOOM_WORK_SYNC_CANCEL;
+	for (uint64_t c = BRANCHING * node + 1;
+	     c <= BRANCHING * node + BRANCHING && c < ITEMS; c++)
+		children[(*count)++] = c;
+	return LOOM_WORK_SYNC_CHILDREN;
+}
+
+static void check_loop(uint32_t threads, uint64_t cancel_every)
+{
+	struct loom_work_sync_config config = {
+		.occurrence = 3, .workers = threads, .deque_capacity = CAPACITY,
+		.child_capacity = BRANCHING,
+		.flags = LOOM_WORK_SYNC_THREADED | LOOM_WORK_SYNC_NO_TRACE,
+	};
+	struct loop_tree t = { .cancel_every = cancel_every };
+	uint64_t expected = 0, cancelled = 0, wrong = 0;
+	struct loom_work_sync_result r;
+	bool *runs = calloc(ITEMS, sizeof(*runs));
+
+	t.ran = calloc(ITEMS, 1);
+	REQUIRE(t.ran && runs);
+	/* Heap order: a node runs iff its parent ran and was not cancelled. */
+	for (uint64_t v = 0; v < ITEMS; v++) {
+		runs[v] = !v || (runs[(v - 1) / BRANCHING] &&
+				 !cancels(&t, (v - 1) / BRANCHING));
+		expected += runs[v];
+		cancelled += runs[v] && cancels(&t, v);
+	}
+	CHECK_OK(loom_work_sync_run(&config, loop_node, &t, &r));
+	for (uint64_t v = 0; v < ITEMS; v++)
+		wrong += atomic_load(&t.ran[v]) != runs[v];
+	CHECK_EQ(0, wrong);
+	CHECK_EQ(expected, r.items_run);
+	CHECK_EQ(expected - cancelled, r.items_completed);
+	CHECK_EQ(cancelled, r.items_cancelled);
+	CHECK_EQ(expected - 1, r.children_published);
+	CHECK(!r.failed);
+	CHECK(!cancel_every || cancelled > 0);
+	printf("# %u threads: %llu items, %llu cancelled, %llu steals\n",
+	       threads, (unsigned long long)expected,
+	       (unsigned long long)cancelled, (unsigned long long)r.steals);
+	loom_work_sync_result_free(&r);
+	free(t.ran);
+	free(runs);
+}
+
+TEST(adapter_loop_runs_each_item_once_2_threads)
+{
+	check_loop(2, 0);
+}
+
+TEST(adapter_loop_runs_each_item_once_4_threads)
+{
+	check_loop(4, 0);
+}
+
+TEST(adapter_loop_with_cancelling_callbacks_4_threads)
+{
+	check_loop(4, 211);
+}
+
 int main(void)
 {
 	RUN(exactly_once_completion_2_threads);
 	RUN(exactly_once_completion_4_threads);
 	RUN(random_cancellation_2_threads_no_item_lost_or_run_twice);
 	RUN(random_cancellation_4_threads_no_item_lost_or_run_twice);
+	RUN(adapter_loop_runs_each_item_once_2_threads);
+	RUN(adapter_loop_runs_each_item_once_4_threads);
+	RUN(adapter_loop_with_cancelling_callbacks_4_threads);
 	return checks_done();
 }
