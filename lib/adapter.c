@@ -101,7 +101,7 @@ void loom_adapter_publish(struct loom_adapter_run *run,
 		loom_adapter_cancel(run, counts, item);
 		return;
 	}
-	if (!loom_adapter_children_ok(run, children, count)) {
+	if (!loom_adapter_children_fit(run, children, count)) {
 		loom_adapter_fail(run, LOOM_WORK_PAYLOAD_WIDTH, 0, item);
 		loom_adapter_cancel(run, counts, item);
 		return;

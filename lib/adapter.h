@@ -69,6 +69,16 @@ void loom_adapter_cancel(struct loom_adapter_run *run,
 /* Whether every one of @count @payloads is an i32 value. */
 bool loom_adapter_i32_fit(const uint64_t *payloads, size_t count);
 
+/* Whether each of @count @children is a value of @run's payload type. */
+static inline bool loom_adapter_children_fit(const struct loom_adapter_run *run,
+					     const uint64_t *children,
+					     size_t count)
+{
+	/* Only i32 payloads can be too wide: the others need no look. */
+	return run->payload_type != LOOM_ARG_I32 ||
+	       loom_adapter_i32_fit(children, count);
+}
+
 /*
  * Whether @count @children can be published in @run: no more than its
  * child capacity, each a value of its payload type.  Inline: the
@@ -78,10 +88,8 @@ static inline bool loom_adapter_children_ok(const struct loom_adapter_run *run,
 					    const uint64_t *children,
 					    size_t count)
 {
-	/* Only i32 payloads can be too wide: the others need no look. */
 	return count <= run->child_capacity &&
-	       (run->payload_type != LOOM_ARG_I32 ||
-		loom_adapter_i32_fit(children, count));
+	       loom_adapter_children_fit(run, children, count);
 }
 
 /*

@@ -265,11 +265,6 @@ static size_t chunk_bytes(bool traced)
 	return RECORDS_BYTES + (traced ? SLOTS_BYTES : 0);
 }
 
-/*
- * @bytes (a multiple of 2 MiB) of zeroed memory, 2 MiB aligned and marked
- * for transparent huge pages: a first touch costs one fault per 2 MiB, not
- * one per 4 KiB (64 records).
- */
 void *loom_lines_alloc(size_t n, size_t size)
 {
 	size_t bytes;
@@ -284,6 +279,11 @@ void *loom_lines_alloc(size_t n, size_t size)
 	return p;
 }
 
+/*
+ * @bytes (a multiple of 2 MiB) of zeroed memory, 2 MiB aligned and marked
+ * for transparent huge pages: a first touch costs one fault per 2 MiB, not
+ * one per 4 KiB (64 records).
+ */
 void *loom_huge_alloc(size_t bytes)
 {
 	size_t span = bytes + LOOM_HUGE_PAGE;

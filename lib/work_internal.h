@@ -353,9 +353,8 @@ uint32_t loom_sched_sleepers(const struct loom_sched *sched);
  * domain or the worker still holds an item, the worker's next item as
  * loom_sched_acquire() would take it (its own newest, else a steal), all
  * under one owner lock: the step loom_sched_run_loop() commits each item
- * with.  *@took says
- * whether *@next was taken; nothing is taken after a refusal.  @next may
- * be @parent.
+ * with.  *@took says whether *@next was taken; nothing is taken after a
+ * refusal.  @next may be @parent.
  */
 enum loom_error
 loom_sched_publish_complete_next(struct loom_sched *sched,
