@@ -326,6 +326,28 @@ static inline void loom_work_retire_held(struct loom_work_domain *domain,
 }
 
 /*
+ * loom_work_retire_held() without its fence: the count is a release store
+ * (@lane has one writer at a time), so it is ordered before the caller's
+ * later loads only by a sequentially consistent fence the caller executes
+ * before it decides whether this can have been the last retirement.
+ */
+static inline void
+loom_work_retire_held_unfenced(struct loom_work_domain *domain,
+			       struct loom_work_record *rec, uint32_t lane)
+{
+	_Atomic uint64_t *retired = &domain->lanes[lane].retired;
+
+	atomic_store_explicit(&rec->state,
+			      atomic_load_explicit(&rec->state,
+						   memory_order_relaxed) |
+			      LOOM_REC_RETIRED, memory_order_relaxed);
+	atomic_store_explicit(retired,
+			      atomic_load_explicit(retired,
+						   memory_order_relaxed) + 1,
+			      memory_order_release);
+}
+
+/*
  * The combining check: true for the one caller that sees the root source
  * closed and every acquired responsibility retired and claims completion.
  */
