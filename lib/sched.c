@@ -595,7 +595,8 @@ static inline void hold(struct loom_sched *sched, uint32_t worker,
 	struct sched_worker *own = &sched->workers[worker];
 	bool local = victim == LOOM_SCHED_NO_WORKER;
 
-	rec->worker = worker;
+	if (!local)
+		rec->worker = worker;	/* a local one says so already */
 	own->active[own->end++] = (struct active_item){ rec, false, false };
 	own->nactive++;
 	record_event(sched, rec, LOOM_SLOT_ACQUIRE,
