@@ -122,8 +122,12 @@ struct loom_work_lane {
 	uint64_t next, end;	/* reserved serials [next, end) */
 } __attribute__((aligned(LOOM_CACHE_LINE)));
 
-/* Serials a lane reserves at a time: one shared write per 64 items. */
-#define LOOM_WORK_LANE_SERIALS	64
+/*
+ * Serials a lane reserves at a time: one shared write per 4096 items.  With
+ * blocks of 64 two workers spent a fifth more time on the light tree
+ * (benchmarks.rst, P4); a lane leaves at most a block unissued.
+ */
+#define LOOM_WORK_LANE_SERIALS	4096
 
 struct loom_work_domain {
 	/*

@@ -53,7 +53,8 @@ static size_t split(uint64_t size, uint64_t *out)
 /*
  * Per-item facts, indexed by responsibility serial.  Serials are unique
  * but not dense (workers reserve them in blocks): the ledger has room for
- * twice the items, and any serial beyond it is counted as out of range.
+ * the items and a block left unissued per lane, and any serial beyond it
+ * is counted as out of range.
  */
 struct ledger {
 	atomic_uchar *issued;		/* admitted or published */
@@ -84,9 +85,9 @@ struct worker {
 	pthread_t thread;
 };
 
-static bool ledger_init(struct ledger *l, size_t items)
+static bool ledger_init(struct ledger *l, size_t items, uint32_t threads)
 {
-	l->size = 2 * items + 2;
+	l->size = items + (threads + 1) * (size_t)LOOM_WORK_LANE_SERIALS + 2;
 	l->issued = calloc(l->size, 1);
 	l->ran = calloc(l->size, 1);
 	l->retired = calloc(l->size, 1);
@@ -293,7 +294,7 @@ static bool run(struct stress *st, uint32_t threads, uint64_t items,
 
 	memset(st, 0, sizeof(*st));
 	st->cancelling = cancelling;
-	if (!ledger_init(&st->ledger, items) ||
+	if (!ledger_init(&st->ledger, items, threads) ||
 	    loom_sched_create(&config, &st->sched))
 		return false;
 	/* Workers may start before the root: they wait for it. */
