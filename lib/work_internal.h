@@ -306,6 +306,16 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
 				     size_t count, const uint64_t *payloads,
 				     uint64_t *first);
 
+/* Marks the live @rec, held by the caller, retired. */
+static inline void loom_work_mark_retired(struct loom_work_record *rec)
+{
+	/* Only the holder writes the state: no read-modify-write needed. */
+	atomic_store_explicit(&rec->state,
+			      atomic_load_explicit(&rec->state,
+						   memory_order_relaxed) |
+			      LOOM_REC_RETIRED, memory_order_relaxed);
+}
+
 /*
  * Retires the live @rec, held by the caller, counting it in @lane (written
  * by one thread at a time).  Sequentially consistent, so a caller may then
@@ -316,11 +326,7 @@ static inline void loom_work_retire_held(struct loom_work_domain *domain,
 					 struct loom_work_record *rec,
 					 uint32_t lane)
 {
-	/* Only the holder writes the state: no read-modify-write needed. */
-	atomic_store_explicit(&rec->state,
-			      atomic_load_explicit(&rec->state,
-						   memory_order_relaxed) |
-			      LOOM_REC_RETIRED, memory_order_relaxed);
+	loom_work_mark_retired(rec);
 	/*
 	 * seq_cst: release for the combining check's acquire, and ordered
 	 * before the caller's later loads that decide whether to check.
@@ -341,10 +347,7 @@ loom_work_retire_held_unfenced(struct loom_work_domain *domain,
 {
 	_Atomic uint64_t *retired = &domain->lanes[lane].retired;
 
-	atomic_store_explicit(&rec->state,
-			      atomic_load_explicit(&rec->state,
-						   memory_order_relaxed) |
-			      LOOM_REC_RETIRED, memory_order_relaxed);
+	loom_work_mark_retired(rec);
 	atomic_store_explicit(retired,
 			      atomic_load_explicit(retired,
 						   memory_order_relaxed) + 1,
