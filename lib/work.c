@@ -36,8 +36,9 @@
  * sequentially consistent fence (the scheduler's worker loop), and then
  * check (the scheduler skips the check only where another live item
  * provably exists and will be retired by a checking call, see sched.c); of
- * two racing last retirements at least one reads the other's increment.  Both may see zero: an exchange on
- * domain->completed elects the one that reports completion.
+ * two racing last retirements at least one reads the other's increment.
+ * Both may see zero: an exchange on domain->completed elects the one that
+ * reports completion.
  */
 #include <stdlib.h>
 #include <string.h>
