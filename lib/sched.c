@@ -403,7 +403,7 @@ static void record_event(struct loom_sched *sched,
 
 	if (!sched->tracing)
 		return;
-	s = &loom_work_slots(sched->domain, rec)[slot];
+	s = &loom_work_slots(rec)[slot];
 	s->worker = worker;
 	s->other_worker = other;
 	atomic_store_explicit(&s->seq_kind,

@@ -251,10 +251,8 @@ size_t loom_item_id_format(const struct loom_item_id *id, char *buf,
  * LOOM_WORK_CHUNK_RECORDS records, so one mutex is enough.
  */
 #define POOL_MAX_BYTES	(256u << 20)
-#define RECORDS_BYTES	((size_t)LOOM_WORK_CHUNK_RECORDS * \
-			 sizeof(struct loom_work_record))
-#define SLOTS_BYTES	((size_t)LOOM_WORK_CHUNK_RECORDS * LOOM_TRACE_SLOTS * \
-			 sizeof(struct loom_trace_slot_rec))
+#define RECORDS_BYTES	LOOM_WORK_RECORDS_BYTES
+#define SLOTS_BYTES	LOOM_WORK_RECORDS_BYTES	/* loom_work_slots() */
 
 static struct {
 	pthread_mutex_t lock;
@@ -307,9 +305,7 @@ void *loom_huge_alloc(size_t bytes)
 
 static void chunk_free(struct loom_work_chunk *chunk)
 {
-	munmap(chunk->records, RECORDS_BYTES);
-	if (chunk->slots)
-		munmap(chunk->slots, SLOTS_BYTES);
+	munmap(chunk->records, chunk_bytes(chunk->slots != NULL));
 	free(chunk);
 }
 
@@ -363,14 +359,13 @@ static struct loom_work_chunk *chunk_get(bool traced)
 		return NULL;
 	/* Fresh anonymous memory reads zero: unissued, empty. */
 	chunk->gen = 1;
-	chunk->records = loom_huge_alloc(RECORDS_BYTES);
-	chunk->slots = traced ? loom_huge_alloc(SLOTS_BYTES) : NULL;
-	if (!chunk->records || (traced && !chunk->slots)) {
-		if (chunk->records)
-			munmap(chunk->records, RECORDS_BYTES);
+	chunk->records = loom_huge_alloc(chunk_bytes(traced));
+	if (!chunk->records) {
 		free(chunk);
 		return NULL;
 	}
+	/* One mapping: the slots right after the records. */
+	chunk->slots = traced ? loom_work_slots(chunk->records) : NULL;
 	return chunk;
 }
 
@@ -453,16 +448,6 @@ loom_work_record(const struct loom_work_domain *domain, uint64_t serial)
 							  memory_order_acquire)))
 		return NULL;
 	return rec;
-}
-
-struct loom_trace_slot_rec *
-loom_work_slots(const struct loom_work_domain *domain,
-		const struct loom_work_record *rec)
-{
-	const struct loom_work_chunk *chunk = loom_work_chunk_of(domain,
-								 rec->serial);
-
-	return &chunk->slots[(rec - chunk->records) * LOOM_TRACE_SLOTS];
 }
 
 /* Issues the reserved record of @serial, in @chunk. */

@@ -102,6 +102,18 @@ struct loom_work_chunk {
 	struct loom_trace_slot_rec *slots;	/* tracing: LOOM_TRACE_SLOTS per record */
 };
 
+/*
+ * A traced chunk's slots follow its records in the same mapping, a record's
+ * slots (one line) as far from it as the records' size: the slots of a
+ * record are found from the record alone, with no directory lookup.
+ */
+#define LOOM_WORK_RECORDS_BYTES	\
+	((size_t)LOOM_WORK_CHUNK_RECORDS * sizeof(struct loom_work_record))
+
+_Static_assert(LOOM_TRACE_SLOTS * sizeof(struct loom_trace_slot_rec) ==
+	       sizeof(struct loom_work_record),
+	       "a record's trace slots are one record's size");
+
 /* Whether @state, of a record of @chunk, says issued in this domain. */
 static inline bool loom_work_issued(const struct loom_work_chunk *chunk,
 				    unsigned int state)
@@ -271,10 +283,13 @@ loom_work_id_of(const struct loom_work_domain *domain,
 				      rec->node.ordinal };
 }
 
-/* The trace slots of @rec (the domain traces). */
-struct loom_trace_slot_rec *
-loom_work_slots(const struct loom_work_domain *domain,
-		const struct loom_work_record *rec);
+/* The trace slots of @rec, whose domain traces. */
+static inline struct loom_trace_slot_rec *
+loom_work_slots(const struct loom_work_record *rec)
+{
+	return (struct loom_trace_slot_rec *)((char *)rec +
+					      LOOM_WORK_RECORDS_BYTES);
+}
 
 /*
  * LOOM_WORK_RESP_INVALID, LOOM_WORK_FOREIGN_DOMAIN, @if_retired when @resp
