@@ -328,7 +328,7 @@ static void pool_put(struct loom_work_chunk *chunk)
 		chunk_free(chunk);
 }
 
-/* A chunk whose every record reads unissued (and every trace slot empty). */
+/* A chunk whose every record reads unissued. */
 static struct loom_work_chunk *chunk_get(bool traced)
 {
 	struct loom_work_chunk *chunk;
@@ -344,14 +344,13 @@ static struct loom_work_chunk *chunk_get(bool traced)
 		/*
 		 * Its records read unissued under the next generation, so
 		 * they are cleared only when the generations wrap.  Trace
-		 * slots carry no generation: cleared every time.
+		 * slots carry no generation: issue_record() clears a
+		 * record's, and no one reads those of an unissued record.
 		 */
 		if (++chunk->gen > LOOM_REC_GEN_MAX) {
 			memset(chunk->records, 0, RECORDS_BYTES);
 			chunk->gen = 1;
 		}
-		if (traced)
-			memset(chunk->slots, 0, SLOTS_BYTES);
 		return chunk;
 	}
 	chunk = calloc(1, sizeof(*chunk));
@@ -450,6 +449,14 @@ loom_work_record(const struct loom_work_domain *domain, uint64_t serial)
 	return rec;
 }
 
+/* Empties a record's trace slots: a reused chunk's hold an old domain's. */
+static void clear_slots(struct loom_trace_slot_rec *slots)
+{
+	for (int i = 0; i < LOOM_TRACE_SLOTS; i++)
+		atomic_store_explicit(&slots[i].seq_kind, 0,
+				      memory_order_relaxed);
+}
+
 /* Issues the reserved record of @serial, in @chunk. */
 static struct loom_work_record *
 issue_record(struct loom_work_chunk *chunk, uint64_t serial,
@@ -465,6 +472,8 @@ issue_record(struct loom_work_chunk *chunk, uint64_t serial,
 	rec->next_ordinal = 0;
 	rec->payload = payload;
 	rec->serial = serial;
+	if (chunk->slots)
+		clear_slots(loom_work_slots(rec));
 	/* Release: a reader that sees it issued sees the identity. */
 	atomic_store_explicit(&rec->state,
 			      chunk->gen << LOOM_REC_GEN_SHIFT | LOOM_REC_ISSUED,
