@@ -457,8 +457,11 @@ static void clear_slots(struct loom_trace_slot_rec *slots)
 				      memory_order_relaxed);
 }
 
-/* Issues the reserved record of @serial, in @chunk. */
-static struct loom_work_record *
+/*
+ * Issues the reserved record of @serial, in @chunk.  Inline: it is most of
+ * a publication's work per child.
+ */
+static inline __attribute__((always_inline)) struct loom_work_record *
 issue_record(struct loom_work_chunk *chunk, uint64_t serial,
 	     const struct loom_item_node *parent, uint64_t ordinal,
 	     uint64_t payload)
