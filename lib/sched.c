@@ -1427,10 +1427,11 @@ static struct loom_sched_event slot_event(const struct loom_sched *sched,
 static void place_record_events(struct loom_sched *sched,
 				const struct loom_work_chunk *chunk,
 				struct loom_work_record *rec,
-				struct loom_trace_slot_rec *slots,
 				struct loom_sched_event *events,
 				uint64_t numbers)
 {
+	struct loom_trace_slot_rec *slots = loom_work_slots(rec);
+
 	if (!loom_work_issued(chunk, atomic_load_explicit(&rec->state,
 							  memory_order_acquire)))
 		return;	/* being issued: no event yet */
@@ -1467,7 +1468,6 @@ static void place_events(struct loom_sched *sched,
 
 		for (uint64_t at = 0; at < LOOM_WORK_CHUNK_RECORDS && at < left; at++)
 			place_record_events(sched, chunk, &chunk->records[at],
-					    &chunk->slots[at * LOOM_TRACE_SLOTS],
 					    events, numbers);
 	}
 }

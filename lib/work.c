@@ -252,7 +252,6 @@ size_t loom_item_id_format(const struct loom_item_id *id, char *buf,
  */
 #define POOL_MAX_BYTES	(256u << 20)
 #define RECORDS_BYTES	LOOM_WORK_RECORDS_BYTES
-#define SLOTS_BYTES	LOOM_WORK_RECORDS_BYTES	/* loom_work_slots() */
 
 static struct {
 	pthread_mutex_t lock;
@@ -260,9 +259,10 @@ static struct {
 	size_t bytes;
 } pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+/* A chunk's mapping: its records, then, if traced, their slots. */
 static size_t chunk_bytes(bool traced)
 {
-	return RECORDS_BYTES + (traced ? SLOTS_BYTES : 0);
+	return RECORDS_BYTES * (traced ? 2 : 1);
 }
 
 void *loom_lines_alloc(size_t n, size_t size)
@@ -305,13 +305,13 @@ void *loom_huge_alloc(size_t bytes)
 
 static void chunk_free(struct loom_work_chunk *chunk)
 {
-	munmap(chunk->records, chunk_bytes(chunk->slots != NULL));
+	munmap(chunk->records, chunk_bytes(chunk->traced));
 	free(chunk);
 }
 
 static void pool_put(struct loom_work_chunk *chunk)
 {
-	bool traced = chunk->slots != NULL;
+	bool traced = chunk->traced;
 	size_t bytes = chunk_bytes(traced);
 
 	pthread_mutex_lock(&pool.lock);
@@ -363,8 +363,7 @@ static struct loom_work_chunk *chunk_get(bool traced)
 		free(chunk);
 		return NULL;
 	}
-	/* One mapping: the slots right after the records. */
-	chunk->slots = traced ? loom_work_slots(chunk->records) : NULL;
+	chunk->traced = traced;
 	return chunk;
 }
 
@@ -475,7 +474,7 @@ issue_record(struct loom_work_chunk *chunk, uint64_t serial,
 	rec->next_ordinal = 0;
 	rec->payload = payload;
 	rec->serial = serial;
-	if (chunk->slots)
+	if (chunk->traced)
 		clear_slots(loom_work_slots(rec));
 	/* Release: a reader that sees it issued sees the identity. */
 	atomic_store_explicit(&rec->state,
@@ -591,10 +590,7 @@ static enum loom_error acquire_serials(struct loom_work_domain *domain,
 	}
 	*first = l->next;
 	l->next += count;
-	atomic_store_explicit(&l->acquired,
-			      atomic_load_explicit(&l->acquired,
-						   memory_order_relaxed) + count,
-			      memory_order_release);
+	loom_work_lane_add(&l->acquired, count);
 	return LOOM_WORK_OK;
 }
 

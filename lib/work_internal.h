@@ -99,7 +99,7 @@ struct loom_work_chunk {
 	struct loom_work_chunk *next;		/* in the pool */
 	uint32_t gen;				/* 1 + uses before this one */
 	struct loom_work_record *records;	/* LOOM_WORK_CHUNK_RECORDS */
-	struct loom_trace_slot_rec *slots;	/* tracing: LOOM_TRACE_SLOTS per record */
+	bool traced;				/* slots after them: loom_work_slots() */
 };
 
 /*
@@ -321,6 +321,18 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
 				     size_t count, const uint64_t *payloads,
 				     uint64_t *first);
 
+/*
+ * Adds @n to a lane's counter: the lane has one writer at a time, so no
+ * read-modify-write is needed; release, for the combining check's acquire.
+ */
+static inline void loom_work_lane_add(_Atomic uint64_t *counter, uint64_t n)
+{
+	atomic_store_explicit(counter,
+			      atomic_load_explicit(counter,
+						   memory_order_relaxed) + n,
+			      memory_order_release);
+}
+
 /* Marks the live @rec, held by the caller, retired. */
 static inline void loom_work_mark_retired(struct loom_work_record *rec)
 {
@@ -360,13 +372,8 @@ static inline void
 loom_work_retire_held_unfenced(struct loom_work_domain *domain,
 			       struct loom_work_record *rec, uint32_t lane)
 {
-	_Atomic uint64_t *retired = &domain->lanes[lane].retired;
-
 	loom_work_mark_retired(rec);
-	atomic_store_explicit(retired,
-			      atomic_load_explicit(retired,
-						   memory_order_relaxed) + 1,
-			      memory_order_release);
+	loom_work_lane_add(&domain->lanes[lane].retired, 1);
 }
 
 /*
