@@ -67,14 +67,74 @@ static uint64_t hash_step(uint64_t seed, uint64_t value)
 	return mix64(seed ^ mix64(value + GOLDEN_GAMMA));
 }
 
-static uint64_t parent_hash(const struct loom_item_node *parent)
+/* Nodes hashed down in one step of node_hash(). */
+#define HASH_PATH	256
+
+/* The hash @node's children start from: 0 while it is not cached. */
+static uint64_t cached_hash(const struct loom_item_node *node)
 {
-	return parent ? parent->hash : ROOT_PARENT_HASH;
+	return node ? atomic_load_explicit(&node->hash, memory_order_relaxed) :
+		      ROOT_PARENT_HASH;
+}
+
+/*
+ * Hashes @path[n - 1] down to @path[0] (each the parent of the one before
+ * it), from @h, the hash above path[n - 1], caching each.  Threads that
+ * race here store the same values; the cache is not part of a node's
+ * value, so it is written through the const pointer.
+ */
+static uint64_t hash_down(const struct loom_item_node *const *path, size_t n,
+			  uint64_t h)
+{
+	while (n--) {
+		h = hash_step(h, path[n]->ordinal);
+		atomic_store_explicit((_Atomic uint64_t *)&path[n]->hash, h,
+				      memory_order_relaxed);
+	}
+	return h;
+}
+
+/*
+ * @node's structural hash, computed on first use and cached: publication
+ * does not pay for it (two splitmix rounds a child were 5% of the light
+ * tree's time, see benchmarks.rst), and ids that are never hashed or
+ * compared for equality never compute it.
+ *
+ * The uncached part of the path (from @node up to the nearest cached
+ * ancestor, or the root) is walked up to count it, then hashed down.  A
+ * part longer than HASH_PATH is cut into HASH_PATH pieces, each hashed by a
+ * recursive call from the top one down: O(d log d) for a part of d nodes,
+ * recursion as deep as log_256(d), no allocation.  (A hash that comes out
+ * 0 reads as uncached and is computed again: slower, never wrong.)
+ */
+static uint64_t node_hash(const struct loom_item_node *node)
+{
+	const struct loom_item_node *path[HASH_PATH], *up;
+	uint64_t d = 0, stride;
+	size_t n = 0;
+
+	for (up = node; !cached_hash(up); up = up->parent)
+		d++;
+	if (d <= HASH_PATH) {
+		for (up = node; n < d; up = up->parent)
+			path[n++] = up;
+		return hash_down(path, n, cached_hash(up));
+	}
+	/* Every stride-th node from @node up: the pieces' lowest nodes. */
+	stride = (d + HASH_PATH - 1) / HASH_PATH;
+	up = node;
+	for (uint64_t i = 0; i < d; i++, up = up->parent)
+		if (i % stride == 0)
+			path[n++] = up;
+	/* From the top: each piece ends below the one just cached. */
+	while (n > 1)
+		node_hash(path[--n]);
+	return node_hash(node);
 }
 
 uint64_t loom_item_id_hash(const struct loom_item_id *id)
 {
-	return hash_step(hash_step(parent_hash(id->parent), id->ordinal),
+	return hash_step(hash_step(node_hash(id->parent), id->ordinal),
 			 id->occurrence);
 }
 
@@ -155,7 +215,7 @@ bool loom_item_id_equal(const struct loom_item_id *a,
 			const struct loom_item_id *b)
 {
 	if (a->occurrence != b->occurrence || a->ordinal != b->ordinal ||
-	    parent_hash(a->parent) != parent_hash(b->parent))
+	    node_hash(a->parent) != node_hash(b->parent))
 		return false;
 	return loom_item_id_compare(a, b) == 0;
 }
@@ -470,7 +530,7 @@ issue_record(struct loom_work_chunk *chunk, uint64_t serial,
 	rec->node.parent = parent;
 	rec->node.ordinal = ordinal;
 	rec->node.depth = parent ? parent->depth + 1 : 0;
-	rec->node.hash = hash_step(parent_hash(parent), ordinal);
+	atomic_store_explicit(&rec->node.hash, 0, memory_order_relaxed);
 	rec->next_ordinal = 0;
 	rec->payload = payload;
 	rec->serial = serial;

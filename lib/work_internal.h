@@ -17,12 +17,16 @@
 
 #define LOOM_CACHE_LINE		64
 
-/* Immutable once issued (see struct loom_item_id). */
+/* Immutable once issued (see struct loom_item_id), but for a cache. */
 struct loom_item_node {
 	const struct loom_item_node *parent;	/* NULL: the root */
 	uint64_t ordinal;
 	uint64_t depth;
-	uint64_t hash;		/* of (parent's hash, ordinal): structural */
+	/*
+	 * Its structural hash (of its parent's and its ordinal), or 0 until
+	 * the first hash or equality needs it: see node_hash() in work.c.
+	 */
+	_Atomic uint64_t hash;
 };
 
 /*

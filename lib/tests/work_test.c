@@ -453,6 +453,60 @@ TEST(id_hash_depends_on_every_component)
 	loom_work_domain_destroy(d);
 }
 
+/*
+ * A chain root/0/0/.../0 of @depth items below the root; @ids[k] is the
+ * item at depth k (ids[0] the root).
+ */
+static struct loom_work_domain *build_chain(size_t depth,
+					    struct loom_item_id *ids)
+{
+	struct loom_work_resp at;
+	struct loom_work_domain *d = admitted(&at);
+
+	if (!d || loom_work_item_id(d, at, &ids[0]))
+		return NULL;
+	for (size_t k = 1; k <= depth; k++)
+		if (loom_work_spawn(d, at, &at, &ids[k]))
+			return NULL;
+	return d;
+}
+
+/*
+ * Hashes are computed when first needed and cached along the path, in
+ * pieces when the uncached part is long (more than 256 items, and more than
+ * 256 * 256 here): whatever was hashed before, every id hashes the same.
+ */
+TEST(id_hash_is_the_same_however_the_path_was_hashed)
+{
+	enum { DEPTH = 70000 };
+	static struct loom_item_id top_down[DEPTH + 1], leaf_first[DEPTH + 1],
+		middle_first[DEPTH + 1];
+	struct loom_work_domain *a = build_chain(DEPTH, top_down);
+	struct loom_work_domain *b = build_chain(DEPTH, leaf_first);
+	struct loom_work_domain *c = build_chain(DEPTH, middle_first);
+	static uint64_t expect[DEPTH + 1];
+	size_t wrong = 0;
+
+	REQUIRE(a && b && c);
+	/* One item at a time from the root: every step hashes one node. */
+	for (size_t k = 0; k <= DEPTH; k++)
+		expect[k] = loom_item_id_hash(&top_down[k]);
+	CHECK_EQ(expect[DEPTH], loom_item_id_hash(&leaf_first[DEPTH]));
+	CHECK_EQ(expect[DEPTH / 2], loom_item_id_hash(&middle_first[DEPTH / 2]));
+	CHECK_EQ(expect[300], loom_item_id_hash(&middle_first[300]));
+	CHECK_EQ(expect[DEPTH - 1], loom_item_id_hash(&middle_first[DEPTH - 1]));
+	for (size_t k = 0; k <= DEPTH; k++) {
+		wrong += loom_item_id_hash(&leaf_first[k]) != expect[k];
+		wrong += loom_item_id_hash(&middle_first[k]) != expect[k];
+	}
+	CHECK_EQ(0, wrong);
+	CHECK(loom_item_id_equal(&leaf_first[DEPTH], &top_down[DEPTH]));
+	CHECK(!loom_item_id_equal(&leaf_first[DEPTH], &top_down[DEPTH - 1]));
+	loom_work_domain_destroy(a);
+	loom_work_domain_destroy(b);
+	loom_work_domain_destroy(c);
+}
+
 TEST(id_format_like_snprintf)
 {
 	struct loom_work_resp root, k[3], g;
@@ -566,6 +620,7 @@ int main(void)
 	RUN(id_equality_is_structural_not_address);
 	RUN(id_order_is_occurrence_then_preorder);
 	RUN(id_hash_depends_on_every_component);
+	RUN(id_hash_is_the_same_however_the_path_was_hashed);
 	RUN(id_format_like_snprintf);
 	RUN(id_parent_and_depth);
 	RUN(strerror_names_every_error);

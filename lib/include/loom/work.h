@@ -135,8 +135,9 @@ enum loom_work_status {
 /* ------------------------------------------------------ identity --- */
 
 /*
- * One step of an identity path: an item's parent, ordinal and cached depth
- * and hash.  Opaque and immutable; owned by the domain that created it.
+ * One step of an identity path: an item's parent, ordinal and depth, and a
+ * cache of its hash.  Opaque and immutable; owned by the domain that
+ * created it.
  */
 struct loom_item_node;
 
@@ -169,11 +170,18 @@ struct loom_item_id {
 int loom_item_id_compare(const struct loom_item_id *a,
 			 const struct loom_item_id *b);
 
-/* Structural equality; O(1) when the hashes differ, else O(depth). */
+/*
+ * Structural equality; O(1) when the hashes differ (once computed, see
+ * loom_item_id_hash()), else O(depth).
+ */
 bool loom_item_id_equal(const struct loom_item_id *a,
 			const struct loom_item_id *b);
 
-/* A structural hash: equal ids hash equal, in every domain and process. */
+/*
+ * A structural hash: equal ids hash equal, in every domain and process.
+ * Computed when first asked for and cached along the path: O(1) once the
+ * parent's is known, else about O(d) for the d ancestors not hashed before.
+ */
 uint64_t loom_item_id_hash(const struct loom_item_id *id);
 
 /* 0 for the root, its parent's depth + 1 otherwise. */
