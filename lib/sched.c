@@ -37,8 +37,9 @@
  * the child is visible, an acquisition's after the item is taken (a
  * thief's after it read top and before its compare-and-swap, so thieves
  * of one deque number their steals in top order), a retirement's before
- * its counter moves, and the completing retirement takes a fresh number
- * after it was elected, so it is the last event of the domain.
+ * its counter moves, and the completing retirement is the last event of
+ * the domain: its number is the last one taken when it was elected, or a
+ * fresh one (last_number()).
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -391,6 +392,23 @@ static uint64_t trace_number(struct loom_sched *sched, uint64_t n)
 {
 	return atomic_fetch_add_explicit(&sched->domain->trace_seq, n,
 					 memory_order_relaxed) + 1;
+}
+
+/*
+ * The number of the completing retirement, @seq reserved before it was
+ * elected: it must be the domain's last event.  Every event that happened
+ * before the election has its number by then (it read their counts), and
+ * after it only a thief that loses its race takes one, leaving a hole; so
+ * if no number was taken since @seq, @seq is already last.  Else a fresh
+ * one.  Keeping it leaves a one-worker trace without holes, and a trace
+ * without holes needs no compaction (loom_sched_take_trace()).
+ */
+static uint64_t last_number(struct loom_sched *sched, uint64_t seq)
+{
+	if (atomic_load_explicit(&sched->domain->trace_seq,
+				 memory_order_relaxed) == seq)
+		return seq;
+	return trace_number(sched, 1);
 }
 
 /* Writes one event into @rec's @slot; the number is written last. */
@@ -832,7 +850,7 @@ retired(struct loom_sched *sched, struct loom_work_record *rec,
 	bool completes)
 {
 	if (completes && sched->tracing)
-		seq = trace_number(sched, 1);	/* the last event */
+		seq = last_number(sched, seq);
 	record_event(sched, rec, LOOM_SLOT_RETIRE, kind, worker,
 		     LOOM_SCHED_NO_WORKER, seq, completes);
 	if (completes)
@@ -1424,17 +1442,18 @@ static struct loom_sched_event slot_event(const struct loom_sched *sched,
 }
 
 /* The events of one record into place (see place_events()). */
-static void place_record_events(struct loom_sched *sched,
-				const struct loom_work_chunk *chunk,
-				struct loom_work_record *rec,
-				struct loom_sched_event *events,
-				uint64_t numbers)
+static size_t place_record_events(struct loom_sched *sched,
+				  const struct loom_work_chunk *chunk,
+				  struct loom_work_record *rec,
+				  struct loom_sched_event *events,
+				  uint64_t numbers)
 {
 	struct loom_trace_slot_rec *slots = loom_work_slots(rec);
+	size_t placed = 0;
 
 	if (!loom_work_issued(chunk, atomic_load_explicit(&rec->state,
 							  memory_order_acquire)))
-		return;	/* being issued: no event yet */
+		return 0;	/* being issued: no event yet */
 	for (int i = 0; i < LOOM_TRACE_SLOTS; i++) {
 		uint64_t v = atomic_load_explicit(&slots[i].seq_kind,
 						  memory_order_acquire);
@@ -1446,30 +1465,36 @@ static void place_record_events(struct loom_sched *sched,
 		atomic_store_explicit(&slots[i].seq_kind,
 				      v | LOOM_SLOT_TAKEN,
 				      memory_order_relaxed);
+		placed++;
 	}
+	return placed;
 }
 
 /*
  * Domain mutex held.  Every recorded event numbered 1 .. @numbers and not
  * taken before goes to events[number - 1] (zeroed: kind 0 is a hole) and
- * is marked taken.  Numbers are dense but for a thief's lost race, so
- * placing by number orders the trace in one pass.  An event still being
+ * is marked taken; returns how many did.  Numbers are dense but for a
+ * thief's lost race (and a completing retirement's renumbering after one),
+ * so placing by number orders the trace in one pass.  An event still being
  * written, or numbered later, is left for the next trace.
  */
-static void place_events(struct loom_sched *sched,
-			 struct loom_sched_event *events, uint64_t numbers)
+static size_t place_events(struct loom_sched *sched,
+			   struct loom_sched_event *events, uint64_t numbers)
 {
 	uint64_t reserved = atomic_load_explicit(&sched->domain->reserved,
 						 memory_order_acquire);
+	size_t placed = 0;
 
 	for (uint64_t k = 0; k << LOOM_WORK_CHUNK_SHIFT < reserved; k++) {
 		struct loom_work_chunk *chunk = loom_work_chunk_at(sched->domain, k);
 		uint64_t left = reserved - (k << LOOM_WORK_CHUNK_SHIFT);
 
 		for (uint64_t at = 0; at < LOOM_WORK_CHUNK_RECORDS && at < left; at++)
-			place_record_events(sched, chunk, &chunk->records[at],
-					    events, numbers);
+			placed += place_record_events(sched, chunk,
+						      &chunk->records[at],
+						      events, numbers);
 	}
+	return placed;
 }
 
 /*
@@ -1499,12 +1524,22 @@ static void events_free(struct loom_sched_event *events, size_t mapped)
 		free(events);
 }
 
-/* Closes the holes; returns how many events remain. */
-static size_t compact_events(struct loom_sched_event *events, uint64_t numbers)
+/*
+ * Closes the holes among @numbers events, @placed of them not holes;
+ * returns how many remain.  Only what follows the first hole moves, and
+ * a trace without holes (one worker's, see last_number()) is not read.
+ */
+static size_t compact_events(struct loom_sched_event *events, uint64_t numbers,
+			     size_t placed)
 {
-	size_t n = 0;
+	uint64_t j = 0;
+	size_t n;
 
-	for (uint64_t j = 0; j < numbers; j++)
+	if (placed == numbers)
+		return placed;
+	while (j < numbers && events[j].kind)
+		j++;
+	for (n = j; j < numbers; j++)
 		if (events[j].kind)
 			events[n++] = events[j];
 	return n;
@@ -1534,8 +1569,8 @@ enum loom_error loom_sched_take_trace(struct loom_sched *sched,
 			free(trace);
 			return LOOM_WORK_OUT_OF_MEMORY;
 		}
-		place_events(sched, trace->events, numbers);
-		n = compact_events(trace->events, numbers);
+		n = compact_events(trace->events, numbers,
+				   place_events(sched, trace->events, numbers));
 	}
 	loom_work_unlock(sched->domain);
 	trace->count = n;

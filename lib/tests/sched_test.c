@@ -895,6 +895,35 @@ TEST(trace_take_moves_events_and_outlives_scheduler)
 	loom_sched_trace_free(second);
 }
 
+/*
+ * The completing retirement must be the last event.  It keeps the number it
+ * took before it was elected when that is still the last one taken (a
+ * fresh one would leave a hole, and a trace with a hole must be compacted
+ * when taken); only a thief's lost race can have taken one since.
+ */
+TEST(completing_retirement_keeps_its_number_when_it_is_last)
+{
+	struct loom_sched *s = new_sched(1, 4, 0, 0);
+	struct loom_sched_item root, kid;
+	struct loom_sched_trace *t;
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 1, NULL));
+	root = take(s, 0);
+	publish(s, &root, 1);
+	complete(s, &root);
+	kid = take(s, 0);
+	CHECK_EQ(LOOM_WORK_COMPLETED, complete(s, &kid));
+	/* admit, acquire, publish, complete, acquire, complete: 6 numbers */
+	CHECK_EQ(6, atomic_load(&loom_sched_domain(s)->trace_seq));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "complete 0 7:root",
+		    "acquire-local 0 7:root/0", "complete 0 7:root/0 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
 TEST(no_trace_flag_records_nothing)
 {
 	struct loom_sched *s = new_sched(1, 4, 0, LOOM_SCHED_NO_TRACE);
@@ -1110,6 +1139,7 @@ int main(void)
 	RUN(run_loop_steals_when_its_deque_is_empty);
 	RUN(workers_take_serials_from_blocks_of_their_own);
 	RUN(trace_take_moves_events_and_outlives_scheduler);
+	RUN(completing_retirement_keeps_its_number_when_it_is_last);
 	RUN(no_trace_flag_records_nothing);
 	RUN(identity_independent_of_worker_and_payload);
 	RUN(commit_run_publishes_takes_and_completes_in_record_order);
