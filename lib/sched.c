@@ -97,7 +97,10 @@ struct loom_sched_trace {
 /*
  * The steps of one item (publish, retire, take the next) are small
  * functions; the loop that composes them (loom_sched_run_loop()) gets them
- * inline, so a step costs no calls and no saved registers.
+ * inline, so a step costs no calls and no saved registers.  They take the
+ * worker's state from their caller: recomputed in each step (a load of
+ * sched->workers, which any store might have changed as far as the
+ * compiler knows, and a multiplication), it cost 15 instructions an item.
  */
 #define ALWAYS_INLINE	static inline __attribute__((always_inline))
 
@@ -602,15 +605,15 @@ static void fill_item(struct loom_sched *sched, struct loom_work_record *rec,
 }
 
 /*
- * Owner lock held: @worker now holds @rec, taken from its own deque
+ * Owner lock held: @worker (@own) now holds @rec, taken from its own deque
  * (@victim LOOM_SCHED_NO_WORKER) or stolen from @victim's; @seq numbers
  * the event.
  */
-static inline void hold(struct loom_sched *sched, uint32_t worker,
-			struct loom_work_record *rec, uint32_t victim,
-			uint64_t seq, struct loom_sched_item *item)
+static inline void hold(struct loom_sched *sched, struct sched_worker *own,
+			uint32_t worker, struct loom_work_record *rec,
+			uint32_t victim, uint64_t seq,
+			struct loom_sched_item *item)
 {
-	struct sched_worker *own = &sched->workers[worker];
 	bool local = victim == LOOM_SCHED_NO_WORKER;
 
 	if (!local)
@@ -644,7 +647,8 @@ static __attribute__((noinline)) bool steal_one(struct loom_sched *sched,
 			/* More where it came from: let another sleeper help. */
 			if (left)
 				wake_one(sched);
-			hold(sched, worker, rec, v, seq, item);
+			hold(sched, &sched->workers[worker], worker, rec, v,
+			     seq, item);
 			return true;
 		}
 	}
@@ -653,14 +657,14 @@ static __attribute__((noinline)) bool steal_one(struct loom_sched *sched,
 
 /* The policy, owner lock held: own deque's back, else a steal. */
 ALWAYS_INLINE bool
-take_one(struct loom_sched *sched, uint32_t worker,
+take_one(struct loom_sched *sched, struct sched_worker *own, uint32_t worker,
 	 struct loom_sched_item *item)
 {
-	struct loom_work_record *rec = deque_pop(&sched->workers[worker]);
+	struct loom_work_record *rec = deque_pop(own);
 
 	if (!rec)
 		return steal_one(sched, worker, item);
-	hold(sched, worker, rec, LOOM_SCHED_NO_WORKER,
+	hold(sched, own, worker, rec, LOOM_SCHED_NO_WORKER,
 	     sched->tracing ? trace_number(sched, 1) : 0, item);
 	return true;
 }
@@ -687,7 +691,8 @@ enum loom_error loom_sched_acquire_batch(struct loom_sched *sched,
 			owner_unlock(own);
 			return LOOM_WORK_WORKER_BUSY;
 		}
-		for (n = 0; n < max && take_one(sched, worker, &items[n]); n++)
+		for (n = 0; n < max && take_one(sched, own, worker, &items[n]);
+		     n++)
 			;
 		owner_unlock(own);
 		if (n) {
@@ -729,15 +734,15 @@ static void remove_active(struct sched_worker *w, struct active_item *slot)
 }
 
 /*
- * The active slot of @item (owner lock held), or why there is none:
- * @if_retired, or not active.
+ * The active slot of @item on @w, its worker (owner lock held), or why
+ * there is none: @if_retired, or not active.
  */
 static inline enum loom_error active_slot(struct loom_sched *sched,
+					  struct sched_worker *w,
 					  const struct loom_sched_item *item,
 					  enum loom_error if_retired,
 					  struct active_item **slot)
 {
-	struct sched_worker *w = &sched->workers[item->worker];
 	struct loom_work_record *rec;
 	enum loom_error err;
 
@@ -766,14 +771,13 @@ static inline enum loom_error active_slot(struct loom_sched *sched,
 
 /*
  * Owner lock held: publishes @count children of the active @slot of
- * @worker, acquiring every responsibility before any child is visible.
+ * @worker (@w), acquiring every responsibility before any child is visible.
  */
 ALWAYS_INLINE enum loom_error
-publish_slot(struct loom_sched *sched, uint32_t worker, struct active_item *slot,
-	     const uint64_t *payloads, size_t count,
+publish_slot(struct loom_sched *sched, struct sched_worker *w, uint32_t worker,
+	     struct active_item *slot, const uint64_t *payloads, size_t count,
 	     struct loom_work_resp *children, bool *was_empty)
 {
-	struct sched_worker *w = &sched->workers[worker];
 	struct loom_work_chunk *chunk = NULL;
 	enum loom_error err;
 	uint64_t first, seq = 0;
@@ -811,17 +815,18 @@ publish_slot(struct loom_sched *sched, uint32_t worker, struct active_item *slot
 }
 
 ALWAYS_INLINE enum loom_error
-publish_held(struct loom_sched *sched, const struct loom_sched_item *parent,
+publish_held(struct loom_sched *sched, struct sched_worker *w,
+	     const struct loom_sched_item *parent,
 	     const uint64_t *payloads, size_t count,
 	     struct loom_work_resp *children, bool *was_empty,
 	     struct active_item **out)
 {
 	enum loom_error err;
 
-	err = active_slot(sched, parent, LOOM_WORK_PARENT_RETIRED, out);
+	err = active_slot(sched, w, parent, LOOM_WORK_PARENT_RETIRED, out);
 	if (err)
 		return err;
-	return publish_slot(sched, parent->worker, *out, payloads, count,
+	return publish_slot(sched, w, parent->worker, *out, payloads, count,
 			    children, was_empty);
 }
 
@@ -896,22 +901,21 @@ finish_slot(struct loom_sched *sched, uint32_t worker,
 }
 
 /*
- * Owner lock held: completes the active @slot of @worker and, if the worker
- * then holds nothing, takes its next item into *@next (*@took).  The
+ * Owner lock held: completes the active @slot of @worker (@w) and, if the
+ * worker then holds nothing, takes its next item into *@next (*@took).  The
  * retirement is counted without a fence of its own: take_one() begins with
- * deque_pop(), whose fence orders the count before every later load, and
- * the worker looks for completion only after it and only if it took
- * nothing.  An item it took is live and will be retired by a call that
- * looks; otherwise its check comes after its fence, as retire()'s does
- * after its sequentially consistent increment (runtime.rst, "completion").
- * One fence an item instead of two.
+ * deque_pop(), whose fence orders the count before every later load, and the
+ * worker looks for completion only after it and only if it took nothing.  An
+ * item it took is live and will be retired by a call that looks; otherwise
+ * its check comes after its fence, as retire()'s does after its sequentially
+ * consistent increment (runtime.rst, "completion").  One fence an item
+ * instead of two.
  */
 ALWAYS_INLINE enum loom_work_status
-finish_take(struct loom_sched *sched, uint32_t worker,
+finish_take(struct loom_sched *sched, struct sched_worker *w, uint32_t worker,
 	    struct active_item *slot, struct loom_sched_item *next,
 	    bool *took)
 {
-	struct sched_worker *w = &sched->workers[worker];
 	struct loom_work_record *rec = slot->rec;
 	uint64_t seq = sched->tracing ? trace_number(sched, 1) : 0;
 	bool completes = false;
@@ -919,7 +923,7 @@ finish_take(struct loom_sched *sched, uint32_t worker,
 	remove_active(w, slot);
 	loom_work_retire_held_unfenced(sched->domain, rec, worker);
 	if (!w->nactive) {
-		*took = take_one(sched, worker, next);
+		*took = take_one(sched, w, worker, next);
 		completes = !*took && loom_work_try_complete(sched->domain);
 	}
 	return retired(sched, rec, LOOM_SCHED_EV_COMPLETE, worker, seq,
@@ -938,7 +942,8 @@ static enum loom_error finish_held(struct loom_sched *sched,
 	struct active_item *slot;
 	enum loom_error err;
 
-	err = active_slot(sched, item, LOOM_WORK_RESP_USED, &slot);
+	err = active_slot(sched, &sched->workers[item->worker], item,
+			  LOOM_WORK_RESP_USED, &slot);
 	if (!err && slot->cancel_requested != cancelling)
 		err = cancelling ? LOOM_WORK_NO_CANCEL_REQUEST :
 				   LOOM_WORK_CANCEL_REQUESTED;
@@ -991,10 +996,10 @@ publish(struct loom_sched *sched, const struct loom_sched_item *parent,
 	worker = parent->worker;
 	w = &sched->workers[worker];
 	owner_lock(w);
-	err = publish_held(sched, parent, payloads, count, children,
+	err = publish_held(sched, w, parent, payloads, count, children,
 			   &was_empty, &slot);
 	if (!err && complete && next)
-		after = finish_take(sched, worker, slot, next, took);
+		after = finish_take(sched, w, worker, slot, next, took);
 	else if (!err && complete)
 		finish_slot(sched, worker, slot, false, &after);
 	owner_unlock(w);
@@ -1231,7 +1236,8 @@ static struct active_item *batch_slot(struct commit *c, uint32_t h)
 	struct active_item *slot;
 
 	if (h >= c->n_batch ||
-	    active_slot(c->sched, &c->batch[h], LOOM_WORK_RESP_USED, &slot))
+	    active_slot(c->sched, &c->sched->workers[c->batch[h].worker],
+			&c->batch[h], LOOM_WORK_RESP_USED, &slot))
 		return NULL;
 	return slot;
 }
