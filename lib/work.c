@@ -67,7 +67,7 @@ static uint64_t hash_step(uint64_t seed, uint64_t value)
 	return mix64(seed ^ mix64(value + GOLDEN_GAMMA));
 }
 
-/* Nodes hashed down in one step of node_hash(). */
+/* The most nodes hash_path() walks back down without recursing. */
 #define HASH_PATH	256
 
 /* The hash @node's children start from: 0 while it is not cached. */
@@ -78,17 +78,35 @@ static uint64_t cached_hash(const struct loom_item_node *node)
 }
 
 /*
- * Hashes @path[n - 1] down to @path[0] (each the parent of the one before
- * it), from @h, the hash above path[n - 1], caching each.  Threads that
- * race here store the same values; the cache is not part of a node's
- * value, so it is written through the const pointer.
+ * Hashes the @len nodes from @node up (each the parent of the one before),
+ * from @h, the hash above the topmost, caching each; returns @node's.  Up
+ * to HASH_PATH nodes are remembered on the way up and hashed on the way
+ * down.  A longer path is cut into at most HASH_PATH pieces, hashed from
+ * the top one down by recursive calls: O(len log len) steps, recursion
+ * log_256(len) deep, no allocation.  Threads that race here store the same
+ * values; the cache is not part of a node's value, so it is written
+ * through the const pointer.
  */
-static uint64_t hash_down(const struct loom_item_node *const *path, size_t n,
+static uint64_t hash_path(const struct loom_item_node *node, uint64_t len,
 			  uint64_t h)
 {
-	while (n--) {
-		h = hash_step(h, path[n]->ordinal);
-		atomic_store_explicit((_Atomic uint64_t *)&path[n]->hash, h,
+	const struct loom_item_node *lowest[HASH_PATH];
+	uint64_t stride = (len + HASH_PATH - 1) / HASH_PATH;
+	size_t pieces = 0;
+
+	/* The lowest node of every piece of stride nodes, from @node up. */
+	for (uint64_t i = 0; i < len; i++, node = node->parent)
+		if (i % stride == 0)
+			lowest[pieces++] = node;
+	for (size_t k = pieces; k-- > 0;) {
+		if (stride > 1) {
+			/* The top piece is the rest: stride or fewer. */
+			h = hash_path(lowest[k], k == pieces - 1 ?
+					  len - k * stride : stride, h);
+			continue;
+		}
+		h = hash_step(h, lowest[k]->ordinal);
+		atomic_store_explicit((_Atomic uint64_t *)&lowest[k]->hash, h,
 				      memory_order_relaxed);
 	}
 	return h;
@@ -98,38 +116,19 @@ static uint64_t hash_down(const struct loom_item_node *const *path, size_t n,
  * @node's structural hash, computed on first use and cached: publication
  * does not pay for it (two splitmix rounds a child were 5% of the light
  * tree's time, see benchmarks.rst), and ids that are never hashed or
- * compared for equality never compute it.
- *
- * The uncached part of the path (from @node up to the nearest cached
- * ancestor, or the root) is walked up to count it, then hashed down.  A
- * part longer than HASH_PATH is cut into HASH_PATH pieces, each hashed by a
- * recursive call from the top one down: O(d log d) for a part of d nodes,
- * recursion as deep as log_256(d), no allocation.  (A hash that comes out
- * 0 reads as uncached and is computed again: slower, never wrong.)
+ * compared for equality never compute it.  What is not cached yet, from
+ * @node up to the nearest cached ancestor (or the root), is hashed down
+ * from there.  (A hash that comes out 0 reads as not cached and is
+ * computed again: slower, never wrong.)
  */
 static uint64_t node_hash(const struct loom_item_node *node)
 {
-	const struct loom_item_node *path[HASH_PATH], *up;
-	uint64_t d = 0, stride;
-	size_t n = 0;
+	uint64_t d = 0, h;
 
-	for (up = node; !cached_hash(up); up = up->parent)
+	for (const struct loom_item_node *up = node; !(h = cached_hash(up));
+	     up = up->parent)
 		d++;
-	if (d <= HASH_PATH) {
-		for (up = node; n < d; up = up->parent)
-			path[n++] = up;
-		return hash_down(path, n, cached_hash(up));
-	}
-	/* Every stride-th node from @node up: the pieces' lowest nodes. */
-	stride = (d + HASH_PATH - 1) / HASH_PATH;
-	up = node;
-	for (uint64_t i = 0; i < d; i++, up = up->parent)
-		if (i % stride == 0)
-			path[n++] = up;
-	/* From the top: each piece ends below the one just cached. */
-	while (n > 1)
-		node_hash(path[--n]);
-	return node_hash(node);
+	return d ? hash_path(node, d, h) : h;
 }
 
 uint64_t loom_item_id_hash(const struct loom_item_id *id)
