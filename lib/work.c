@@ -310,7 +310,6 @@ size_t loom_item_id_format(const struct loom_item_id *id, char *buf,
  * LOOM_WORK_CHUNK_RECORDS records, so one mutex is enough.
  */
 #define POOL_MAX_BYTES	(256u << 20)
-#define RECORDS_BYTES	LOOM_WORK_RECORDS_BYTES
 
 static struct {
 	pthread_mutex_t lock;
@@ -321,7 +320,7 @@ static struct {
 /* A chunk's mapping: its records, then, if traced, their slots. */
 static size_t chunk_bytes(bool traced)
 {
-	return RECORDS_BYTES * (traced ? 2 : 1);
+	return LOOM_WORK_RECORDS_BYTES * (traced ? 2 : 1);
 }
 
 void *loom_lines_alloc(size_t n, size_t size)
@@ -407,7 +406,7 @@ static struct loom_work_chunk *chunk_get(bool traced)
 		 * record's, and no one reads those of an unissued record.
 		 */
 		if (++chunk->gen > LOOM_REC_GEN_MAX) {
-			memset(chunk->records, 0, RECORDS_BYTES);
+			memset(chunk->records, 0, LOOM_WORK_RECORDS_BYTES);
 			chunk->gen = 1;
 		}
 		return chunk;
