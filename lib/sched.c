@@ -626,8 +626,12 @@ static inline void hold(struct loom_sched *sched, struct sched_worker *own,
 	fill_item(sched, rec, worker, local ? worker : victim, item);
 }
 
-/* Owner lock held: the front of the next non-empty deque, cyclically. */
+/*
+ * Owner lock held: the front of the next non-empty deque, cyclically, for
+ * @worker (@own).
+ */
 static __attribute__((noinline)) bool steal_one(struct loom_sched *sched,
+						 struct sched_worker *own,
 						 uint32_t worker,
 						 struct loom_sched_item *item)
 {
@@ -647,8 +651,7 @@ static __attribute__((noinline)) bool steal_one(struct loom_sched *sched,
 			/* More where it came from: let another sleeper help. */
 			if (left)
 				wake_one(sched);
-			hold(sched, &sched->workers[worker], worker, rec, v,
-			     seq, item);
+			hold(sched, own, worker, rec, v, seq, item);
 			return true;
 		}
 	}
@@ -663,7 +666,7 @@ take_one(struct loom_sched *sched, struct sched_worker *own, uint32_t worker,
 	struct loom_work_record *rec = deque_pop(own);
 
 	if (!rec)
-		return steal_one(sched, worker, item);
+		return steal_one(sched, own, worker, item);
 	hold(sched, own, worker, rec, LOOM_SCHED_NO_WORKER,
 	     sched->tracing ? trace_number(sched, 1) : 0, item);
 	return true;
