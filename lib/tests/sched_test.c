@@ -1090,6 +1090,71 @@ TEST(commit_run_cancels_what_it_cannot_complete)
 	loom_sched_destroy(s);
 }
 
+/*
+ * Within a commit only the retirement that leaves no taken child held
+ * looks for completion: the domain completes with the last one, whether
+ * it completes (every child ran) or is cancelled (the device failed on
+ * it), and with no earlier one.
+ */
+TEST(commit_run_completes_the_domain_with_its_last_retirement)
+{
+	uint64_t kids[2] = { 1, 2 }, grandkid[1] = { 3 };
+	bool taken2[2] = { true, true }, taken1[1] = { true };
+	struct loom_sched_step all[5] = {
+		{ .held = 0, .count = 2, .payloads = kids, .taken = taken2 },
+		{ .held = 1, .count = 1, .payloads = grandkid, .taken = taken1 },
+		{ .held = 2, .count = 0 },		/* root/1 */
+		{ .held = 3, .count = 0 },		/* root/0/0 */
+	};
+	struct loom_work_record *held[8];
+	struct loom_sched_item root, items[4];
+	struct loom_sched_commit out;
+	struct loom_sched_trace *t;
+	struct loom_sched *s = new_sched(1, 4, 1, 0);
+	bool live[1];
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	loom_sched_commit_run(s, 0, &root, 1, all, 4, UINT32_MAX, held, 8,
+			      items, live, &out);
+	CHECK_OK(out.error);
+	CHECK_EQ(4, out.completed);
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &root));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "acquire-local 0 7:root/0", "acquire-local 0 7:root/1",
+		    "complete 0 7:root", "publish 0 7:root/0/0",
+		    "acquire-local 0 7:root/0/0", "complete 0 7:root/0",
+		    "complete 0 7:root/1", "complete 0 7:root/0/0 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+
+	/* the device failed on root/0/0: its cancellation completes */
+	s = new_sched(1, 4, 1, 0);
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	loom_sched_commit_run(s, 0, &root, 1, all, 3, 3, held, 8, items, live,
+			      &out);
+	CHECK_OK(out.error);
+	CHECK_EQ(3, out.completed);
+	CHECK_EQ(1, out.cancelled);
+	CHECK(out.has_failed);
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &root));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "acquire-local 0 7:root/0", "acquire-local 0 7:root/1",
+		    "complete 0 7:root", "publish 0 7:root/0/0",
+		    "acquire-local 0 7:root/0/0", "complete 0 7:root/0",
+		    "complete 0 7:root/1", "cancel-request 0 7:root/0/0",
+		    "cancel-active 0 7:root/0/0 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
 TEST(invalid_configurations_rejected)
 {
 	struct loom_sched_config config = { .workers = 0, .deque_capacity = 1 };
@@ -1144,6 +1209,7 @@ int main(void)
 	RUN(identity_independent_of_worker_and_payload);
 	RUN(commit_run_publishes_takes_and_completes_in_record_order);
 	RUN(commit_run_cancels_what_it_cannot_complete);
+	RUN(commit_run_completes_the_domain_with_its_last_retirement);
 	RUN(invalid_configurations_rejected);
 	RUN(event_names);
 	return checks_done();
