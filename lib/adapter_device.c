@@ -41,6 +41,7 @@
  * are all cancelled.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xf86drm.h>
@@ -77,15 +78,18 @@ struct device_run {
 	uint32_t max_batch;
 	uint64_t record_size;
 	struct device_worker *workers;
+	atomic_uint unstarted;		/* workers yet to take a first batch */
 };
 
 /* Records (and items) one RUN_WORK packet may run: one round trip's worth. */
 #define WORK_RECORDS	16384u
 /*
- * Items a packet runs when other workers wait for work (parked when it is
- * submitted): what it leaves on its stack is published only when it
- * stops, so a packet that drains a whole subtree alone would starve them
- * (measured, bench P3: 2 workers on two cores gained nothing at 16384).
+ * Items a packet runs when other workers wait for work (parked, or yet to
+ * take their first batch, when it is submitted): what it leaves on its
+ * stack is published only when it stops, so a packet that drains a whole
+ * subtree alone would starve them (measured, bench P3: 2 workers on two
+ * cores gained nothing at 16384; the root's packet ran 16384 items alone
+ * while the second worker's thread was still on its way to park).
  */
 #define WORK_SHARE_BUDGET	1024u
 /* Entries of a worker's stack, at most: depth first keeps it shallow. */
@@ -301,6 +305,13 @@ static uint32_t stack_batch(struct device_worker *w)
 	return k;
 }
 
+/* Whether another worker waits for work: a hint, stale at worst. */
+static bool others_wait(struct device_run *run)
+{
+	return loom_sched_sleepers(run->common.sched) ||
+	       atomic_load_explicit(&run->unstarted, memory_order_relaxed);
+}
+
 /*
  * The packet for @count initial entries, or false when the deque has no
  * room for what the device may leave on a stack big enough to start.
@@ -308,7 +319,7 @@ static uint32_t stack_batch(struct device_worker *w)
 static bool work_packet(const struct device_worker *w, uint32_t count,
 			struct loom_pkt_run_work *p)
 {
-	const struct device_run *run = w->run;
+	struct device_run *run = w->run;
 	uint32_t cap = run->common.child_capacity;
 	uint32_t room = run->config->deque_capacity -
 			loom_sched_queued(run->common.sched, w->index);
@@ -323,8 +334,7 @@ static bool work_packet(const struct device_worker *w, uint32_t count,
 		.stack_count = count,
 		.record_va = loom_bo_va(w->work->records),
 		.record_capacity = WORK_RECORDS,
-		.budget = loom_sched_sleepers(run->common.sched) ?
-			  WORK_SHARE_BUDGET : WORK_RECORDS,
+		.budget = others_wait(run) ? WORK_SHARE_BUDGET : WORK_RECORDS,
 		.status_va = loom_bo_va(w->work->records) + work_status_offset(),
 		.flags = run->common.payload_type == LOOM_ARG_I32 ?
 			 LOOM_RUN_WORK_CHILDREN_I32 : 0,
@@ -503,7 +513,8 @@ static bool work_commit(struct device_worker *w, int error,
 		fail_held = first_unrun(ws);
 	loom_sched_commit_run(run->common.sched, w->index, w->batch,
 			      ws->n_batch, ws->steps, nrec, fail_held,
-			      ws->held, ws->max_held, ws->items, ws->live, &out);
+			      ws->held, ws->max_held,
+			      c->observe ? ws->items : NULL, ws->live, &out);
 	w->counts.items_run += nrec + top;
 	w->counts.items_completed += out.completed;
 	w->counts.items_cancelled += out.cancelled;
@@ -584,11 +595,16 @@ static void run_work_batch(struct device_worker *w, size_t n)
 static void *worker_main(void *arg)
 {
 	struct device_worker *w = arg;
+	bool started = false;
 	size_t n;
 
 	while (loom_sched_acquire_batch(w->run->common.sched, w->index, w->batch,
 					w->run->max_batch, LOOM_SCHED_WAIT,
 					&n) == LOOM_WORK_OK) {
+		if (!started)
+			atomic_fetch_sub_explicit(&w->run->unstarted, 1,
+						  memory_order_relaxed);
+		started = true;
 		if (w->work)
 			run_work_batch(w, n);
 		else
@@ -844,6 +860,7 @@ enum loom_error loom_work_device_run(const struct loom_work_device_config *confi
 	if (loom_adapter_init(&run.common))
 		return LOOM_WORK_OUT_OF_MEMORY;
 	err = start_run(&run, &device_error);
+	atomic_init(&run.unstarted, config->workers);
 	if (!err) {
 		loom_adapter_run_workers(run.workers, sizeof(*run.workers),
 					 config->workers, worker_main);
