@@ -1239,7 +1239,7 @@ static struct active_item *batch_slot(struct commit *c, uint32_t h)
 {
 	struct active_item *slot;
 
-	if (h >= c->n_batch ||
+	if (h >= c->n_batch || c->batch[h].worker != c->worker ||
 	    active_slot(c->sched, &c->sched->workers[c->batch[h].worker],
 			&c->batch[h], LOOM_WORK_RESP_USED, &slot))
 		return NULL;
@@ -1402,6 +1402,54 @@ static enum loom_error run_step(struct commit *c,
 	return LOOM_WORK_OK;
 }
 
+/*
+ * Owner lock held: moves @w's active slots to the front, in order, so that
+ * a carry's new slots fit behind them (a batch retires with holes).
+ */
+static void compact_active(struct sched_worker *w)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = w->first; i < w->end; i++)
+		if (!w->active[i].retired)
+			w->active[k++] = w->active[i];
+	w->first = 0;
+	w->end = k;
+}
+
+/*
+ * Owner lock held, every step committed: the held items @carry names stay
+ * with the worker, active, in its order.  A batch item still is; a taken
+ * child gets an active slot and is no longer the commit's to cancel.  One
+ * that is not live (skipped with a cancelled parent, or retired) or finds
+ * no free slot is reported with a worker of LOOM_SCHED_NO_WORKER.
+ */
+static void carry_held(struct commit *c, const struct loom_sched_carry *carry)
+{
+	struct sched_worker *w = &c->sched->workers[c->worker];
+
+	compact_active(w);
+	for (uint32_t j = 0; j < carry->count; j++) {
+		uint32_t h = carry->held[j];
+		struct loom_sched_item *item = &carry->items[j];
+
+		item->worker = LOOM_SCHED_NO_WORKER;
+		if (!held_live(c, h))
+			continue;
+		if (h < c->n_batch) {
+			*item = c->batch[h];
+			continue;
+		}
+		if (w->end == c->sched->max_batch)
+			continue;
+		w->active[w->end++] = (struct active_item){ c->held[h], false,
+							    false };
+		w->nactive++;
+		fill_item(c->sched, c->held[h], c->worker, c->worker, item);
+		c->held[h] = NULL;
+	}
+}
+
 static void name_failed(struct commit *c, uint32_t h)
 {
 	if (c->out->has_failed || !held_live(c, h))
@@ -1415,7 +1463,9 @@ void loom_sched_commit_run(struct loom_sched *sched, uint32_t worker,
 			   const struct loom_sched_step *steps, size_t n_steps,
 			   uint32_t fail_held, struct loom_work_record **held,
 			   size_t max_held, struct loom_sched_item *items,
-			   bool *batch_live, struct loom_sched_commit *out)
+			   bool *batch_live,
+			   const struct loom_sched_carry *carry,
+			   struct loom_sched_commit *out)
 {
 	struct commit c = {
 		.sched = sched, .worker = worker, .batch = batch,
@@ -1447,7 +1497,11 @@ void loom_sched_commit_run(struct loom_sched *sched, uint32_t worker,
 		if (held_live(&c, fail_held))
 			cancel_held_item(&c, fail_held);
 	}
-	/* Taken children have no slot to wait in: none outlives the commit. */
+	for (uint32_t j = 0; carry && j < carry->count; j++)
+		carry->items[j].worker = LOOM_SCHED_NO_WORKER;
+	if (carry && !out->error && fail_held == UINT32_MAX)
+		carry_held(&c, carry);
+	/* Other taken children have no slot to wait in: none outlives it. */
 	for (size_t h = n_batch; h < c.n_held; h++)
 		if (held_live(&c, h))
 			cancel_held_item(&c, h);

@@ -478,6 +478,16 @@ struct loom_sched_commit {
 };
 
 /*
+ * What a commit keeps for the worker's next packet: @count held items,
+ * @held[j] the held index of the one that becomes @items[j].
+ */
+struct loom_sched_carry {
+	const uint32_t *held;
+	uint32_t count;
+	struct loom_sched_item *items;
+};
+
+/*
  * Commits @n_steps steps for @worker, whose @n_batch active items are
  * @batch (the held items 0 .. @n_batch - 1), under the worker's owner lock
  * so that no taken child is ever visible to another worker.  Steps run in
@@ -489,13 +499,21 @@ struct loom_sched_commit {
  * @batch_live[i] says whether batch item i still is (the caller runs or
  * cancels it).  @held is room for @max_held record pointers.  @items, if
  * not NULL, gets step s's item in @items[s] for every step completed, and
- * a worker of LOOM_SCHED_NO_WORKER for the others.
+ * a worker of LOOM_SCHED_NO_WORKER for the others.  @carry, if not NULL
+ * and every step committed without @fail_held: the held items it names
+ * stay active on the worker instead (the device already runs them in its
+ * next packet), the taken children among them in new active slots, at
+ * most max_batch active items in all; each is reported in @carry->items,
+ * or with a worker of LOOM_SCHED_NO_WORKER if it is not live, does not
+ * fit, or nothing was carried.
  */
 void loom_sched_commit_run(struct loom_sched *sched, uint32_t worker,
 			   const struct loom_sched_item *batch, uint32_t n_batch,
 			   const struct loom_sched_step *steps, size_t n_steps,
 			   uint32_t fail_held, struct loom_work_record **held,
 			   size_t max_held, struct loom_sched_item *items,
-			   bool *batch_live, struct loom_sched_commit *out);
+			   bool *batch_live,
+			   const struct loom_sched_carry *carry,
+			   struct loom_sched_commit *out);
 
 #endif /* LOOM_WORK_INTERNAL_H */

@@ -995,7 +995,7 @@ TEST(commit_run_publishes_takes_and_completes_in_record_order)
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
 	loom_sched_commit_run(s, 0, &root, 1, steps, 4, UINT32_MAX, held, 8,
-			      items, live, &out);
+			      items, live, NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(4, out.completed);
 	CHECK_EQ(0, out.cancelled);
@@ -1044,7 +1044,7 @@ TEST(commit_run_cancels_what_it_cannot_complete)
 	root = take(s, 0);
 	/* two left on a deque of one: refused, the root named and cancelled */
 	loom_sched_commit_run(s, 0, &root, 1, &refused, 1, UINT32_MAX, held,
-			      8, items, live, &out);
+			      8, items, live, NULL, &out);
 	CHECK_EQ(LOOM_WORK_QUEUE_CAPACITY, out.error);
 	CHECK(out.has_failed);
 	CHECK(loom_item_id_is_root(&out.failed.id));
@@ -1059,7 +1059,7 @@ TEST(commit_run_cancels_what_it_cannot_complete)
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
 	loom_sched_commit_run(s, 0, &root, 1, &took, 1, 2, held, 8, items,
-			      live, &out);
+			      live, NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(1, out.completed);
 	CHECK_EQ(2, out.cancelled);
@@ -1075,11 +1075,11 @@ TEST(commit_run_cancels_what_it_cannot_complete)
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
 	loom_sched_commit_run(s, 0, &root, 1, NULL, 0, UINT32_MAX, held, 8,
-			      NULL, live, &out);
+			      NULL, live, NULL, &out);
 	CHECK(live[0]);
 	CHECK_OK(loom_sched_cancel(s, root.resp, NULL, NULL));
 	loom_sched_commit_run(s, 0, &root, 1, &took, 1, UINT32_MAX, held, 8,
-			      items, live, &out);
+			      items, live, NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(0, out.completed);
 	CHECK_EQ(1, out.cancelled);
@@ -1117,7 +1117,7 @@ TEST(commit_run_completes_the_domain_with_its_last_retirement)
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
 	loom_sched_commit_run(s, 0, &root, 1, all, 4, UINT32_MAX, held, 8,
-			      items, live, &out);
+			      items, live, NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(4, out.completed);
 	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &root));
@@ -1137,7 +1137,7 @@ TEST(commit_run_completes_the_domain_with_its_last_retirement)
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
 	loom_sched_commit_run(s, 0, &root, 1, all, 3, 3, held, 8, items, live,
-			      &out);
+			      NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(3, out.completed);
 	CHECK_EQ(1, out.cancelled);
@@ -1152,6 +1152,153 @@ TEST(commit_run_completes_the_domain_with_its_last_retirement)
 		    "complete 0 7:root/1", "cancel-request 0 7:root/0/0",
 		    "cancel-active 0 7:root/0/0 completes");
 	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+/*
+ * A carry: what the device runs next stays with the worker.  The root ran
+ * with child 0 (whose own child was left), child 1 was carried: it is
+ * active on the worker (acquire-local, like a taken child), the next
+ * commit completes it, and the left grandchild is queued meanwhile.
+ */
+TEST(commit_run_carries_held_items_into_the_next_batch)
+{
+	uint64_t kids[2] = { 1, 2 }, grandkid[1] = { 3 };
+	bool taken2[2] = { true, true }, left1[1] = { false };
+	struct loom_sched_step steps[2] = {
+		{ .held = 0, .count = 2, .payloads = kids, .taken = taken2 },
+		{ .held = 1, .count = 1, .payloads = grandkid, .taken = left1 },
+	};
+	struct loom_sched_step next = { .held = 0, .count = 0 };
+	uint32_t carry_held[1] = { 2 };		/* root/1 */
+	struct loom_sched_item root, carried[1], item, dummy;
+	struct loom_sched_carry carry = { carry_held, 1, carried };
+	struct loom_work_record *held[8];
+	struct loom_sched_commit out;
+	struct loom_sched_trace *t;
+	struct loom_sched *s = new_sched(2, 4, 1, 0);
+	bool live[1];
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	loom_sched_commit_run(s, 0, &root, 1, steps, 2, UINT32_MAX, held, 8,
+			      NULL, live, &carry, &out);
+	CHECK_OK(out.error);
+	CHECK_EQ(2, out.completed);
+	CHECK_EQ(0, out.cancelled);
+	CHECK(!live[0]);
+	CHECK_EQ(0, carried[0].worker);
+	CHECK_EQ(2, carried[0].payload);
+	CHECK_STR("7:root/1", id_text(&carried[0].id));
+	CHECK_EQ(LOOM_WORK_WORKER_BUSY, loom_sched_acquire(s, 0, &dummy));
+	item = take(s, 1);			/* steals root/0/0 */
+	CHECK_STR("7:root/0/0", id_text(&item.id));
+	CHECK_EQ(LOOM_WORK_ACTIVE, complete(s, &item));
+	loom_sched_commit_run(s, 0, carried, 1, &next, 1, UINT32_MAX, held, 8,
+			      NULL, live, NULL, &out);
+	CHECK_OK(out.error);
+	CHECK_EQ(1, out.completed);
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &dummy));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "acquire-local 0 7:root/0", "acquire-local 0 7:root/1",
+		    "complete 0 7:root", "publish 0 7:root/0/0",
+		    "complete 0 7:root/0", "steal 1<-0 7:root/0/0",
+		    "complete 1 7:root/0/0", "complete 0 7:root/1 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+/*
+ * What is carried is reported, and what cannot be is never lost: a batch
+ * item not run yet is carried as itself; a child with no free active slot
+ * is cancelled with the commit; a child of a cancelled item never exists;
+ * a refused step carries nothing.
+ */
+TEST(commit_run_reports_what_it_cannot_carry)
+{
+	uint64_t kids[2] = { 5, 6 };
+	bool taken[2] = { true, true }, left[2] = { false, false };
+	struct loom_sched_step one = { 0, 1, kids, taken };
+	struct loom_sched_step two = { 0, 2, kids, taken };
+	struct loom_sched_step refused = { 0, 2, kids, left };
+	struct loom_sched_step done[2] = { { .held = 0 }, { .held = 1 } };
+	uint32_t unrun_and_child[2] = { 1, 2 }, children[2] = { 1, 2 };
+	struct loom_sched_item root, batch[2], carried[2];
+	struct loom_sched_carry carry = { unrun_and_child, 2, carried };
+	struct loom_work_record *held[8];
+	struct loom_sched_commit out;
+	struct loom_sched *s = new_sched(1, 4, 2, 0);
+	bool live[2];
+	size_t n;
+
+	/* batch item 0 ran (one child carried), batch item 1 did not */
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	publish(s, &root, 2);
+	CHECK_EQ(LOOM_WORK_ACTIVE, complete(s, &root));
+	CHECK_OK(loom_sched_acquire_batch(s, 0, batch, 2, 0, &n));
+	CHECK_EQ(2, n);
+	loom_sched_commit_run(s, 0, batch, 2, &one, 1, UINT32_MAX, held, 8,
+			      NULL, live, &carry, &out);
+	CHECK_OK(out.error);
+	CHECK(!live[0] && live[1]);
+	CHECK(loom_item_id_equal(&batch[1].id, &carried[0].id));
+	CHECK_EQ(0, carried[0].worker);
+	CHECK_EQ(0, carried[1].worker);
+	CHECK_EQ(5, carried[1].payload);
+	loom_sched_commit_run(s, 0, carried, 2, done, 2, UINT32_MAX, held, 8,
+			      NULL, live, NULL, &out);
+	CHECK_EQ(2, out.completed);
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &root));
+	loom_sched_destroy(s);
+
+	/* one active slot: the second child does not fit and is cancelled */
+	s = new_sched(1, 4, 1, 0);
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	carry.held = children;
+	loom_sched_commit_run(s, 0, &root, 1, &two, 1, UINT32_MAX, held, 8,
+			      NULL, live, &carry, &out);
+	CHECK_EQ(1, out.completed);
+	CHECK_EQ(1, out.cancelled);
+	CHECK_EQ(0, carried[0].worker);
+	CHECK_EQ(LOOM_SCHED_NO_WORKER, carried[1].worker);
+	loom_sched_commit_run(s, 0, carried, 1, done, 1, UINT32_MAX, held, 8,
+			      NULL, live, NULL, &out);
+	CHECK_EQ(1, out.completed);
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &root));
+	loom_sched_destroy(s);
+
+	/* a cancelled item's children are never created: nothing to carry */
+	s = new_sched(1, 4, 2, 0);
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	CHECK_OK(loom_sched_cancel(s, root.resp, NULL, NULL));
+	loom_sched_commit_run(s, 0, &root, 1, &two, 1, UINT32_MAX, held, 8,
+			      NULL, live, &carry, &out);
+	CHECK_EQ(1, out.cancelled);
+	CHECK_EQ(LOOM_SCHED_NO_WORKER, carried[0].worker);
+	CHECK_EQ(LOOM_SCHED_NO_WORKER, carried[1].worker);
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &root));
+	loom_sched_destroy(s);
+
+	/* a refused step (two left on a deque of one) carries nothing */
+	s = new_sched(1, 1, 2, 0);
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	loom_sched_commit_run(s, 0, &root, 1, &refused, 1, UINT32_MAX, held,
+			      8, NULL, live, &carry, &out);
+	CHECK_EQ(LOOM_WORK_QUEUE_CAPACITY, out.error);
+	CHECK_EQ(LOOM_SCHED_NO_WORKER, carried[0].worker);
+	CHECK_EQ(LOOM_SCHED_NO_WORKER, carried[1].worker);
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &root));
 	loom_sched_destroy(s);
 }
 
@@ -1210,6 +1357,8 @@ int main(void)
 	RUN(commit_run_publishes_takes_and_completes_in_record_order);
 	RUN(commit_run_cancels_what_it_cannot_complete);
 	RUN(commit_run_completes_the_domain_with_its_last_retirement);
+	RUN(commit_run_carries_held_items_into_the_next_batch);
+	RUN(commit_run_reports_what_it_cannot_carry);
 	RUN(invalid_configurations_rejected);
 	RUN(event_names);
 	return checks_done();

@@ -595,6 +595,68 @@ TEST(job_fault_names_the_item)
 }
 
 /*
+ * A fault deep in a big tree: its last node gets one child whose table
+ * entry lies far past the table, so the job that runs that child faults,
+ * late in the run (through the work stack, in a packet started before
+ * the previous one's commit, with items already carried into it).  The
+ * run fails naming that child (the work stack knows which item failed);
+ * every item published is completed or
+ * cancelled exactly once and the domain completes once, with one or two
+ * workers, through the work stack and through items dispatches.
+ */
+TEST(fault_deep_in_a_tree_fails_the_run_once)
+{
+	static const struct { uint32_t workers, batch, flags; } runs[] = {
+		{ 1, 64, 0 }, { 1, 1, 0 }, { 2, 8, 0 },
+		{ 1, 64, LOOM_WORK_DEVICE_ITEMS_ONLY },
+	};
+	const int64_t bad = 1LL << 36;
+	struct devctx d[1];
+
+	n_nodes = MAX_NODES;
+	gen_tree();
+	first_child[n_nodes - 1] = bad;
+	child_count[n_nodes - 1] = 1;
+	ASSERT_EQ(0, devctx_open(&d[0], 0));
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct loom_device *devs[1] = { d[0].dev };
+		struct loom_work_device_config c = {
+			.occurrence = 5, .root_payload = 0, .thread = "tree",
+			.args = d[0].args, .n_args = 2, .devices = devs,
+			.n_devices = 1, .workers = runs[i].workers,
+			.deque_capacity = MAX_NODES, .max_batch = runs[i].batch,
+			.flags = runs[i].flags,
+		};
+		struct loom_work_device_result r;
+		struct loom_image *img = test_image(loom_device_info(d[0].dev));
+
+		ASSERT_NE(NULL, img);
+		c.image = img;
+		ASSERT_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+		EXPECT_EQ(-EFAULT, r.device_error);
+		ASSERT_TRUE(r.work.failed);
+		/* an items dispatch names the first item of its batch */
+		if (!runs[i].flags)
+			EXPECT_EQ(bad, (int64_t)r.work.failed_payload);
+		EXPECT_LT(0, r.work.items_completed);
+		EXPECT_EQ(r.work.children_published + 1,
+			  r.work.items_completed + r.work.items_cancelled);
+		EXPECT_EQ(1, completions(r.work.trace));
+		TH_LOG("%u worker(s), batch %u, %s: %llu jobs, %llu completed, "
+		       "%llu cancelled", runs[i].workers, runs[i].batch,
+		       runs[i].flags ? "items" : "work stack",
+		       (unsigned long long)r.jobs_submitted,
+		       (unsigned long long)r.work.items_completed,
+		       (unsigned long long)r.work.items_cancelled);
+		loom_work_device_result_free(&r);
+		loom_image_free(img);
+	}
+	devctx_close(&d[0]);
+	n_nodes = N_NODES;
+	gen_tree();
+}
+
+/*
  * The collective token: waited on, then a dependency of an items launch
  * through io_uring (waited on through the ring, and its CQE reaped) and of
  * an ioctl items launch.
