@@ -563,10 +563,12 @@ static bool stopped_on_bound(uint32_t stop)
  * Once a packet that stopped on a bound has been matched (its @left stack
  * entries each claim a child), the next one starts at once on the other
  * buffer and runs while this one's records are committed: every batch
- * item not run yet, then the deepest children left (the top of the
- * stack), a batch in all (half the children at most when other workers
- * may steal the rest).  The commit keeps them active (its carry) and
- * queues the other children.  Returns whether it was submitted.
+ * item not run yet, then children left, a batch in all.  A lone worker
+ * takes the biggest subtrees (the bottom of the stack: its device stays
+ * busy longest); with other workers, those go to be stolen and it takes
+ * at most half, the deepest (the top).  The commit keeps them active (its
+ * carry) and queues the other children.  Returns whether it was
+ * submitted.
  */
 static bool run_ahead(struct device_worker *w, uint32_t left)
 {
@@ -575,6 +577,7 @@ static bool run_ahead(struct device_worker *w, uint32_t left)
 	struct work_buf *next = &ws->buf[ws->cur ^ 1];
 	struct loom_hw_work_entry *e = stack_map(next);
 	uint32_t n = 0, children = 0, keep, skip, max = w->run->max_batch;
+	bool alone;
 	struct loom_pkt_run_work p;
 
 	for (uint32_t i = ws->n_batch; i-- > 0;) {
@@ -589,8 +592,8 @@ static bool run_ahead(struct device_worker *w, uint32_t left)
 	}
 	for (uint32_t k = 0; k < left; k++)
 		children += stack[k].parent != LOOM_WORK_NO_PARENT;
-	/* with other workers, the bigger half (the bottom) goes to be stolen */
-	keep = w->run->config->workers > 1 ? children / 2 : children;
+	alone = w->run->config->workers == 1;
+	keep = alone ? children : children / 2;
 	if (keep > max - n)
 		keep = max - n;
 	skip = children - keep;
@@ -598,7 +601,10 @@ static bool run_ahead(struct device_worker *w, uint32_t left)
 		const struct loom_hw_work_entry *s = &stack[k];
 		uint32_t slot;
 
-		if (s->parent == LOOM_WORK_NO_PARENT || c++ < skip)
+		if (s->parent == LOOM_WORK_NO_PARENT)
+			continue;
+		c++;
+		if (alone ? c > keep : c <= skip)
 			continue;
 		slot = ws->base[s->parent] + s->ordinal;
 		ws->carry_slot[n] = slot;
