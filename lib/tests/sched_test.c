@@ -1100,7 +1100,7 @@ TEST(commit_run_completes_the_domain_with_its_last_retirement)
 {
 	uint64_t kids[2] = { 1, 2 }, grandkid[1] = { 3 };
 	bool taken2[2] = { true, true }, taken1[1] = { true };
-	struct loom_sched_step all[5] = {
+	struct loom_sched_step all[4] = {
 		{ .held = 0, .count = 2, .payloads = kids, .taken = taken2 },
 		{ .held = 1, .count = 1, .payloads = grandkid, .taken = taken1 },
 		{ .held = 2, .count = 0 },		/* root/1 */
