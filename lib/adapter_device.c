@@ -16,26 +16,8 @@
  *
  * Each dispatch ends with a WRITE_COUNTERS into the result BO's tail
  * (after the records): the run sums what the device did without an ioctl
- * per dispatch.
- *
- * RUN_WORK (spec §2.2: an execution-local scheduler).  The batch goes on
- * the device's stack instead; the device runs items and their children
- * depth first until the stack is empty or a bound is reached, writing a
- * record per item (parent record, ordinal, payload, child count).  The
- * worker then commits the records in record order as the transactions
- * the items path performs (loom_sched_commit_run()): each item publishes
- * its children in ordinal order, acquiring every one before it is
- * visible, and completes; children the device ran are taken by the worker
- * at once, those still on the stack are queued on its deque like any
- * publication, where other workers and devices steal them.  Batch items
- * the device did not reach go on the stack of the next packet.  So ids,
- * payloads, counts and the trace's events per item are the items path's;
- * only the host round trips drop, to one per packet.  The stack is
- * bounded by the deque's free room, so what is left on it always fits.
- * A packet that stops on a bound has its successor started on a second
- * stack and record area before it is committed, with what the commit then
- * keeps active for the worker (run_ahead()): the device runs while the
- * host commits.
+ * per dispatch.  The work stack's way of running a batch is in
+ * adapter_work.c.
  *
  * A failure (a launch or job error, children that do not fit, more
  * children than the capacity) names the item, cancels the whole domain,
@@ -45,105 +27,14 @@
  * are all cancelled.
  */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xf86drm.h>
 
-#include "adapter.h"
-#include "work_internal.h"
-#include "device_internal.h"
-#include "loom_device.h"
+#include "adapter_device.h"
 
 /* Marks a result record the device has not written (it writes reserved 0). */
 #define RECORD_UNWRITTEN	0xffffffffu
-
-struct device_run;
-
-struct device_worker {
-	struct device_run *run;
-	uint32_t index;
-	struct loom_device *dev;
-	const struct loom_arg *args;	/* its device's */
-	unsigned core;
-	struct loom_ring *ring;
-	struct loom_bo *payloads;	/* max_batch u64 */
-	struct loom_bo *results;	/* max_batch records */
-	struct loom_sched_item *batch;
-	struct work_state *work;	/* RUN_WORK, or NULL: items dispatches */
-	struct loom_adapter_counts counts;
-	uint64_t jobs;
-	struct loom_hw_counters counters;	/* summed over its dispatches */
-} __attribute__((aligned(LOOM_CACHE_LINE)));	/* written for every batch */
-
-struct device_run {
-	struct loom_adapter_run common;	/* child_capacity: the thread's */
-	const struct loom_work_device_config *config;
-	uint32_t max_batch;
-	uint64_t record_size;
-	struct device_worker *workers;
-	atomic_uint unstarted;		/* workers yet to take a first batch */
-};
-
-/* Records (and items) one RUN_WORK packet may run: one round trip's worth. */
-#define WORK_RECORDS	16384u
-/*
- * Items a packet runs when other workers wait for work (parked, or yet to
- * take their first batch, when it is submitted): what it leaves on its
- * stack is published only when it stops, so a packet that drains a whole
- * subtree alone would starve them (measured, bench P3: 2 workers on two
- * cores gained nothing at 16384; the root's packet ran 16384 items alone
- * while the second worker's thread was still on its way to park).
- */
-#define WORK_SHARE_BUDGET	1024u
-/* Entries of a worker's stack, at most: depth first keeps it shallow. */
-#define WORK_STACK	16384u
-/* Status of the stack the device has not written (it writes a stop). */
-#define STATUS_UNWRITTEN	0xffffffffu
-
-/* One packet's device memory. */
-struct work_buf {
-	struct loom_bo *stack;		/* WORK_STACK entries */
-	struct loom_bo *records;	/* records, status, counters */
-	uint64_t job;			/* its job's user_data */
-	uint64_t submit_ns;
-	bool in_flight;
-	int res;			/* its job's result, once reaped */
-};
-
-/*
- * A RUN_WORK worker's device memory, two packets' worth (one runs while
- * the other's records are committed), and the scratch of its commits, all
- * sized once: a slot is one child of one record, to be matched with the
- * record or the stack entry that claims it.
- */
-struct work_state {
-	struct work_buf buf[2];
-	uint32_t cur;			/* the batch's packet's buffer */
-	uint32_t stack_max;
-	uint32_t n_batch;		/* of the batch being drained */
-	bool *unrun;			/* max_batch: a batch item not yet run */
-	bool *live;			/* max_batch: still active after a commit */
-	uint32_t *base;			/* per record: its first slot */
-	uint32_t *claim;		/* per slot: 0, record + 1,
-					 * CLAIM_LEFT or CLAIM_CARRY */
-	uint64_t *slot_payload;
-	bool *slot_taken;
-	uint32_t *slot_held;
-	struct loom_sched_step *steps;	/* per record */
-	struct loom_sched_item *items;	/* per record */
-	struct loom_work_record **held;
-	size_t max_held;
-	/* the packet run ahead: per item of its batch */
-	uint32_t n_carry;
-	uint32_t *carry_slot;		/* slot, or CARRY_BATCH | i */
-	uint32_t *carry_held;		/* max_batch */
-	struct loom_sched_item *carried;	/* max_batch: the next batch */
-};
-
-#define CLAIM_LEFT	0xffffffffu
-#define CLAIM_CARRY	0xfffffffeu
-#define CARRY_BATCH	0x80000000u
 
 static const struct loom_item_result *record(const struct device_worker *w,
 					     size_t i)
@@ -189,7 +80,7 @@ static void add_counters(struct loom_hw_counters *sum,
  * Sums a finished job's counters (@hw, written by its WRITE_COUNTERS) and
  * shows it to the observer.
  */
-static void account_dispatch(struct device_worker *w, size_t n,
+void loom_device_account_job(struct device_worker *w, size_t n,
 			     uint64_t submit_ns, int error,
 			     const struct loom_hw_counters *hw)
 {
@@ -217,7 +108,7 @@ static void account_dispatch(struct device_worker *w, size_t n,
 }
 
 /* Runs one batch of @n items on the device, then publishes and retires. */
-static void run_batch(struct device_worker *w, size_t n)
+void loom_device_run_items(struct device_worker *w, size_t n)
 {
 	const struct loom_work_device_config *c = w->run->config;
 	uint64_t *payloads = loom_bo_map(w->payloads);
@@ -254,7 +145,7 @@ static void run_batch(struct device_worker *w, size_t n)
 		if (ret == 1)
 			w->counts.items_run += n;
 		ret = ret == 1 ? done.res : ret < 0 ? ret : -EIO;
-		account_dispatch(w, n, submit_ns, ret, (const void *)
+		loom_device_account_job(w, n, submit_ns, ret, (const void *)
 				 ((const char *)loom_bo_map(w->results) +
 				  counters_offset(w)));
 	}
@@ -282,532 +173,6 @@ static void run_batch(struct device_worker *w, size_t n)
 	}
 }
 
-/* ------------------------------------------------------------- RUN_WORK --- */
-
-static uint64_t work_status_offset(void)
-{
-	return (uint64_t)WORK_RECORDS * sizeof(struct loom_hw_work_record);
-}
-
-static uint64_t work_counters_offset(void)
-{
-	return work_status_offset() + sizeof(struct loom_hw_work_status);
-}
-
-static struct loom_hw_work_entry *stack_map(const struct work_buf *b)
-{
-	return loom_bo_map(b->stack);
-}
-
-static const struct loom_hw_work_record *records_map(const struct work_buf *b)
-{
-	return loom_bo_map(b->records);
-}
-
-static struct loom_hw_work_status *status_map(const struct work_buf *b)
-{
-	return (void *)((char *)loom_bo_map(b->records) + work_status_offset());
-}
-
-/* The buffer of the packet whose records are committed next. */
-static struct work_buf *cur_buf(const struct device_worker *w)
-{
-	return &w->work->buf[w->work->cur];
-}
-
-/*
- * Puts the batch items not yet run on @e, batch order from the top;
- * returns how many.
- */
-static uint32_t stack_batch(struct device_worker *w,
-			    struct loom_hw_work_entry *e)
-{
-	struct work_state *ws = w->work;
-	uint32_t k = 0;
-
-	for (uint32_t i = ws->n_batch; i-- > 0;)
-		if (ws->unrun[i])
-			e[k++] = (struct loom_hw_work_entry){
-				w->batch[i].payload, LOOM_WORK_NO_PARENT, i,
-			};
-	return k;
-}
-
-/* Whether another worker waits for work: a hint, stale at worst. */
-static bool others_wait(struct device_run *run)
-{
-	return loom_sched_sleepers(run->common.sched) ||
-	       atomic_load_explicit(&run->unstarted, memory_order_relaxed);
-}
-
-/*
- * The packet for @count initial entries on @b, or false when the deque
- * has no room for what the device may leave on a stack big enough to
- * start, besides @reserve entries a commit still has to queue.
- */
-static bool work_packet(const struct device_worker *w,
-			const struct work_buf *b, uint32_t count,
-			uint32_t reserve, struct loom_pkt_run_work *p)
-{
-	struct device_run *run = w->run;
-	uint32_t cap = run->common.child_capacity;
-	uint64_t used = (uint64_t)loom_sched_queued(run->common.sched,
-						    w->index) + reserve;
-	uint32_t room, size;
-
-	if (used >= run->config->deque_capacity)
-		return false;
-	room = run->config->deque_capacity - (uint32_t)used;
-	size = room < w->work->stack_max ? room : w->work->stack_max;
-	if ((uint64_t)count - 1 + cap > size || cap >= size)
-		return false;
-	*p = (struct loom_pkt_run_work){
-		.child_capacity = cap,
-		.stack_va = loom_bo_va(b->stack),
-		.stack_capacity = size,
-		.stack_count = count,
-		.record_va = loom_bo_va(b->records),
-		.record_capacity = WORK_RECORDS,
-		.budget = others_wait(run) ? WORK_SHARE_BUDGET : WORK_RECORDS,
-		.status_va = loom_bo_va(b->records) + work_status_offset(),
-		.flags = run->common.payload_type == LOOM_ARG_I32 ?
-			 LOOM_RUN_WORK_CHILDREN_I32 : 0,
-	};
-	return true;
-}
-
-/* Submits @p on @b; its result comes with work_wait(). */
-static int work_launch(struct device_worker *w, struct work_buf *b,
-		       const struct loom_pkt_run_work *p)
-{
-	const struct loom_work_device_config *c = w->run->config;
-	struct loom_launch l = {
-		.kind = LOOM_LAUNCH_ITEMS,
-		.thread = c->thread,
-		.args = w->args,
-		.n_args = c->n_args,
-		.items = p->stack_count,
-		.payload_va = p->stack_va,
-		.result_va = p->record_va,
-		.counters_va = loom_bo_va(b->records) + work_counters_offset(),
-		.queue = w->core,
-	};
-	int ret;
-
-	status_map(b)->stop = STATUS_UNWRITTEN;
-	b->submit_ns = loom_now_ns();
-	ret = loom_ring_launch_work(w->ring, c->image, &l, p, w->jobs);
-	if (ret)
-		return ret;
-	b->job = w->jobs++;
-	b->in_flight = true;
-	return 0;
-}
-
-/* Waits for @b's job (the other buffer's may finish first): its result. */
-static int work_wait(struct device_worker *w, struct work_buf *b)
-{
-	struct work_state *ws = w->work;
-
-	while (b->in_flight) {
-		struct loom_completion done;
-		int ret = loom_ring_reap(w->ring, &done, 1, true);
-
-		if (ret == -EINTR || ret == -EAGAIN)
-			continue;	/* a signal: the job runs on */
-		if (ret != 1) {
-			b->in_flight = false;
-			b->res = ret < 0 ? ret : -EIO;
-			break;
-		}
-		for (int i = 0; i < 2; i++) {
-			struct work_buf *o = &ws->buf[i];
-
-			if (o->in_flight && o->job == done.user_data) {
-				o->in_flight = false;
-				o->res = done.res;
-			}
-		}
-	}
-	return b->res;
-}
-
-/* Waits for @b's job and sums its counters: its result and status. */
-static int work_finish(struct device_worker *w, struct work_buf *b,
-		       struct loom_hw_work_status *st)
-{
-	int ret = work_wait(w, b);
-	bool stopped;
-
-	*st = *status_map(b);
-	stopped = st->stop <= LOOM_WORK_STOP_FAILED;
-	account_dispatch(w, stopped ? st->items_run +
-			 (st->stop >= LOOM_WORK_STOP_CHILD_WIDTH) : 0,
-			 b->submit_ns, ret, (const void *)
-			 ((const char *)loom_bo_map(b->records) +
-			  work_counters_offset()));
-	return ret;
-}
-
-/*
- * Marks the slot (child @e->ordinal of record @e->parent) @who claims,
- * its payload with it; a batch entry (no parent) names an item not yet
- * run.  @limit: records a claimant may name as parent.  -EIO for a claim
- * the records do not explain.
- */
-static int claim(struct device_worker *w, const struct loom_hw_work_entry *e,
-		 uint32_t limit, uint32_t who)
-{
-	struct work_state *ws = w->work;
-	const struct loom_hw_work_record *recs = records_map(cur_buf(w));
-	uint32_t slot;
-
-	if (e->parent == LOOM_WORK_NO_PARENT)
-		return e->ordinal < ws->n_batch && ws->unrun[e->ordinal] ? 0 : -EIO;
-	if (e->parent >= limit || e->ordinal >= recs[e->parent].child_count)
-		return -EIO;
-	slot = ws->base[e->parent] + e->ordinal;
-	if (ws->claim[slot])
-		return -EIO;
-	ws->claim[slot] = who;
-	ws->slot_payload[slot] = e->payload;
-	return 0;
-}
-
-/*
- * Matches every child of the packet's @nrec records with the record or
- * the stack entry (of @left) that claims it, each exactly once, and marks
- * the batch items the records ran.
- */
-static int match(struct device_worker *w, uint32_t nrec, uint32_t left)
-{
-	struct work_state *ws = w->work;
-	const struct loom_hw_work_record *recs = records_map(cur_buf(w));
-	const struct loom_hw_work_entry *stack = stack_map(cur_buf(w));
-	uint64_t slots = 0;
-	int ret = 0;
-
-	for (uint32_t r = 0; r < nrec; r++) {
-		if (recs[r].child_count > w->run->common.child_capacity)
-			return -EIO;
-		ws->base[r] = (uint32_t)slots;
-		slots += recs[r].child_count;
-	}
-	if (slots > (uint64_t)WORK_RECORDS + ws->stack_max)
-		return -EIO;
-	memset(ws->claim, 0, slots * sizeof(*ws->claim));
-	for (uint32_t r = 0; r < nrec && !ret; r++) {
-		ret = claim(w, &recs[r].entry, r, r + 1);
-		if (!ret && recs[r].entry.parent == LOOM_WORK_NO_PARENT)
-			ws->unrun[recs[r].entry.ordinal] = false;
-	}
-	for (uint32_t e = 0; e < left && !ret; e++)
-		ret = claim(w, &stack[e], nrec, CLAIM_LEFT);
-	for (uint64_t k = 0; k < slots && !ret; k++)
-		if (!ws->claim[k])
-			ret = -EIO;
-	return ret;
-}
-
-/*
- * The commit's steps, one per record: its held item, its children and
- * which of them the device ran or runs next (or, for @fail_slot, is
- * failing on).  Children take held indices after the batch's, in
- * publication order.
- */
-static void build_steps(struct device_worker *w, uint32_t nrec,
-			uint32_t fail_slot)
-{
-	struct work_state *ws = w->work;
-	const struct loom_hw_work_record *recs = records_map(cur_buf(w));
-	uint32_t next = ws->n_batch;
-
-	for (uint32_t r = 0; r < nrec; r++) {
-		const struct loom_hw_work_entry *e = &recs[r].entry;
-		uint32_t b = ws->base[r];
-
-		for (uint32_t k = 0; k < recs[r].child_count; k++) {
-			ws->slot_taken[b + k] = ws->claim[b + k] != CLAIM_LEFT ||
-						b + k == fail_slot;
-			if (ws->slot_taken[b + k])
-				ws->slot_held[b + k] = next++;
-		}
-		ws->steps[r] = (struct loom_sched_step){
-			.held = e->parent == LOOM_WORK_NO_PARENT ? e->ordinal :
-				ws->slot_held[ws->base[e->parent] + e->ordinal],
-			.count = recs[r].child_count,
-			.payloads = &ws->slot_payload[b],
-			.taken = &ws->slot_taken[b],
-		};
-	}
-}
-
-/* The first batch item not yet run: named when nothing better is known. */
-static uint32_t first_unrun(const struct work_state *ws)
-{
-	for (uint32_t i = 0; i < ws->n_batch; i++)
-		if (ws->unrun[i])
-			return i;
-	return 0;
-}
-
-/* The stop of a packet that ran well and left items for a next one. */
-static bool stopped_on_bound(uint32_t stop)
-{
-	return stop == LOOM_WORK_STOP_BUDGET ||
-	       stop == LOOM_WORK_STOP_RECORDS_FULL ||
-	       stop == LOOM_WORK_STOP_STACK_FULL;
-}
-
-/*
- * Once a packet that stopped on a bound has been matched (its @left stack
- * entries each claim a child), the next one starts at once on the other
- * buffer and runs while this one's records are committed: every batch
- * item not run yet, then children left, a batch in all.  A lone worker
- * takes the biggest subtrees (the bottom of the stack: its device stays
- * busy longest); with other workers, those go to be stolen and it takes
- * at most half, the deepest (the top).  The commit keeps them active (its
- * carry) and queues the other children.  Returns whether it was
- * submitted.
- */
-static bool run_ahead(struct device_worker *w, uint32_t left)
-{
-	struct work_state *ws = w->work;
-	const struct loom_hw_work_entry *stack = stack_map(cur_buf(w));
-	struct work_buf *next = &ws->buf[ws->cur ^ 1];
-	struct loom_hw_work_entry *e = stack_map(next);
-	uint32_t n = 0, children = 0, keep, skip, max = w->run->max_batch;
-	bool alone;
-	struct loom_pkt_run_work p;
-
-	for (uint32_t i = ws->n_batch; i-- > 0;) {
-		/* one not carried last time is gone with its subtree */
-		if (!ws->unrun[i] || w->batch[i].worker == LOOM_SCHED_NO_WORKER)
-			continue;
-		ws->carry_slot[n] = CARRY_BATCH | i;
-		e[n] = (struct loom_hw_work_entry){
-			w->batch[i].payload, LOOM_WORK_NO_PARENT, n,
-		};
-		n++;
-	}
-	for (uint32_t k = 0; k < left; k++)
-		children += stack[k].parent != LOOM_WORK_NO_PARENT;
-	alone = w->run->config->workers == 1;
-	keep = alone ? children : children / 2;
-	if (keep > max - n)
-		keep = max - n;
-	skip = children - keep;
-	for (uint32_t k = 0, c = 0; k < left; k++) {
-		const struct loom_hw_work_entry *s = &stack[k];
-		uint32_t slot;
-
-		if (s->parent == LOOM_WORK_NO_PARENT)
-			continue;
-		c++;
-		if (alone ? c > keep : c <= skip)
-			continue;
-		slot = ws->base[s->parent] + s->ordinal;
-		ws->carry_slot[n] = slot;
-		e[n] = (struct loom_hw_work_entry){
-			ws->slot_payload[slot], LOOM_WORK_NO_PARENT, n,
-		};
-		n++;
-	}
-	if (!n || !work_packet(w, next, n, skip, &p) ||
-	    work_launch(w, next, &p))
-		return false;
-	for (uint32_t j = 0; j < n; j++)
-		if (!(ws->carry_slot[j] & CARRY_BATCH))
-			ws->claim[ws->carry_slot[j]] = CLAIM_CARRY;
-	ws->n_carry = n;
-	return true;
-}
-
-/* The carry's held indices, once build_steps() has numbered the children. */
-static void carry_held_indices(struct work_state *ws)
-{
-	for (uint32_t j = 0; j < ws->n_carry; j++) {
-		uint32_t s = ws->carry_slot[j];
-
-		ws->carry_held[j] = s & CARRY_BATCH ? s & ~CARRY_BATCH :
-						      ws->slot_held[s];
-	}
-}
-
-/*
- * Commits one packet's records and takes the failure it reports, if any:
- * @error the job's, @st its status, @bad what matching them found,
- * @ahead whether the next packet runs already.  Returns whether the batch
- * goes on.
- */
-static bool work_commit(struct device_worker *w, int error,
-			const struct loom_hw_work_status *st, int bad,
-			bool ahead)
-{
-	struct work_state *ws = w->work;
-	struct device_run *run = w->run;
-	const struct loom_work_device_config *c = run->config;
-	bool stopped = st->stop <= LOOM_WORK_STOP_FAILED;
-	bool top = stopped && st->stop >= LOOM_WORK_STOP_CHILD_WIDTH;
-	uint32_t nrec = stopped && !bad ? st->items_run : 0;
-	uint32_t left = stopped ? st->stack_count : 0;
-	uint32_t fail_held = UINT32_MAX, fail_slot = UINT32_MAX;
-	struct loom_sched_carry carry = {
-		ws->carry_held, ws->n_carry, ws->carried,
-	};
-	enum loom_error err = LOOM_WORK_OK;
-	struct loom_sched_commit out;
-
-	if (!bad && top) {
-		const struct loom_hw_work_entry *t =
-			&stack_map(cur_buf(w))[left - 1];
-
-		if (t->parent == LOOM_WORK_NO_PARENT)
-			fail_held = t->ordinal;
-		else
-			fail_slot = ws->base[t->parent] + t->ordinal;
-	}
-	build_steps(w, nrec, fail_slot);
-	if (fail_slot != UINT32_MAX)
-		fail_held = ws->slot_held[fail_slot];
-	if (bad || (error && !top))
-		fail_held = first_unrun(ws);
-	if (ahead)
-		carry_held_indices(ws);
-	loom_sched_commit_run(run->common.sched, w->index, w->batch,
-			      ws->n_batch, ws->steps, nrec, fail_held,
-			      ws->held, ws->max_held,
-			      c->observe ? ws->items : NULL, ws->live,
-			      ahead ? &carry : NULL, &out);
-	w->counts.items_run += nrec + top;
-	w->counts.items_completed += out.completed;
-	w->counts.items_cancelled += out.cancelled;
-	w->counts.children_published += out.published;
-	for (uint32_t r = 0; c->observe && r < nrec; r++)
-		if (ws->items[r].worker != LOOM_SCHED_NO_WORKER)
-			c->observe(c->observe_ctx, &ws->items[r],
-				   ws->steps[r].payloads, ws->steps[r].count);
-	for (uint32_t i = 0; i < ws->n_batch; i++)
-		ws->unrun[i] = ws->live[i];
-	if (out.error)
-		err = out.error;
-	else if (bad || error)
-		err = LOOM_WORK_DEVICE_ERROR;
-	else if (st->stop == LOOM_WORK_STOP_CHILD_WIDTH)
-		err = LOOM_WORK_PAYLOAD_WIDTH;
-	if (!err)
-		return true;
-	loom_adapter_fail(&run->common, err, err == LOOM_WORK_DEVICE_ERROR ?
-			  (bad ? bad : error) : 0,
-			  out.has_failed ? &out.failed : &w->batch[first_unrun(ws)]);
-	for (uint32_t i = 0; i < ws->n_batch; i++)
-		if (ws->unrun[i])
-			loom_adapter_cancel(&run->common, &w->counts, &w->batch[i]);
-	return false;
-}
-
-/*
- * Checks a finished packet's report (@error the job's, @st its status) and
- * matches its records: 0, or -EIO for a report that does not add up.
- */
-static int work_check(struct device_worker *w, int error,
-		      const struct loom_hw_work_status *st)
-{
-	struct work_state *ws = w->work;
-	bool stopped = st->stop <= LOOM_WORK_STOP_FAILED;
-	bool top = stopped && st->stop >= LOOM_WORK_STOP_CHILD_WIDTH;
-	uint32_t nrec = stopped ? st->items_run : 0;
-	uint32_t left = stopped ? st->stack_count : 0;
-
-	if (nrec > WORK_RECORDS || left > ws->stack_max || (top && !left) ||
-	    (!error && !stopped))
-		return -EIO;
-	return match(w, nrec, left);
-}
-
-/*
- * The batch the commit carried into the packet run ahead becomes the
- * worker's batch (an item reported with no worker was not carried: its
- * records are skipped), and that packet's buffer the current one.
- */
-static void take_carried(struct device_worker *w)
-{
-	struct work_state *ws = w->work;
-
-	memcpy(w->batch, ws->carried, ws->n_carry * sizeof(*w->batch));
-	ws->n_batch = ws->n_carry;
-	for (uint32_t j = 0; j < ws->n_batch; j++)
-		ws->unrun[j] = true;
-	ws->n_carry = 0;
-	ws->cur ^= 1;
-}
-
-/* The batch items not yet run, moved to the front of the batch: their count. */
-static size_t compact_unrun(struct device_worker *w)
-{
-	size_t k = 0;
-
-	for (uint32_t i = 0; i < w->work->n_batch; i++)
-		if (w->work->unrun[i])
-			w->batch[k++] = w->batch[i];
-	return k;
-}
-
-/*
- * Runs a batch of @n items through the device's work stack, one packet
- * after another until every batch item ran; a stack the deque could not
- * take back goes the items way.  A packet that stops on a bound has its
- * successor started before its commit (run_ahead()), so the device does
- * not wait for the host; nothing is in flight when this returns.
- */
-static void run_work_batch(struct device_worker *w, size_t n)
-{
-	struct work_state *ws = w->work;
-	bool ahead = false;
-
-	ws->n_batch = n;
-	for (size_t i = 0; i < n; i++) {
-		ws->unrun[i] = true;
-		w->counts.steals += w->batch[i].from_worker != w->batch[i].worker;
-	}
-	for (;;) {
-		struct work_buf *b = cur_buf(w);
-		struct loom_hw_work_status st;
-		bool goes_on;
-		int ret, bad;
-
-		if (!ahead) {
-			struct loom_pkt_run_work p;
-			uint32_t count = stack_batch(w, stack_map(b));
-
-			if (!count)
-				return;
-			if (!work_packet(w, b, count, 0, &p)) {
-				run_batch(w, compact_unrun(w));
-				return;
-			}
-			ret = work_launch(w, b, &p);
-			if (ret)
-				b->res = ret;	/* never ran: fails it */
-		}
-		ret = work_finish(w, b, &st);
-		bad = work_check(w, ret, &st);
-		ahead = !bad && !ret && stopped_on_bound(st.stop) &&
-			st.stack_count && run_ahead(w, st.stack_count);
-		goes_on = work_commit(w, ret, &st, bad, ahead);
-		if (ahead && !goes_on) {
-			/* nothing was carried: what it ran is dropped */
-			work_finish(w, &ws->buf[ws->cur ^ 1], &st);
-			ws->n_carry = 0;
-			return;
-		}
-		if (!goes_on)
-			return;
-		if (ahead)
-			take_carried(w);
-	}
-}
-
 static void *worker_main(void *arg)
 {
 	struct device_worker *w = arg;
@@ -822,9 +187,9 @@ static void *worker_main(void *arg)
 						  memory_order_relaxed);
 		started = true;
 		if (w->work)
-			run_work_batch(w, n);
+			loom_work_stack_run(w, n);
 		else
-			run_batch(w, n);
+			loom_device_run_items(w, n);
 	}
 	return NULL;
 }
@@ -844,30 +209,6 @@ static void sum_counts(const struct device_run *run,
 	}
 }
 
-static void free_work(struct work_state *ws)
-{
-	if (!ws)
-		return;
-	for (int i = 0; i < 2; i++) {
-		loom_bo_free(ws->buf[i].stack);
-		loom_bo_free(ws->buf[i].records);
-	}
-	free(ws->unrun);
-	free(ws->live);
-	free(ws->base);
-	free(ws->claim);
-	free(ws->slot_payload);
-	free(ws->slot_taken);
-	free(ws->slot_held);
-	free(ws->steps);
-	free(ws->items);
-	free(ws->held);
-	free(ws->carry_slot);
-	free(ws->carry_held);
-	free(ws->carried);
-	free(ws);
-}
-
 static void free_workers(struct device_run *run)
 {
 	if (!run->workers)
@@ -879,7 +220,7 @@ static void free_workers(struct device_run *run)
 		loom_ring_destroy(w->ring);
 		loom_bo_free(w->payloads);
 		loom_bo_free(w->results);
-		free_work(w->work);
+		loom_work_stack_free(w->work);
 		free(w->batch);
 	}
 	free(run->workers);
@@ -890,57 +231,6 @@ static bool uses_work_stack(const struct device_worker *w)
 {
 	return (loom_device_info(w->dev)->hw_caps & LOOM_CAP_RUN_WORK) &&
 	       !(w->run->config->flags & LOOM_WORK_DEVICE_ITEMS_ONLY);
-}
-
-/* Buffer @b's stack and records. */
-static int setup_buf(struct device_worker *w, struct work_buf *b)
-{
-	int ret = loom_bo_alloc(w->dev, WORK_STACK *
-				sizeof(struct loom_hw_work_entry), 0,
-				&b->stack);
-
-	if (!ret)
-		ret = loom_bo_alloc(w->dev, work_counters_offset() +
-				    sizeof(struct loom_hw_counters), 0,
-				    &b->records);
-	return ret;
-}
-
-/* The RUN_WORK state of worker @w: its two buffers, and scratch. */
-static int setup_work(struct device_worker *w)
-{
-	uint32_t batch = w->run->max_batch;
-	size_t slots = (size_t)WORK_RECORDS + WORK_STACK;
-	struct work_state *ws = calloc(1, sizeof(*ws));
-	int ret;
-
-	if (!ws)
-		return -ENOMEM;
-	w->work = ws;
-	ws->stack_max = WORK_STACK;
-	ws->max_held = (size_t)batch + WORK_RECORDS + 1;
-	ws->unrun = calloc(batch, sizeof(*ws->unrun));
-	ws->live = calloc(batch, sizeof(*ws->live));
-	ws->base = calloc(WORK_RECORDS, sizeof(*ws->base));
-	ws->claim = calloc(slots, sizeof(*ws->claim));
-	ws->slot_payload = calloc(slots, sizeof(*ws->slot_payload));
-	ws->slot_taken = calloc(slots, sizeof(*ws->slot_taken));
-	ws->slot_held = calloc(slots, sizeof(*ws->slot_held));
-	ws->steps = calloc(WORK_RECORDS, sizeof(*ws->steps));
-	ws->items = calloc(WORK_RECORDS, sizeof(*ws->items));
-	ws->held = calloc(ws->max_held, sizeof(*ws->held));
-	ws->carry_slot = calloc(batch, sizeof(*ws->carry_slot));
-	ws->carry_held = calloc(batch, sizeof(*ws->carry_held));
-	ws->carried = calloc(batch, sizeof(*ws->carried));
-	if (!ws->unrun || !ws->live || !ws->base || !ws->claim ||
-	    !ws->slot_payload || !ws->slot_taken || !ws->slot_held ||
-	    !ws->steps || !ws->items || !ws->held || !ws->carry_slot ||
-	    !ws->carry_held || !ws->carried)
-		return -ENOMEM;
-	ret = setup_buf(w, &ws->buf[0]);
-	if (!ret)
-		ret = setup_buf(w, &ws->buf[1]);
-	return ret;
 }
 
 /* Worker @i's device and core (a device without cores fails its checks). */
@@ -977,7 +267,7 @@ static int setup_worker(struct device_run *run, uint32_t i)
 				    sizeof(struct loom_hw_counters), 0,
 				    &w->results);
 	if (!ret && uses_work_stack(w))
-		ret = setup_work(w);
+		ret = loom_work_stack_setup(w);
 	return ret;
 }
 
