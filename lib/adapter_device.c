@@ -176,12 +176,12 @@ void loom_device_run_items(struct device_worker *w, size_t n)
 static void *worker_main(void *arg)
 {
 	struct device_worker *w = arg;
+	size_t max = w->work ? loom_work_stack_batch(w) : w->run->max_batch;
 	bool started = false;
 	size_t n;
 
 	while (loom_sched_acquire_batch(w->run->common.sched, w->index, w->batch,
-					w->run->max_batch, LOOM_SCHED_WAIT,
-					&n) == LOOM_WORK_OK) {
+					max, LOOM_SCHED_WAIT, &n) == LOOM_WORK_OK) {
 		if (!started)
 			atomic_fetch_sub_explicit(&w->run->unstarted, 1,
 						  memory_order_relaxed);

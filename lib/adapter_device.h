@@ -57,6 +57,8 @@ void loom_device_run_items(struct device_worker *w, size_t n);
 /* adapter_work.c: @w's work stack state (-ENOMEM, or a BO error). */
 int loom_work_stack_setup(struct device_worker *w);
 void loom_work_stack_free(struct work_state *ws);
+/* The most items a batch of @w's may hold on its device's work stack. */
+uint32_t loom_work_stack_batch(const struct device_worker *w);
 /* Runs a batch of @n items through @w's device's work stack. */
 void loom_work_stack_run(struct device_worker *w, size_t n);
 

@@ -42,6 +42,11 @@
 #define WORK_SHARE_BUDGET	1024u
 /* Entries of a worker's stack, at most: depth first keeps it shallow. */
 #define WORK_STACK	16384u
+/*
+ * Items of a batch on the work stack, at most: the whole batch goes on the
+ * stack, with room left to start (the items path takes any max_batch).
+ */
+#define WORK_BATCH_MAX	(WORK_STACK / 2)
 /* Status of the stack the device has not written (it writes a stop). */
 #define STATUS_UNWRITTEN	0xffffffffu
 
@@ -381,7 +386,7 @@ static bool run_ahead(struct device_worker *w, uint32_t left)
 	const struct loom_hw_work_entry *stack = stack_map(cur_buf(w));
 	struct work_buf *next = &ws->buf[ws->cur ^ 1];
 	struct loom_hw_work_entry *e = stack_map(next);
-	uint32_t n = 0, children = 0, keep, skip, max = w->run->max_batch;
+	uint32_t n = 0, children = 0, keep, skip, max = loom_work_stack_batch(w);
 	bool alone;
 	struct loom_pkt_run_work p;
 
@@ -635,6 +640,13 @@ void loom_work_stack_free(struct work_state *ws)
 	free(ws->carry_held);
 	free(ws->carried);
 	free(ws);
+}
+
+uint32_t loom_work_stack_batch(const struct device_worker *w)
+{
+	uint32_t max = w->run->max_batch;
+
+	return max < WORK_BATCH_MAX ? max : WORK_BATCH_MAX;
 }
 
 /* Buffer @b's stack and records. */

@@ -454,7 +454,7 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
  * @workers: scheduler workers, at least 1
  * @deque_capacity: per-worker deque capacity, at least 1
  * @max_batch: items per dispatch (on a device's work stack: initial items
- *	per job), at most; 0 means 1
+ *	per job, 8192 at most there), at most; 0 means 1
  * @flags: LOOM_WORK_DEVICE_*: without LOOM_WORK_DEVICE_ITEMS_ONLY, a device
  *	with LOOM_CAP_RUN_WORK runs whole subtrees per job on its own work
  *	stack (LOOM_PKT_RUN_WORK); the same ids, payloads, counts and trace

@@ -350,9 +350,10 @@ static void tree_run(struct __test_metadata *_metadata, struct devctx *d,
 
 /*
  * Trees of 1, 2, 300 and 131071 nodes through the device's work stack
- * with 1 and 2 workers on one device and 2 on two, and (131071 nodes:
- * batched) through items dispatches: the host's ids, payloads, counts
- * and transactions every time.
+ * with 1 and 2 workers on one device and 2 on two (131071 nodes: also
+ * with a max_batch larger than the stack), and (131071 nodes: batched)
+ * through items dispatches: the host's ids, payloads, counts and
+ * transactions every time.
  */
 TEST(work_stack_trees_match_host)
 {
@@ -367,6 +368,9 @@ TEST(work_stack_trees_match_host)
 		thread_run(_metadata, "tree", d, 1, 1, 1);
 		thread_run(_metadata, "tree", d, 1, 2, 4);
 		thread_run(_metadata, "tree", d, 2, 2, 8);
+		/* more than the work stack holds: batches of 8192 there */
+		if (n_nodes == MAX_NODES)
+			thread_run(_metadata, "tree", d, 1, 2, 65536);
 		thread_run_flags(_metadata, "tree", d, 2, 2,
 				 n_nodes > N_NODES ? 256 : 1,
 				 LOOM_WORK_DEVICE_ITEMS_ONLY);
