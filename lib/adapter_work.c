@@ -83,6 +83,9 @@ struct work_state {
 	struct loom_sched_item *items;	/* per record */
 	struct loom_work_record **held;
 	size_t max_held;
+	/* a finished packet's report, copied once: the device may write on */
+	struct loom_hw_work_record *recs;	/* WORK_RECORDS */
+	struct loom_hw_work_entry *left;	/* WORK_STACK */
 	/* the packet run ahead: per item of its batch */
 	uint32_t n_carry;
 	uint32_t *carry_slot;		/* slot, or CARRY_BATCH | i */
@@ -269,7 +272,7 @@ static int claim(struct device_worker *w, const struct loom_hw_work_entry *e,
 		 uint32_t limit, uint32_t who)
 {
 	struct work_state *ws = w->work;
-	const struct loom_hw_work_record *recs = records_map(cur_buf(w));
+	const struct loom_hw_work_record *recs = ws->recs;
 	uint32_t slot;
 
 	if (e->parent == LOOM_WORK_NO_PARENT)
@@ -292,8 +295,8 @@ static int claim(struct device_worker *w, const struct loom_hw_work_entry *e,
 static int match(struct device_worker *w, uint32_t nrec, uint32_t left)
 {
 	struct work_state *ws = w->work;
-	const struct loom_hw_work_record *recs = records_map(cur_buf(w));
-	const struct loom_hw_work_entry *stack = stack_map(cur_buf(w));
+	const struct loom_hw_work_record *recs = ws->recs;
+	const struct loom_hw_work_entry *stack = ws->left;
 	uint64_t slots = 0;
 	int ret = 0;
 
@@ -329,7 +332,7 @@ static void build_steps(struct device_worker *w, uint32_t nrec,
 			uint32_t fail_slot)
 {
 	struct work_state *ws = w->work;
-	const struct loom_hw_work_record *recs = records_map(cur_buf(w));
+	const struct loom_hw_work_record *recs = ws->recs;
 	uint32_t next = ws->n_batch;
 
 	for (uint32_t r = 0; r < nrec; r++) {
@@ -383,7 +386,7 @@ static bool stopped_on_bound(uint32_t stop)
 static bool run_ahead(struct device_worker *w, uint32_t left)
 {
 	struct work_state *ws = w->work;
-	const struct loom_hw_work_entry *stack = stack_map(cur_buf(w));
+	const struct loom_hw_work_entry *stack = ws->left;
 	struct work_buf *next = &ws->buf[ws->cur ^ 1];
 	struct loom_hw_work_entry *e = stack_map(next);
 	uint32_t n = 0, children = 0, keep, skip, max = loom_work_stack_batch(w);
@@ -469,8 +472,7 @@ static bool work_commit(struct device_worker *w, int error,
 	struct loom_sched_commit out;
 
 	if (!bad && top) {
-		const struct loom_hw_work_entry *t =
-			&stack_map(cur_buf(w))[left - 1];
+		const struct loom_hw_work_entry *t = &ws->left[left - 1];
 
 		if (t->parent == LOOM_WORK_NO_PARENT)
 			fail_held = t->ordinal;
@@ -532,6 +534,8 @@ static int work_check(struct device_worker *w, int error,
 	if (nrec > WORK_RECORDS || left > ws->stack_max || (top && !left) ||
 	    (!error && !stopped))
 		return -EIO;
+	memcpy(ws->recs, records_map(cur_buf(w)), nrec * sizeof(*ws->recs));
+	memcpy(ws->left, stack_map(cur_buf(w)), left * sizeof(*ws->left));
 	return match(w, nrec, left);
 }
 
@@ -636,6 +640,8 @@ void loom_work_stack_free(struct work_state *ws)
 	free(ws->steps);
 	free(ws->items);
 	free(ws->held);
+	free(ws->recs);
+	free(ws->left);
 	free(ws->carry_slot);
 	free(ws->carry_held);
 	free(ws->carried);
@@ -686,13 +692,15 @@ int loom_work_stack_setup(struct device_worker *w)
 	ws->steps = calloc(WORK_RECORDS, sizeof(*ws->steps));
 	ws->items = calloc(WORK_RECORDS, sizeof(*ws->items));
 	ws->held = calloc(ws->max_held, sizeof(*ws->held));
+	ws->recs = calloc(WORK_RECORDS, sizeof(*ws->recs));
+	ws->left = calloc(WORK_STACK, sizeof(*ws->left));
 	ws->carry_slot = calloc(batch, sizeof(*ws->carry_slot));
 	ws->carry_held = calloc(batch, sizeof(*ws->carry_held));
 	ws->carried = calloc(batch, sizeof(*ws->carried));
 	if (!ws->unrun || !ws->live || !ws->base || !ws->claim ||
 	    !ws->slot_payload || !ws->slot_taken || !ws->slot_held ||
-	    !ws->steps || !ws->items || !ws->held || !ws->carry_slot ||
-	    !ws->carry_held || !ws->carried)
+	    !ws->steps || !ws->items || !ws->held || !ws->recs ||
+	    !ws->left || !ws->carry_slot || !ws->carry_held || !ws->carried)
 		return -ENOMEM;
 	ret = setup_buf(w, &ws->buf[0]);
 	if (!ret)
