@@ -604,6 +604,14 @@ static void fill_item(struct loom_sched *sched, struct loom_work_record *rec,
 	item->from_worker = from;
 }
 
+/* Owner lock held: @rec takes @w's next active slot. */
+ALWAYS_INLINE void
+add_active(struct sched_worker *w, struct loom_work_record *rec)
+{
+	w->active[w->end++] = (struct active_item){ rec, false, false };
+	w->nactive++;
+}
+
 /*
  * Owner lock held: @worker (@own) now holds @rec, taken from its own deque
  * (@victim LOOM_SCHED_NO_WORKER) or stolen from @victim's; @seq numbers
@@ -618,8 +626,7 @@ static inline void hold(struct loom_sched *sched, struct sched_worker *own,
 
 	if (!local)
 		rec->worker = worker;	/* a local one says so already */
-	own->active[own->end++] = (struct active_item){ rec, false, false };
-	own->nactive++;
+	add_active(own, rec);
 	record_event(sched, rec, LOOM_SLOT_ACQUIRE,
 		     local ? LOOM_SCHED_EV_ACQUIRE_LOCAL : LOOM_SCHED_EV_STEAL,
 		     worker, victim, seq, false);
@@ -1240,8 +1247,8 @@ static struct active_item *batch_slot(struct commit *c, uint32_t h)
 	struct active_item *slot;
 
 	if (h >= c->n_batch || c->batch[h].worker != c->worker ||
-	    active_slot(c->sched, &c->sched->workers[c->batch[h].worker],
-			&c->batch[h], LOOM_WORK_RESP_USED, &slot))
+	    active_slot(c->sched, &c->sched->workers[c->worker], &c->batch[h],
+			LOOM_WORK_RESP_USED, &slot))
 		return NULL;
 	return slot;
 }
@@ -1422,7 +1429,8 @@ static void compact_active(struct sched_worker *w)
  * with the worker, active, in its order.  A batch item still is; a taken
  * child gets an active slot and is no longer the commit's to cancel.  One
  * that is not live (skipped with a cancelled parent, or retired) or finds
- * no free slot is reported with a worker of LOOM_SCHED_NO_WORKER.
+ * no free slot keeps the worker LOOM_SCHED_NO_WORKER its report was given
+ * before (loom_sched_commit_run()).
  */
 static void carry_held(struct commit *c, const struct loom_sched_carry *carry)
 {
@@ -1433,7 +1441,6 @@ static void carry_held(struct commit *c, const struct loom_sched_carry *carry)
 		uint32_t h = carry->held[j];
 		struct loom_sched_item *item = &carry->items[j];
 
-		item->worker = LOOM_SCHED_NO_WORKER;
 		if (!held_live(c, h))
 			continue;
 		if (h < c->n_batch) {
@@ -1442,9 +1449,7 @@ static void carry_held(struct commit *c, const struct loom_sched_carry *carry)
 		}
 		if (w->end == c->sched->max_batch)
 			continue;
-		w->active[w->end++] = (struct active_item){ c->held[h], false,
-							    false };
-		w->nactive++;
+		add_active(w, c->held[h]);
 		fill_item(c->sched, c->held[h], c->worker, c->worker, item);
 		c->held[h] = NULL;
 	}
