@@ -245,20 +245,38 @@ static int work_wait(struct device_worker *w, struct work_buf *b)
 	return b->res;
 }
 
+/* What a packet's status says; nothing when the device wrote no stop. */
+struct work_report {
+	bool stopped;
+	bool top;		/* the stack's top entry is the failing item */
+	uint32_t nrec;		/* records written */
+	uint32_t left;		/* entries left on the stack */
+};
+
+static struct work_report report_of(const struct loom_hw_work_status *st)
+{
+	bool stopped = st->stop <= LOOM_WORK_STOP_FAILED;
+
+	return (struct work_report){
+		.stopped = stopped,
+		.top = stopped && st->stop >= LOOM_WORK_STOP_CHILD_WIDTH,
+		.nrec = stopped ? st->items_run : 0,
+		.left = stopped ? st->stack_count : 0,
+	};
+}
+
 /* Waits for @b's job and sums its counters: its result and status. */
 static int work_finish(struct device_worker *w, struct work_buf *b,
 		       struct loom_hw_work_status *st)
 {
 	int ret = work_wait(w, b);
-	bool stopped;
+	const void *hw = (const char *)loom_bo_map(b->records) +
+			 work_counters_offset();
+	struct work_report r;
 
 	*st = *status_map(b);
-	stopped = st->stop <= LOOM_WORK_STOP_FAILED;
-	loom_device_account_job(w, stopped ? st->items_run +
-			 (st->stop >= LOOM_WORK_STOP_CHILD_WIDTH) : 0,
-			 b->submit_ns, ret, (const void *)
-			 ((const char *)loom_bo_map(b->records) +
-			  work_counters_offset()));
+	r = report_of(st);
+	loom_device_account_job(w, r.nrec + r.top, b->submit_ns, ret, hw);
 	return ret;
 }
 
@@ -460,10 +478,8 @@ static bool work_commit(struct device_worker *w, int error,
 	struct work_state *ws = w->work;
 	struct device_run *run = w->run;
 	const struct loom_work_device_config *c = run->config;
-	bool stopped = st->stop <= LOOM_WORK_STOP_FAILED;
-	bool top = stopped && st->stop >= LOOM_WORK_STOP_CHILD_WIDTH;
-	uint32_t nrec = stopped && !bad ? st->items_run : 0;
-	uint32_t left = stopped ? st->stack_count : 0;
+	struct work_report r = report_of(st);
+	uint32_t nrec = bad ? 0 : r.nrec;
 	uint32_t fail_held = UINT32_MAX, fail_slot = UINT32_MAX;
 	struct loom_sched_carry carry = {
 		ws->carry_held, ws->n_carry, ws->carried,
@@ -471,8 +487,8 @@ static bool work_commit(struct device_worker *w, int error,
 	enum loom_error err = LOOM_WORK_OK;
 	struct loom_sched_commit out;
 
-	if (!bad && top) {
-		const struct loom_hw_work_entry *t = &ws->left[left - 1];
+	if (!bad && r.top) {
+		const struct loom_hw_work_entry *t = &ws->left[r.left - 1];
 
 		if (t->parent == LOOM_WORK_NO_PARENT)
 			fail_held = t->ordinal;
@@ -482,7 +498,7 @@ static bool work_commit(struct device_worker *w, int error,
 	build_steps(w, nrec, fail_slot);
 	if (fail_slot != UINT32_MAX)
 		fail_held = ws->slot_held[fail_slot];
-	if (bad || (error && !top))
+	if (bad || (error && !r.top))
 		fail_held = first_unrun(ws);
 	if (ahead)
 		carry_held_indices(ws);
@@ -491,7 +507,7 @@ static bool work_commit(struct device_worker *w, int error,
 			      ws->held, ws->max_held,
 			      c->observe ? ws->items : NULL, ws->live,
 			      ahead ? &carry : NULL, &out);
-	w->counts.items_run += nrec + top;
+	w->counts.items_run += nrec + r.top;
 	w->counts.items_completed += out.completed;
 	w->counts.items_cancelled += out.cancelled;
 	w->counts.children_published += out.published;
@@ -526,17 +542,14 @@ static int work_check(struct device_worker *w, int error,
 		      const struct loom_hw_work_status *st)
 {
 	struct work_state *ws = w->work;
-	bool stopped = st->stop <= LOOM_WORK_STOP_FAILED;
-	bool top = stopped && st->stop >= LOOM_WORK_STOP_CHILD_WIDTH;
-	uint32_t nrec = stopped ? st->items_run : 0;
-	uint32_t left = stopped ? st->stack_count : 0;
+	struct work_report r = report_of(st);
 
-	if (nrec > WORK_RECORDS || left > ws->stack_max || (top && !left) ||
-	    (!error && !stopped))
+	if (r.nrec > WORK_RECORDS || r.left > ws->stack_max ||
+	    (r.top && !r.left) || (!error && !r.stopped))
 		return -EIO;
-	memcpy(ws->recs, records_map(cur_buf(w)), nrec * sizeof(*ws->recs));
-	memcpy(ws->left, stack_map(cur_buf(w)), left * sizeof(*ws->left));
-	return match(w, nrec, left);
+	memcpy(ws->recs, records_map(cur_buf(w)), r.nrec * sizeof(*ws->recs));
+	memcpy(ws->left, stack_map(cur_buf(w)), r.left * sizeof(*ws->left));
+	return match(w, r.nrec, r.left);
 }
 
 /*
