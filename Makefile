@@ -76,6 +76,10 @@ COMPILER_HDRS := $(wildcard compiler/*.h) $(FORMAT_HDRS) lib/include/loom/loom.h
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
 HOST_TESTS := $(BUILD)/host/uapi_abi_test $(BUILD)/host/examples/reference $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
 	$(COMPILER_TESTS) $(if $(wildcard compiler/loomc.c),$(BUILD)/host/loomc)
+# vgem: the benchmarks' reference fence (P2).  The module list is part of
+# the archive's name, so changing it makes a new one.  Defined before
+# lane_initramfs, whose rule names are expanded as they are read.
+VM_EXTRA_MODULES := vgem
 # Per kernel lane: loom.ko, the VM's base initramfs, the harness's module.
 lane_initramfs = $(BUILD)/linux-$(1)/vm/base$(foreach m,$(VM_EXTRA_MODULES),-$(m)).cpio.gz
 INITRAMFS = $(call lane_initramfs,$(KERNEL))
@@ -94,6 +98,13 @@ all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib $(LCBS) $(EX
 
 deps:
 	@tools/loom-deps
+
+# The Debian packages alone: what the host-only targets (the library, the
+# host tests, loomc, the fuzzers and host benchmarks) need, without the
+# kernels and QEMU's source.
+.PHONY: host-deps
+host-deps:
+	@tools/loom-deps --packages
 
 # --- loom.ko ---------------------------------------------------------------
 # Kbuild writes objects beside the sources, so build from a copy kept in
@@ -191,9 +202,6 @@ $(BUILD)/tools/%: tools/%.c $(shell find uapi -name '*.h') | deps
 # --- the VM's base initramfs ------------------------------------------------
 initramfs: $(INITRAMFS)
 
-# vgem: the benchmarks' reference fence (P2).  The module list is part of
-# the archive's name, so changing it makes a new one.
-VM_EXTRA_MODULES := vgem
 $(BUILD)/linux-%/vm/base$(foreach m,$(VM_EXTRA_MODULES),-$(m)).cpio.gz: $(BUILD)/linux-%/kmod/loom.ko \
 		tools/vm/init tools/vm/mkinitramfs | deps
 	@mkdir -p $(dir $@)
@@ -218,13 +226,13 @@ vm-env: qemu $(INITRAMFS)
 # Built with ASan and UBSan; tools/testing/check.h is their assertion kit.
 HOST_CFLAGS = $(CFLAGS_COMMON) $(HOST_SAN) -Itools/testing
 
-$(BUILD)/host/%: uapi/tests/%.c $(shell find uapi -name '*.h')
+$(BUILD)/host/%: uapi/tests/%.c $(shell find uapi -name '*.h') | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) -o $@ $<
 
 # The engine as a sanitized static library: each test links what it uses.
-$(BUILD)/host/engine/libengine.a: $(ENGINE_SRCS) $(ENGINE_HDRS)
+$(BUILD)/host/engine/libengine.a: $(ENGINE_SRCS) $(ENGINE_HDRS) | host-deps
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2
 	@rm -f $(dir $@)/obj/*.o
@@ -233,13 +241,13 @@ $(BUILD)/host/engine/libengine.a: $(ENGINE_SRCS) $(ENGINE_HDRS)
 	done
 	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
 
-$(BUILD)/host/engine/%: qemu-device/engine/tests/%.c $(wildcard qemu-device/engine/tests/*.h) $(BUILD)/host/engine/libengine.a
+$(BUILD)/host/engine/%: qemu-device/engine/tests/%.c $(wildcard qemu-device/engine/tests/*.h) $(BUILD)/host/engine/libengine.a | host-deps
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/engine/libengine.a -lm
 
 # libloom's pure parts, under ASan+UBSan and, separately, TSan.
 LIB_CFLAGS = -Ilib -Ilib/include -Iformat
-$(BUILD)/host/lib/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
+$(BUILD)/host/lib/libloom.a: $(LIB_SRCS) $(LIB_HDRS) | host-deps
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2
 	@rm -f $(dir $@)/obj/*.o
@@ -248,12 +256,12 @@ $(BUILD)/host/lib/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
 	done
 	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
 
-$(BUILD)/host/lib/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(BUILD)/host/lib/libloom.a
+$(BUILD)/host/lib/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(BUILD)/host/lib/libloom.a | host-deps
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(BUILD)/host/lib/libloom.a -ldrm -luring -lpthread
 
 TSAN_CFLAGS = $(CFLAGS_COMMON) -fsanitize=thread -fno-omit-frame-pointer -Itools/testing $(LIB_CFLAGS)
-$(BUILD)/host/lib-tsan/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
+$(BUILD)/host/lib-tsan/libloom.a: $(LIB_SRCS) $(LIB_HDRS) | host-deps
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@ (TSan)" >&2
 	@rm -f $(dir $@)/obj/*.o
@@ -262,7 +270,7 @@ $(BUILD)/host/lib-tsan/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
 	done
 	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
 
-$(BUILD)/host/lib-tsan/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(BUILD)/host/lib-tsan/libloom.a
+$(BUILD)/host/lib-tsan/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(BUILD)/host/lib-tsan/libloom.a | host-deps
 	@echo "  CC      $@ (TSan)" >&2
 	@$(CC) $(TSAN_CFLAGS) -o $@ $< $(BUILD)/host/lib-tsan/libloom.a -ldrm -luring -lpthread
 
@@ -286,7 +294,7 @@ $(BUILD)/tools/loom-run $(BUILD)/tools/loom-doctor: $(BUILD)/tools/%: tools/%.c 
 .PHONY: doctor
 doctor: $(BUILD)/host-tools/loom-doctor
 	@$<
-$(BUILD)/host-tools/loom-doctor: tools/loom-doctor.c $(LIB_SRCS) $(LIB_HDRS)
+$(BUILD)/host-tools/loom-doctor: tools/loom-doctor.c $(LIB_SRCS) $(LIB_HDRS) | host-deps
 	@mkdir -p $(dir $@)
 	@$(CC) $(CFLAGS_COMMON) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) -ldrm -luring -lpthread
 
@@ -301,7 +309,7 @@ $(BUILD)/examples/%.lcb: examples/%.loom $(BUILD)/bin/loomc
 	@$(BUILD)/bin/loomc -o $@ $<
 
 # What each example must print, computed independently in C.
-$(BUILD)/host/examples/reference: examples/reference.c
+$(BUILD)/host/examples/reference: examples/reference.c | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) -ffp-contract=off -o $@ $<
@@ -311,7 +319,7 @@ LIB_OUT := $(BUILD)/lib
 .PHONY: lib install
 lib: $(LIB_OUT)/libloom.a $(LIB_OUT)/libloom.so
 
-$(LIB_OUT)/libloom.a: $(LIB_SRCS) $(LIB_HDRS)
+$(LIB_OUT)/libloom.a: $(LIB_SRCS) $(LIB_HDRS) | host-deps
 	@mkdir -p $(LIB_OUT)/obj
 	@echo "  AR      $@" >&2
 	@rm -f $(LIB_OUT)/obj/*.o
@@ -342,7 +350,7 @@ install: lib $(BUILD)/host-tools/loom-doctor
 # loomc: a sanitized build for the tests, an optimised one to use.  loomc
 # itself needs no engine; its tests run what it compiles on the engine.
 COMPILER_CFLAGS = -Icompiler -Iformat -Ilib/include
-$(BUILD)/host/compiler/libloomc.a: $(COMPILER_SRCS) $(COMPILER_HDRS)
+$(BUILD)/host/compiler/libloomc.a: $(COMPILER_SRCS) $(COMPILER_HDRS) | host-deps
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2
 	@rm -f $(dir $@)/obj/*.o
@@ -352,16 +360,16 @@ $(BUILD)/host/compiler/libloomc.a: $(COMPILER_SRCS) $(COMPILER_HDRS)
 	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
 
 $(BUILD)/host/compiler/%: compiler/tests/%.c $(wildcard compiler/tests/*.h) $(BUILD)/host/compiler/libloomc.a \
-		$(BUILD)/host/engine/libengine.a
+		$(BUILD)/host/engine/libengine.a | host-deps
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a \
 		$(BUILD)/host/engine/libengine.a -lm
 
-$(BUILD)/host/loomc: compiler/loomc.c $(BUILD)/host/compiler/libloomc.a
+$(BUILD)/host/loomc: compiler/loomc.c $(BUILD)/host/compiler/libloomc.a | host-deps
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a
 
-$(BUILD)/bin/loomc: compiler/loomc.c $(COMPILER_SRCS) $(COMPILER_HDRS)
+$(BUILD)/bin/loomc: compiler/loomc.c $(COMPILER_SRCS) $(COMPILER_HDRS) | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(CFLAGS_COMMON) $(COMPILER_CFLAGS) -o $@ compiler/loomc.c $(COMPILER_SRCS)
@@ -378,11 +386,11 @@ FUZZ_BIN := $(BUILD)/fuzz/image_load_fuzz $(BUILD)/fuzz/cmd_decode_fuzz
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -I/usr/include/libdrm \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # image_load: libloom's loader; cmd_decode: the engine's command processor.
-$(BUILD)/fuzz/image_load_fuzz: fuzz/image_load_fuzz.c $(LIB_SRCS) $(LIB_HDRS)
+$(BUILD)/fuzz/image_load_fuzz: fuzz/image_load_fuzz.c $(LIB_SRCS) $(LIB_HDRS) | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $@ (libFuzzer, ASan, UBSan)" >&2
 	@clang $(FUZZ_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) -ldrm -luring -lpthread
-$(BUILD)/fuzz/cmd_decode_fuzz: fuzz/cmd_decode_fuzz.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h)
+$(BUILD)/fuzz/cmd_decode_fuzz: fuzz/cmd_decode_fuzz.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h) | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $@ (libFuzzer, ASan, UBSan)" >&2
 	@clang $(FUZZ_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< $(ENGINE_SRCS) -lpthread
@@ -448,12 +456,12 @@ faults: qemu $(INITRAMFS) $(BUILD)/fuzz/vm/loom_faults
 		$(BUILD)/fuzz/vm/faults.sh
 
 # --- benchmarks (optimised, no sanitizers) ----------------------------------
-$(BUILD)/bench/fabric_bench: bench/fabric_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h)
+$(BUILD)/bench/fabric_bench: bench/fabric_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h) | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(CFLAGS_COMMON) -O3 -DNDEBUG $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< $(ENGINE_SRCS)
 
-$(BUILD)/bench/compile_bench: bench/compile_bench.c $(COMPILER_SRCS) $(COMPILER_HDRS) $(ENGINE_SRCS) $(ENGINE_HDRS)
+$(BUILD)/bench/compile_bench: bench/compile_bench.c $(COMPILER_SRCS) $(COMPILER_HDRS) $(ENGINE_SRCS) $(ENGINE_HDRS) | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(CFLAGS_COMMON) -O2 $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
@@ -462,14 +470,14 @@ $(BUILD)/bench/compile_bench: bench/compile_bench.c $(COMPILER_SRCS) $(COMPILER_
 # P3's simulator cost on the host (loomc and the engine, unsanitized: it
 # runs under callgrind).
 $(BUILD)/bench/items_bench: bench/items_bench.c compiler/tests/engine_run.h $(COMPILER_SRCS) \
-		$(COMPILER_HDRS) $(ENGINE_SRCS) $(ENGINE_HDRS)
+		$(COMPILER_HDRS) $(ENGINE_SRCS) $(ENGINE_HDRS) | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(CFLAGS_COMMON) $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -Icompiler/tests -o $@ $< \
 		$(COMPILER_SRCS) $(filter-out format/alu.c,$(ENGINE_SRCS)) -lm
 
 # P4: libloom's kernel and scheduler against OpenMP tasks, on the host.
-$(BUILD)/bench/tree_bench: bench/tree_bench.c $(LIB_SRCS) $(LIB_HDRS)
+$(BUILD)/bench/tree_bench: bench/tree_bench.c $(LIB_SRCS) $(LIB_HDRS) | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(CFLAGS_COMMON) -fopenmp $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) -ldrm -luring -lpthread
@@ -547,6 +555,14 @@ demo: qemu $(INITRAMFS) $(VM_TOOLS) $(EXAMPLE_LCBS)
 # --stats on a device in the VM; with TRACE, its Perfetto trace comes back to
 # that file.
 RUN_LCB = $(BUILD)/run/$(basename $(notdir $(PROG))).lcb
+# Said before anything is built or installed.
+ifneq ($(filter run,$(MAKECMDGOALS)),)
+ifeq ($(PROG),)
+$(error usage: make run PROG=prog.loom [RUN_ARGS='--workers 2'] [TRACE=out.json])
+else ifeq ($(wildcard $(PROG)),)
+$(error make run: PROG=$(PROG): no such file)
+endif
+endif
 run: qemu $(INITRAMFS) $(BUILD)/tools/loom-run $(BUILD)/bin/loomc
 	@test -f "$(PROG)" || { echo "usage: make run PROG=prog.loom [RUN_ARGS='--workers 2'] [TRACE=out.json]" >&2; exit 2; }
 	@mkdir -p $(BUILD)/run
@@ -557,6 +573,15 @@ run: qemu $(INITRAMFS) $(BUILD)/tools/loom-run $(BUILD)/bin/loomc
 	@tools/loom-vm --file $(BUILD)/tools/loom-run --file $(RUN_LCB) \
 		$(if $(TRACE),--fetch /tmp/$(notdir $(TRACE)) --fetch-dir $(dir $(TRACE))) \
 		$(BUILD)/run/loom-run.sh
+
+# make fresh-root [FRESH_ROOT=dir]: a new Debian 12 root (debootstrap
+# minbase + git, make, sudo, ca-certificates), this checkout's HEAD cloned
+# into it, and the README's first two commands run there as a new user
+# would (tools/testing/fresh-root, Documentation/testing.rst).
+FRESH_ROOT ?= $(LOOM_CACHE)/fresh-root
+.PHONY: fresh-root
+fresh-root:
+	@tools/testing/fresh-root --replace $(FRESH_ROOT)
 
 shell: qemu $(INITRAMFS) selftests $(VM_TOOLS)
 	@tools/loom-vm --shell --devices 2 $(SELFTESTS) $(VM_TOOLS)
