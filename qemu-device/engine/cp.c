@@ -654,9 +654,10 @@ void loom_core_run_job(struct loom_core *core, const struct loom_hw_job *job,
 	/*
 	 * Nothing carries over between jobs: a job that dispatches without
 	 * loading a configuration gets NO_CONFIG, never the previous job's
-	 * graph or operands.  (A failed configure leaves the fabric empty.)
+	 * graph or operands, and a job that fails before its first dispatch
+	 * dumps an empty fabric, not the tokens the previous job left.
 	 */
-	loom_fabric_configure(core->fabric, NULL, 0);
+	loom_fabric_reset(core->fabric);
 	core->num_operands = 0;
 	run_job(&j);
 	done->packet_offset = done->status ? j.offset : job->cmd_size;

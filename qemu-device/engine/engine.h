@@ -235,6 +235,14 @@ enum loom_config_error loom_fabric_configure(struct loom_fabric *f,
 bool loom_fabric_configured(const struct loom_fabric *f);
 
 /*
+ * Unloads the configuration and empties the fabric: no token, occupancy,
+ * firing or blocked/waiting count of an earlier run is left for
+ * loom_fabric_dump().  Every job starts with it (uapi: nothing carries
+ * over between jobs).
+ */
+void loom_fabric_reset(struct loom_fabric *f);
+
+/*
  * Runs @d to completion: every instance or item injected and the fabric
  * quiescent.  Instances and items alike are injected back to back
  * (pipelined), each token tagged with its item.  Returns an enum loom_hw_status: OK, STOPPED, DEADLOCK

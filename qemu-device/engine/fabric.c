@@ -1295,6 +1295,12 @@ static void reset_state(struct loom_fabric *f)
 	f->last_waiting = 0;
 }
 
+void loom_fabric_reset(struct loom_fabric *f)
+{
+	f->configured = false;
+	reset_state(f);
+}
+
 static bool empty_domain(const struct loom_dispatch *d)
 {
 	unsigned k;

@@ -720,6 +720,36 @@ TEST(deadlock_dump_explains)
 	teardown();
 }
 
+/*
+ * uapi: nothing carries over between jobs, the state dump included.  Job
+ * A deadlocks and leaves a token waiting in tile 0; job B fails at its
+ * first packet, before any dispatch: its dump shows an empty fabric.
+ */
+TEST(dump_shows_nothing_of_the_previous_job)
+{
+	struct loom_hw_dump *hdr = (struct loom_hw_dump *)dump;
+	struct loom_hw_dump_tile *tiles = (struct loom_hw_dump_tile *)(hdr + 1);
+	const uint32_t bad_opcode = LOOM_PKT_HEADER(LOOM_PKT_OPCODE_COUNT, 1);
+	static const struct loom_hw_dump_tile empty;
+
+	setup();
+	emit_load_config(CONFIG_VA, put_deadlock_config(LOOM_PORT_CTRL));
+	emit_dense(0, NULL);
+	REQUIRE_EQ(LOOM_STATUS_DEADLOCK, run().status);
+	REQUIRE_EQ(1, hdr->waiting);
+	REQUIRE_EQ(1, tiles[0].fifo[0]);
+
+	memset(dump, 0xa5, sizeof(dump));
+	CHECK_EQ(LOOM_STATUS_BAD_OPCODE, run_words(1, &bad_opcode).status);
+	REQUIRE(dump_len == LOOM_DUMP_SIZE(16));
+	CHECK_EQ(LOOM_STATUS_BAD_OPCODE, hdr->status);
+	CHECK_EQ(0, hdr->blocked);
+	CHECK_EQ(0, hdr->waiting);
+	for (unsigned t = 0; t < 16; t++)
+		CHECK(!memcmp(&tiles[t], &empty, sizeof(empty)));
+	teardown();
+}
+
 TEST(timestamp_and_progress)
 {
 	uint64_t before;
@@ -862,6 +892,7 @@ int main(void)
 	RUN(injected_faults_are_consumed);
 	RUN(stop_gives_status_and_dump);
 	RUN(deadlock_dump_explains);
+	RUN(dump_shows_nothing_of_the_previous_job);
 	RUN(timestamp_and_progress);
 	RUN(corrupt_dump_fails_as_dma_error_with_a_lying_header);
 	RUN(wrong_seqno_skews_only_the_record);
