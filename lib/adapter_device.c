@@ -363,7 +363,8 @@ static bool config_ok(const struct loom_work_device_config *c)
 	if (!c || !c->image || !c->thread ||
 	    (c->n_args && !c->args && !c->device_args) ||
 	    !c->devices || !c->n_devices || !c->workers ||
-	    c->workers == LOOM_SCHED_NO_WORKER || !c->deque_capacity)
+	    c->workers == LOOM_SCHED_NO_WORKER || !c->deque_capacity ||
+	    c->max_batch > LOOM_MAX_ITEMS)	/* one DISPATCH_ITEMS each */
 		return false;
 	for (unsigned i = 0; i < c->n_devices; i++)
 		if (!c->devices[i] ||

@@ -30,7 +30,8 @@ struct cp_job {
 	 * The running items dispatch.  Its items are in flight together, so
 	 * each child goes to its item's record as it is spawned, and
 	 * child_count[] holds one count per item injected so far (grown as
-	 * items are injected: a hostile count allocates nothing up front).
+	 * items are injected: a hostile count allocates nothing up front),
+	 * at most LOOM_MAX_ITEMS of them (4 MiB), the packet's limit.
 	 */
 	bool in_items;
 	uint64_t payload_va, result_va;
@@ -140,7 +141,10 @@ static uint64_t item_record(const struct cp_job *j, uint32_t item)
 	       (uint64_t)item * LOOM_ITEM_RESULT_SIZE(j->child_capacity);
 }
 
-/* Makes child_count[] cover @item, doubling; false when out of memory. */
+/*
+ * Makes child_count[] cover @item (below LOOM_MAX_ITEMS: the packet was
+ * checked), doubling; false when out of memory.
+ */
 static bool grow_counts(struct cp_job *j, uint32_t item)
 {
 	uint32_t n = j->counts_alloc ? j->counts_alloc : 64;
@@ -148,8 +152,10 @@ static bool grow_counts(struct cp_job *j, uint32_t item)
 
 	if (item < j->counts_alloc)
 		return true;
+	if (item >= LOOM_MAX_ITEMS)
+		return false;
 	while (n <= item)
-		n = n > UINT32_MAX / 2 ? UINT32_MAX : 2 * n;
+		n *= 2;
 	c = realloc(j->child_count, (size_t)n * sizeof(*c));
 	if (!c)
 		return false;
@@ -374,7 +380,7 @@ static int pkt_dispatch_items(struct cp_job *j)
 	if (j->dwords != sizeof(struct loom_pkt_dispatch_items) / 4)
 		return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
 	if (pkt_u32(j, 28) || capacity > LOOM_MAX_CHILD_CAPACITY ||
-	    (payload_va & 7) || (result_va & 7))
+	    count > LOOM_MAX_ITEMS || (payload_va & 7) || (result_va & 7))
 		return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, 0);
 	if (!loom_fabric_configured(j->core->fabric))
 		return job_fail(j, LOOM_STATUS_NO_CONFIG, 0);

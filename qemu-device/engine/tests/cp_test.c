@@ -290,6 +290,35 @@ static struct loom_hw_completion run_items(uint32_t n, uint64_t table,
 }
 
 /*
+ * A DISPATCH_ITEMS of more than LOOM_MAX_ITEMS items is refused before any
+ * item runs: the device holds a child count per item of the packet, and a
+ * guest must not size that (up to 16 GiB per core before the cap).
+ */
+TEST(items_beyond_the_cap_are_refused)
+{
+	const uint64_t table = DATA_VA, payloads = DATA_VA + 0x1000;
+	const uint64_t results = DATA_VA + 0x2000;
+	static const int64_t counts[] = { 1 };
+	struct loom_hw_completion d;
+
+	setup();
+	items_setup(counts, 1, table, payloads, results, 4);
+	d = run_items(LOOM_MAX_ITEMS + 1, table, payloads, results, 4);
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	CHECK_EQ(LOOM_PKT_DISPATCH_ITEMS, d.packet_opcode);
+	CHECK_EQ(0, d.counters.items);
+	CHECK_EQ(0, d.counters.cycles);
+	d = run_items(UINT32_MAX, table, payloads, results, 4);
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	CHECK_EQ(0, d.counters.items);
+	/* at the cap the packet runs (and faults where the payloads end) */
+	d = run_items(LOOM_MAX_ITEMS, table, payloads, results, 4);
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, d.status);
+	CHECK(d.counters.items > 0);
+	teardown();
+}
+
+/*
  * Items with 0, 1 and capacity children in one dispatch write exactly the
  * records the same items write one per dispatch, in fewer cycles than
  * those dispatches together.
@@ -876,6 +905,7 @@ int main(void)
 	RUN(same_job_same_results_and_counters);
 	RUN(tree_spawner_bfs_matches_c);
 	RUN(child_overflow_names_the_item);
+	RUN(items_beyond_the_cap_are_refused);
 	RUN(items_in_one_dispatch_match_one_per_dispatch);
 	RUN(items_overflow_on_a_middle_item_names_it);
 	RUN(items_fault_mid_dispatch);
