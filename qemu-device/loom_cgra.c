@@ -119,7 +119,7 @@ struct LoomCgraState {
     /*
      * LOOM_REG_MMU_INVALIDATE: invalidations done, and the generation every
      * core's TLB compares with before each translation (engine/mmu.c).
-     * Written under the BQL with a release increment, read by the core
+     * Written under the BQL with a seq_cst increment, read by the core
      * threads without a lock.  Reset leaves it: it only goes forward.
      */
     uint32_t mmu_invalidations;
@@ -417,10 +417,14 @@ static void loom_cgra_reset_all(LoomCgraState *s)
 /* ---- MMIO ----------------------------------------------------------------- */
 
 /*
- * LOOM_REG_MMU_INVALIDATE write, under the BQL.  Release: the guest's PTE
- * stores, made before its register write, are visible to a core that
- * acquires the new count (engine/mmu.c); every translation that starts
- * after this returns walks the tables again.
+ * LOOM_REG_MMU_INVALIDATE write, under the BQL.  The increment (seq_cst,
+ * so also a release: the guest's PTE stores, made before its register
+ * write, are visible to a core that reads the new count) makes every
+ * translation that starts after it walk the tables again; then the write
+ * completes only once each core's access in flight, which may have used
+ * an old translation, has completed (engine/mmu.c).  That wait is short
+ * and cannot deadlock: a core's access is a copy to or from RAM, never
+ * under the BQL (loom_bus_rw()).
  */
 static void loom_cgra_mmu_invalidate(LoomCgraState *s, uint32_t val)
 {
@@ -429,7 +433,10 @@ static void loom_cgra_mmu_invalidate(LoomCgraState *s, uint32_t val)
                       "ignored (want 0x%x)\n", val, LOOM_MMU_INVALIDATE_ALL);
         return;
     }
-    __atomic_fetch_add(&s->mmu_invalidations, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&s->mmu_invalidations, 1, __ATOMIC_SEQ_CST);
+    for (unsigned i = 0; i < s->num_cores; i++) {
+        loom_mmu_quiesce(&s->cores[i].engine.mmu);
+    }
 }
 
 static uint32_t loom_limits(void)

@@ -126,7 +126,8 @@
  * cached; the leaf's permissions are checked on every access.  Writing
  * LOOM_MMU_INVALIDATE_ALL drops every cached translation of every core; a
  * memory access that starts after the write has completed walks the tables
- * again.  The driver writes it after it cleared (or repointed, or changed
+ * again, and the write completes only once the accesses in flight when it
+ * arrived have completed.  The driver writes it after it cleared (or repointed, or changed
  * the permissions of) PTEs and before the pages (or table pages) they
  * pointed at are reused.  Other values are ignored.  Reads return the
  * number of invalidations done (wrapping; reset does not clear it), so a

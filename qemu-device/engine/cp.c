@@ -87,17 +87,9 @@ static int job_write(struct cp_job *j, uint64_t va, const void *buf, size_t len)
 /* ---- the fabric's view of the job ---------------------------------------- */
 
 /*
- * Bus address of @va for a fabric access of @size bytes within one page
- * (the core's TLB makes this cheap), or -1 when the access spans pages.
+ * A fabric access within one page takes the TLB's fast path (translate,
+ * then the bus); one that spans pages takes loom_mmu_read()/write()'s.
  */
-static int fabric_translate(struct cp_job *j, uint64_t va, unsigned size,
-			    bool write, uint64_t *addr)
-{
-	if ((va & (LOOM_PAGE_SIZE - 1)) + size > LOOM_PAGE_SIZE)
-		return -1;	/* spans pages: take the slow path */
-	return loom_mmu_translate(j->mmu, va, write, addr);
-}
-
 static int fabric_load(void *opaque, uint64_t va, unsigned size, uint64_t *value)
 {
 	struct cp_job *j = opaque;
@@ -108,13 +100,15 @@ static int fabric_load(void *opaque, uint64_t va, unsigned size, uint64_t *value
 	*value = 0;
 	if (j->inject_dma)
 		return job_read(j, va, value, size);
-	ret = fabric_translate(j, va, size, false, &addr);
-	if (ret < 0)
+	if ((va & (LOOM_PAGE_SIZE - 1)) + size > LOOM_PAGE_SIZE)
 		return loom_mmu_read(j->mmu, va, value, size);
-	if (ret)
-		return ret;
-	return bus->read(bus->opaque, addr, value, size) ? LOOM_STATUS_DMA_ERROR :
-							  LOOM_STATUS_OK;
+	/* one access from translation to data: an invalidation waits for it */
+	loom_mmu_access_begin(j->mmu);
+	ret = loom_mmu_translate(j->mmu, va, false, &addr);
+	if (!ret && bus->read(bus->opaque, addr, value, size))
+		ret = LOOM_STATUS_DMA_ERROR;
+	loom_mmu_access_end(j->mmu);
+	return ret;
 }
 
 static int fabric_store(void *opaque, uint64_t va, unsigned size, uint64_t value)
@@ -126,13 +120,14 @@ static int fabric_store(void *opaque, uint64_t va, unsigned size, uint64_t value
 
 	if (j->inject_dma)
 		return job_write(j, va, &value, size);
-	ret = fabric_translate(j, va, size, true, &addr);
-	if (ret < 0)
+	if ((va & (LOOM_PAGE_SIZE - 1)) + size > LOOM_PAGE_SIZE)
 		return loom_mmu_write(j->mmu, va, &value, size);
-	if (ret)
-		return ret;
-	return bus->write(bus->opaque, addr, &value, size) ? LOOM_STATUS_DMA_ERROR :
-							    LOOM_STATUS_OK;
+	loom_mmu_access_begin(j->mmu);
+	ret = loom_mmu_translate(j->mmu, va, true, &addr);
+	if (!ret && bus->write(bus->opaque, addr, &value, size))
+		ret = LOOM_STATUS_DMA_ERROR;
+	loom_mmu_access_end(j->mmu);
+	return ret;
 }
 
 static uint64_t item_record(const struct cp_job *j, uint32_t item)

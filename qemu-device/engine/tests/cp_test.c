@@ -5,6 +5,9 @@
  * fabric.  Every typed error, fault injection, the state dump, and the two
  * hand-built programs (vector add, tree-child spawner) checked against C.
  */
+#include <pthread.h>
+#include <unistd.h>
+
 #include "check.h"
 #include "configs.h"
 #include "cp_fixture.h"
@@ -898,6 +901,72 @@ TEST(tlb_outlives_jobs_until_invalidated)
 	teardown();
 }
 
+/*
+ * LOOM_REG_MMU_INVALIDATE is acknowledged only once the accesses in flight
+ * have completed.  A bus whose write to one page takes 100 ms stands for
+ * a store in flight; another thread invalidates as that store starts, as
+ * the glue's register write does, and finds the store landed when
+ * loom_mmu_quiesce() returns, not still to come (the driver would then
+ * free the page under it).
+ */
+static struct {
+	struct loom_bus bus;
+	uint64_t slow_page;
+	int in_flight, landed;
+} slow;
+
+static int slow_write(void *opaque, uint64_t addr, const void *buf, size_t len)
+{
+	int ret;
+
+	(void)opaque;
+	if ((addr & ~(uint64_t)(LOOM_PAGE_SIZE - 1)) != slow.slow_page)
+		return bus.bus.write(bus.bus.opaque, addr, buf, len);
+	__atomic_store_n(&slow.in_flight, 1, __ATOMIC_SEQ_CST);
+	usleep(100 * 1000);
+	ret = bus.bus.write(bus.bus.opaque, addr, buf, len);
+	__atomic_store_n(&slow.landed, 1, __ATOMIC_SEQ_CST);
+	return ret;
+}
+
+static uint32_t invalidations;
+static int landed_at_ack = -1;
+
+static void *invalidator(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&slow.in_flight, __ATOMIC_SEQ_CST))
+		usleep(100);
+	__atomic_fetch_add(&invalidations, 1, __ATOMIC_SEQ_CST);
+	loom_mmu_quiesce(&core.mmu);
+	landed_at_ack = __atomic_load_n(&slow.landed, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+TEST(invalidation_waits_for_the_store_in_flight)
+{
+	uint64_t c = DATA_VA + 0x21000;
+	pthread_t t;
+
+	setup();
+	core.mmu.invalidations = &invalidations;
+	slow.bus = (struct loom_bus){
+		.opaque = NULL, .read = bus.bus.read, .write = slow_write,
+	};
+	slow.bus.opaque = bus.bus.opaque;
+	slow.slow_page = *fake_bus_leaf(&bus, c) & LOOM_PTE_ADDR_MASK;
+	core.bus = &slow.bus;
+	poke64(DATA_VA, 21);
+	REQUIRE(!pthread_create(&t, NULL, invalidator, NULL));
+	CHECK_EQ(LOOM_STATUS_OK, vector_add(1, DATA_VA, DATA_VA, c).status);
+	pthread_join(t, NULL);
+	CHECK_EQ(1, slow.landed);
+	CHECK_EQ(1, landed_at_ack);
+	CHECK_EQ(42, peek64(c));
+	core.bus = &bus.bus;
+	teardown();
+}
+
 int main(void)
 {
 	RUN(vector_add_matches_c);
@@ -928,5 +997,6 @@ int main(void)
 	RUN(wrong_seqno_skews_only_the_record);
 	RUN(queue_injections_leave_the_job_alone);
 	RUN(tlb_outlives_jobs_until_invalidated);
+	RUN(invalidation_waits_for_the_store_in_flight);
 	return checks_done();
 }
