@@ -75,6 +75,7 @@ COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c)) $(FORMA
 COMPILER_HDRS := $(wildcard compiler/*.h) $(FORMAT_HDRS) lib/include/loom/loom.h $(shell find uapi -name '*.h')
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
 HOST_TESTS := $(BUILD)/host/uapi_abi_test $(BUILD)/host/examples/reference $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
+	$(BUILD)/host/qemu/loom_qtest \
 	$(COMPILER_TESTS) $(if $(wildcard compiler/loomc.c),$(BUILD)/host/loomc)
 # vgem: the benchmarks' reference fence (P2).  The module list is part of
 # the archive's name, so changing it makes a new one.  Defined before
@@ -244,6 +245,13 @@ $(BUILD)/host/engine/libengine.a: $(ENGINE_SRCS) $(ENGINE_HDRS) | host-deps
 $(BUILD)/host/engine/%: qemu-device/engine/tests/%.c $(wildcard qemu-device/engine/tests/*.h) $(BUILD)/host/engine/libengine.a | host-deps
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/engine/libengine.a -lm
+
+# The device in a real QEMU, driven by the qtest protocol (no guest kernel):
+# run by tools/run-tests with the QEMU binary make qemu built.
+$(BUILD)/host/qemu/loom_qtest: qemu-device/tests/loom_qtest.c $(ENGINE_HDRS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(HOST_CFLAGS) -o $@ $<
 
 # libloom's pure parts, under ASan+UBSan and, separately, TSan.
 LIB_CFLAGS = -Ilib -Ilib/include -Iformat

@@ -57,6 +57,25 @@ static size_t failing_index(const struct device_worker *w, size_t n)
 	return 0;
 }
 
+/*
+ * Copies record @i's children into w->children and returns its
+ * child_count, read once.  The result BO stays writable by the device
+ * (a hostile or broken one may rewrite it at any time): what is checked
+ * and what is published must be one snapshot, as adapter_work.c copies
+ * its records.  A count above the capacity copies nothing and is
+ * returned as is, for loom_adapter_publish() to refuse.
+ */
+static uint32_t copy_record(struct device_worker *w, size_t i)
+{
+	const struct loom_item_result *rec = record(w, i);
+	/* one load: the count checked is the count used */
+	uint32_t count = __atomic_load_n(&rec->child_count, __ATOMIC_RELAXED);
+
+	if (count <= w->run->common.child_capacity)
+		memcpy(w->children, rec->children, count * sizeof(uint64_t));
+	return count;
+}
+
 /* The counters area: after the max_batch records. */
 static uint64_t counters_offset(const struct device_worker *w)
 {
@@ -160,16 +179,13 @@ void loom_device_run_items(struct device_worker *w, size_t n)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct loom_item_result *rec = record(w, i);
+		uint32_t count = copy_record(w, i);
 
-		if (c->observe &&
-		    rec->child_count <= w->run->common.child_capacity)
-			c->observe(c->observe_ctx, &w->batch[i],
-				   (const uint64_t *)rec->children,
-				   rec->child_count);
+		if (c->observe && count <= w->run->common.child_capacity)
+			c->observe(c->observe_ctx, &w->batch[i], w->children,
+				   count);
 		loom_adapter_publish(&w->run->common, &w->counts, &w->batch[i],
-				     (const uint64_t *)rec->children,
-				     rec->child_count);
+				     w->children, count);
 	}
 }
 
@@ -222,6 +238,7 @@ static void free_workers(struct device_run *run)
 		loom_bo_free(w->results);
 		loom_work_stack_free(w->work);
 		free(w->batch);
+		free(w->children);
 	}
 	free(run->workers);
 }
@@ -256,7 +273,9 @@ static int setup_worker(struct device_run *run, uint32_t i)
 	w->dev = worker_device(c, i, &w->core);
 	w->args = c->device_args ? c->device_args[i % c->n_devices] : c->args;
 	w->batch = loom_lines_alloc(run->max_batch, sizeof(*w->batch));
-	if (!w->batch)
+	w->children = calloc(run->common.child_capacity + 1,
+			     sizeof(*w->children));
+	if (!w->batch || !w->children)
 		return -ENOMEM;
 	ret = loom_ring_create(w->dev, 4, &w->ring);
 	if (!ret)
@@ -363,7 +382,8 @@ static bool config_ok(const struct loom_work_device_config *c)
 	if (!c || !c->image || !c->thread ||
 	    (c->n_args && !c->args && !c->device_args) ||
 	    !c->devices || !c->n_devices || !c->workers ||
-	    c->workers == LOOM_SCHED_NO_WORKER || !c->deque_capacity)
+	    c->workers == LOOM_SCHED_NO_WORKER || !c->deque_capacity ||
+	    c->max_batch > LOOM_MAX_ITEMS)	/* one DISPATCH_ITEMS each */
 		return false;
 	for (unsigned i = 0; i < c->n_devices; i++)
 		if (!c->devices[i] ||

@@ -29,6 +29,7 @@ struct device_worker {
 	struct loom_bo *payloads;	/* max_batch u64 */
 	struct loom_bo *results;	/* max_batch records */
 	struct loom_sched_item *batch;
+	uint64_t *children;	/* child_capacity: one record's, copied once */
 	struct work_state *work;	/* RUN_WORK, or NULL: items dispatches */
 	struct loom_adapter_counts counts;
 	uint64_t jobs;

@@ -65,9 +65,20 @@ typedef struct LoomCore {
     unsigned index;
     QemuThread thread;
     /*
+     * The core thread never takes the BQL, and makes no bus access that
+     * could (loom_bus_read(): RAM only): what it must do under the BQL,
+     * raise its vector or a device error, it leaves to bh, which runs in
+     * the main loop.  So the MMIO handlers (BQL held) may wait for the
+     * thread, as reset and unrealize do, without a deadlock.  Counts of
+     * vectors and error bits to raise, added to with atomics.
+     */
+    QEMUBH *bh;
+    uint32_t irqs_pending;
+    uint32_t errors_pending;
+    /*
      * lock protects every field below.  The MMIO handlers take it with the
-     * BQL held; the core thread never takes the BQL while holding it (BQL,
-     * then lock).
+     * BQL held (BQL, then lock); nobody holds it across a bus access, so a
+     * DMA never waits for it.
      */
     QemuMutex lock;
     QemuCond cond;
@@ -108,7 +119,7 @@ struct LoomCgraState {
     /*
      * LOOM_REG_MMU_INVALIDATE: invalidations done, and the generation every
      * core's TLB compares with before each translation (engine/mmu.c).
-     * Written under the BQL with a release increment, read by the core
+     * Written under the BQL with a seq_cst increment, read by the core
      * threads without a lock.  Reset leaves it: it only goes forward.
      */
     uint32_t mmu_invalidations;
@@ -135,20 +146,67 @@ static void loom_device_error(LoomCgraState *s, uint32_t bits, unsigned core)
     loom_raise(s, LOOM_MSIX_ERROR_VECTOR(s->num_cores));
 }
 
+/*
+ * Every access the device makes goes to RAM or fails (a DMA error, typed
+ * by what made it: uapi LOOM_STATUS_DMA_ERROR, LOOM_ERROR_RING_DMA, ...).
+ * attrs.memory makes the memory core refuse any other target, MMIO
+ * included, before it would dispatch it: a DMA aimed at a device's
+ * registers, loom's own among them, would run that device's handler on
+ * the core thread, under the BQL it would take for it, and a handler of
+ * ours waits for this very thread (reset) or its lock.
+ */
+static int loom_bus_rw(LoomCore *c, uint64_t addr, void *buf, size_t len,
+                       DMADirection dir)
+{
+    MemTxAttrs attrs = MEMTXATTRS_UNSPECIFIED;
+
+    attrs.memory = 1;
+    return pci_dma_rw(PCI_DEVICE(c->dev), addr, buf, len, dir, attrs) ==
+           MEMTX_OK ? 0 : -1;
+}
+
 static int loom_bus_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
-    LoomCore *c = opaque;
-
-    return pci_dma_read(PCI_DEVICE(c->dev), addr, buf, len) == MEMTX_OK ? 0 : -1;
+    return loom_bus_rw(opaque, addr, buf, len, DMA_DIRECTION_TO_DEVICE);
 }
 
 static int loom_bus_write(void *opaque, uint64_t addr, const void *buf,
                           size_t len)
 {
-    LoomCore *c = opaque;
+    return loom_bus_rw(opaque, addr, (void *)buf, len,
+                       DMA_DIRECTION_FROM_DEVICE);
+}
 
-    return pci_dma_write(PCI_DEVICE(c->dev), addr, buf, len) == MEMTX_OK ?
-           0 : -1;
+/*
+ * From the core thread, without the BQL: raise the core's vector once more
+ * and @errors as device errors, from the main loop.
+ */
+static void loom_core_notify(LoomCore *c, uint32_t errors, bool vector)
+{
+    if (errors) {
+        __atomic_fetch_or(&c->errors_pending, errors, __ATOMIC_RELAXED);
+    }
+    if (vector) {
+        __atomic_fetch_add(&c->irqs_pending, 1, __ATOMIC_RELAXED);
+    }
+    qemu_bh_schedule(c->bh);
+}
+
+/* c->bh, in the main loop with the BQL held: errors first, then vectors. */
+static void loom_core_bh(void *opaque)
+{
+    LoomCore *c = opaque;
+    uint32_t errors = __atomic_exchange_n(&c->errors_pending, 0,
+                                          __ATOMIC_RELAXED);
+    uint32_t irqs = __atomic_exchange_n(&c->irqs_pending, 0,
+                                        __ATOMIC_RELAXED);
+
+    if (errors) {
+        loom_device_error(c->dev, errors, c->index);
+    }
+    while (irqs--) {
+        loom_raise(c->dev, LOOM_MSIX_CORE_VECTOR(c->index));
+    }
 }
 
 /* ---- the core thread ------------------------------------------------------ */
@@ -172,30 +230,46 @@ static void loom_core_hang(LoomCore *c, uint32_t generation)
 }
 
 /*
- * Writes the record and dump and advances the queue; c->lock held.  The
- * queue's own injections lie here: SKIP_COMPLETION leaves the record
- * unwritten, BOGUS_HEAD arms one wrong Q_HEAD read; everything else
- * (head, COMPLETED, the vector) goes on as usual.
+ * Writes the dump and the record of a job that ran; called and returns with
+ * c->lock held, but drops it for the writes (the core is still busy: a
+ * reset waits for them).  A reset that arrives first voids the job: no
+ * record, the queue left as the reset made it.  The queue's own
+ * injections lie here: SKIP_COMPLETION leaves the record unwritten,
+ * BOGUS_HEAD arms one wrong Q_HEAD read; everything else (head,
+ * COMPLETED, the vector) goes on as usual.  Returns false when the job
+ * was voided.
  */
-static unsigned loom_core_complete(LoomCore *c, const struct loom_hw_job *job,
-                                   const struct loom_hw_completion *done,
-                                   size_t dump_len, int inject)
+static bool loom_core_complete(LoomCore *c, uint32_t generation,
+                               const struct loom_hw_job *job,
+                               const struct loom_hw_completion *done,
+                               size_t dump_len, int inject)
 {
-    unsigned errors = 0;
+    uint64_t dump_addr = c->dump_addr;
+    size_t dump_size = MIN(dump_len, c->dump_size);
+    uint32_t errors = 0;
+    bool dumped = false;
 
-    if (dump_len && c->dump_addr) {
-        if (loom_bus_write(c, c->dump_addr, c->dump,
-                           MIN(dump_len, c->dump_size)) == 0) {
-            c->status |= LOOM_CORE_DUMP_VALID;
-        }
+    qemu_mutex_unlock(&c->lock);
+    if (dump_len && dump_addr) {
+        dumped = loom_bus_write(c, dump_addr, c->dump, dump_size) == 0;
     }
-    if (inject == LOOM_INJECT_SKIP_COMPLETION) {
-        /* the job ran; only its record is missing */
+    if (inject == LOOM_INJECT_SKIP_COMPLETION ||
+        __atomic_load_n(&c->generation, __ATOMIC_RELAXED) != generation) {
+        /* the job ran; only its record is missing (or it was reset) */
     } else if (loom_bus_write(c, job->completion, done, sizeof(*done))) {
         qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: cannot write "
-                      "the completion of job %" PRIu64 "\n", c->index,
-                      (uint64_t)job->seqno);
+                      "the completion of job %" PRIu64 " at 0x%" PRIx64
+                      " (not RAM?)\n", c->index, (uint64_t)job->seqno,
+                      (uint64_t)job->completion);
         errors |= LOOM_ERROR_COMPLETION_DMA;
+    }
+    qemu_mutex_lock(&c->lock);
+
+    if (c->generation != generation || c->quit) {
+        return false;
+    }
+    if (dumped) {
+        c->status |= LOOM_CORE_DUMP_VALID;
     }
     c->completed = job->seqno;
     c->q_head = (c->q_head + 1) & (c->q_size - 1);
@@ -205,9 +279,22 @@ static unsigned loom_core_complete(LoomCore *c, const struct loom_hw_job *job,
     if (done->status == LOOM_STATUS_STOPPED) {
         c->status |= LOOM_CORE_HALTED;
     }
-    return errors;
+    if (!(c->ctrl & LOOM_CTRL_STOP)) {
+        __atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
+    }
+    loom_core_notify(c, errors, true);
+    return true;
 }
 
+/* The core is no longer busy; c->lock held. */
+static void loom_core_idle(LoomCore *c)
+{
+    c->busy = false;
+    c->status &= ~LOOM_CORE_BUSY;
+    qemu_cond_broadcast(&c->cond);
+}
+
+/* Runs the job at head; called and returns with c->lock held. */
 static void loom_core_run_one(LoomCore *c)
 {
     struct loom_hw_job job;
@@ -215,7 +302,6 @@ static void loom_core_run_one(LoomCore *c)
     uint32_t generation = c->generation;
     uint64_t at = c->q_base + (uint64_t)c->q_head * sizeof(job);
     size_t dump_len = 0;
-    unsigned errors;
     int inject = c->inject;
 
     /* A lost doorbell is the doorbell's to consume, not a job's. */
@@ -233,23 +319,21 @@ static void loom_core_run_one(LoomCore *c)
     qemu_mutex_unlock(&c->lock);
 
     if (loom_bus_read(c, at, &job, sizeof(job))) {
+        qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: cannot read "
+                      "the descriptor at 0x%" PRIx64 " (not RAM?)\n",
+                      c->index, at);
         qemu_mutex_lock(&c->lock);
-        c->busy = false;
-        c->status &= ~(LOOM_CORE_BUSY | LOOM_CORE_ENABLED);
-        c->ctrl &= ~LOOM_CTRL_ENABLE;
-        qemu_cond_broadcast(&c->cond);
-        qemu_mutex_unlock(&c->lock);
-        loom_bql_lock();
-        loom_device_error(c->dev, LOOM_ERROR_RING_DMA, c->index);
-        loom_bql_unlock();
-        qemu_mutex_lock(&c->lock);
+        loom_core_idle(c);
+        if (c->generation == generation) {
+            c->status &= ~LOOM_CORE_ENABLED;
+            c->ctrl &= ~LOOM_CTRL_ENABLE;
+            loom_core_notify(c, LOOM_ERROR_RING_DMA, false);
+        }
         return;
     }
 
     if (inject == LOOM_INJECT_SPURIOUS_IRQ) {
-        loom_bql_lock();
-        loom_raise(c->dev, LOOM_MSIX_CORE_VECTOR(c->index));
-        loom_bql_unlock();
+        loom_core_notify(c, 0, true);
     }
     if (inject == LOOM_INJECT_HANG) {
         qemu_mutex_lock(&c->lock);
@@ -263,25 +347,10 @@ static void loom_core_run_one(LoomCore *c)
     }
 
     qemu_mutex_lock(&c->lock);
-    c->busy = false;
-    c->status &= ~LOOM_CORE_BUSY;
-    qemu_cond_broadcast(&c->cond);
-    if (c->generation != generation || c->quit) {
-        return;     /* reset while running: no completion */
+    if (c->generation == generation && !c->quit) {
+        loom_core_complete(c, generation, &job, &done, dump_len, inject);
     }
-    errors = loom_core_complete(c, &job, &done, dump_len, inject);
-    if (!(c->ctrl & LOOM_CTRL_STOP)) {
-        __atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
-    }
-    qemu_mutex_unlock(&c->lock);
-
-    loom_bql_lock();
-    if (errors) {
-        loom_device_error(c->dev, errors, c->index);
-    }
-    loom_raise(c->dev, LOOM_MSIX_CORE_VECTOR(c->index));
-    loom_bql_unlock();
-    qemu_mutex_lock(&c->lock);
+    loom_core_idle(c);
 }
 
 static void *loom_core_thread(void *opaque)
@@ -309,7 +378,7 @@ static void loom_core_reset_locked(LoomCore *c)
      * Empty and disable the queue first: the thread, woken by the stop,
      * must find no work once it lets go of the aborted job.
      */
-    c->generation++;
+    __atomic_store_n(&c->generation, c->generation + 1, __ATOMIC_RELAXED);
     c->ctrl = 0;
     c->q_head = c->q_tail = 0;
     __atomic_store_n(&c->engine.stop, 1, __ATOMIC_RELAXED);
@@ -319,6 +388,8 @@ static void loom_core_reset_locked(LoomCore *c)
     }
     __atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&c->engine.progress, 0, __ATOMIC_RELAXED);
+    /* a vector still to raise for a job before the reset is dropped */
+    __atomic_store_n(&c->irqs_pending, 0, __ATOMIC_RELAXED);
     /* The thread has let go of the engine: its TLB is ours to empty. */
     loom_mmu_flush(&c->engine.mmu);
     c->inject = LOOM_INJECT_NONE;
@@ -346,10 +417,14 @@ static void loom_cgra_reset_all(LoomCgraState *s)
 /* ---- MMIO ----------------------------------------------------------------- */
 
 /*
- * LOOM_REG_MMU_INVALIDATE write, under the BQL.  Release: the guest's PTE
- * stores, made before its register write, are visible to a core that
- * acquires the new count (engine/mmu.c); every translation that starts
- * after this returns walks the tables again.
+ * LOOM_REG_MMU_INVALIDATE write, under the BQL.  The increment (seq_cst,
+ * so also a release: the guest's PTE stores, made before its register
+ * write, are visible to a core that reads the new count) makes every
+ * translation that starts after it walk the tables again; then the write
+ * completes only once each core's access in flight, which may have used
+ * an old translation, has completed (engine/mmu.c).  That wait is short
+ * and cannot deadlock: a core's access is a copy to or from RAM, never
+ * under the BQL (loom_bus_rw()).
  */
 static void loom_cgra_mmu_invalidate(LoomCgraState *s, uint32_t val)
 {
@@ -358,7 +433,10 @@ static void loom_cgra_mmu_invalidate(LoomCgraState *s, uint32_t val)
                       "ignored (want 0x%x)\n", val, LOOM_MMU_INVALIDATE_ALL);
         return;
     }
-    __atomic_fetch_add(&s->mmu_invalidations, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&s->mmu_invalidations, 1, __ATOMIC_SEQ_CST);
+    for (unsigned i = 0; i < s->num_cores; i++) {
+        loom_mmu_quiesce(&s->cores[i].engine.mmu);
+    }
 }
 
 static uint32_t loom_limits(void)
@@ -687,6 +765,7 @@ static bool loom_core_init(LoomCgraState *s, unsigned i, Error **errp)
         return false;
     }
     c->dump = g_malloc0(LOOM_DUMP_MAX_SIZE);
+    c->bh = qemu_bh_new(loom_core_bh, c);
     qemu_mutex_init(&c->lock);
     qemu_cond_init(&c->cond);
     snprintf(name, sizeof(name), "loom-core%u", i);
@@ -705,7 +784,10 @@ static void loom_core_fini(LoomCore *c)
     __atomic_store_n(&c->engine.stop, 1, __ATOMIC_RELAXED);
     qemu_cond_broadcast(&c->cond);
     qemu_mutex_unlock(&c->lock);
+    /* under the BQL: the thread never waits for it (see LoomCore.bh) */
     qemu_thread_join(&c->thread);
+    qemu_bh_delete(c->bh);
+    c->bh = NULL;
     qemu_cond_destroy(&c->cond);
     qemu_mutex_destroy(&c->lock);
     loom_fabric_destroy(c->engine.fabric);

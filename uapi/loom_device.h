@@ -126,7 +126,8 @@
  * cached; the leaf's permissions are checked on every access.  Writing
  * LOOM_MMU_INVALIDATE_ALL drops every cached translation of every core; a
  * memory access that starts after the write has completed walks the tables
- * again.  The driver writes it after it cleared (or repointed, or changed
+ * again, and the write completes only once the accesses in flight when it
+ * arrived have completed.  The driver writes it after it cleared (or repointed, or changed
  * the permissions of) PTEs and before the pages (or table pages) they
  * pointed at are reused.  Other values are ignored.  Reads return the
  * number of invalidations done (wrapping; reset does not clear it), so a
@@ -481,7 +482,8 @@ struct loom_pkt_dispatch_dense {
 /**
  * struct loom_pkt_dispatch_items - run the loaded graph once per work item
  * @header: LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_ITEMS, 8)
- * @count: number of items
+ * @count: number of items, at most LOOM_MAX_ITEMS (else
+ *	LOOM_STATUS_BAD_PACKET_FIELD, before any item runs)
  * @payload_va: @count __u64 payloads, 8-byte aligned
  * @result_va: @count records of LOOM_ITEM_RESULT_SIZE(@child_capacity)
  *	bytes (struct loom_item_result), 8-byte aligned
@@ -512,6 +514,11 @@ struct loom_pkt_dispatch_items {
 };
 
 #define LOOM_MAX_CHILD_CAPACITY	4096
+/*
+ * Items of one DISPATCH_ITEMS.  The device keeps a child count per item of
+ * the packet until its records are written: this bounds what it holds.
+ */
+#define LOOM_MAX_ITEMS		(1U << 20)
 
 /**
  * struct loom_item_result - what one item produced

@@ -30,7 +30,8 @@ struct cp_job {
 	 * The running items dispatch.  Its items are in flight together, so
 	 * each child goes to its item's record as it is spawned, and
 	 * child_count[] holds one count per item injected so far (grown as
-	 * items are injected: a hostile count allocates nothing up front).
+	 * items are injected: a hostile count allocates nothing up front),
+	 * at most LOOM_MAX_ITEMS of them (4 MiB), the packet's limit.
 	 */
 	bool in_items;
 	uint64_t payload_va, result_va;
@@ -86,17 +87,9 @@ static int job_write(struct cp_job *j, uint64_t va, const void *buf, size_t len)
 /* ---- the fabric's view of the job ---------------------------------------- */
 
 /*
- * Bus address of @va for a fabric access of @size bytes within one page
- * (the core's TLB makes this cheap), or -1 when the access spans pages.
+ * A fabric access within one page takes the TLB's fast path (translate,
+ * then the bus); one that spans pages takes loom_mmu_read()/write()'s.
  */
-static int fabric_translate(struct cp_job *j, uint64_t va, unsigned size,
-			    bool write, uint64_t *addr)
-{
-	if ((va & (LOOM_PAGE_SIZE - 1)) + size > LOOM_PAGE_SIZE)
-		return -1;	/* spans pages: take the slow path */
-	return loom_mmu_translate(j->mmu, va, write, addr);
-}
-
 static int fabric_load(void *opaque, uint64_t va, unsigned size, uint64_t *value)
 {
 	struct cp_job *j = opaque;
@@ -107,13 +100,15 @@ static int fabric_load(void *opaque, uint64_t va, unsigned size, uint64_t *value
 	*value = 0;
 	if (j->inject_dma)
 		return job_read(j, va, value, size);
-	ret = fabric_translate(j, va, size, false, &addr);
-	if (ret < 0)
+	if ((va & (LOOM_PAGE_SIZE - 1)) + size > LOOM_PAGE_SIZE)
 		return loom_mmu_read(j->mmu, va, value, size);
-	if (ret)
-		return ret;
-	return bus->read(bus->opaque, addr, value, size) ? LOOM_STATUS_DMA_ERROR :
-							  LOOM_STATUS_OK;
+	/* one access from translation to data: an invalidation waits for it */
+	loom_mmu_access_begin(j->mmu);
+	ret = loom_mmu_translate(j->mmu, va, false, &addr);
+	if (!ret && bus->read(bus->opaque, addr, value, size))
+		ret = LOOM_STATUS_DMA_ERROR;
+	loom_mmu_access_end(j->mmu);
+	return ret;
 }
 
 static int fabric_store(void *opaque, uint64_t va, unsigned size, uint64_t value)
@@ -125,13 +120,14 @@ static int fabric_store(void *opaque, uint64_t va, unsigned size, uint64_t value
 
 	if (j->inject_dma)
 		return job_write(j, va, &value, size);
-	ret = fabric_translate(j, va, size, true, &addr);
-	if (ret < 0)
+	if ((va & (LOOM_PAGE_SIZE - 1)) + size > LOOM_PAGE_SIZE)
 		return loom_mmu_write(j->mmu, va, &value, size);
-	if (ret)
-		return ret;
-	return bus->write(bus->opaque, addr, &value, size) ? LOOM_STATUS_DMA_ERROR :
-							    LOOM_STATUS_OK;
+	loom_mmu_access_begin(j->mmu);
+	ret = loom_mmu_translate(j->mmu, va, true, &addr);
+	if (!ret && bus->write(bus->opaque, addr, &value, size))
+		ret = LOOM_STATUS_DMA_ERROR;
+	loom_mmu_access_end(j->mmu);
+	return ret;
 }
 
 static uint64_t item_record(const struct cp_job *j, uint32_t item)
@@ -140,7 +136,10 @@ static uint64_t item_record(const struct cp_job *j, uint32_t item)
 	       (uint64_t)item * LOOM_ITEM_RESULT_SIZE(j->child_capacity);
 }
 
-/* Makes child_count[] cover @item, doubling; false when out of memory. */
+/*
+ * Makes child_count[] cover @item (below LOOM_MAX_ITEMS: the packet was
+ * checked), doubling; false when out of memory.
+ */
 static bool grow_counts(struct cp_job *j, uint32_t item)
 {
 	uint32_t n = j->counts_alloc ? j->counts_alloc : 64;
@@ -148,8 +147,10 @@ static bool grow_counts(struct cp_job *j, uint32_t item)
 
 	if (item < j->counts_alloc)
 		return true;
+	if (item >= LOOM_MAX_ITEMS)
+		return false;
 	while (n <= item)
-		n = n > UINT32_MAX / 2 ? UINT32_MAX : 2 * n;
+		n *= 2;
 	c = realloc(j->child_count, (size_t)n * sizeof(*c));
 	if (!c)
 		return false;
@@ -374,7 +375,7 @@ static int pkt_dispatch_items(struct cp_job *j)
 	if (j->dwords != sizeof(struct loom_pkt_dispatch_items) / 4)
 		return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
 	if (pkt_u32(j, 28) || capacity > LOOM_MAX_CHILD_CAPACITY ||
-	    (payload_va & 7) || (result_va & 7))
+	    count > LOOM_MAX_ITEMS || (payload_va & 7) || (result_va & 7))
 		return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, 0);
 	if (!loom_fabric_configured(j->core->fabric))
 		return job_fail(j, LOOM_STATUS_NO_CONFIG, 0);
@@ -654,9 +655,10 @@ void loom_core_run_job(struct loom_core *core, const struct loom_hw_job *job,
 	/*
 	 * Nothing carries over between jobs: a job that dispatches without
 	 * loading a configuration gets NO_CONFIG, never the previous job's
-	 * graph or operands.  (A failed configure leaves the fabric empty.)
+	 * graph or operands, and a job that fails before its first dispatch
+	 * dumps an empty fabric, not the tokens the previous job left.
 	 */
-	loom_fabric_configure(core->fabric, NULL, 0);
+	loom_fabric_reset(core->fabric);
 	core->num_operands = 0;
 	run_job(&j);
 	done->packet_offset = done->status ? j.offset : job->cmd_size;

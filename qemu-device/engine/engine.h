@@ -66,6 +66,10 @@ struct loom_tlb_entry {
  * @invalidations: the device's invalidation count (LOOM_REG_MMU_INVALIDATE),
  *	bumped atomically by another thread; NULL when nothing invalidates
  * @tlb_generation: *@invalidations when @tlb was last emptied
+ * @access_seq: odd while an access (a translation and the bus access it
+ *	names) is in flight; bumped (seq_cst) as each starts and ends, so
+ *	that an invalidator can wait for the accesses that may have used a
+ *	stale translation (loom_mmu_quiesce())
  * @tlb: LOOM_TLB_ENTRIES leaf translations, direct-mapped by VA page
  *
  * The TLB outlives jobs, as a real one does: a PTE changed without an
@@ -80,6 +84,7 @@ struct loom_mmu {
 	enum loom_mmu_fault fault;
 	const uint32_t *invalidations;
 	uint32_t tlb_generation;
+	uint32_t access_seq;
 	struct loom_tlb_entry tlb[LOOM_TLB_ENTRIES];
 };
 
@@ -93,6 +98,27 @@ int loom_mmu_translate(struct loom_mmu *mmu, uint64_t va, bool write,
 
 /* Empties the TLB (core reset); the owner of @mmu calls it. */
 void loom_mmu_flush(struct loom_mmu *mmu);
+
+/*
+ * An access through the MMU: loom_mmu_access_begin() before its
+ * translation, loom_mmu_access_end() once the bus access it translated
+ * for has completed.  loom_mmu_read() and loom_mmu_write() do it; a caller
+ * that translates and then uses the bus itself (cp.c's fabric loads and
+ * stores) brackets the two.
+ */
+void loom_mmu_access_begin(struct loom_mmu *mmu);
+void loom_mmu_access_end(struct loom_mmu *mmu);
+
+/*
+ * The invalidator's half (LOOM_REG_MMU_INVALIDATE), from another thread,
+ * after it bumped *@mmu->invalidations: returns once the access @mmu had
+ * in flight, if any, has completed.  An access that starts later sees the
+ * new count and walks the tables again; so once this returns for every
+ * core, no access uses a translation from before the invalidation.  It
+ * waits only for the bus access itself, which must not wait for the
+ * caller.
+ */
+void loom_mmu_quiesce(const struct loom_mmu *mmu);
 
 /*
  * Copies between device VAs and a buffer, page by page.  Returns
@@ -233,6 +259,14 @@ void loom_fabric_destroy(struct loom_fabric *f);
 enum loom_config_error loom_fabric_configure(struct loom_fabric *f,
 					     const void *image, size_t size);
 bool loom_fabric_configured(const struct loom_fabric *f);
+
+/*
+ * Unloads the configuration and empties the fabric: no token, occupancy,
+ * firing or blocked/waiting count of an earlier run is left for
+ * loom_fabric_dump().  Every job starts with it (uapi: nothing carries
+ * over between jobs).
+ */
+void loom_fabric_reset(struct loom_fabric *f);
 
 /*
  * Runs @d to completion: every instance or item injected and the fabric

@@ -265,9 +265,12 @@ static bool params_ok(const struct loom_fabric_params *p)
 
 /*
  * Gives every buffer of a layout of @slots per PE its capacity and its
- * place in the pool, all empty.
+ * place in the pool, all empty.  Returns the pool entries the layout
+ * uses: loom_fabric_create() sizes the pool with the largest layout, so
+ * that every buffer, the drop and the last port queue included, is inside
+ * it whatever a configuration asks for.
  */
-static void layout_buffers(struct loom_fabric *f, unsigned slots)
+static size_t layout_buffers(struct loom_fabric *f, unsigned slots)
 {
 	unsigned b, total;
 	uint32_t slot = 0;
@@ -288,6 +291,7 @@ static void layout_buffers(struct loom_fabric *f, unsigned slots)
 	memset(f->head, 0, total);
 	f->drop = f->ntiles * f->tile_bufs;
 	f->cap[f->drop] = 255;	/* never full: its count stays 0 */
+	return slot;
 }
 
 struct loom_fabric *loom_fabric_create(const struct loom_fabric_params *p)
@@ -310,12 +314,11 @@ struct loom_fabric *loom_fabric_create(const struct loom_fabric_params *p)
 	f->head = calloc(nb, 1);
 	f->cap = calloc(nb, 1);
 	f->base = calloc(nb, sizeof(*f->base));
-	npool = (size_t)ntiles * (LOOM_PE_SLOTS * (3 * p->fifo_depth +
-						  LOOM_LINK_DEPTH) +
-				  4 * LOOM_LINK_DEPTH) +
-		LOOM_MAX_PORTS * LOOM_LINK_DEPTH;
-	f->pool = calloc(npool, sizeof(*f->pool));
-	f->tag = calloc(npool, sizeof(*f->tag));
+	if (f->cnt && f->head && f->cap && f->base) {
+		npool = layout_buffers(f, LOOM_PE_SLOTS);
+		f->pool = calloc(npool, sizeof(*f->pool));
+		f->tag = calloc(npool, sizeof(*f->tag));
+	}
 	f->pe = calloc((size_t)ntiles * LOOM_PE_SLOTS, sizeof(*f->pe));
 	f->group = calloc(ntiles, sizeof(*f->group));
 	f->group_of_tile = calloc(ntiles, sizeof(*f->group_of_tile));
@@ -1290,6 +1293,12 @@ static void reset_state(struct loom_fabric *f)
 	f->completions = 0;
 	f->last_blocked = 0;
 	f->last_waiting = 0;
+}
+
+void loom_fabric_reset(struct loom_fabric *f)
+{
+	f->configured = false;
+	reset_state(f);
 }
 
 static bool empty_domain(const struct loom_dispatch *d)

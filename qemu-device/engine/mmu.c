@@ -6,6 +6,7 @@
  * included, goes through here; nothing else in the engine touches job
  * memory.
  */
+#include <sched.h>
 #include <string.h>
 
 #include "engine.h"
@@ -43,13 +44,43 @@ void loom_mmu_flush(struct loom_mmu *mmu)
 }
 
 /*
+ * The access sequence pairs with the invalidation count as in Dekker's
+ * algorithm, both sides sequentially consistent: the core makes its
+ * sequence odd, then reads the count (tlb_sync()); the invalidator bumps
+ * the count, then reads the sequence.  One of them sees the other's store:
+ * either the access walks the tables again, or the invalidator waits for
+ * it.
+ */
+void loom_mmu_access_begin(struct loom_mmu *mmu)
+{
+	__atomic_fetch_add(&mmu->access_seq, 1, __ATOMIC_SEQ_CST);
+}
+
+void loom_mmu_access_end(struct loom_mmu *mmu)
+{
+	__atomic_fetch_add(&mmu->access_seq, 1, __ATOMIC_RELEASE);
+}
+
+void loom_mmu_quiesce(const struct loom_mmu *mmu)
+{
+	uint32_t seq = __atomic_load_n(&mmu->access_seq, __ATOMIC_SEQ_CST);
+
+	if (!(seq & 1))
+		return;		/* nothing in flight */
+	/* one bus access to RAM: short, and it never waits for us */
+	while (__atomic_load_n(&mmu->access_seq, __ATOMIC_ACQUIRE) == seq)
+		sched_yield();
+}
+
+/*
  * Empties the TLB if LOOM_REG_MMU_INVALIDATE was written since it was last
  * emptied.  Acquire pairs with the glue's release increment: a new count
  * implies the driver's PTE stores before its register write are visible to
  * the walk that follows.  On the hot path this is one load and a compare.
  * A walk racing with the increment may cache an old leaf, but the next
  * translation sees the new count and drops it: only accesses that started
- * before the write completed can use it.
+ * before the write completed can use it, and the write completes only
+ * after they have (loom_mmu_quiesce()).
  */
 static void tlb_sync(struct loom_mmu *mmu)
 {
@@ -57,7 +88,8 @@ static void tlb_sync(struct loom_mmu *mmu)
 
 	if (!mmu->invalidations)
 		return;
-	now = __atomic_load_n(mmu->invalidations, __ATOMIC_ACQUIRE);
+	/* seq_cst: after loom_mmu_access_begin()'s store (see there) */
+	now = __atomic_load_n(mmu->invalidations, __ATOMIC_SEQ_CST);
 	if (now != mmu->tlb_generation) {
 		loom_mmu_flush(mmu);
 		mmu->tlb_generation = now;
@@ -114,12 +146,15 @@ int loom_mmu_read(struct loom_mmu *mmu, uint64_t va, void *buf, size_t len)
 	while (len) {
 		size_t n = page_chunk(va, len);
 		uint64_t addr;
-		int ret = loom_mmu_translate(mmu, va, false, &addr);
+		int ret;
 
+		loom_mmu_access_begin(mmu);
+		ret = loom_mmu_translate(mmu, va, false, &addr);
+		if (!ret && mmu->bus->read(mmu->bus->opaque, addr, p, n))
+			ret = LOOM_STATUS_DMA_ERROR;
+		loom_mmu_access_end(mmu);
 		if (ret)
 			return ret;
-		if (mmu->bus->read(mmu->bus->opaque, addr, p, n))
-			return LOOM_STATUS_DMA_ERROR;
 		va += n;
 		p += n;
 		len -= n;
@@ -135,12 +170,15 @@ int loom_mmu_write(struct loom_mmu *mmu, uint64_t va, const void *buf,
 	while (len) {
 		size_t n = page_chunk(va, len);
 		uint64_t addr;
-		int ret = loom_mmu_translate(mmu, va, true, &addr);
+		int ret;
 
+		loom_mmu_access_begin(mmu);
+		ret = loom_mmu_translate(mmu, va, true, &addr);
+		if (!ret && mmu->bus->write(mmu->bus->opaque, addr, p, n))
+			ret = LOOM_STATUS_DMA_ERROR;
+		loom_mmu_access_end(mmu);
 		if (ret)
 			return ret;
-		if (mmu->bus->write(mmu->bus->opaque, addr, p, n))
-			return LOOM_STATUS_DMA_ERROR;
 		va += n;
 		p += n;
 		len -= n;

@@ -226,4 +226,55 @@ static inline void loom_test_tree_gen(int64_t *first, int64_t *count, int64_t n,
 	}
 }
 
+/*
+ * Every edge link an input port: a LOOM_PORT_CTRL binding at each edge
+ * position (2 * width + 2 * height of them: LOOM_MAX_PORTS on the largest
+ * fabric), each token consumed by a SINK in its edge tile, in slot 0 for
+ * the north edge, 1 south, 2 east and 3 west (a corner or a one-tile-wide
+ * fabric holds several).  A version-2 image of @slots per PE, 4 to
+ * LOOM_PE_SLOTS, any fabric size; 0 when @size is too small.  A dense
+ * dispatch of n instances makes 2 * (width + height) * n firings.
+ */
+static inline size_t loom_test_config_every_port(void *buf, size_t size,
+						 unsigned width,
+						 unsigned height,
+						 unsigned slots)
+{
+	static const unsigned src[4] = {
+		LOOM_SRC_N, LOOM_SRC_E, LOOM_SRC_S, LOOM_SRC_W,
+	};
+	static const unsigned slot[4] = { 0, 2, 1, 3 };	/* by enum loom_dir */
+	struct fb *b;
+	size_t n;
+
+	if (width < 1 || height < 1 || width > LOOM_FABRIC_MAX_DIM ||
+	    height > LOOM_FABRIC_MAX_DIM || slots < 4 || slots > LOOM_PE_SLOTS)
+		return 0;
+	b = malloc(sizeof(*b));
+	if (!b)
+		return 0;
+	fb_init(b, width, height);
+	fb_slots(b, slots);
+	for (unsigned side = LOOM_DIR_N; side <= LOOM_DIR_W; side++) {
+		unsigned len = side == LOOM_DIR_N || side == LOOM_DIR_S ?
+			       width : height;
+
+		for (unsigned pos = 0; pos < len; pos++) {
+			unsigned x = side == LOOM_DIR_E ? width - 1 :
+				     side == LOOM_DIR_W ? 0 : pos;
+			unsigned y = side == LOOM_DIR_S ? height - 1 :
+				     side == LOOM_DIR_N ? 0 : pos;
+
+			fb_port(b, side, pos, LOOM_PORT_CTRL, 0);
+			fb_slot_pe(b, x, y, slot[side], LOOM_OP_SINK,
+				   LOOM_TYPE_I64, 0, 0);
+			fb_slot_route(b, x, y, slot[side], LOOM_OUT_PE_A,
+				      src[side]);
+		}
+	}
+	n = fb_image(b, buf, size);
+	free(b);
+	return n;
+}
+
 #endif /* LOOM_TEST_CONFIGS_H */

@@ -5,6 +5,9 @@
  * fabric.  Every typed error, fault injection, the state dump, and the two
  * hand-built programs (vector add, tree-child spawner) checked against C.
  */
+#include <pthread.h>
+#include <unistd.h>
+
 #include "check.h"
 #include "configs.h"
 #include "cp_fixture.h"
@@ -287,6 +290,35 @@ static struct loom_hw_completion run_items(uint32_t n, uint64_t table,
 	emit_operands(1, &table);
 	emit_items(n, payloads, results, cap);
 	return run();
+}
+
+/*
+ * A DISPATCH_ITEMS of more than LOOM_MAX_ITEMS items is refused before any
+ * item runs: the device holds a child count per item of the packet, and a
+ * guest must not size that (up to 16 GiB per core before the cap).
+ */
+TEST(items_beyond_the_cap_are_refused)
+{
+	const uint64_t table = DATA_VA, payloads = DATA_VA + 0x1000;
+	const uint64_t results = DATA_VA + 0x2000;
+	static const int64_t counts[] = { 1 };
+	struct loom_hw_completion d;
+
+	setup();
+	items_setup(counts, 1, table, payloads, results, 4);
+	d = run_items(LOOM_MAX_ITEMS + 1, table, payloads, results, 4);
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	CHECK_EQ(LOOM_PKT_DISPATCH_ITEMS, d.packet_opcode);
+	CHECK_EQ(0, d.counters.items);
+	CHECK_EQ(0, d.counters.cycles);
+	d = run_items(UINT32_MAX, table, payloads, results, 4);
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
+	CHECK_EQ(0, d.counters.items);
+	/* at the cap the packet runs (and faults where the payloads end) */
+	d = run_items(LOOM_MAX_ITEMS, table, payloads, results, 4);
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, d.status);
+	CHECK(d.counters.items > 0);
+	teardown();
 }
 
 /*
@@ -720,6 +752,36 @@ TEST(deadlock_dump_explains)
 	teardown();
 }
 
+/*
+ * uapi: nothing carries over between jobs, the state dump included.  Job
+ * A deadlocks and leaves a token waiting in tile 0; job B fails at its
+ * first packet, before any dispatch: its dump shows an empty fabric.
+ */
+TEST(dump_shows_nothing_of_the_previous_job)
+{
+	struct loom_hw_dump *hdr = (struct loom_hw_dump *)dump;
+	struct loom_hw_dump_tile *tiles = (struct loom_hw_dump_tile *)(hdr + 1);
+	const uint32_t bad_opcode = LOOM_PKT_HEADER(LOOM_PKT_OPCODE_COUNT, 1);
+	static const struct loom_hw_dump_tile empty;
+
+	setup();
+	emit_load_config(CONFIG_VA, put_deadlock_config(LOOM_PORT_CTRL));
+	emit_dense(0, NULL);
+	REQUIRE_EQ(LOOM_STATUS_DEADLOCK, run().status);
+	REQUIRE_EQ(1, hdr->waiting);
+	REQUIRE_EQ(1, tiles[0].fifo[0]);
+
+	memset(dump, 0xa5, sizeof(dump));
+	CHECK_EQ(LOOM_STATUS_BAD_OPCODE, run_words(1, &bad_opcode).status);
+	REQUIRE(dump_len == LOOM_DUMP_SIZE(16));
+	CHECK_EQ(LOOM_STATUS_BAD_OPCODE, hdr->status);
+	CHECK_EQ(0, hdr->blocked);
+	CHECK_EQ(0, hdr->waiting);
+	for (unsigned t = 0; t < 16; t++)
+		CHECK(!memcmp(&tiles[t], &empty, sizeof(empty)));
+	teardown();
+}
+
 TEST(timestamp_and_progress)
 {
 	uint64_t before;
@@ -839,6 +901,72 @@ TEST(tlb_outlives_jobs_until_invalidated)
 	teardown();
 }
 
+/*
+ * LOOM_REG_MMU_INVALIDATE is acknowledged only once the accesses in flight
+ * have completed.  A bus whose write to one page takes 100 ms stands for
+ * a store in flight; another thread invalidates as that store starts, as
+ * the glue's register write does, and finds the store landed when
+ * loom_mmu_quiesce() returns, not still to come (the driver would then
+ * free the page under it).
+ */
+static struct {
+	struct loom_bus bus;
+	uint64_t slow_page;
+	int in_flight, landed;
+} slow;
+
+static int slow_write(void *opaque, uint64_t addr, const void *buf, size_t len)
+{
+	int ret;
+
+	(void)opaque;
+	if ((addr & ~(uint64_t)(LOOM_PAGE_SIZE - 1)) != slow.slow_page)
+		return bus.bus.write(bus.bus.opaque, addr, buf, len);
+	__atomic_store_n(&slow.in_flight, 1, __ATOMIC_SEQ_CST);
+	usleep(100 * 1000);
+	ret = bus.bus.write(bus.bus.opaque, addr, buf, len);
+	__atomic_store_n(&slow.landed, 1, __ATOMIC_SEQ_CST);
+	return ret;
+}
+
+static uint32_t invalidations;
+static int landed_at_ack = -1;
+
+static void *invalidator(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&slow.in_flight, __ATOMIC_SEQ_CST))
+		usleep(100);
+	__atomic_fetch_add(&invalidations, 1, __ATOMIC_SEQ_CST);
+	loom_mmu_quiesce(&core.mmu);
+	landed_at_ack = __atomic_load_n(&slow.landed, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+TEST(invalidation_waits_for_the_store_in_flight)
+{
+	uint64_t c = DATA_VA + 0x21000;
+	pthread_t t;
+
+	setup();
+	core.mmu.invalidations = &invalidations;
+	slow.bus = (struct loom_bus){
+		.opaque = NULL, .read = bus.bus.read, .write = slow_write,
+	};
+	slow.bus.opaque = bus.bus.opaque;
+	slow.slow_page = *fake_bus_leaf(&bus, c) & LOOM_PTE_ADDR_MASK;
+	core.bus = &slow.bus;
+	poke64(DATA_VA, 21);
+	REQUIRE(!pthread_create(&t, NULL, invalidator, NULL));
+	CHECK_EQ(LOOM_STATUS_OK, vector_add(1, DATA_VA, DATA_VA, c).status);
+	pthread_join(t, NULL);
+	CHECK_EQ(1, slow.landed);
+	CHECK_EQ(1, landed_at_ack);
+	CHECK_EQ(42, peek64(c));
+	core.bus = &bus.bus;
+	teardown();
+}
+
 int main(void)
 {
 	RUN(vector_add_matches_c);
@@ -846,6 +974,7 @@ int main(void)
 	RUN(same_job_same_results_and_counters);
 	RUN(tree_spawner_bfs_matches_c);
 	RUN(child_overflow_names_the_item);
+	RUN(items_beyond_the_cap_are_refused);
 	RUN(items_in_one_dispatch_match_one_per_dispatch);
 	RUN(items_overflow_on_a_middle_item_names_it);
 	RUN(items_fault_mid_dispatch);
@@ -862,10 +991,12 @@ int main(void)
 	RUN(injected_faults_are_consumed);
 	RUN(stop_gives_status_and_dump);
 	RUN(deadlock_dump_explains);
+	RUN(dump_shows_nothing_of_the_previous_job);
 	RUN(timestamp_and_progress);
 	RUN(corrupt_dump_fails_as_dma_error_with_a_lying_header);
 	RUN(wrong_seqno_skews_only_the_record);
 	RUN(queue_injections_leave_the_job_alone);
 	RUN(tlb_outlives_jobs_until_invalidated);
+	RUN(invalidation_waits_for_the_store_in_flight);
 	return checks_done();
 }

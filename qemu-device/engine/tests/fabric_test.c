@@ -1725,6 +1725,64 @@ TEST(const_reads_an_operand)
 	loom_fabric_destroy(f);
 }
 
+/*
+ * The largest geometry the device accepts: a 16x16 fabric, a configuration
+ * of LOOM_PE_SLOTS slots per PE and LOOM_MAX_PORTS port bindings
+ * (configs.h).  Every port queue, the last binding's included, must lie
+ * inside the fabric's buffer pool: ASan watches the injections.
+ */
+TEST(largest_geometry_every_port)
+{
+	const unsigned d = LOOM_FABRIC_MAX_DIM;
+	struct loom_fabric *f = fabric(d, d, LOOM_DEFAULT_MEM_PORTS,
+				       LOOM_DEFAULT_LOAD_LATENCY);
+	size_t len = loom_test_config_every_port(image, sizeof(image), d, d,
+						 LOOM_PE_SLOTS);
+	struct fake_mem *m = new_mem();
+	struct dump *dp = malloc(sizeof(*dp));
+	struct loom_hw_counters c;
+	int64_t n = 9;
+
+	REQUIRE(f && dp);
+	REQUIRE_EQ(LOOM_CONFIG_SIZE(d * d * LOOM_PE_SLOTS, LOOM_MAX_PORTS), len);
+	REQUIRE_EQ(LOOM_CONFIG_OK, loom_fabric_configure(f, image, len));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, NULL, 0, 1, &n, &c));
+	CHECK_EQ(n, c.instances);
+	CHECK_EQ(LOOM_MAX_PORTS * n, c.firings);
+	take_dump(f, dp);
+	CHECK_EQ(d, dp->h.width);
+	CHECK_EQ(d, dp->h.height);
+	CHECK_EQ(2 * n, tile(dp, d - 1, d - 1)->firings);	/* S and E */
+	free(dp);
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+/* Every fabric size the device accepts, every edge link a port. */
+TEST(every_geometry_every_port)
+{
+	struct fake_mem *m = new_mem();
+	struct loom_hw_counters c;
+	int64_t n = 3;
+
+	for (unsigned w = 1; w <= LOOM_FABRIC_MAX_DIM; w++) {
+		for (unsigned h = 1; h <= LOOM_FABRIC_MAX_DIM; h++) {
+			struct loom_fabric *f = fabric(w, h, 1, 1);
+			size_t len = loom_test_config_every_port(image,
+					sizeof(image), w, h, 4 + (w + h) % 5);
+
+			REQUIRE(f && len);
+			CHECK_EQ(LOOM_CONFIG_OK,
+				 loom_fabric_configure(f, image, len));
+			CHECK_EQ(LOOM_STATUS_OK,
+				 run_dense(f, m, NULL, 0, 1, &n, &c));
+			CHECK_EQ(2 * (w + h) * n, c.firings);
+			loom_fabric_destroy(f);
+		}
+	}
+	free_mem(m);
+}
+
 int main(void)
 {
 	RUN(create_params);
@@ -1763,5 +1821,7 @@ int main(void)
 	RUN(reconfigure_between_slot_layouts);
 	RUN(slot_configure_errors);
 	RUN(const_reads_an_operand);
+	RUN(largest_geometry_every_port);
+	RUN(every_geometry_every_port);
 	return checks_done();
 }

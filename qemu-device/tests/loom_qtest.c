@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * loom_qtest: the loom-cgra device in a real QEMU, driven through QEMU's
+ * qtest protocol (-accel qtest -qtest stdio: the test plays the CPU, one
+ * command a line, "OK [value]" back), with no guest kernel: PCI
+ * configuration through ports 0xcf8/0xcfc, guest RAM and the BAR with
+ * qtest's read/write commands.
+ *
+ * What it checks is what a guest kernel could not check safely: a job
+ * whose completion record, state dump or ring lies on the device's own
+ * registers.  Such a DMA used to run the device's own MMIO handler on the
+ * core thread, which held the core's lock (a self-deadlock on Q_BASE, on
+ * LOOM_CORE_RESET a wait for itself), freezing QEMU.  Now the device
+ * refuses every access that is not to RAM as a DMA error, and every
+ * check ends within its timeout.
+ *
+ *   loom_qtest QEMU_BINARY
+ *
+ * One TAP line per test, then "N passed, N failed".
+ */
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/pci_regs.h>
+
+#include "loom_device.h"
+
+#define PCI_CONFIG_ADDRESS	0xcf8
+#define PCI_CONFIG_DATA		0xcfc
+#define LOOM_SLOT		4		/* -device loom-cgra,addr=4.0 */
+#define BAR0			0xe0000000ULL	/* in q35's 32-bit PCI hole */
+#define RING			0x100000ULL	/* guest RAM */
+#define RECORD			0x101000ULL
+#define REPLY_TIMEOUT_MS	5000
+
+static const char *qemu_binary;
+static pid_t qemu_pid;
+static FILE *to_qemu;
+static int from_qemu = -1;
+static char reply[512];
+static bool hung;		/* QEMU stopped answering */
+static int passed, failed, current_failed;
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		printf("#   %s:%d: CHECK(%s) failed\n", __FILE__,	\
+		       __LINE__, #cond);				\
+		current_failed = 1;					\
+	}								\
+} while (0)
+
+/* ---- the qtest connection ------------------------------------------------ */
+
+static bool qemu_start(void)
+{
+	int in[2], out[2];
+
+	if (pipe(in) || pipe(out))
+		return false;
+	qemu_pid = fork();
+	if (qemu_pid < 0)
+		return false;
+	if (!qemu_pid) {
+		char dev[64];
+
+		snprintf(dev, sizeof(dev), "loom-cgra,addr=%d.0", LOOM_SLOT);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(qemu_binary, qemu_binary, "-machine", "q35", "-accel",
+		      "qtest", "-qtest", "stdio", "-qtest-log", "/dev/null",
+		      "-display", "none",
+		      "-nodefaults", "-m", "128", "-L", "/usr/share/qemu",
+		      "-L", "/usr/share/seabios", "-device", dev, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	to_qemu = fdopen(in[1], "w");
+	from_qemu = out[0];
+	hung = false;
+	return to_qemu != NULL;
+}
+
+static void qemu_stop(void)
+{
+	if (to_qemu)
+		fclose(to_qemu);
+	to_qemu = NULL;
+	if (from_qemu >= 0)
+		close(from_qemu);
+	from_qemu = -1;
+	if (qemu_pid > 0) {
+		kill(qemu_pid, SIGKILL);
+		waitpid(qemu_pid, NULL, 0);
+	}
+	qemu_pid = 0;
+}
+
+/* Reads one line of QEMU's answer into reply[]; false after the timeout. */
+static bool read_line(void)
+{
+	size_t n = 0;
+
+	while (n < sizeof(reply) - 1) {
+		struct pollfd p = { .fd = from_qemu, .events = POLLIN };
+		char ch;
+
+		if (poll(&p, 1, REPLY_TIMEOUT_MS) <= 0 ||
+		    read(from_qemu, &ch, 1) != 1)
+			return false;
+		if (ch == '\n')
+			break;
+		reply[n++] = ch;
+	}
+	reply[n] = 0;
+	return true;
+}
+
+/*
+ * Sends one command and waits for its "OK"; the value after it, if any.
+ * Once QEMU has not answered in time, every later command fails at once.
+ */
+static uint64_t cmd(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (hung)
+		return ~0ULL;
+	va_start(ap, fmt);
+	vfprintf(to_qemu, fmt, ap);
+	va_end(ap);
+	fputc('\n', to_qemu);
+	fflush(to_qemu);
+	do {
+		if (!read_line()) {
+			printf("#   QEMU did not answer within %d ms: hung\n",
+			       REPLY_TIMEOUT_MS);
+			hung = true;
+			current_failed = 1;
+			return ~0ULL;
+		}
+	} while (strncmp(reply, "OK", 2));	/* skip asynchronous lines */
+	return strtoull(reply + 2, NULL, 0);
+}
+
+static uint32_t reg_read(uint32_t reg)
+{
+	return (uint32_t)cmd("readl 0x%" PRIx64, BAR0 + reg);
+}
+
+static void reg_write(uint32_t reg, uint32_t val)
+{
+	cmd("writel 0x%" PRIx64 " 0x%x", BAR0 + reg, val);
+}
+
+static void mem_write(uint64_t addr, const void *buf, size_t len)
+{
+	char hex[2 * 256 + 1];
+	const uint8_t *p = buf;
+
+	for (size_t i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", p[i]);
+	cmd("write 0x%" PRIx64 " 0x%zx 0x%s", addr, len, hex);
+}
+
+static void config_write(unsigned reg, uint32_t val)
+{
+	cmd("outl 0x%x 0x%x", PCI_CONFIG_ADDRESS,
+	    0x80000000U | LOOM_SLOT << 11 | reg);
+	cmd("outl 0x%x 0x%x", PCI_CONFIG_DATA, val);
+}
+
+static uint32_t config_read(unsigned reg)
+{
+	cmd("outl 0x%x 0x%x", PCI_CONFIG_ADDRESS,
+	    0x80000000U | LOOM_SLOT << 11 | reg);
+	return (uint32_t)cmd("inl 0x%x", PCI_CONFIG_DATA);
+}
+
+/* ---- the device ---------------------------------------------------------- */
+
+/* A QEMU with the device's BAR0 at BAR0, memory and bus mastering on. */
+static bool device_up(void)
+{
+	if (!qemu_start())
+		return false;
+	if (config_read(PCI_VENDOR_ID) !=
+	    (LOOM_PCI_VENDOR_ID | LOOM_PCI_DEVICE_ID << 16))
+		return false;
+	config_write(PCI_BASE_ADDRESS_0, (uint32_t)BAR0);
+	config_write(PCI_BASE_ADDRESS_1, (uint32_t)(BAR0 >> 32));
+	config_write(PCI_COMMAND, PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	return reg_read(LOOM_REG_ID) == LOOM_ID_MAGIC;
+}
+
+/* Core 0's register @reg. */
+static uint32_t core_reg(uint32_t reg)
+{
+	return LOOM_CORE_BASE(0) + reg;
+}
+
+/* Brings core 0's two-entry ring at @ring up and submits @job at entry 0. */
+static void submit(uint64_t ring, const struct loom_hw_job *job)
+{
+	mem_write(RING, job, sizeof(*job));
+	reg_write(core_reg(LOOM_CORE_Q_BASE_LO), (uint32_t)ring);
+	reg_write(core_reg(LOOM_CORE_Q_BASE_HI), (uint32_t)(ring >> 32));
+	reg_write(core_reg(LOOM_CORE_Q_SIZE), 2);
+	reg_write(core_reg(LOOM_CORE_CTRL), LOOM_CTRL_ENABLE);
+	reg_write(core_reg(LOOM_CORE_Q_TAIL), 1);
+}
+
+/* Waits (polling, QEMU answering) until @reg & @mask; false on a timeout. */
+static bool wait_for(uint32_t reg, uint32_t mask)
+{
+	for (int i = 0; i < 2000 && !hung; i++) {
+		if (reg_read(reg) & mask)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* ---- tests ----------------------------------------------------------------- */
+
+/*
+ * An empty job (no packet: no memory access of its own) whose completion
+ * record names @target in the BAR: the record is refused as a DMA error
+ * and the queue goes on.
+ */
+static void record_into_bar(uint32_t target, uint64_t seqno)
+{
+	struct loom_hw_job job = {
+		.seqno = seqno,
+		.completion = BAR0 + target,
+	};
+
+	CHECK(device_up());
+	submit(RING, &job);
+	CHECK(wait_for(core_reg(LOOM_CORE_Q_HEAD), 1));
+	CHECK(reg_read(LOOM_REG_ERROR_STATUS) & LOOM_ERROR_COMPLETION_DMA);
+	/* nothing of the record landed in the registers */
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_BASE_LO)) == (uint32_t)RING);
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_BASE_HI)) == 0);
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_SIZE)) == 2);
+	CHECK(reg_read(core_reg(LOOM_CORE_CTRL)) == LOOM_CTRL_ENABLE);
+	CHECK(reg_read(core_reg(LOOM_CORE_COMPLETED)) == (uint32_t)seqno);
+	/* and QEMU still answers: a reset of the core returns */
+	reg_write(core_reg(LOOM_CORE_RESET), LOOM_RESET_MAGIC);
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_HEAD)) == 0);
+	qemu_stop();
+}
+
+/*
+ * The record over the core's queue registers from Q_BASE_HI on (its first
+ * access, 4-byte aligned only, is a 32-bit register write, which takes the
+ * core's lock: a self-deadlock before).
+ */
+static void test_record_onto_queue_registers(void)
+{
+	record_into_bar(core_reg(LOOM_CORE_Q_BASE_HI), 7);
+}
+
+/* The record's seqno onto LOOM_CORE_RESET (a reset waiting for itself). */
+static void test_record_onto_core_reset(void)
+{
+	record_into_bar(core_reg(LOOM_CORE_RESET), LOOM_RESET_MAGIC);
+}
+
+/*
+ * A job that faults (its command fetch walks a zeroed page table), with
+ * the state dump buffer on the core's registers from Q_BASE_HI on (a
+ * self-deadlock before, as for the record): the dump is refused, the
+ * record (in RAM) is written, DUMP_VALID stays clear.
+ */
+static void test_dump_onto_registers(void)
+{
+	struct loom_hw_job job = {
+		.cmd_size = 4,
+		.pt_root = RECORD + 0x1000,	/* zeroed RAM: nothing mapped */
+		.seqno = 9,
+		.completion = RECORD,
+	};
+	const uint64_t dump = BAR0 + core_reg(LOOM_CORE_Q_BASE_HI);
+
+	CHECK(device_up());
+	reg_write(core_reg(LOOM_CORE_DUMP_LO), (uint32_t)dump);
+	reg_write(core_reg(LOOM_CORE_DUMP_HI), (uint32_t)(dump >> 32));
+	reg_write(core_reg(LOOM_CORE_DUMP_SIZE), LOOM_DUMP_MAX_SIZE);
+	submit(RING, &job);
+	CHECK(wait_for(core_reg(LOOM_CORE_Q_HEAD), 1));
+	CHECK(cmd("readl 0x%" PRIx64, RECORD +
+		  offsetof(struct loom_hw_completion, status)) ==
+	      LOOM_STATUS_MMU_FAULT);
+	CHECK(!(reg_read(core_reg(LOOM_CORE_STATUS)) & LOOM_CORE_DUMP_VALID));
+	CHECK(!(reg_read(LOOM_REG_ERROR_STATUS) & LOOM_ERROR_COMPLETION_DMA));
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_BASE_HI)) == 0);
+	qemu_stop();
+}
+
+/* A ring in the BAR: the descriptor read is refused (RING_DMA). */
+static void test_ring_in_bar(void)
+{
+	const uint64_t ring = BAR0 + LOOM_CORE_BASE(LOOM_MAX_CORES);
+
+	CHECK(device_up());
+	reg_write(core_reg(LOOM_CORE_Q_BASE_LO), (uint32_t)ring);
+	reg_write(core_reg(LOOM_CORE_Q_BASE_HI), (uint32_t)(ring >> 32));
+	reg_write(core_reg(LOOM_CORE_Q_SIZE), 2);
+	reg_write(core_reg(LOOM_CORE_CTRL), LOOM_CTRL_ENABLE);
+	reg_write(core_reg(LOOM_CORE_Q_TAIL), 1);
+	CHECK(wait_for(LOOM_REG_ERROR_STATUS, LOOM_ERROR_RING_DMA));
+	CHECK(!(reg_read(core_reg(LOOM_CORE_CTRL)) & LOOM_CTRL_ENABLE));
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_HEAD)) == 0);
+	qemu_stop();
+}
+
+#define RUN(name) do {							\
+	current_failed = 0;						\
+	test_##name();							\
+	if (current_failed)						\
+		failed++;						\
+	else								\
+		passed++;						\
+	printf("%s %d - %s\n", current_failed ? "not ok" : "ok",	\
+	       passed + failed, #name);					\
+	fflush(stdout);							\
+} while (0)
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: loom_qtest QEMU_BINARY\n");
+		return 2;
+	}
+	qemu_binary = argv[1];
+	signal(SIGPIPE, SIG_IGN);	/* a hung or dead QEMU fails the test */
+	RUN(record_onto_queue_registers);
+	RUN(record_onto_core_reset);
+	RUN(dump_onto_registers);
+	RUN(ring_in_bar);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
