@@ -45,7 +45,7 @@
 			 DRM_LOOM_FEATURE_DEADLINE | DRM_LOOM_FEATURE_JOB_INFO | \
 			 DRM_LOOM_FEATURE_FDINFO | DRM_LOOM_FEATURE_SUBMIT_NONBLOCK | \
 			 LOOM_FEATURE_NODE | LOOM_FEATURE_URING_CANCEL | \
-			 DRM_LOOM_FEATURE_URING_JOB_ID)
+			 DRM_LOOM_FEATURE_URING_JOB_ID | DRM_LOOM_FEATURE_TIMELINE)
 
 unsigned int loom_max_pinned_mb = 1024;
 module_param_named(max_pinned_mb, loom_max_pinned_mb, uint, 0644);
@@ -366,7 +366,8 @@ static const struct file_operations loom_drm_fops = {
 };
 
 static const struct drm_driver loom_drm_driver = {
-	.driver_features = DRIVER_GEM | LOOM_DRIVER_NODE | DRIVER_SYNCOBJ,
+	.driver_features = DRIVER_GEM | LOOM_DRIVER_NODE | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
 	.open = loom_open,
 	.postclose = loom_postclose,
 	.gem_create_object = loom_gem_create_object,

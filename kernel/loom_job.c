@@ -26,6 +26,7 @@
  */
 
 #include <linux/devcoredump.h>
+#include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -484,38 +485,70 @@ static int loom_job_set_cmd(struct loom_job *job, struct drm_file *file,
 	return loom_job_add_bo(job, obj, false);
 }
 
-static int loom_job_add_syncobj_deps(struct loom_job *job, struct drm_file *file,
-				     const struct drm_loom_submit *args)
+/* One in-fence: a binary handle's fence, or a timeline point's. */
+static int loom_job_add_in_fence(struct loom_job *job, struct drm_file *file,
+				 const struct drm_loom_syncobj_point *p,
+				 bool nonblock)
 {
-	u32 *handles;
+	struct dma_fence *fence;
+	int ret;
+
+	if (p->flags & ~DRM_LOOM_SYNC_FLAGS)
+		return -EINVAL;
+	/* ENOENT: no such syncobj; EINVAL: no fence (at that point) */
+	ret = drm_syncobj_find_fence(file, p->handle, p->point, 0, &fence);
+	if (ret == -EINVAL && (p->flags & DRM_LOOM_SYNC_WAIT_FOR_SUBMIT)) {
+		/* io_uring retries from its worker, where waiting is fine */
+		if (nonblock)
+			return -EAGAIN;
+		ret = drm_syncobj_find_fence(file, p->handle, p->point,
+					     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+					     &fence);
+	}
+	if (ret)
+		return ret;
+	return drm_sched_job_add_dependency(&job->base, fence);
+}
+
+/* Reads the in-syncobjs, plain handles or timeline points, once. */
+static int loom_job_add_syncobj_deps(struct loom_job *job, struct drm_file *file,
+				     const struct drm_loom_submit *args,
+				     bool nonblock)
+{
+	void __user *user = u64_to_user_ptr(args->in_syncobjs);
+	bool timeline = args->flags & DRM_LOOM_SUBMIT_TIMELINE;
+	size_t size = timeline ? sizeof(struct drm_loom_syncobj_point) : sizeof(u32);
+	struct drm_loom_syncobj_point p = {};
+	void *in;
 	u32 i;
 	int ret = 0;
 
 	if (!args->in_syncobj_count)
 		return 0;
-	handles = kvmalloc_array(args->in_syncobj_count, sizeof(*handles),
-				 GFP_KERNEL_ACCOUNT);
-	if (!handles)
+	in = kvmalloc_array(args->in_syncobj_count, size, GFP_KERNEL_ACCOUNT);
+	if (!in)
 		return -ENOMEM;
-	if (copy_from_user(handles, u64_to_user_ptr(args->in_syncobjs),
-			   args->in_syncobj_count * sizeof(*handles)))
+	if (copy_from_user(in, user, args->in_syncobj_count * size))
 		ret = -EFAULT;
 	for (i = 0; i < args->in_syncobj_count && !ret; i++) {
-		struct dma_fence *fence;
-
-		/* ENOENT: no such syncobj; EINVAL: it has no fence */
-		ret = drm_syncobj_find_fence(file, handles[i], 0, 0, &fence);
-		if (!ret)
-			ret = drm_sched_job_add_dependency(&job->base, fence);
+		if (timeline)
+			p = ((struct drm_loom_syncobj_point *)in)[i];
+		else
+			p.handle = ((u32 *)in)[i];
+		ret = loom_job_add_in_fence(job, file, &p, nonblock);
 	}
-	kvfree(handles);
+	kvfree(in);
 	return ret;
 }
 
 static int loom_submit_check(struct loom_device *ldev, struct loom_file *lf,
 			     const struct drm_loom_submit *args)
 {
-	if ((args->flags & ~DRM_LOOM_SUBMIT_FLAGS) || args->pad)
+	if (args->flags & ~DRM_LOOM_SUBMIT_FLAGS)
+		return -EINVAL;
+	/* A point needs a timeline submit and a syncobj to put it on. */
+	if (args->out_point && (!(args->flags & DRM_LOOM_SUBMIT_TIMELINE) ||
+				!args->out_syncobj))
 		return -EINVAL;
 	if (args->queue >= ldev->num_cores)
 		return -EINVAL;
@@ -552,8 +585,26 @@ static int loom_inflight_get(struct loom_file *lf, bool nonblock)
  * Locks the BOs, waits on their fences, then queues and publishes the job.
  * *@done receives a reference to its done fence.
  */
+/* Where the job's done fence goes: a syncobj, and a point of it or none. */
+struct loom_out_sync {
+	struct drm_syncobj *syncobj;
+	struct dma_fence_chain *chain;
+	u64 point;
+};
+
+static void loom_out_sync_signal(struct loom_out_sync *out, struct dma_fence *done)
+{
+	if (out->chain) {
+		/* The syncobj takes the chain node */
+		drm_syncobj_add_point(out->syncobj, out->chain, done, out->point);
+		out->chain = NULL;
+	} else if (out->syncobj) {
+		drm_syncobj_replace_fence(out->syncobj, done);
+	}
+}
+
 static int loom_job_push(struct loom_device *ldev, struct loom_job *job,
-			 struct drm_syncobj *out, struct dma_fence **done)
+			 struct loom_out_sync *out, struct dma_fence **done)
 {
 	struct ww_acquire_ctx ctx;
 	u32 i;
@@ -590,9 +641,31 @@ static int loom_job_push(struct loom_device *ldev, struct loom_job *job,
 		dma_resv_add_fence(job->bos[i]->resv, *done, job->bo_write[i] ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
 	drm_gem_unlock_reservations(job->bos, job->bo_count, &ctx);
-	if (out)
-		drm_syncobj_replace_fence(out, *done);
+	loom_out_sync_signal(out, *done);
 	return 0;
+}
+
+/* Looks up the out-syncobj and, for a timeline point, allocates its node. */
+static int loom_out_sync_get(struct loom_out_sync *out, struct drm_file *file,
+			     const struct drm_loom_submit *args)
+{
+	if (!args->out_syncobj)
+		return 0;
+	out->syncobj = drm_syncobj_find(file, args->out_syncobj);
+	if (!out->syncobj)
+		return -ENOENT;
+	if (!args->out_point)
+		return 0;
+	out->point = args->out_point;
+	out->chain = dma_fence_chain_alloc();
+	return out->chain ? 0 : -ENOMEM;
+}
+
+static void loom_out_sync_put(struct loom_out_sync *out)
+{
+	dma_fence_chain_free(out->chain);
+	if (out->syncobj)
+		drm_syncobj_put(out->syncobj);
 }
 
 /*
@@ -604,7 +677,7 @@ int loom_submit(struct loom_device *ldev, struct drm_file *file,
 		struct drm_loom_submit *args, bool nonblock, struct dma_fence **done)
 {
 	struct loom_file *lf = file->driver_priv;
-	struct drm_syncobj *out = NULL;
+	struct loom_out_sync out = {};
 	struct dma_fence *fence = NULL;
 	struct loom_job *job;
 	int ret;
@@ -631,19 +704,16 @@ int loom_submit(struct loom_device *ldev, struct drm_file *file,
 		ret = loom_job_set_cmd(job, file, args);
 	if (ret)
 		goto err_put;
-	if (args->out_syncobj) {
-		out = drm_syncobj_find(file, args->out_syncobj);
-		if (!out) {
-			ret = -ENOENT;
-			goto err_put;
-		}
-	}
+	ret = loom_out_sync_get(&out, file, args);
+	if (ret)
+		goto err_syncobj;
 	ret = loom_sched_job_init(&job->base, &lf->entity[args->queue], file);
 	if (ret)
 		goto err_syncobj;
-	ret = loom_job_add_syncobj_deps(job, file, args);
+	ret = loom_job_add_syncobj_deps(job, file, args,
+					nonblock || (args->flags & DRM_LOOM_SUBMIT_NONBLOCK));
 	if (!ret)
-		ret = loom_job_push(ldev, job, out, &fence);
+		ret = loom_job_push(ldev, job, &out, &fence);
 	if (ret) {
 		drm_sched_job_cleanup(&job->base);
 		goto err_syncobj;
@@ -655,8 +725,7 @@ int loom_submit(struct loom_device *ldev, struct drm_file *file,
 		dma_fence_put(fence);
 
 err_syncobj:
-	if (out)
-		drm_syncobj_put(out);
+	loom_out_sync_put(&out);
 err_put:
 	loom_job_put(job);
 err_inflight:

@@ -2,7 +2,8 @@
 /*
  * loom.ko's buffers and jobs: every ioctl's success path and bad-input
  * matrix, a vector add through mmap -> job -> mmap, 1000 dependent jobs by
- * ioctl and by io_uring, the job id in a CQE32 ring's CQEs, isolation
+ * ioctl and by io_uring, timeline syncobj points (order, waiting for a
+ * point's submission), the job id in a CQE32 ring's CQEs, isolation
  * between files, and recovery from an injected hang, DMA error and MMU
  * fault.
  */
@@ -83,7 +84,7 @@ TEST_F(job, submit_rejects_bad_input)
 	EXPECT_EQ(-(err), _test_submit(self->fd, &s)) TH_LOG(#field " = " #value); \
 } while (0)
 	BAD(EINVAL, flags, ~DRM_LOOM_SUBMIT_FLAGS);
-	BAD(EINVAL, pad, 1);
+	BAD(EINVAL, out_point, 1);			/* without DRM_LOOM_SUBMIT_TIMELINE */
 	BAD(EINVAL, queue, cores);
 	BAD(EINVAL, queue, ~0U);
 	BAD(ENOENT, cmd_handle, 0xdead);
@@ -266,6 +267,227 @@ TEST_F(job, thousand_jobs_through_io_uring)
 		ASSERT_EQ(i, log[1 + i]);
 	}
 	io_uring_queue_exit(&ring);
+}
+
+/* ---- timeline syncobjs (uapi 8) ------------------------------------------ */
+
+static int64_t abs_ms(int64_t ms)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec * 1000000000LL + now.tv_nsec + ms * 1000000LL;
+}
+
+/* A counter-log job that waits for @wait (if set) and signals @out_point. */
+static struct drm_loom_submit timeline_job(FIXTURE_DATA(job) *self, unsigned i,
+					   struct drm_loom_bo_ref *refs,
+					   struct drm_loom_syncobj_point *wait,
+					   uint32_t timeline, uint64_t out_point)
+{
+	struct drm_loom_submit s = submit_args(self, i, counter_cmd(self, i, i), refs, 2);
+
+	s.flags = DRM_LOOM_SUBMIT_TIMELINE;
+	s.out_syncobj = timeline;
+	s.out_point = out_point;
+	if (wait) {
+		s.in_syncobjs = (uintptr_t)wait;
+		s.in_syncobj_count = 1;
+	}
+	return s;
+}
+
+TEST_F(job, timeline_rejects_bad_points)
+{
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct drm_loom_syncobj_point p = { 0 };
+	struct drm_loom_submit s;
+	uint64_t features = 0, point = 0;
+	uint32_t tl;
+
+	ASSERT_EQ(0, _test_get_param(self->fd, DRM_LOOM_PARAM_FEATURES, 0, &features));
+	ASSERT_TRUE(features & DRM_LOOM_FEATURE_TIMELINE);
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &tl));
+	p.handle = tl;
+	s = timeline_job(self, 0, refs, NULL, 0, 1);		/* a point, no syncobj */
+	EXPECT_EQ(-EINVAL, _test_submit(self->fd, &s));
+	p.flags = ~DRM_LOOM_SYNC_FLAGS;
+	s = timeline_job(self, 0, refs, &p, tl, 1);
+	EXPECT_EQ(-EINVAL, _test_submit(self->fd, &s));
+	p.flags = 0;
+	p.handle = 0xdead;
+	EXPECT_EQ(-ENOENT, _test_submit(self->fd, &s));
+	/* a point nobody submitted: EINVAL, or EAGAIN when asked to wait but not block */
+	p.handle = tl;
+	p.point = 7;
+	EXPECT_EQ(-EINVAL, _test_submit(self->fd, &s));
+	p.flags = DRM_LOOM_SYNC_WAIT_FOR_SUBMIT;
+	s.flags |= DRM_LOOM_SUBMIT_NONBLOCK;
+	EXPECT_EQ(-EAGAIN, _test_submit(self->fd, &s));
+	s.in_syncobjs = 0;				/* EFAULT on the 16-byte entries */
+	EXPECT_EQ(-EFAULT, _test_submit(self->fd, &s));
+	/* nothing was lost: the timeline is where it was, a good point works */
+	EXPECT_EQ(0, drmSyncobjQuery(self->fd, &tl, &point, 1));
+	EXPECT_EQ(0, point);
+	s = timeline_job(self, 0, refs, NULL, tl, 1);
+	EXPECT_EQ(0, _test_submit(self->fd, &s));
+	EXPECT_EQ(0, drmSyncobjTimelineWait(self->fd, &tl, &(uint64_t){ 1 }, 1, abs_ms(5000), 0, NULL));
+	drmSyncobjDestroy(self->fd, tl);
+}
+
+/* 200 jobs on alternating cores, each waiting for its predecessor's point. */
+TEST_F(job, timeline_points_order_jobs)
+{
+	int64_t *log = self->data.map;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ },	/* no implicit order */
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	uint64_t cores = 1, point = 0, last = 200;
+	uint32_t tl;
+
+	_test_get_param(self->fd, DRM_LOOM_PARAM_NUM_CORES, 0, &cores);
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &tl));
+	memset(log, 0xff, 8 * 201);
+	log[0] = 0;
+	for (unsigned i = 0; i < 200; i++) {
+		struct drm_loom_syncobj_point wait = { .handle = tl, .point = i };
+		struct drm_loom_submit s = timeline_job(self, i, refs, i ? &wait : NULL, tl, i + 1);
+
+		s.queue = i % cores;
+		ASSERT_EQ(0, _test_submit(self->fd, &s)) TH_LOG("job %u", i);
+	}
+	ASSERT_EQ(0, drmSyncobjTimelineWait(self->fd, &tl, &last, 1, abs_ms(60000), 0, NULL));
+	EXPECT_EQ(0, drmSyncobjQuery(self->fd, &tl, &point, 1));
+	EXPECT_EQ(200, point);
+	EXPECT_EQ(200, log[0]);
+	for (unsigned i = 0; i < 200; i++) {
+		ASSERT_EQ(i, log[1 + i]) TH_LOG("job %u logged %lld", i, (long long)log[1 + i]);
+	}
+	drmSyncobjDestroy(self->fd, tl);
+}
+
+/*
+ * A later point signals only after the earlier ones: a long job at point 1
+ * on one core, a short one at point 2 on another; waiting for point 2 finds
+ * both done.
+ */
+TEST_F(job, timeline_points_signal_in_order)
+{
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct drm_loom_job_info info;
+	struct drm_loom_submit slow, fast;
+	uint64_t cores = 1, two = 2, point = 0;
+	uint32_t tl;
+
+	_test_get_param(self->fd, DRM_LOOM_PARAM_NUM_CORES, 0, &cores);
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &tl));
+	/*
+	 * 60000 overlapping additions: many device cycles, no writes outside
+	 * data.  Both jobs list data read-only, so no implicit fence orders them.
+	 */
+	slow = submit_args(self, 0, vadd_cmd(self, 0, 60000), refs, 2);
+	slow.flags = DRM_LOOM_SUBMIT_TIMELINE;
+	slow.out_syncobj = tl;
+	slow.out_point = 1;
+	ASSERT_EQ(0, _test_submit(self->fd, &slow));
+	fast = timeline_job(self, 1, refs, NULL, tl, 2);
+	fast.queue = cores > 1;
+	ASSERT_EQ(0, _test_submit(self->fd, &fast));
+	ASSERT_EQ(0, drmSyncobjTimelineWait(self->fd, &tl, &two, 1, abs_ms(60000), 0, NULL));
+	EXPECT_EQ(0, _test_job_info(self->fd, slow.job_id, &info));
+	EXPECT_EQ(DRM_LOOM_JOB_DONE, info.state);
+	EXPECT_EQ(0, info.error);
+	EXPECT_EQ(0, drmSyncobjQuery(self->fd, &tl, &point, 1));
+	EXPECT_EQ(2, point);
+	drmSyncobjDestroy(self->fd, tl);
+}
+
+/*
+ * Waiting for a point not submitted yet: through io_uring (the wait happens
+ * in io_uring's worker), through the ioctl in a child, and for a point the
+ * host signals with the DRM core's timeline ioctl.
+ */
+TEST_F(job, timeline_wait_for_submit)
+{
+	int64_t *log = self->data.map;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct drm_loom_syncobj_point wait1 = { 0, DRM_LOOM_SYNC_WAIT_FOR_SUBMIT, 1 };
+	struct drm_loom_syncobj_point wait3 = { 0, DRM_LOOM_SYNC_WAIT_FOR_SUBMIT, 3 };
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct drm_loom_submit s;
+	struct io_uring ring;
+	uint64_t four = 4, five = 5;
+	int status = -1;
+	uint32_t tl;
+	pid_t child;
+
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &tl));
+	wait1.handle = wait3.handle = tl;
+	memset(log, 0xff, 8 * 8);
+	log[0] = 0;
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
+
+	/* job 1 (io_uring) waits for point 1, which job 0 (ioctl) adds later */
+	s = timeline_job(self, 1, refs, &wait1, tl, 2);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, self->fd, NULL, 0, 0);
+	sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+	sqe_set_submit(sqe, &s);
+	sqe->user_data = 1;
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	usleep(100 * 1000);
+	EXPECT_EQ(-EAGAIN, io_uring_peek_cqe(&ring, &cqe));	/* still waiting */
+	s = timeline_job(self, 0, refs, NULL, tl, 1);
+	ASSERT_EQ(0, _test_submit(self->fd, &s));
+	ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+	EXPECT_EQ(1, cqe->user_data);
+	EXPECT_EQ(0, cqe->res);
+	io_uring_cqe_seen(&ring, cqe);
+
+	/* job 3 (a child's ioctl) waits for point 3, which job 2 adds later */
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		s = timeline_job(self, 3, refs, &wait3, tl, 4);
+		_exit(_test_submit(self->fd, &s) ? 1 : 0);
+	}
+	usleep(100 * 1000);
+	s = timeline_job(self, 2, refs, NULL, tl, 3);
+	ASSERT_EQ(0, _test_submit(self->fd, &s));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, drmSyncobjTimelineWait(self->fd, &tl, &four, 1, abs_ms(10000), 0, NULL));
+	for (unsigned i = 0; i < 4; i++) {
+		EXPECT_EQ(i, log[1 + i]) TH_LOG("job %u logged %lld", i, (long long)log[1 + i]);
+	}
+
+	/* job 4 waits for point 5 of a second timeline that the host signals */
+	{
+		uint32_t host;
+		struct drm_loom_syncobj_point wait5 = { 0, 0, 5 };
+
+		ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &host));
+		wait5.handle = host;
+		ASSERT_EQ(0, drmSyncobjTimelineSignal(self->fd, &host, &five, 1));
+		s = timeline_job(self, 4, refs, &wait5, tl, 5);
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+		ASSERT_EQ(0, drmSyncobjTimelineWait(self->fd, &tl, &five, 1, abs_ms(10000), 0, NULL));
+		EXPECT_EQ(4, log[5]);
+		drmSyncobjDestroy(self->fd, host);
+	}
+	io_uring_queue_exit(&ring);
+	drmSyncobjDestroy(self->fd, tl);
 }
 
 /* A CQE32 ring's CQE carries the job id JOB_INFO knows (uapi 6). */

@@ -30,7 +30,7 @@ extern "C" {
  * uapi version, answered by DRM_LOOM_PARAM_UAPI_VERSION.  It grows whenever
  * an ioctl or parameter is added; userspace compares it instead of probing.
  */
-#define DRM_LOOM_UAPI_VERSION	7
+#define DRM_LOOM_UAPI_VERSION	8
 
 #define DRM_LOOM_GET_PARAM	0x00
 #define DRM_LOOM_BO_CREATE	0x01
@@ -89,6 +89,11 @@ enum drm_loom_param {
 #define DRM_LOOM_FEATURE_URING_CANCEL	(1ULL << 7)
 /* A ring set up with IORING_SETUP_CQE32 gets the job id in big_cqe[0] of each CQE (uapi 6). */
 #define DRM_LOOM_FEATURE_URING_JOB_ID	(1ULL << 8)
+/*
+ * Timeline syncobjs: DRM_LOOM_SUBMIT_TIMELINE points, and the DRM core's
+ * timeline ioctls (DRIVER_SYNCOBJ_TIMELINE) on the device (uapi 8).
+ */
+#define DRM_LOOM_FEATURE_TIMELINE	(1ULL << 9)
 
 /**
  * struct drm_loom_get_param - read one device or driver fact
@@ -188,7 +193,35 @@ struct drm_loom_bo_ref {
 
 /* drm_loom_submit.flags */
 #define DRM_LOOM_SUBMIT_NONBLOCK	(1U << 0)	/* EAGAIN instead of waiting (uapi 4) */
-#define DRM_LOOM_SUBMIT_FLAGS		DRM_LOOM_SUBMIT_NONBLOCK
+/*
+ * @in_syncobjs holds struct drm_loom_syncobj_point entries and @out_point
+ * names a point of @out_syncobj (uapi 8).
+ */
+#define DRM_LOOM_SUBMIT_TIMELINE	(1U << 1)
+#define DRM_LOOM_SUBMIT_FLAGS		(DRM_LOOM_SUBMIT_NONBLOCK | DRM_LOOM_SUBMIT_TIMELINE)
+
+/* drm_loom_syncobj_point.flags */
+/*
+ * A point that has no fence yet is waited for (up to the DRM core's 10 s,
+ * interruptibly) instead of failing the submit with EINVAL.  Through
+ * io_uring the wait happens in io_uring's worker, not the submitter.
+ */
+#define DRM_LOOM_SYNC_WAIT_FOR_SUBMIT	(1U << 0)
+#define DRM_LOOM_SYNC_FLAGS		DRM_LOOM_SYNC_WAIT_FOR_SUBMIT
+
+/**
+ * struct drm_loom_syncobj_point - one in-fence of a DRM_LOOM_SUBMIT_TIMELINE
+ *	submit
+ * @handle: a syncobj of the file, binary or timeline
+ * @flags: DRM_LOOM_SYNC_* flags
+ * @point: the timeline point to wait for; 0 waits for the syncobj's
+ *	current fence (a binary syncobj's only one)
+ */
+struct drm_loom_syncobj_point {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+};
 
 /**
  * struct drm_loom_submit - run a command buffer on one hardware queue
@@ -201,8 +234,11 @@ struct drm_loom_bo_ref {
  * @bos: user pointer to struct drm_loom_bo_ref[@bo_count]; the job waits
  *	for earlier writers (and, when it writes, readers) of each, and holds
  *	them until it is done
- * @in_syncobjs: user pointer to __u32 syncobj handles[@in_syncobj_count];
- *	the job starts after all their fences signal
+ * @in_syncobjs: user pointer to __u32 syncobj handles[@in_syncobj_count],
+ *	or with DRM_LOOM_SUBMIT_TIMELINE to struct
+ *	drm_loom_syncobj_point[@in_syncobj_count]; the job starts after all
+ *	their fences signal.  A handle with no fence (at that point) fails
+ *	the submit with EINVAL, unless the point asks to wait for one.
  * @in_syncobj_count: at most DRM_LOOM_MAX_IN_SYNCOBJS
  * @out_syncobj: 0, or a syncobj that receives the job's done fence
  * @deadline_ns: how long the job may make no progress before it is
@@ -211,7 +247,10 @@ struct drm_loom_bo_ref {
  *	moving is long, not hung, and is given time up to 10 deadlines, but
  *	never more than the driver's runtime cap (module parameter
  *	max_job_ms, 60 s by default): past it the job fails with ETIMEDOUT.
- * @pad: must be zero
+ * @out_point: with DRM_LOOM_SUBMIT_TIMELINE and @out_syncobj, the point
+ *	of the timeline the job's done fence is added at (0: the fence
+ *	replaces the syncobj's, as for a binary one); otherwise must be zero
+ *	(it was @pad before uapi 8)
  * @job_id: out, this file's identifier of the job (for JOB_INFO)
  */
 struct drm_loom_submit {
@@ -226,7 +265,7 @@ struct drm_loom_submit {
 	__u32 in_syncobj_count;
 	__u32 out_syncobj;
 	__u64 deadline_ns;
-	__u64 pad;
+	__u64 out_point;
 	__u64 job_id;
 };
 
