@@ -248,7 +248,7 @@ $(BUILD)/host/engine/%: qemu-device/engine/tests/%.c $(wildcard qemu-device/engi
 
 # The device in a real QEMU, driven by the qtest protocol (no guest kernel):
 # run by tools/run-tests with the QEMU binary make qemu built.
-$(BUILD)/host/qemu/loom_qtest: qemu-device/tests/loom_qtest.c $(ENGINE_HDRS)
+$(BUILD)/host/qemu/loom_qtest: qemu-device/tests/loom_qtest.c $(ENGINE_HDRS) | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) -o $@ $<
