@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Issue 29, "Trust": what one hostile client must not be able to do to the
+ * driver or to everyone else.  io_uring commands issued from io-wq racing
+ * their ring's teardown; BO frees deferred past an endless job starving
+ * every core's hang check; removal waiting for callers asleep in the
+ * driver; device error interrupts flooding the log.  Runs with two devices
+ * (it unbinds the first and binds it again) and two vCPUs: the io_uring
+ * races need a teardown and an issue running at once.
+ */
+#include <liburing.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "loom_selftest.h"
+#include "loom_job.h"
+
+/*
+ * Writes into slot @slot of the command BO a job of @extent instances of
+ * the counter log, hammering the scratch words at the start of the data
+ * BO, and returns its SUBMIT arguments for @queue (reading cfg: @ref).
+ */
+static struct drm_loom_submit counter_job(FIXTURE_DATA(job) *self, unsigned int slot,
+					  unsigned int queue, int64_t extent,
+					  struct drm_loom_bo_ref *ref)
+{
+	uint32_t words[32];
+	struct loom_cmd c = { words, 0 };
+	uint64_t ops[2] = { self->data.va, self->data.va + 8 };
+	struct drm_loom_submit s;
+
+	cmd_load_config(&c, self->counter_va, self->counter_size);
+	cmd_operands(&c, 2, ops);
+	cmd_dense(&c, 1, &extent);
+	*ref = (struct drm_loom_bo_ref){ self->cfg.handle, DRM_LOOM_BO_REF_READ };
+	s = submit_args(self, slot, put_cmd(&self->cmd, slot, &c), ref, 1);
+	s.queue = queue;
+	return s;
+}
+
+/* ---- uring_cmd from io-wq against the ring's teardown --------------------- */
+
+/*
+ * Four jobs for the io_uring tests, written before any is submitted (a
+ * command buffer must not change under a job): short and long on each
+ * core; kind @i is short unless @i & 2.
+ */
+static struct drm_loom_bo_ref mix_ref;
+static struct drm_loom_submit mix[4];
+
+static void mix_prepare(FIXTURE_DATA(job) *self, int64_t long_extent)
+{
+	for (int i = 0; i < 4; i++)
+		mix[i] = counter_job(self, 4 + i, i % 2, i & 2 ? long_extent : 1, &mix_ref);
+}
+
+static void prep_mix_cmd(struct io_uring_sqe *sqe, int fd, int kind, bool async,
+			 uint64_t user_data)
+{
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+	sqe_set_submit(sqe, &mix[kind]);
+	if (async)
+		sqe->flags |= IOSQE_ASYNC;
+	sqe->user_data = user_data;
+}
+
+static long module_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/loom/refcnt", "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+#define PREEMPT_CTL "/sys/kernel/debug/sched/preempt"
+
+/*
+ * Switches the kernel to full preemption where it can (PREEMPT_DYNAMIC),
+ * so that a teardown can run inside a command's issue; fills @old with the
+ * model to restore ("" if none).
+ */
+static void preempt_full(char *old, size_t size)
+{
+	char buf[128] = "", *open_paren, *close_paren;
+	FILE *f = fopen(PREEMPT_CTL, "r");
+
+	old[0] = 0;
+	if (!f)
+		return;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	open_paren = strchr(buf, '(');
+	close_paren = open_paren ? strchr(open_paren, ')') : NULL;
+	if (!close_paren)
+		return;
+	snprintf(old, size, "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
+	if (loom_write_file(PREEMPT_CTL, "full"))
+		old[0] = 0;
+}
+
+#define TEARDOWN_ROUNDS	60
+#define TEARDOWN_CMDS	32
+
+/*
+ * One round in a child: TEARDOWN_CMDS commands issued from io-wq
+ * (IOSQE_ASYNC), short and long jobs on both cores, then the ring goes at
+ * once: closed (@close_ring) or with the process.
+ */
+static void teardown_round(FIXTURE_DATA(job) *self, int round, bool close_ring)
+{
+	struct io_uring ring;
+
+	if (io_uring_queue_init(TEARDOWN_CMDS, &ring, IORING_SETUP_SQE128))
+		_exit(2);
+	for (int i = 0; i < TEARDOWN_CMDS; i++)
+		prep_mix_cmd(io_uring_get_sqe(&ring), self->fd, (i + round) % 4, true, i);
+	if (io_uring_submit(&ring) != TEARDOWN_CMDS)
+		_exit(3);
+	if (close_ring)
+		io_uring_queue_exit(&ring);
+	_exit(0);
+}
+
+/*
+ * Commands issued from io-wq race their ring's teardown (a close, the
+ * process's exit).  Where io_uring cancels commands (6.7+), the teardown
+ * may cancel a command while its issue still runs: it must find the fence
+ * callback armed (it used to find it zeroed: a NULL dereference under the
+ * fence lock, or list corruption), and exactly one of cancel and fence
+ * completes it.  Everything lets go of the file and the jobs all end.
+ * With two CPUs the old order (cancelable first, callback after) oopsed
+ * within a run or two; on one it cannot race.
+ */
+TEST_F_TIMEOUT(job, async_commands_race_ring_teardown, 240)
+{
+	long refs_before = module_refcnt();
+	char old_preempt[32];
+	int waited_ms;
+
+	ASSERT_LE(1, refs_before);
+	mix_prepare(self, 1 << 14);
+	preempt_full(old_preempt, sizeof(old_preempt));
+	for (int round = 0; round < TEARDOWN_ROUNDS; round++) {
+		pid_t child = fork();
+		int status;
+
+		ASSERT_LE(0, child);
+		if (child == 0)
+			teardown_round(self, round, round % 2);
+		ASSERT_EQ(child, waitpid(child, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			TH_LOG("round %d: child status 0x%x", round, status);
+	}
+	if (old_preempt[0])
+		loom_write_file(PREEMPT_CTL, old_preempt);
+	/* every command completed: the rings, and the files they held, are gone */
+	for (waited_ms = 0; waited_ms < 30000 && module_refcnt() != refs_before; waited_ms += 10)
+		usleep(10000);
+	EXPECT_EQ(refs_before, module_refcnt())
+		TH_LOG("commands still hold the file %d ms after the last ring went", waited_ms);
+	EXPECT_TRUE(loom_wait_cores_idle(&self->node));
+}
+
+/*
+ * The same commands on a ring that stays: every one gets exactly one CQE,
+ * with its job's result, whether its job ended before its issue did or
+ * after.
+ */
+TEST_F_TIMEOUT(job, async_commands_complete_exactly_once, 120)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	int seen[TEARDOWN_CMDS] = { 0 };
+
+	mix_prepare(self, 1 << 12);
+	ASSERT_EQ(0, io_uring_queue_init(TEARDOWN_CMDS, &ring, IORING_SETUP_SQE128));
+	for (int round = 0; round < 8; round++) {
+		for (int i = 0; i < TEARDOWN_CMDS; i++)
+			prep_mix_cmd(io_uring_get_sqe(&ring), self->fd, i % 4, i % 2, i);
+		ASSERT_EQ(TEARDOWN_CMDS, io_uring_submit(&ring));
+		for (int i = 0; i < TEARDOWN_CMDS; i++) {
+			struct __kernel_timespec ts = { .tv_sec = 20 };
+
+			ASSERT_EQ(0, io_uring_wait_cqe_timeout(&ring, &cqe, &ts));
+			ASSERT_GT(TEARDOWN_CMDS, cqe->user_data);
+			EXPECT_EQ(0, cqe->res);
+			seen[cqe->user_data]++;
+			io_uring_cqe_seen(&ring, cqe);
+		}
+	}
+	for (int i = 0; i < TEARDOWN_CMDS; i++) {
+		EXPECT_EQ(8, seen[i]) TH_LOG("command %d", i);
+	}
+	{
+		struct __kernel_timespec ts = { .tv_nsec = 200000000 };
+
+		EXPECT_EQ(-ETIME, io_uring_wait_cqe_timeout(&ring, &cqe, &ts))
+			TH_LOG("a command completed twice");
+	}
+	io_uring_queue_exit(&ring);
+}
+
+TEST_HARNESS_MAIN
