@@ -431,6 +431,7 @@ static void loom_drm_release(struct drm_device *drm, void *arg)
 
 	wait_event(ldev->files_wq, !atomic_read(&ldev->files));
 	loom_sched_fini_all(ldev);
+	destroy_workqueue(ldev->hang_wq);
 	destroy_workqueue(ldev->wq);
 	loom_clients_fini(ldev);
 }
@@ -473,6 +474,11 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ldev->wq = alloc_workqueue("loom", WQ_UNBOUND, 0);
 	if (!ldev->wq)
 		return -ENOMEM;
+	ldev->hang_wq = alloc_workqueue("loom-hang", WQ_UNBOUND, 0);
+	if (!ldev->hang_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 	ret = loom_hw_init(ldev);
 	if (ret)
 		goto err_wq;
@@ -502,6 +508,8 @@ err_hw:
 	loom_hw_fini(ldev);
 	return ret;
 err_wq:
+	if (ldev->hang_wq)
+		destroy_workqueue(ldev->hang_wq);
 	destroy_workqueue(ldev->wq);
 	return ret;
 }

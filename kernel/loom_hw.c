@@ -487,7 +487,7 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 	dma_wmb();
 	loom_core_write(core, LOOM_CORE_Q_TAIL, core->tail);
 	spin_unlock_irqrestore(&core->lock, flags);
-	queue_delayed_work(core->ldev->wq, &core->hang_work,
+	queue_delayed_work(core->ldev->hang_wq, &core->hang_work,
 			   msecs_to_jiffies(LOOM_HANG_CHECK_MS));
 	return fence;
 }

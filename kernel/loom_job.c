@@ -336,7 +336,7 @@ void loom_hang_work(struct work_struct *work)
 	busy = core->head != core->tail;
 	spin_unlock_irqrestore(&core->lock, flags);
 	if (busy)
-		queue_delayed_work(ldev->wq, &core->hang_work,
+		queue_delayed_work(ldev->hang_wq, &core->hang_work,
 				   msecs_to_jiffies(LOOM_HANG_CHECK_MS));
 	drm_dev_exit(idx);
 }

@@ -208,4 +208,92 @@ TEST_F_TIMEOUT(job, async_commands_complete_exactly_once, 120)
 	io_uring_queue_exit(&ring);
 }
 
+/* ---- deferred BO frees and the hang check ---------------------------------- */
+
+/* Writes a module parameter of loom; returns 0 or -errno. */
+static int set_param(const char *name, unsigned int value)
+{
+	char path[96], val[16];
+
+	snprintf(path, sizeof(path), "/sys/module/loom/parameters/%s", name);
+	snprintf(val, sizeof(val), "%u\n", value);
+	return loom_write_file(path, val);
+}
+
+static long long fdinfo_value(int fd, const char *key)
+{
+	char path[64], line[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
+			v = atoll(line + strlen(key) + 1);
+	fclose(f);
+	return v;
+}
+
+static int job_error(FIXTURE_DATA(job) *self, uint64_t job_id)
+{
+	struct drm_loom_job_info info;
+
+	if (_test_job_info(self->fd, job_id, &info))
+		return -1000;
+	return info.state == DRM_LOOM_JOB_DONE ? info.error : -1001;
+}
+
+#define CLOSED_BOS	300
+
+/*
+ * BOs closed under a job of their address space are freed once it ends.
+ * More of them than the driver's workqueue runs at once (256) used to
+ * sleep there on the job, and every core's hang check, queued behind
+ * them, never ran: an endless job was never stopped.  Now the job is
+ * stopped at the runtime cap as if nothing had been closed, and the BOs go
+ * after it.
+ */
+TEST_F_TIMEOUT(job, closed_bos_do_not_delay_the_runtime_cap, 120)
+{
+	uint32_t handles[CLOSED_BOS], sync;
+	long long kib_before, kib;
+	struct drm_loom_bo_ref ref;
+	struct drm_loom_submit s;
+	int waited_ms;
+
+	kib_before = fdinfo_value(self->fd, "drm-memory-system");
+	ASSERT_LE(0, kib_before);
+	for (int i = 0; i < CLOSED_BOS; i++) {
+		struct loom_test_bo bo;
+
+		ASSERT_EQ(0, _test_bo_create(self->fd, 4096, 0, &bo));
+		handles[i] = bo.handle;
+	}
+	ASSERT_EQ(0, set_param("max_job_ms", 1000));
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	s = counter_job(self, 0, 0, 1LL << 30, &ref);
+	s.out_syncobj = sync;
+	ASSERT_EQ(0, _test_submit(self->fd, &s));
+	for (int i = 0; i < CLOSED_BOS; i++) {
+		struct drm_gem_close close_args = { .handle = handles[i] };
+
+		ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_GEM_CLOSE, &close_args));
+	}
+	EXPECT_EQ(0, loom_syncobj_wait(self->fd, sync, 10000 * loom_timeout_factor()))
+		TH_LOG("the endless job was not stopped at its cap");
+	EXPECT_EQ(-ETIMEDOUT, job_error(self, s.job_id));
+	EXPECT_EQ(0, set_param("max_job_ms", 60000));
+	/* ... and the BOs closed under it are freed */
+	for (waited_ms = 0; waited_ms < 10000; waited_ms += 10) {
+		kib = fdinfo_value(self->fd, "drm-memory-system");
+		if (kib == kib_before)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(kib_before, kib) TH_LOG("closed BOs still pinned %d ms after the job", waited_ms);
+}
+
 TEST_HARNESS_MAIN
