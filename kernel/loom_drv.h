@@ -176,6 +176,7 @@ struct loom_client {
  * @file_list: every struct loom_file alive, to release their DMA at unplug
  * @clients_lock: protects @clients
  * @clients: struct loom_client of processes that opened the device
+ * @unplugging: removal has begun; SUBMITs waiting for room give up
  */
 struct loom_device {
 	struct drm_device drm;
@@ -198,6 +199,7 @@ struct loom_device {
 	struct list_head file_list;
 	struct mutex clients_lock;	/* @clients */
 	struct list_head clients;
+	bool unplugging;
 };
 
 /**

@@ -296,4 +296,149 @@ TEST_F_TIMEOUT(job, closed_bos_do_not_delay_the_runtime_cap, 120)
 	EXPECT_EQ(kib_before, kib) TH_LOG("closed BOs still pinned %d ms after the job", waited_ms);
 }
 
+/* ---- removal with callers asleep in the driver ------------------------------- */
+
+FIXTURE(removal) {
+	struct loom_node node;
+	char slot[64];
+	int fd;
+	struct loom_test_bo cmd, cfg;
+	uint32_t cmd_size;
+};
+
+/* A file on the first device, its command BO holding one LOAD_CONFIG. */
+FIXTURE_SETUP(removal)
+{
+	uint32_t words[16];
+	struct loom_cmd c = { words, 0 };
+
+	ASSERT_LE(1, loom_find_nodes(&self->node, 1));
+	ASSERT_EQ(0, loom_node_slot(&self->node, self->slot, sizeof(self->slot)));
+	self->fd = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	self->cmd = loom_bo(self->fd, 4096);
+	self->cfg = loom_bo(self->fd, 4096);
+	ASSERT_NE(NULL, self->cmd.map);
+	ASSERT_NE(NULL, self->cfg.map);
+	cmd_load_config(&c, self->cfg.va,
+			loom_test_config_vector_add(self->cfg.map, 4096, 4, 4));
+	memcpy(self->cmd.map, words, c.len * 4);
+	self->cmd_size = c.len * 4;
+}
+
+FIXTURE_TEARDOWN(removal)
+{
+	char path[128];
+
+	if (self->fd >= 0)
+		close(self->fd);
+	/* bound again for the tests after this one */
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", self->slot);
+	if (access(path, F_OK))
+		loom_write_file("/sys/bus/pci/drivers/loom/bind", self->slot);
+}
+
+/* Runs @fn in a child whose exit status is 0 or the errno it ended with. */
+static pid_t spawn(int (*fn)(FIXTURE_DATA(removal) *), FIXTURE_DATA(removal) *self)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(-fn(self));
+	return pid;
+}
+
+static int blocking_submit(FIXTURE_DATA(removal) *self)
+{
+	struct drm_loom_submit s = {
+		.cmd_handle = self->cmd.handle, .cmd_size = self->cmd_size,
+	};
+
+	return _test_submit(self->fd, &s);
+}
+
+/* Waits without a timeout on the command BO, which the hung job reads. */
+static int blocking_bo_wait(FIXTURE_DATA(removal) *self)
+{
+	struct drm_loom_bo_wait w = { .handle = self->cmd.handle, .timeout_ns = -1 };
+
+	return ioctl(self->fd, DRM_IOCTL_LOOM_BO_WAIT, &w) ? -errno : 0;
+}
+
+static int unbind(FIXTURE_DATA(removal) *self)
+{
+	return loom_write_file("/sys/bus/pci/drivers/loom/unbind", self->slot);
+}
+
+/* waitpid() for at most @ms; whether @pid ended (its status in *@status). */
+static bool reaped(pid_t pid, int *status, int ms)
+{
+	for (int waited = 0; waited <= ms; waited += 10) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * Unbind with a hung job, a SUBMIT waiting for room in the full in-flight
+ * budget behind it, and a BO_WAIT without timeout on it.  Removal used to
+ * wait for both callers to leave the driver while they waited for the job,
+ * which nothing stopped any more: the unbind hung until they were killed.
+ * Now both return ENODEV and the unbind completes.
+ */
+TEST_F_TIMEOUT(removal, unbind_with_a_blocked_submit_and_bo_wait, 180)
+{
+	struct drm_loom_submit s = {
+		.cmd_handle = self->cmd.handle, .cmd_size = self->cmd_size,
+		.deadline_ns = 60000000000ULL,
+	};
+	int nodes = loom_count_nodes(), status, unbind_status = -1;
+	pid_t submitter, waiter, unbinder;
+	bool unbound;
+
+	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+	ASSERT_EQ(0, _test_submit(self->fd, &s));
+	s.deadline_ns = 0;
+	s.flags = DRM_LOOM_SUBMIT_NONBLOCK;
+	for (int i = 1; i < DRM_LOOM_MAX_INFLIGHT_JOBS; i++) {
+		ASSERT_EQ(0, _test_submit(self->fd, &s)) TH_LOG("job %d", i);
+	}
+	ASSERT_EQ(-EAGAIN, _test_submit(self->fd, &s));
+
+	submitter = spawn(blocking_submit, self);
+	waiter = spawn(blocking_bo_wait, self);
+	ASSERT_LT(0, submitter);
+	ASSERT_LT(0, waiter);
+	usleep(300000);
+	ASSERT_FALSE(reaped(submitter, &status, 0)) TH_LOG("SUBMIT did not wait: %d", status);
+	ASSERT_FALSE(reaped(waiter, &status, 0)) TH_LOG("BO_WAIT did not wait: %d", status);
+
+	unbinder = fork();
+	ASSERT_LE(0, unbinder);
+	if (unbinder == 0)
+		_exit(-unbind(self));
+	unbound = reaped(unbinder, &unbind_status, 20000);
+	EXPECT_TRUE(unbound) TH_LOG("unbind still waits for the callers after 20 s");
+	if (!unbound) {
+		/* let the unbind finish, for the tests after this one */
+		kill(submitter, SIGKILL);
+		kill(waiter, SIGKILL);
+		waitpid(unbinder, &unbind_status, 0);
+	}
+	EXPECT_TRUE(WIFEXITED(unbind_status) && WEXITSTATUS(unbind_status) == 0);
+	ASSERT_EQ(submitter, waitpid(submitter, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == ENODEV)
+		TH_LOG("SUBMIT: status 0x%x", status);
+	ASSERT_EQ(waiter, waitpid(waiter, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == ENODEV)
+		TH_LOG("BO_WAIT: status 0x%x", status);
+
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, loom_write_file("/sys/bus/pci/drivers/loom/bind", self->slot));
+	ASSERT_EQ(nodes, loom_count_nodes());
+}
+
 TEST_HARNESS_MAIN
