@@ -306,9 +306,10 @@ static irqreturn_t loom_error_irq(int irq, void *arg)
 	u32 status = loom_read(ldev, LOOM_REG_ERROR_STATUS);
 
 	loom_write(ldev, LOOM_REG_ERROR_STATUS, status);
-	dev_err(&ldev->pdev->dev, "device error 0x%x on core %u\n",
-		status & ~(0xffU << LOOM_ERROR_CORE_SHIFT),
-		status >> LOOM_ERROR_CORE_SHIFT);
+	/* A device in a loop of errors must not flood the log. */
+	dev_err_ratelimited(&ldev->pdev->dev, "device error 0x%x on core %u\n",
+			    status & ~(0xffU << LOOM_ERROR_CORE_SHIFT),
+			    status >> LOOM_ERROR_CORE_SHIFT);
 	return IRQ_HANDLED;
 }
 

@@ -441,4 +441,64 @@ TEST_F_TIMEOUT(removal, unbind_with_a_blocked_submit_and_bo_wait, 180)
 	ASSERT_EQ(nodes, loom_count_nodes());
 }
 
+/* ---- device errors in the log --------------------------------------------- */
+
+/* Log records since @kmsg was opened that contain @what. */
+static int kmsg_count(int kmsg, const char *what)
+{
+	char rec[2048];
+	int n = 0;
+	ssize_t len;
+
+	while ((len = read(kmsg, rec, sizeof(rec) - 1)) > 0 || (len < 0 && errno == EPIPE)) {
+		if (len <= 0)
+			continue;
+		rec[len] = 0;
+		n += strstr(rec, what) != NULL;
+	}
+	return n;
+}
+
+/*
+ * Every device error interrupt used to be logged: a device (or a client
+ * that can make it err) could flood the log.  100 errors in a row leave a
+ * rate-limited handful of lines.  The errors: enabling core 0's queue with
+ * a bad size, which the device refuses (the queue stays as it was).
+ */
+TEST_F(removal, device_errors_are_logged_rate_limited)
+{
+	volatile uint32_t *bar = loom_map_bar0_prot(&self->node, PROT_READ | PROT_WRITE);
+	struct drm_loom_submit s = {
+		.cmd_handle = self->cmd.handle, .cmd_size = self->cmd_size,
+	};
+	int kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	uint32_t size, sync, reg = LOOM_CORE_BASE(0);
+	int lines;
+
+	ASSERT_NE(NULL, bar);
+	ASSERT_LE(0, kmsg);
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+	size = bar[(reg + LOOM_CORE_Q_SIZE) / 4];
+	bar[(reg + LOOM_CORE_CTRL) / 4] = 0;
+	bar[(reg + LOOM_CORE_Q_SIZE) / 4] = 3;
+	for (int i = 0; i < 100; i++) {
+		bar[(reg + LOOM_CORE_CTRL) / 4] = LOOM_CTRL_ENABLE;
+		usleep(1000);
+	}
+	bar[(reg + LOOM_CORE_Q_SIZE) / 4] = size;
+	bar[(reg + LOOM_CORE_CTRL) / 4] = LOOM_CTRL_ENABLE;
+	munmap((void *)bar, LOOM_BAR0_SIZE);
+	usleep(100000);
+	lines = kmsg_count(kmsg, "device error");
+	close(kmsg);
+	EXPECT_LE(1, lines);
+	EXPECT_GE(20, lines) TH_LOG("100 device errors logged %d lines", lines);
+
+	/* the core still works */
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	s.out_syncobj = sync;
+	ASSERT_EQ(0, _test_submit(self->fd, &s));
+	EXPECT_EQ(0, loom_syncobj_wait(self->fd, sync, 10000));
+}
+
 TEST_HARNESS_MAIN
