@@ -20,7 +20,8 @@
  * IO_URING_F_NONBLOCK (io_uring makes it holding its own lock) never waits
  * for room in the file's in-flight budget: it gets -EAGAIN, and io_uring
  * issues the command again from a worker that may wait.  Its in-syncobjs
- * are then looked up at that later issue.
+ * are then looked up at that later issue.  An inline issue interrupted
+ * while waiting for a BO's lock is issued again from a worker too.
  *
  * Where io_uring can cancel commands (6.7+), a ring that goes away with
  * commands pending completes them with -ECANCELED at once instead of
@@ -170,6 +171,14 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	}
 	ret = loom_submit(ldev, file, &args, nonblock, &done);
 	drm_dev_exit(idx);
+	/*
+	 * Inline, io_uring's own task work (TIF_NOTIFY_SIGNAL, e.g. to start an
+	 * io-wq worker) can interrupt the wait for a BO's lock that another
+	 * command's issue holds.  Nothing was done: let io_uring issue the
+	 * command again from a worker rather than fail it with -EINTR.
+	 */
+	if (nonblock && (ret == -EINTR || ret == -ERESTARTSYS))
+		ret = -EAGAIN;
 	if (ret) {
 		kfree(cmd);
 		return ret;
