@@ -324,8 +324,8 @@ static void loom_fops_show_fdinfo(struct seq_file *m, struct file *f)
 #endif
 
 /*
- * Every ioctl runs inside drm_dev_enter(): once the device is unplugged
- * they fail with ENODEV instead of reaching for hardware that is gone.
+ * Ioctls run inside drm_dev_enter(): once the device is unplugged they fail
+ * with ENODEV instead of reaching for hardware that is gone.
  */
 #define LOOM_IOCTL_ENTERED(fn)						\
 static int fn##_entered(struct drm_device *drm, void *data,		\
@@ -340,11 +340,30 @@ static int fn##_entered(struct drm_device *drm, void *data,		\
 	return ret;							\
 }
 
+/*
+ * Except those that sleep until a job ends (BO_WAIT) or behind a worker
+ * (JOB_INFO) and touch no hardware: removal waits for every caller inside
+ * drm_dev_enter() to leave before it ends the jobs, so they sleep outside.
+ * They fail with ENODEV once the device is unplugged too, also when the
+ * removal ended their sleep.
+ */
+#define LOOM_IOCTL_PRESENT(fn)						\
+static int fn##_present(struct drm_device *drm, void *data,		\
+			struct drm_file *file)				\
+{									\
+	int ret;							\
+									\
+	if (drm_dev_is_unplugged(drm))					\
+		return -ENODEV;						\
+	ret = fn(drm, data, file);					\
+	return drm_dev_is_unplugged(drm) ? -ENODEV : ret;		\
+}
+
 LOOM_IOCTL_ENTERED(loom_ioctl_bo_create)
 LOOM_IOCTL_ENTERED(loom_ioctl_bo_mmap_offset)
-LOOM_IOCTL_ENTERED(loom_ioctl_bo_wait)
+LOOM_IOCTL_PRESENT(loom_ioctl_bo_wait)
 LOOM_IOCTL_ENTERED(loom_ioctl_submit)
-LOOM_IOCTL_ENTERED(loom_ioctl_job_info)
+LOOM_IOCTL_PRESENT(loom_ioctl_job_info)
 
 static const struct drm_ioctl_desc loom_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(LOOM_GET_PARAM, loom_ioctl_get_param, DRM_RENDER_ALLOW),
@@ -352,9 +371,9 @@ static const struct drm_ioctl_desc loom_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(LOOM_BO_MMAP_OFFSET, loom_ioctl_bo_mmap_offset_entered,
 			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(LOOM_BO_WAIT, loom_ioctl_bo_wait_entered, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(LOOM_BO_WAIT, loom_ioctl_bo_wait_present, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(LOOM_SUBMIT, loom_ioctl_submit_entered, DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(LOOM_JOB_INFO, loom_ioctl_job_info_entered,
+	DRM_IOCTL_DEF_DRV(LOOM_JOB_INFO, loom_ioctl_job_info_present,
 			  DRM_RENDER_ALLOW),
 };
 
@@ -432,6 +451,7 @@ static void loom_drm_release(struct drm_device *drm, void *arg)
 
 	wait_event(ldev->files_wq, !atomic_read(&ldev->files));
 	loom_sched_fini_all(ldev);
+	destroy_workqueue(ldev->hang_wq);
 	destroy_workqueue(ldev->wq);
 	loom_clients_fini(ldev);
 }
@@ -474,6 +494,11 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ldev->wq = alloc_workqueue("loom", WQ_UNBOUND, 0);
 	if (!ldev->wq)
 		return -ENOMEM;
+	ldev->hang_wq = alloc_workqueue("loom-hang", WQ_UNBOUND, 0);
+	if (!ldev->hang_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 	ret = loom_hw_init(ldev);
 	if (ret)
 		goto err_wq;
@@ -503,8 +528,26 @@ err_hw:
 	loom_hw_fini(ldev);
 	return ret;
 err_wq:
+	if (ldev->hang_wq)
+		destroy_workqueue(ldev->hang_wq);
 	destroy_workqueue(ldev->wq);
 	return ret;
+}
+
+/*
+ * Removal is starting: SUBMITs waiting for room in a file's in-flight budget
+ * (inside drm_dev_enter(), which drm_dev_unplug() waits out) give up with
+ * ENODEV rather than wait for jobs only the removal will end.
+ */
+static void loom_files_wake_unplug(struct loom_device *ldev)
+{
+	struct loom_file *lf;
+
+	WRITE_ONCE(ldev->unplugging, true);
+	mutex_lock(&ldev->file_list_lock);
+	list_for_each_entry(lf, &ldev->file_list, link)
+		wake_up_all(&lf->inflight_wq);
+	mutex_unlock(&ldev->file_list_lock);
 }
 
 /* Open files outlive the device: their page tables must not. */
@@ -528,6 +571,7 @@ static void loom_remove(struct pci_dev *pdev)
 	 * Open files keep the drm_device; drm_dev_enter() fails from now on,
 	 * and returns once every ioctl, hang check and submit inside it left.
 	 */
+	loom_files_wake_unplug(ldev);
 	drm_dev_unplug(&ldev->drm);
 	for (i = 0; i < ldev->num_cores; i++)
 		cancel_delayed_work_sync(&ldev->cores[i].hang_work);

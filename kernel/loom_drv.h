@@ -166,7 +166,9 @@ struct loom_client {
  * @cores: the cores
  * @error_irq: Linux IRQ number of the device-error vector
  * @next_client_id: drm-client-id values for fdinfo
- * @wq: deferred BO frees, dumps and hang checks
+ * @wq: deferred BO frees and dumps; nothing on it sleeps for a job
+ * @hang_wq: the cores' hang checks and recovery, apart from @wq, so that
+ *	nothing a client queues can delay them
  * @files: struct loom_file alive (open or kept by BOs and jobs); the
  *	schedulers outlive them all
  * @files_wq: woken when @files drops to zero
@@ -174,6 +176,7 @@ struct loom_client {
  * @file_list: every struct loom_file alive, to release their DMA at unplug
  * @clients_lock: protects @clients
  * @clients: struct loom_client of processes that opened the device
+ * @unplugging: removal has begun; SUBMITs waiting for room give up
  */
 struct loom_device {
 	struct drm_device drm;
@@ -189,12 +192,14 @@ struct loom_device {
 	int error_irq;
 	atomic64_t next_client_id;
 	struct workqueue_struct *wq;
+	struct workqueue_struct *hang_wq;
 	atomic_t files;
 	wait_queue_head_t files_wq;
 	struct mutex file_list_lock;	/* @file_list */
 	struct list_head file_list;
 	struct mutex clients_lock;	/* @clients */
 	struct list_head clients;
+	bool unplugging;
 };
 
 /**
@@ -285,7 +290,11 @@ struct loom_file {
  * @lf: the file whose address space maps it (a reference)
  * @node: its VA range in that address space
  * @flags: DRM_LOOM_BO_* flags
- * @free_work: the deferred free, once the address space's jobs are done
+ * @free_work: the deferred free's next step, after a fence in @free_fences
+ * @free_cb: on the fence the deferred free waits for
+ * @free_fences: per core, the address space's last busy fence at the free
+ *	(a reference), or NULL
+ * @free_next: the entry of @free_fences the deferred free waits for
  */
 struct loom_bo {
 	struct drm_gem_shmem_object base;
@@ -293,6 +302,9 @@ struct loom_bo {
 	struct drm_mm_node node;
 	u32 flags;
 	struct work_struct free_work;
+	struct dma_fence_cb free_cb;
+	struct dma_fence *free_fences[LOOM_MAX_CORES];
+	unsigned int free_next;
 };
 
 /**
@@ -382,8 +394,7 @@ int loom_vm_map_bo(struct loom_vm *vm, struct loom_bo *bo);
 void loom_vm_unmap_bo(struct loom_vm *vm, struct loom_bo *bo);
 void loom_vm_add_fence(struct loom_vm *vm, unsigned int core,
 		       struct dma_fence *fence);
-bool loom_vm_idle(struct loom_vm *vm);
-void loom_vm_wait_idle(struct loom_vm *vm);
+void loom_vm_busy_fences(struct loom_vm *vm, struct dma_fence **fences);
 
 /* loom_gem.c */
 struct drm_gem_object *loom_gem_create_object(struct drm_device *drm, size_t size);

@@ -9,8 +9,12 @@
  * coherent, so mappings are cached.
  *
  * A freed BO stays mapped, its pages pinned, until every job already
- * submitted on its address space has finished (loom_mmu.c says why); the
- * wait happens on the device's workqueue, never in the caller.  A file may
+ * submitted on its address space has finished (loom_mmu.c says why).
+ * Nothing sleeps for that: the free takes the address space's busy fences
+ * as they are at the close and chains a callback through them, and only
+ * the release after the last runs on the device's workqueue (a client
+ * closing many BOs under an endless job must not fill the workqueue with
+ * sleepers).  A file may
  * pin at most max_pinned_mb MiB of BOs, and all files of all loom devices
  * together max_pinned_total_mb (by default half the RAM): ENOSPC beyond.
  * Without the second cap, clients opening many files could pin every page
@@ -42,24 +46,56 @@ static void loom_gem_release(struct loom_bo *bo)
 		loom_file_put(lf);
 }
 
+static void loom_gem_free_cb(struct dma_fence *fence, struct dma_fence_cb *cb);
+
+/*
+ * Waits, without sleeping, for the next of the fences the free took, and
+ * releases the BO once the last has signalled: from the caller of the free
+ * or from the workqueue, never from the callback (which may be in hard IRQ).
+ */
+static void loom_gem_free_next(struct loom_bo *bo)
+{
+	for (; bo->free_next < LOOM_MAX_CORES; bo->free_next++) {
+		struct dma_fence *fence = bo->free_fences[bo->free_next];
+
+		if (fence && !dma_fence_add_callback(fence, &bo->free_cb, loom_gem_free_cb))
+			return;
+		dma_fence_put(fence);
+	}
+	loom_gem_release(bo);
+}
+
 static void loom_gem_free_work(struct work_struct *work)
 {
 	struct loom_bo *bo = container_of(work, struct loom_bo, free_work);
 
-	loom_vm_wait_idle(&bo->lf->vm);
-	loom_gem_release(bo);
+	dma_fence_put(bo->free_fences[bo->free_next++]);
+	loom_gem_free_next(bo);
+}
+
+static void loom_gem_free_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct loom_bo *bo = container_of(cb, struct loom_bo, free_cb);
+
+	queue_work(bo->lf->ldev->wq, &bo->free_work);
 }
 
 static void loom_gem_free(struct drm_gem_object *obj)
 {
 	struct loom_bo *bo = to_loom_bo(obj);
 
-	if (!bo->lf || loom_vm_idle(&bo->lf->vm)) {
+	if (!bo->lf) {
 		loom_gem_release(bo);
 		return;
 	}
+	/*
+	 * The jobs submitted before the close: a later one that reaches for
+	 * the BO's VA faults once it is unmapped, never its freed pages.
+	 */
+	loom_vm_busy_fences(&bo->lf->vm, bo->free_fences);
 	INIT_WORK(&bo->free_work, loom_gem_free_work);
-	queue_work(bo->lf->ldev->wq, &bo->free_work);
+	bo->free_next = 0;
+	loom_gem_free_next(bo);
 }
 
 static const struct drm_gem_object_funcs loom_gem_funcs = {

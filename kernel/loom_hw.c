@@ -306,9 +306,10 @@ static irqreturn_t loom_error_irq(int irq, void *arg)
 	u32 status = loom_read(ldev, LOOM_REG_ERROR_STATUS);
 
 	loom_write(ldev, LOOM_REG_ERROR_STATUS, status);
-	dev_err(&ldev->pdev->dev, "device error 0x%x on core %u\n",
-		status & ~(0xffU << LOOM_ERROR_CORE_SHIFT),
-		status >> LOOM_ERROR_CORE_SHIFT);
+	/* A device in a loop of errors must not flood the log. */
+	dev_err_ratelimited(&ldev->pdev->dev, "device error 0x%x on core %u\n",
+			    status & ~(0xffU << LOOM_ERROR_CORE_SHIFT),
+			    status >> LOOM_ERROR_CORE_SHIFT);
 	return IRQ_HANDLED;
 }
 
@@ -487,7 +488,7 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 	dma_wmb();
 	loom_core_write(core, LOOM_CORE_Q_TAIL, core->tail);
 	spin_unlock_irqrestore(&core->lock, flags);
-	queue_delayed_work(core->ldev->wq, &core->hang_work,
+	queue_delayed_work(core->ldev->hang_wq, &core->hang_work,
 			   msecs_to_jiffies(LOOM_HANG_CHECK_MS));
 	return fence;
 }

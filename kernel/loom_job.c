@@ -337,7 +337,7 @@ void loom_hang_work(struct work_struct *work)
 	busy = core->head != core->tail;
 	spin_unlock_irqrestore(&core->lock, flags);
 	if (busy)
-		queue_delayed_work(ldev->wq, &core->hang_work,
+		queue_delayed_work(ldev->hang_wq, &core->hang_work,
 				   msecs_to_jiffies(LOOM_HANG_CHECK_MS));
 	drm_dev_exit(idx);
 }
@@ -564,9 +564,16 @@ static int loom_submit_check(struct loom_device *ldev, struct loom_file *lf,
 	return 0;
 }
 
-/* Takes one of the file's in-flight slots, waiting for one unless told not to. */
+/*
+ * Takes one of the file's in-flight slots, waiting for one unless told not
+ * to.  The wait runs inside drm_dev_enter(), which removal waits out before
+ * it ends the jobs that would make room: removal wakes it first, and it
+ * fails with -ENODEV.
+ */
 static int loom_inflight_get(struct loom_file *lf, bool nonblock)
 {
+	struct loom_device *ldev = lf->ldev;
+
 	while (!atomic_add_unless(&lf->inflight, 1, DRM_LOOM_MAX_INFLIGHT_JOBS)) {
 		int ret;
 
@@ -574,9 +581,12 @@ static int loom_inflight_get(struct loom_file *lf, bool nonblock)
 			return -EAGAIN;
 		ret = wait_event_interruptible(lf->inflight_wq,
 					       atomic_read(&lf->inflight) <
-					       DRM_LOOM_MAX_INFLIGHT_JOBS);
+					       DRM_LOOM_MAX_INFLIGHT_JOBS ||
+					       READ_ONCE(ldev->unplugging));
 		if (ret)
 			return ret;
+		if (READ_ONCE(ldev->unplugging))
+			return -ENODEV;
 	}
 	return 0;
 }

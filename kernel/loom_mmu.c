@@ -116,34 +116,16 @@ static struct dma_fence *loom_vm_busy_fence(struct loom_vm *vm, unsigned int i)
 	return fence;
 }
 
-/* Whether every job submitted on @vm so far has finished. */
-bool loom_vm_idle(struct loom_vm *vm)
+/*
+ * Fills @fences with a reference to each core's last fence of @vm not known
+ * done, or NULL: every job submitted on @vm so far ends by them.
+ */
+void loom_vm_busy_fences(struct loom_vm *vm, struct dma_fence **fences)
 {
 	unsigned int i;
 
-	for (i = 0; i < LOOM_MAX_CORES; i++) {
-		struct dma_fence *fence = loom_vm_busy_fence(vm, i);
-
-		dma_fence_put(fence);
-		if (fence)
-			return false;
-	}
-	return true;
-}
-
-/* Waits until every job submitted on @vm so far has finished. */
-void loom_vm_wait_idle(struct loom_vm *vm)
-{
-	unsigned int i;
-
-	for (i = 0; i < LOOM_MAX_CORES; i++) {
-		struct dma_fence *fence = loom_vm_busy_fence(vm, i);
-
-		if (fence) {
-			dma_fence_wait(fence, false);
-			dma_fence_put(fence);
-		}
-	}
+	for (i = 0; i < LOOM_MAX_CORES; i++)
+		fences[i] = loom_vm_busy_fence(vm, i);
 }
 
 static void loom_vm_free_tables(struct loom_vm *vm)

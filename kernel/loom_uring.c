@@ -20,11 +20,20 @@
  * IO_URING_F_NONBLOCK (io_uring makes it holding its own lock) never waits
  * for room in the file's in-flight budget: it gets -EAGAIN, and io_uring
  * issues the command again from a worker that may wait.  Its in-syncobjs
- * are then looked up at that later issue.
+ * are then looked up at that later issue.  An inline issue interrupted
+ * while waiting for a BO's lock is issued again from a worker too.
  *
  * Where io_uring can cancel commands (6.7+), a ring that goes away with
  * commands pending completes them with -ECANCELED at once instead of
  * waiting for their jobs; the jobs themselves run to their end.
+ *
+ * A command issued from io-wq (IOSQE_ASYNC, or the retry after -EAGAIN)
+ * can be cancelled, or its fence can signal, while its issue still runs.
+ * So the fence callback is armed before the command is marked cancelable
+ * (a cancellation then always finds it armed), and the command completes
+ * only once both the issue is done with it and its end is known: the fence
+ * signalled, or a cancellation took the callback off.  Whichever of the
+ * two comes second completes it, exactly once.
  */
 
 #include <linux/slab.h>
@@ -40,7 +49,10 @@
  * @done: the job's done fence (a reference)
  * @cb: on @done; its removal decides whether a cancellation owns the command
  * @job_id: the job's id, the CQE's res2
- * @result: the CQE's res
+ * @result: the CQE's res, set before @pending drops
+ * @pending: 2 while the issue runs and the end is unknown; the issue and
+ *	the end (the fence's callback, or a cancellation that removed it) each
+ *	drop one, and whoever drops the last completes the command
  */
 struct loom_uring_cmd {
 	struct io_uring_cmd *ioucmd;
@@ -48,6 +60,7 @@ struct loom_uring_cmd {
 	struct dma_fence_cb cb;
 	u64 job_id;
 	int result;
+	atomic_t pending;
 };
 
 /* The per-command state hangs off the command's pdu. */
@@ -76,28 +89,42 @@ static void loom_uring_task_done(struct io_uring_cmd *ioucmd, unsigned int issue
 	loom_uring_complete(cmd, cmd->result, issue_flags);
 }
 
+/* The job ended, or the issue is done with the command: the second posts it. */
+static void loom_uring_put(struct loom_uring_cmd *cmd)
+{
+	if (atomic_dec_and_test(&cmd->pending))
+		io_uring_cmd_complete_in_task(cmd->ioucmd, loom_uring_task_done);
+}
+
+/* May run in hard-IRQ context, and on another CPU while the issue runs. */
 static void loom_uring_fence_done(struct dma_fence *fence, struct dma_fence_cb *cb)
 {
 	struct loom_uring_cmd *cmd = container_of(cb, struct loom_uring_cmd, cb);
 
 	cmd->result = fence->error;
-	io_uring_cmd_complete_in_task(cmd->ioucmd, loom_uring_task_done);
+	loom_uring_put(cmd);
 }
 
 #ifdef LOOM_HAVE_URING_CMD_CANCEL
 /*
  * The ring is going away (its last reference closed, or its task exiting):
- * io_uring asks, holding its lock, that the command complete now.  Whoever
- * takes the fence callback off owns the command: if it is still on the
- * fence, the command completes here with -ECANCELED and the job runs on
- * unwatched; if the fence fired first, the task work it queued completes
- * the command (it runs under the same lock, after this).
+ * io_uring asks, holding its lock, that the command complete now.  It can
+ * ask only once the command is cancelable, so the callback is armed, but
+ * the issue may still be running on another CPU.  Taking the callback off
+ * ends the job's watch: the command completes with -ECANCELED, here if the
+ * issue is done, else when it is, and the job runs on unwatched.  If the
+ * fence fired first, its callback completes the command (the task work
+ * runs under the same lock, after this); io_uring may ask again meanwhile,
+ * and then nothing is on the fence any more.
  */
 static int loom_uring_cancel(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
 	struct loom_uring_cmd *cmd = *loom_pdu(ioucmd);
 
-	if (dma_fence_remove_callback(cmd->done, &cmd->cb))
+	if (!dma_fence_remove_callback(cmd->done, &cmd->cb))
+		return 0;
+	cmd->result = -ECANCELED;
+	if (atomic_dec_and_test(&cmd->pending))
 		loom_uring_complete(cmd, -ECANCELED, issue_flags);
 	return 0;
 }
@@ -144,6 +171,14 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	}
 	ret = loom_submit(ldev, file, &args, nonblock, &done);
 	drm_dev_exit(idx);
+	/*
+	 * Inline, io_uring's own task work (TIF_NOTIFY_SIGNAL, e.g. to start an
+	 * io-wq worker) can interrupt the wait for a BO's lock that another
+	 * command's issue holds.  Nothing was done: let io_uring issue the
+	 * command again from a worker rather than fail it with -EINTR.
+	 */
+	if (nonblock && (ret == -EINTR || ret == -ERESTARTSYS))
+		ret = -EAGAIN;
 	if (ret) {
 		kfree(cmd);
 		return ret;
@@ -152,14 +187,18 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	cmd->ioucmd = ioucmd;
 	cmd->done = done;
 	cmd->job_id = args.job_id;
+	atomic_set(&cmd->pending, 2);
 	*loom_pdu(ioucmd) = cmd;
 	/*
-	 * Cancelable before the callback can fire: once it has, the task work
-	 * may complete (and free) the command on another CPU.
+	 * Armed before it is cancelable: a cancellation must find the callback
+	 * on the fence (or already run).  The command cannot complete before
+	 * the issue drops its share below, so marking it is safe.
 	 */
-	loom_uring_mark_cancelable(ioucmd, issue_flags);
 	if (dma_fence_add_callback(done, &cmd->cb, loom_uring_fence_done))
 		/* Done already: complete the same way, from task work. */
 		loom_uring_fence_done(done, &cmd->cb);
+	loom_uring_mark_cancelable(ioucmd, issue_flags);
+	/* Last: the command may be gone after this. */
+	loom_uring_put(cmd);
 	return -EIOCBQUEUED;
 }
