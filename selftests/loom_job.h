@@ -140,4 +140,42 @@ static inline int reopen(FIXTURE_DATA(job) *self)
 	return 0;
 }
 
+/* Writes a module parameter of loom; returns 0 or -errno. */
+static inline int set_param(const char *name, unsigned int value)
+{
+	char path[96], val[16];
+
+	snprintf(path, sizeof(path), "/sys/module/loom/parameters/%s", name);
+	snprintf(val, sizeof(val), "%u\n", value);
+	return loom_write_file(path, val);
+}
+
+/* The value of this process's fdinfo key @key of @fd, or -1. */
+static inline long long fdinfo_value(int fd, const char *key)
+{
+	char path[64], line[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
+			v = atoll(line + strlen(key) + 1);
+	fclose(f);
+	return v;
+}
+
+/* A job's fence error; -1000 if JOB_INFO fails, -1001 if it is not done. */
+static inline int job_error(FIXTURE_DATA(job) *self, uint64_t job_id)
+{
+	struct drm_loom_job_info info;
+
+	if (_test_job_info(self->fd, job_id, &info))
+		return -1000;
+	return info.state == DRM_LOOM_JOB_DONE ? info.error : -1001;
+}
+
 #endif /* LOOM_JOB_H */

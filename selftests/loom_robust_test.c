@@ -19,21 +19,6 @@
 #include "loom_selftest.h"
 #include "loom_job.h"
 
-/* Writes a module parameter of loom; returns 0 or -errno. */
-static int set_param(const char *name, unsigned int value)
-{
-	char path[96];
-	FILE *f;
-	int ret;
-
-	snprintf(path, sizeof(path), "/sys/module/loom/parameters/%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	ret = fprintf(f, "%u\n", value) < 0 ? -EIO : 0;
-	return fclose(f) ? -errno : ret;
-}
-
 /*
  * A long job: @extent instances of the counter log, all hammering the
  * counter at @va and the log slot after it (a BO the job need not list).
@@ -61,15 +46,6 @@ static uint64_t submit_slot(FIXTURE_DATA(job) *self, unsigned slot, uint32_t siz
 	s.out_syncobj = out;
 	s.flags = flags;
 	return _test_submit(self->fd, &s) ? 0 : s.job_id;
-}
-
-static int job_error(FIXTURE_DATA(job) *self, uint64_t job_id)
-{
-	struct drm_loom_job_info info;
-
-	if (_test_job_info(self->fd, job_id, &info))
-		return -1000;
-	return info.state == DRM_LOOM_JOB_DONE ? info.error : -1001;
 }
 
 static int64_t now_ns(void)
@@ -734,23 +710,6 @@ TEST_F(job, long_jobs_and_the_jobs_behind_them_all_complete)
 }
 
 /* ---- 7. accounting and small things ------------------------------------------------ */
-
-static long long fdinfo_value(int fd, const char *key)
-{
-	char path[64], line[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
-			v = atoll(line + strlen(key) + 1);
-	fclose(f);
-	return v;
-}
 
 /* Every job's busy time counts, short ones too. */
 TEST_F(job, fdinfo_counts_every_jobs_busy_time)

@@ -210,42 +210,6 @@ TEST_F_TIMEOUT(job, async_commands_complete_exactly_once, 120)
 
 /* ---- deferred BO frees and the hang check ---------------------------------- */
 
-/* Writes a module parameter of loom; returns 0 or -errno. */
-static int set_param(const char *name, unsigned int value)
-{
-	char path[96], val[16];
-
-	snprintf(path, sizeof(path), "/sys/module/loom/parameters/%s", name);
-	snprintf(val, sizeof(val), "%u\n", value);
-	return loom_write_file(path, val);
-}
-
-static long long fdinfo_value(int fd, const char *key)
-{
-	char path[64], line[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
-			v = atoll(line + strlen(key) + 1);
-	fclose(f);
-	return v;
-}
-
-static int job_error(FIXTURE_DATA(job) *self, uint64_t job_id)
-{
-	struct drm_loom_job_info info;
-
-	if (_test_job_info(self->fd, job_id, &info))
-		return -1000;
-	return info.state == DRM_LOOM_JOB_DONE ? info.error : -1001;
-}
-
 #define CLOSED_BOS	300
 
 /*
