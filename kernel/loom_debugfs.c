@@ -7,6 +7,9 @@
  * recovered from hangs, completions refused because the device wrote them
  * wrong, state dumps dropped, interrupts that completed nothing and
  * doorbells the device missed.
+ *
+ * hang_stop_delay_ms (testing): milliseconds recovery sleeps between
+ * deciding a job hung and stopping its core (0, the default: none).
  */
 
 #include <linux/debugfs.h>
@@ -67,6 +70,11 @@ static const struct drm_info_list loom_debugfs_list[] = {
 
 void loom_debugfs_init(struct drm_minor *minor)
 {
+	struct loom_device *ldev = to_loom_device(minor->dev);
+
 	drm_debugfs_create_files(loom_debugfs_list, ARRAY_SIZE(loom_debugfs_list),
 				 minor->debugfs_root, minor);
+	/* Testing only: widens the window between a hang decision and STOP. */
+	debugfs_create_u32("hang_stop_delay_ms", 0600, minor->debugfs_root,
+			   &ldev->hang_stop_delay_ms);
 }

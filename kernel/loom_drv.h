@@ -87,6 +87,10 @@ enum loom_hw_fault {
  * @failed_seqno: last seqno on @failed_context
  * @failed_lock: the lock of those fences
  * @hang_progress: LOOM_CORE_PROGRESS at the last hang check
+ * @stopping: recovery has set CTRL.STOP; a STOPPED record of a job other
+ *	than the one with @stop_seqno is a job the stop caught by mistake
+ * @stop_seqno: the hardware seqno of the job recovery means to stop
+ * @stop_hit: the stop ended that job (its record says STOPPED)
  * @hang_work: the hang check, armed while jobs are on the ring
  * @last_done: when the device last finished a job (busy-time accounting)
  * @stages: dumps on their way to JOB_INFO records
@@ -121,6 +125,9 @@ struct loom_core {
 	atomic64_t failed_seqno;
 	spinlock_t failed_lock;	/* fences on failed_context */
 	u32 hang_progress;
+	bool stopping;
+	u64 stop_seqno;
+	bool stop_hit;
 	struct delayed_work hang_work;
 	ktime_t last_done;
 	struct loom_dump_stage stages[LOOM_DUMP_STAGES];
@@ -177,6 +184,9 @@ struct loom_client {
  * @clients_lock: protects @clients
  * @clients: struct loom_client of processes that opened the device
  * @unplugging: removal has begun; SUBMITs waiting for room give up
+ * @hang_stop_delay_ms: testing only (debugfs): sleep between a hang
+ *	decision and the core's stop, to widen the window in which the
+ *	suspected job can end on its own
  */
 struct loom_device {
 	struct drm_device drm;
@@ -200,6 +210,7 @@ struct loom_device {
 	struct mutex clients_lock;	/* @clients */
 	struct list_head clients;
 	bool unplugging;
+	u32 hang_stop_delay_ms;
 };
 
 /**
@@ -327,6 +338,9 @@ struct loom_bo {
  * @hw_seqno: the seqno of its descriptor, which its completion must echo
  * @hw_fence: its hardware fence while on the ring (reference); protected
  *	by core->lock
+ * @hw_done: the device finished it (a completion record was processed);
+ *	core->lock
+ * @hw_error: then, the errno its fence carries
  */
 struct loom_job {
 	struct drm_sched_job base;
@@ -345,6 +359,8 @@ struct loom_job {
 	ktime_t queued_at;
 	u64 hw_seqno;
 	struct dma_fence *hw_fence;
+	bool hw_done;
+	int hw_error;
 };
 
 static inline struct loom_device *to_loom_device(struct drm_device *drm)
@@ -410,7 +426,7 @@ void loom_hw_cancel_all(struct loom_device *ldev);
 struct dma_fence *loom_hw_failed_fence(struct loom_core *core, int error);
 struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job,
 				    const struct loom_hw_job *desc);
-void loom_hw_stop_and_reset(struct loom_core *core);
+bool loom_hw_stop_and_reset(struct loom_core *core, struct loom_job *bad);
 int loom_hw_status_errno(u32 status);
 unsigned int loom_hw_reap(struct loom_core *core);
 void loom_hw_check_doorbell(struct loom_core *core);

@@ -57,7 +57,7 @@ static const struct dma_fence_ops loom_failed_fence_ops = {
 /**
  * loom_hw_failed_fence - the hardware fence of a job that fails unrun
  * @core: the job's core
- * @error: the job's error
+ * @error: the job's error, or 0 for a job the device finished already
  *
  * The fence is signalled with @error before it is returned.  run_job()
  * hands it to the scheduler rather than NULL: a resubmitted job without a
@@ -74,7 +74,8 @@ struct dma_fence *loom_hw_failed_fence(struct loom_core *core, int error)
 		return NULL;
 	dma_fence_init(fence, &loom_failed_fence_ops, &core->failed_lock,
 		       core->failed_context, atomic64_inc_return(&core->failed_seqno));
-	dma_fence_set_error(fence, error);
+	if (error)
+		dma_fence_set_error(fence, error);
 	dma_fence_signal(fence);
 	return fence;
 }
@@ -171,6 +172,7 @@ static void loom_core_finish_slot(struct loom_core *core)
 	ktime_t now = ktime_get(), start;
 	bool dump;
 
+	lockdep_assert_held(&core->lock);
 	core->inflight[core->head] = NULL;
 	if (!job)
 		return;
@@ -186,6 +188,18 @@ static void loom_core_finish_slot(struct loom_core *core)
 		atomic64_inc(&core->jobs_failed);
 		loom_job_hw_refused(job);
 		return;
+	}
+	if (core->stopping && rec.status == LOOM_STATUS_STOPPED) {
+		/*
+		 * The suspected job ended on its own before the stop: the stop
+		 * caught the next one, which has done nothing wrong.  It runs
+		 * again (the scheduler resubmits it).
+		 */
+		if (rec.seqno != core->stop_seqno) {
+			loom_job_hw_drop(job, -ECANCELED, false);
+			return;
+		}
+		core->stop_hit = true;
 	}
 	dump = rec.status != LOOM_STATUS_OK &&
 	       loom_core_stage_dump(core, job, rec.seqno);
@@ -494,16 +508,29 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 }
 
 /*
- * Stops a hung core and resets it.  The job at the head completes with
- * LOOM_STATUS_STOPPED (and a dump) if the core obeys STOP; every job still
- * in the ring afterwards is cancelled: its hardware fence is signalled with
- * -ECANCELED, and the scheduler resubmits it.  Called with the scheduler
- * stopped.
+ * Stops a core whose job @bad looks hung, and resets it.  The stop is
+ * attributed by the seqno of the record it produces: @bad, if the core
+ * obeys STOP while it runs, completes with LOOM_STATUS_STOPPED (and a
+ * dump); but @bad may have ended on its own since the hang check looked,
+ * and the stop then catches the job after it, which is dropped like every
+ * job still on the ring: its hardware fence is signalled with -ECANCELED
+ * and the scheduler resubmits it.  @bad, if still on the ring (the core
+ * ignored STOP), fails with -ETIMEDOUT.  Called with the scheduler stopped
+ * and a reference on @bad.
+ *
+ * Return: whether @bad was stopped (it hung), rather than ended on its own.
  */
-void loom_hw_stop_and_reset(struct loom_core *core)
+bool loom_hw_stop_and_reset(struct loom_core *core, struct loom_job *bad)
 {
 	unsigned long flags;
 	unsigned int i;
+	bool hung;
+
+	spin_lock_irqsave(&core->lock, flags);
+	core->stop_seqno = bad->hw_seqno;
+	core->stop_hit = false;
+	core->stopping = true;
+	spin_unlock_irqrestore(&core->lock, flags);
 
 	loom_core_write(core, LOOM_CORE_CTRL, LOOM_CTRL_ENABLE | LOOM_CTRL_STOP);
 	for (i = 0; i < 100; i++) {
@@ -514,14 +541,19 @@ void loom_hw_stop_and_reset(struct loom_core *core)
 
 	spin_lock_irqsave(&core->lock, flags);
 	loom_hw_reap(core);
+	hung = core->stop_hit;
 	for (i = 0; i < LOOM_RING_SIZE; i++) {
 		struct loom_job *job = core->inflight[i];
 
 		core->inflight[i] = NULL;
+		if (job == bad)
+			hung = true;
 		if (job)
-			loom_job_hw_drop(job, -ECANCELED, false);
+			loom_job_hw_drop(job, -ETIMEDOUT, job == bad);
 	}
+	core->stopping = false;
 	loom_core_start(core);
 	spin_unlock_irqrestore(&core->lock, flags);
 	atomic64_inc(&core->resets);
+	return hung;
 }

@@ -25,6 +25,7 @@
  * to wait.
  */
 
+#include <linux/delay.h>
 #include <linux/devcoredump.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
@@ -166,6 +167,9 @@ void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec
 {
 	int error = loom_hw_status_errno(rec->status);
 
+	lockdep_assert_held(&job->core->lock);
+	job->hw_done = true;
+	job->hw_error = error;
 	loom_record_done(job->lf, job->job_id, error, rec,
 			 dump_staged ? (int)job->core->index : -1);
 	atomic64_add(rec->counters.cycles, &job->lf->cycles[job->core->index]);
@@ -185,6 +189,9 @@ void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec
  */
 void loom_job_hw_refused(struct loom_job *job)
 {
+	lockdep_assert_held(&job->core->lock);
+	job->hw_done = true;
+	job->hw_error = -EPROTO;
 	loom_record_done(job->lf, job->job_id, -EPROTO, NULL, -1);
 	dma_fence_set_error(&job->base.s_fence->finished, -EPROTO);
 	loom_job_signal_hw(job, -EPROTO);
@@ -213,6 +220,14 @@ static struct dma_fence *loom_run_job(struct drm_sched_job *sched_job)
 	struct dma_fence *fence;
 	int idx;
 
+	/*
+	 * The device finished it after drm_sched_stop() took the scheduler's
+	 * callback off its hardware fence, and recovery resubmits it: it
+	 * does not run twice.  (Written under core->lock by the reap that
+	 * recovery ran before resubmitting.)
+	 */
+	if (unlikely(job->hw_done))
+		return loom_hw_failed_fence(job->core, job->hw_error);
 	/* Failed already: the guilty job of a hang, or its entity was killed. */
 	if (unlikely(sched_job->s_fence->finished.error))
 		return loom_hw_failed_fence(job->core, sched_job->s_fence->finished.error);
@@ -250,27 +265,21 @@ static void loom_hang_coredump(struct loom_core *core, struct loom_job *bad)
 }
 
 /*
- * Stops the core, fails @bad with -ETIMEDOUT and runs every other job of
- * the core again.  Holds a reference to @bad: drm_sched_stop() may free
- * it if it finished meanwhile.
+ * Stops the core, fails @bad with -ETIMEDOUT if the stop caught it, and
+ * runs every other job of the core again, except those the device
+ * finished meanwhile (run_job() completes them with their own result).
+ * Holds a reference to @bad: drm_sched_stop() may free it if it finished
+ * meanwhile.
  */
 static void loom_recover(struct loom_core *core, struct loom_job *bad)
 {
 	struct loom_device *ldev = core->ldev;
-	unsigned long flags;
-	bool hung;
+	u32 delay_ms = READ_ONCE(ldev->hang_stop_delay_ms);
 
 	drm_sched_stop(&core->sched, NULL);
-	spin_lock_irqsave(&core->lock, flags);
-	hung = bad->hw_fence;
-	/* Not signalled: its scheduler callback is gone, s_fence stays. */
-	if (hung)
-		dma_fence_set_error(&bad->base.s_fence->finished, -ETIMEDOUT);
-	spin_unlock_irqrestore(&core->lock, flags);
-	loom_hw_stop_and_reset(core);
-
-	if (hung) {
-		loom_record_done(bad->lf, bad->job_id, -ETIMEDOUT, NULL, -1);
+	if (unlikely(delay_ms))
+		msleep(delay_ms);
+	if (loom_hw_stop_and_reset(core, bad)) {
 		loom_hang_coredump(core, bad);
 		loom_client_hung(ldev, bad->lf->client);
 	}

@@ -896,6 +896,114 @@ TEST_F(job, hung_job_of_a_closed_file_is_recovered)
 	drmSyncobjDestroy(self->fd, sync);
 }
 
+/* The status of the fence in @syncobj: 1 signalled, 0 not yet, or its -errno. */
+static int syncobj_status(int fd, uint32_t syncobj)
+{
+	struct sync_file_info info = { 0 };
+	int f, ret;
+
+	if (drmSyncobjExportSyncFile(fd, syncobj, &f))
+		return -1000;
+	ret = ioctl(f, SYNC_IOC_FILE_INFO, &info) ? -1001 : info.status;
+	close(f);
+	return ret;
+}
+
+/* Runs a long job of @extent instances on core 0; its wall time in ns, 0 on error. */
+static int64_t time_long_job(FIXTURE_DATA(job) *self, int64_t extent)
+{
+	uint32_t sync;
+	int64_t t0;
+
+	if (drmSyncobjCreate(self->fd, 0, &sync))
+		return 0;
+	t0 = now_ns();
+	if (!submit_slot(self, 10, long_cmd(self, 10, self->data.va, extent), sync, 0) ||
+	    loom_syncobj_wait(self->fd, sync, 60000))
+		return 0;
+	drmSyncobjDestroy(self->fd, sync);
+	return now_ns() - t0;
+}
+
+/*
+ * A job the hang check condemns may end on its own before recovery stops
+ * the core; the stop then meets the next job on the ring, here another
+ * file's.  That job must run again and succeed, and the job that ended
+ * must keep its own result: not -ETIMEDOUT, no strike against its owner.
+ * debugfs's hang_stop_delay_ms holds recovery between the hang decision
+ * and STOP, so the job, sized to end just after ten deadlines (its
+ * runtime limit), ends inside that window every time.
+ */
+TEST_F_TIMEOUT(job, a_job_ending_at_its_limit_fails_no_one_else, 300)
+{
+	const int64_t deadline = 200000000LL, limit = 10 * deadline;
+	FIXTURE_DATA(job) other = *self;
+	char knob[160];
+	int64_t per, t;
+	int64_t extent = 4096;
+	int attempt;
+
+	snprintf(knob, sizeof(knob), "%s/hang_stop_delay_ms", self->node.debugfs);
+	if (access(knob, W_OK))
+		SKIP(return, "no %s", knob);
+	ASSERT_EQ(0, reopen(&other));
+	/* instances per ns, from a run of at least 150 ms */
+	while ((t = time_long_job(self, extent)) > 0 && t < 150000000LL)
+		extent *= 2;
+	ASSERT_LT(0, t);
+	per = t / extent;
+	ASSERT_EQ(0, loom_write_file(knob, "2000"));
+	for (attempt = 0; attempt < 3; attempt++) {
+		long long resets = loom_core_stat(&self->node, 0, "resets ");
+		/* ends at 1.5 limits: after the decision, well before the stop */
+		int64_t n = (limit + limit / 2) / (per ? per : 1);
+		struct drm_loom_bo_ref refs[1] = { { other.cfg.handle, DRM_LOOM_BO_REF_READ } };
+		struct drm_loom_submit s = submit_args(self, 11, long_cmd(self, 11, self->data.va, n),
+						       NULL, 0);
+		struct drm_loom_submit si;
+		struct drm_loom_job_info info;
+		uint32_t sync, isync;
+
+		ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+		ASSERT_EQ(0, drmSyncobjCreate(other.fd, 0, &isync));
+		s.deadline_ns = deadline;
+		s.out_syncobj = sync;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+		/* the innocent job runs about 2 limits: the stop finds it running */
+		si = submit_args(&other, 11, long_cmd(&other, 11, other.data.va, 2 * limit / per),
+				 refs, 1);
+		si.out_syncobj = isync;
+		ASSERT_EQ(0, _test_submit(other.fd, &si));
+		ASSERT_EQ(0, loom_syncobj_wait(other.fd, isync, 120000));
+		ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 1000));
+		ASSERT_EQ(0, _test_job_info(self->fd, s.job_id, &info));
+		TH_LOG("attempt %d: %lld instances, status %u, instances run %llu, error %d, resets %lld",
+		       attempt, (long long)n, info.hw_status, (unsigned long long)info.counters.instances,
+		       info.error, loom_core_stat(&self->node, 0, "resets ") - resets);
+		/* the innocent job: run again, successfully */
+		EXPECT_EQ(1, syncobj_status(other.fd, isync));
+		EXPECT_EQ(0, job_error(&other, si.job_id));
+		if (info.hw_status == LOOM_STATUS_OK) {
+			/* it ended on its own: its result, not a timeout */
+			EXPECT_EQ(n, (int64_t)info.counters.instances);
+			EXPECT_EQ(0, info.error);
+			EXPECT_EQ(1, syncobj_status(self->fd, sync));
+		}
+		drmSyncobjDestroy(self->fd, sync);
+		drmSyncobjDestroy(other.fd, isync);
+		if (loom_core_stat(&self->node, 0, "resets ") == resets + 1 &&
+		    info.hw_status == LOOM_STATUS_OK)
+			break;	/* the window was hit */
+		/* calibration missed: too short (no reset) or too long (stopped) */
+		if (loom_core_stat(&self->node, 0, "resets ") == resets)
+			per = per * 2 / 3;
+		else
+			per = per * 3 / 2;
+	}
+	EXPECT_EQ(0, loom_write_file(knob, "0"));
+	EXPECT_GT(3, attempt) TH_LOG("the job never ended between the decision and the stop");
+}
+
 /*
  * A process killed with jobs still waiting in its queue: they are never
  * run, and their fences say ESRCH (Documentation/uapi.rst).
