@@ -832,6 +832,8 @@ static void loom_cgra_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "loom-cgra: cannot add the PCIe capability");
         return;
     }
+    /* Function-level reset: loom_cgra_write_config() below runs it. */
+    pcie_cap_flr_init(pdev);
     if (msix_init(pdev, vectors, &s->bar0, 0, LOOM_MSIX_TABLE_OFFSET,
                   &s->bar0, 0, LOOM_MSIX_PBA_OFFSET, 0, errp)) {
         loom_cgra_exit(pdev);
@@ -851,6 +853,14 @@ static void loom_cgra_realize(PCIDevice *pdev, Error **errp)
 static void loom_cgra_reset(DeviceState *dev)
 {
     loom_cgra_reset_all(LOOM_CGRA(dev));
+}
+
+/* Config space writes; setting DEVCTL's FLR bit resets the function. */
+static void loom_cgra_write_config(PCIDevice *pdev, uint32_t address,
+                                   uint32_t val, int len)
+{
+    pci_default_write_config(pdev, address, val, len);
+    pcie_cap_flr_write_config(pdev, address, val, len);
 }
 
 static const VMStateDescription loom_cgra_vmstate = {
@@ -877,6 +887,7 @@ static void loom_cgra_class_init(ObjectClass *klass, void *data)
 
     k->realize = loom_cgra_realize;
     k->exit = loom_cgra_exit;
+    k->config_write = loom_cgra_write_config;
     k->vendor_id = LOOM_PCI_VENDOR_ID;
     k->device_id = LOOM_PCI_DEVICE_ID;
     k->revision = LOOM_PCI_REVISION;
