@@ -583,6 +583,72 @@ static void loom_remove(struct pci_dev *pdev)
 	loom_files_release_dma(ldev);
 }
 
+/*
+ * Resets of the function the PCI core makes (sysfs "reset", VFIO, the DRM
+ * device_reset test): quiesce before, restore the queues after.  The
+ * PCI core saves and restores config space (MSI-X, bus mastering) itself.
+ */
+static void loom_pci_reset_prepare(struct pci_dev *pdev)
+{
+	loom_reset_prepare(pci_get_drvdata(pdev), true);
+}
+
+static void loom_pci_reset_done(struct pci_dev *pdev)
+{
+	loom_reset_done(pci_get_drvdata(pdev));
+}
+
+/*
+ * AER: the link or the device failed.  Registers may not answer, so the
+ * jobs that were running are failed with -EIO; the rest run again after
+ * the slot reset.
+ */
+static pci_ers_result_t loom_pci_error_detected(struct pci_dev *pdev,
+						pci_channel_state_t state)
+{
+	struct loom_device *ldev = pci_get_drvdata(pdev);
+
+	dev_err(&pdev->dev, "PCI error (channel state %d)\n", state);
+	if (state == pci_channel_io_perm_failure)
+		return PCI_ERS_RESULT_DISCONNECT;
+	if (!ldev->resetting)
+		loom_reset_prepare(ldev, state == pci_channel_io_normal);
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t loom_pci_slot_reset(struct pci_dev *pdev)
+{
+	struct loom_device *ldev = pci_get_drvdata(pdev);
+
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	pci_set_master(pdev);
+	if (loom_read(ldev, LOOM_REG_ID) == LOOM_ID_MAGIC)
+		return PCI_ERS_RESULT_RECOVERED;
+	/*
+	 * Gone for good: no resume follows.  Let the queues run on so that
+	 * every job still ends (the hang checks fail what never completes).
+	 */
+	loom_reset_done(ldev);
+	return PCI_ERS_RESULT_DISCONNECT;
+}
+
+static void loom_pci_resume(struct pci_dev *pdev)
+{
+	struct loom_device *ldev = pci_get_drvdata(pdev);
+
+	if (ldev->resetting)
+		loom_reset_done(ldev);
+}
+
+static const struct pci_error_handlers loom_pci_err_handlers = {
+	.error_detected = loom_pci_error_detected,
+	.slot_reset = loom_pci_slot_reset,
+	.resume = loom_pci_resume,
+	.reset_prepare = loom_pci_reset_prepare,
+	.reset_done = loom_pci_reset_done,
+};
+
 static const struct pci_device_id loom_pci_ids[] = {
 	{ PCI_DEVICE(LOOM_PCI_VENDOR_ID, LOOM_PCI_DEVICE_ID) },
 	{ }
@@ -594,6 +660,7 @@ static struct pci_driver loom_pci_driver = {
 	.id_table = loom_pci_ids,
 	.probe = loom_probe,
 	.remove = loom_remove,
+	.err_handler = &loom_pci_err_handlers,
 };
 module_pci_driver(loom_pci_driver);
 

@@ -184,6 +184,9 @@ struct loom_client {
  * @clients_lock: protects @clients
  * @clients: struct loom_client of processes that opened the device
  * @unplugging: removal has begun; SUBMITs waiting for room give up
+ * @resetting: a reset of the function is under way (reset_prepare to
+ *	reset_done, or AER's error_detected to slot_reset): the hang checks
+ *	stand down
  * @hang_stop_delay_ms: testing only (debugfs): sleep between a hang
  *	decision and the core's stop, to widen the window in which the
  *	suspected job can end on its own
@@ -210,6 +213,7 @@ struct loom_device {
 	struct mutex clients_lock;	/* @clients */
 	struct list_head clients;
 	bool unplugging;
+	bool resetting;
 	u32 hang_stop_delay_ms;
 };
 
@@ -431,6 +435,8 @@ int loom_hw_status_errno(u32 status);
 unsigned int loom_hw_reap(struct loom_core *core);
 void loom_hw_check_doorbell(struct loom_core *core);
 void loom_hw_dump_work(struct work_struct *work);
+void loom_hw_quiesce(struct loom_device *ldev, bool reachable);
+void loom_hw_restart(struct loom_device *ldev);
 
 /* loom_job.c */
 int loom_sched_init_all(struct loom_device *ldev);
@@ -447,6 +453,8 @@ void loom_records_fini(struct loom_file *lf);
 void loom_record_attach_dump(struct loom_file *lf, u64 job_id, void *dump,
 			     u32 len);
 void loom_hang_work(struct work_struct *work);
+void loom_reset_prepare(struct loom_device *ldev, bool reachable);
+void loom_reset_done(struct loom_device *ldev);
 
 /* loom_uring.c */
 int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);

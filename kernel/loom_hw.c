@@ -557,3 +557,72 @@ bool loom_hw_stop_and_reset(struct loom_core *core, struct loom_job *bad)
 	atomic64_inc(&core->resets);
 	return hung;
 }
+
+/*
+ * A reset of the whole function (FLR, or AER's recovery) is coming: empty
+ * every ring.  If the device is @reachable each core is stopped first and
+ * what it finished is reaped; the job a stop ends and every job not begun
+ * are dropped for the scheduler to resubmit.  If it is not, the job at
+ * each ring's head may have run partly and its result is lost: it fails
+ * with -EIO.  Called with the schedulers stopped and the hang checks
+ * cancelled.
+ */
+void loom_hw_quiesce(struct loom_device *ldev, bool reachable)
+{
+	unsigned long flags;
+	unsigned int i, n;
+
+	for (i = 0; i < ldev->num_cores; i++) {
+		struct loom_core *core = &ldev->cores[i];
+
+		spin_lock_irqsave(&core->lock, flags);
+		/* seqno 0 is never issued: every STOPPED record is dropped */
+		core->stop_seqno = 0;
+		core->stopping = true;
+		spin_unlock_irqrestore(&core->lock, flags);
+		if (reachable)
+			loom_core_write(core, LOOM_CORE_CTRL,
+					LOOM_CTRL_ENABLE | LOOM_CTRL_STOP);
+	}
+	for (i = 0; i < ldev->num_cores; i++) {
+		struct loom_core *core = &ldev->cores[i];
+
+		for (n = 0; reachable && n < 100; n++) {
+			if (loom_core_read(core, LOOM_CORE_STATUS) & LOOM_CORE_HALTED)
+				break;
+			usleep_range(1000, 2000);
+		}
+		spin_lock_irqsave(&core->lock, flags);
+		if (reachable)
+			loom_hw_reap(core);
+		for (n = 0; n < LOOM_RING_SIZE; n++) {
+			u32 slot = (core->head + n) % LOOM_RING_SIZE;
+			struct loom_job *job = core->inflight[slot];
+
+			core->inflight[slot] = NULL;
+			if (job)
+				loom_job_hw_drop(job, -EIO, !reachable && !n);
+		}
+		core->head = core->tail;
+		core->stopping = false;
+		spin_unlock_irqrestore(&core->lock, flags);
+	}
+}
+
+/* After a reset of the whole function: bring every queue up again. */
+void loom_hw_restart(struct loom_device *ldev)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	loom_write(ldev, LOOM_REG_ERROR_STATUS, loom_read(ldev, LOOM_REG_ERROR_STATUS));
+	for (i = 0; i < ldev->num_cores; i++) {
+		struct loom_core *core = &ldev->cores[i];
+
+		spin_lock_irqsave(&core->lock, flags);
+		loom_core_start(core);
+		/* The reset zeroed the progress counter: start the comparison over. */
+		core->hang_progress = 0;
+		spin_unlock_irqrestore(&core->lock, flags);
+	}
+}

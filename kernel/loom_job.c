@@ -320,7 +320,8 @@ void loom_hang_work(struct work_struct *work)
 	bool hung = false, busy;
 	int idx;
 
-	if (!drm_dev_enter(&ldev->drm, &idx))
+	/* A reset of the function is under way; loom_reset_done() re-arms. */
+	if (READ_ONCE(ldev->resetting) || !drm_dev_enter(&ldev->drm, &idx))
 		return;
 	spin_lock_irqsave(&core->lock, flags);
 	loom_hw_reap(core);
@@ -349,6 +350,48 @@ void loom_hang_work(struct work_struct *work)
 		queue_delayed_work(ldev->hang_wq, &core->hang_work,
 				   msecs_to_jiffies(LOOM_HANG_CHECK_MS));
 	drm_dev_exit(idx);
+}
+
+/**
+ * loom_reset_prepare - quiesce before a reset of the whole function
+ * @ldev: the device
+ * @reachable: whether its registers still answer (not after an AER error)
+ *
+ * Stops the hang checks (waiting for a recovery under way) and the
+ * schedulers, and empties the rings (loom_hw_quiesce()).  Jobs wait in
+ * their entities, or on the scheduler's pending list to be run again by
+ * loom_reset_done().  Called with the PCI device locked.
+ */
+void loom_reset_prepare(struct loom_device *ldev, bool reachable)
+{
+	unsigned int i;
+
+	WRITE_ONCE(ldev->resetting, true);
+	for (i = 0; i < ldev->num_cores; i++)
+		cancel_delayed_work_sync(&ldev->cores[i].hang_work);
+	for (i = 0; i < ldev->num_cores; i++)
+		drm_sched_stop(&ldev->cores[i].sched, NULL);
+	loom_hw_quiesce(ldev, reachable);
+}
+
+/**
+ * loom_reset_done - bring the device back after loom_reset_prepare()
+ * @ldev: the device
+ *
+ * Restarts the queues (the reset emptied the device's TLB: the page tables
+ * are the driver's and need nothing) and runs again every job the reset
+ * did not fail.
+ */
+void loom_reset_done(struct loom_device *ldev)
+{
+	unsigned int i;
+
+	loom_hw_restart(ldev);
+	WRITE_ONCE(ldev->resetting, false);
+	for (i = 0; i < ldev->num_cores; i++) {
+		drm_sched_resubmit_jobs(&ldev->cores[i].sched);
+		loom_sched_start(&ldev->cores[i].sched);
+	}
 }
 
 static void loom_free_job(struct drm_sched_job *sched_job)

@@ -1005,6 +1005,79 @@ TEST_F_TIMEOUT(job, a_job_ending_at_its_limit_fails_no_one_else, 300)
 }
 
 /*
+ * A function-level reset through sysfs (as the DRM subsystem's own
+ * device_reset test does) under load: the driver quiesces before it and
+ * restores the queues after.  Every job completes, with its result or with
+ * EIO if the reset lost it (Documentation/uapi.rst); jobs submitted after
+ * the reset succeed; the device is never taken for a liar.
+ */
+TEST_F_TIMEOUT(job, function_level_reset_under_load, 240)
+{
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct loom_test_bo scratch = loom_bo(self->fd, 4096);
+	long long refused[2], resets[2];
+	uint64_t ids[N + 2];
+	char slot[64], path[160];
+	unsigned int lost = 0;
+	uint32_t sync;
+
+	ASSERT_NE(NULL, scratch.map);
+	ASSERT_EQ(0, loom_node_slot(&self->node, slot, sizeof(slot)));
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset", slot);
+	if (access(path, W_OK))
+		SKIP(return, "no %s: the device has no reset method", path);
+	for (unsigned int q = 0; q < 2; q++) {
+		refused[q] = loom_core_stat(&self->node, q, "refused from the device: ");
+		resets[q] = loom_core_stat(&self->node, q, "resets ");
+	}
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	for (unsigned int q = 0; q < 2; q++) {
+		struct drm_loom_submit s = submit_args(self, 100 + q,
+						       long_cmd(self, 100 + q, scratch.va + 64 * q,
+								1 << 19), refs + 1, 1);
+
+		s.queue = q;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+		ids[N + q] = s.job_id;
+	}
+	for (unsigned int i = 0; i < N; i++) {
+		struct drm_loom_submit s = submit_args(self, i, counter_cmd(self, i, i), refs, 2);
+
+		s.queue = i % 2;
+		s.out_syncobj = sync;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+		ids[i] = s.job_id;
+	}
+	usleep(200000);
+	ASSERT_EQ(0, loom_write_file(path, "1"));
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 120000));
+	for (unsigned int i = 0; i < N + 2; i++) {
+		int err = job_error(self, ids[i]);
+
+		EXPECT_TRUE(err == 0 || err == -EIO) TH_LOG("job %u: error %d", i, err);
+		lost += err == -EIO;
+	}
+	/* at most the job running on each core */
+	EXPECT_GE(2, lost);
+	for (unsigned int q = 0; q < 2; q++) {
+		struct drm_loom_job_info info = run_vadd(self, _metadata, q, 0);
+		const int64_t *d = self->data.map;
+
+		EXPECT_EQ(0, info.error);
+		EXPECT_EQ(LOOM_STATUS_OK, info.hw_status);
+		for (int k = 0; k < 8; k++)
+			EXPECT_EQ(d[k] + d[1024 + k], d[2048 + k]);
+		EXPECT_EQ(refused[q], loom_core_stat(&self->node, q, "refused from the device: "));
+		EXPECT_EQ(resets[q], loom_core_stat(&self->node, q, "resets "))
+			TH_LOG("core %u: a hang recovery ran: the driver missed the reset", q);
+	}
+	drmSyncobjDestroy(self->fd, sync);
+}
+
+/*
  * A process killed with jobs still waiting in its queue: they are never
  * run, and their fences say ESRCH (Documentation/uapi.rst).
  */
