@@ -18,6 +18,7 @@
 #include <linux/kref.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/spinlock.h>
@@ -224,6 +225,7 @@ struct loom_device {
  * @mm: the VA allocator
  * @root: the level-0 table, @root_dma its bus address
  * @tables: every table page (struct loom_pt_page), freed with the VM
+ * @table_index: the same, indexed by bus page number, for page walks
  * @fence_lock: protects @last
  * @last: per core, the done fence of the last job submitted on this
  *	address space (jobs of one core finish in order), or NULL
@@ -235,6 +237,7 @@ struct loom_vm {
 	u64 *root;
 	dma_addr_t root_dma;
 	struct list_head tables;
+	struct xarray table_index;
 	spinlock_t fence_lock;	/* @last */
 	struct dma_fence *last[LOOM_MAX_CORES];
 	bool released;		/* tables freed at unplug; vm->lock */

@@ -19,10 +19,15 @@
 #include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
 #include <linux/scatterlist.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <drm/drm_drv.h>
 
 #include "loom_drv.h"
+
+/* Mapping or unmapping reschedules after this many bytes. */
+#define LOOM_MAP_RESCHED_BYTES	(4ULL << 20)
 
 struct loom_pt_page {
 	struct list_head link;
@@ -43,12 +48,20 @@ static struct loom_pt_page *loom_pt_alloc(struct loom_vm *vm)
 		return NULL;
 	pt->cpu = dma_alloc_coherent(loom_vm_dev(vm), LOOM_PAGE_SIZE, &pt->dma,
 				     GFP_KERNEL);
-	if (!pt->cpu) {
-		kfree(pt);
-		return NULL;
-	}
+	if (!pt->cpu)
+		goto err_free;
+	/* Indexed by bus page: a walk finds each table in O(1). */
+	if (xa_err(xa_store(&vm->table_index, pt->dma >> LOOM_PAGE_SHIFT, pt,
+			    GFP_KERNEL)))
+		goto err_dma;
 	list_add(&pt->link, &vm->tables);
 	return pt;
+
+err_dma:
+	dma_free_coherent(loom_vm_dev(vm), LOOM_PAGE_SIZE, pt->cpu, pt->dma);
+err_free:
+	kfree(pt);
+	return NULL;
 }
 
 int loom_vm_init(struct loom_vm *vm, struct loom_device *ldev)
@@ -59,6 +72,7 @@ int loom_vm_init(struct loom_vm *vm, struct loom_device *ldev)
 	mutex_init(&vm->lock);
 	spin_lock_init(&vm->fence_lock);
 	INIT_LIST_HEAD(&vm->tables);
+	xa_init(&vm->table_index);
 	root = loom_pt_alloc(vm);
 	if (!root)
 		return -ENOMEM;
@@ -137,6 +151,7 @@ static void loom_vm_free_tables(struct loom_vm *vm)
 		list_del(&pt->link);
 		kfree(pt);
 	}
+	xa_destroy(&vm->table_index);
 }
 
 void loom_vm_fini(struct loom_vm *vm)
@@ -176,10 +191,9 @@ static u64 *loom_pt_lookup(struct loom_vm *vm, dma_addr_t dma)
 {
 	struct loom_pt_page *pt;
 
-	list_for_each_entry(pt, &vm->tables, link)
-		if (pt->dma == dma)
-			return pt->cpu;
-	return NULL;
+	lockdep_assert_held(&vm->lock);
+	pt = xa_load(&vm->table_index, dma >> LOOM_PAGE_SHIFT);
+	return pt && pt->dma == dma ? pt->cpu : NULL;
 }
 
 /*
@@ -207,9 +221,17 @@ static u64 *loom_pte(struct loom_vm *vm, u64 va, bool create)
 			table = pt->cpu;
 			continue;
 		}
-		table = loom_pt_lookup(vm, *entry & LOOM_PTE_ADDR_MASK);
-		if (WARN_ON(!table))
+		/*
+		 * The tables sit in memory the device can reach: an entry
+		 * naming no table of ours was not written by us.  No WARN.
+		 */
+		table = loom_pt_lookup(vm, READ_ONCE(*entry) & LOOM_PTE_ADDR_MASK);
+		if (!table) {
+			dev_err_ratelimited(loom_vm_dev(vm),
+					    "page table entry 0x%llx names no table\n",
+					    *entry);
 			return NULL;
+		}
 	}
 	return &table[LOOM_PT_INDEX(va, LOOM_PT_LEVELS - 1)];
 }
@@ -218,11 +240,14 @@ static void loom_vm_clear(struct loom_vm *vm, u64 va, u64 size)
 {
 	u64 off;
 
+	lockdep_assert_held(&vm->lock);
 	for (off = 0; off < size; off += LOOM_PAGE_SIZE) {
 		u64 *pte = loom_pte(vm, va + off, false);
 
 		if (pte)
 			WRITE_ONCE(*pte, 0);
+		if (!((off + LOOM_PAGE_SIZE) % LOOM_MAP_RESCHED_BYTES))
+			cond_resched();
 	}
 }
 
@@ -233,6 +258,7 @@ static int loom_vm_write_ptes(struct loom_vm *vm, struct loom_bo *bo,
 	u64 va = bo->node.start;
 	struct sg_dma_page_iter iter;
 
+	lockdep_assert_held(&vm->lock);
 	if (!(bo->flags & DRM_LOOM_BO_DEVICE_READ_ONLY))
 		perms |= LOOM_PTE_WRITE;
 
@@ -244,6 +270,9 @@ static int loom_vm_write_ptes(struct loom_vm *vm, struct loom_bo *bo,
 			return -ENOMEM;
 		WRITE_ONCE(*pte, sg_page_iter_dma_address(&iter) | perms);
 		va += LOOM_PAGE_SIZE;
+		/* up to 1 GiB: let others run every few MiB */
+		if (!((va - bo->node.start) % LOOM_MAP_RESCHED_BYTES))
+			cond_resched();
 	}
 	return 0;
 }
