@@ -10,6 +10,8 @@
  *
  * hang_stop_delay_ms (testing): milliseconds recovery sleeps between
  * deciding a job hung and stopping its core (0, the default: none).
+ * fail_pt_alloc (testing): the n-th next page-table allocation of any
+ * address space fails (0, the default: none).
  */
 
 #include <linux/debugfs.h>
@@ -77,4 +79,7 @@ void loom_debugfs_init(struct drm_minor *minor)
 	/* Testing only: widens the window between a hang decision and STOP. */
 	debugfs_create_u32("hang_stop_delay_ms", 0600, minor->debugfs_root,
 			   &ldev->hang_stop_delay_ms);
+	/* Testing only: fails the n-th next page-table allocation. */
+	debugfs_create_atomic_t("fail_pt_alloc", 0600, minor->debugfs_root,
+				&ldev->fail_pt_alloc);
 }

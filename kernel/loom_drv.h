@@ -188,6 +188,8 @@ struct loom_client {
  * @resetting: a reset of the function is under way (reset_prepare to
  *	reset_done, or AER's error_detected to slot_reset): the hang checks
  *	stand down
+ * @fail_pt_alloc: testing only (debugfs): the n-th next page-table
+ *	allocation fails, 0 for none
  * @hang_stop_delay_ms: testing only (debugfs): sleep between a hang
  *	decision and the core's stop, to widen the window in which the
  *	suspected job can end on its own
@@ -215,6 +217,7 @@ struct loom_device {
 	struct list_head clients;
 	bool unplugging;
 	bool resetting;
+	atomic_t fail_pt_alloc;
 	u32 hang_stop_delay_ms;
 };
 

@@ -195,14 +195,17 @@ int loom_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fi
 	}
 	bo = container_of(shmem, struct loom_bo, base);
 	bo->flags = args->flags;
+	/*
+	 * The BO's mapping lives in lf->vm: keep it until the BO goes.  Set
+	 * before mapping: a map that fails after writing PTEs leaves pages a
+	 * job may have reached, and the free (which uncharges them) waits for
+	 * the address space's jobs as any BO's does.
+	 */
+	bo->lf = loom_file_get(lf);
 
 	ret = loom_vm_map_bo(&lf->vm, bo);
-	if (ret) {
-		loom_pin_uncharge(lf, size);
+	if (ret)
 		goto err_put;
-	}
-	/* The BO's mapping lives in lf->vm: keep it until the BO goes. */
-	bo->lf = loom_file_get(lf);
 
 	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
 	if (ret)

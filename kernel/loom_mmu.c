@@ -42,8 +42,13 @@ static struct device *loom_vm_dev(struct loom_vm *vm)
 
 static struct loom_pt_page *loom_pt_alloc(struct loom_vm *vm)
 {
-	struct loom_pt_page *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	struct loom_pt_page *pt;
 
+	/* Testing (debugfs fail_pt_alloc): the n-th next allocation fails. */
+	if (unlikely(atomic_read(&vm->ldev->fail_pt_alloc)) &&
+	    !atomic_dec_if_positive(&vm->ldev->fail_pt_alloc))
+		return NULL;
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
 	if (!pt)
 		return NULL;
 	pt->cpu = dma_alloc_coherent(loom_vm_dev(vm), LOOM_PAGE_SIZE, &pt->dma,
@@ -298,7 +303,13 @@ int loom_vm_map_bo(struct loom_vm *vm, struct loom_bo *bo)
 	if (!ret) {
 		ret = loom_vm_write_ptes(vm, bo, sgt);
 		if (ret) {
+			/*
+			 * A job of the file may have reached the pages
+			 * through the PTEs written so far (its TLB too): the
+			 * caller frees them only once the VM is idle.
+			 */
 			loom_vm_clear(vm, bo->node.start, size);
+			loom_vm_invalidate(vm);
 			drm_mm_remove_node(&bo->node);
 		}
 	}

@@ -781,6 +781,62 @@ TEST_F_TIMEOUT(job, bo_create_maps_in_linear_time, 300)
 
 /* ---- 7. accounting and small things ------------------------------------------------ */
 
+/*
+ * A BO_CREATE whose page-table allocation fails after it wrote some PTEs
+ * (debugfs fail_pt_alloc injects it): a job of the file could have reached
+ * those pages and the device cached the translations, so the driver must
+ * invalidate the TLB before letting them go, and free them only once the
+ * file's jobs are done.  The ioctl fails with ENOMEM and nothing leaks:
+ * the pinned memory goes back once the job running meanwhile ends.
+ */
+TEST_F(job, failed_bo_create_invalidates_before_freeing)
+{
+	volatile uint32_t *bar = loom_map_bar0(&self->node);
+	char knob[160];
+	struct loom_test_bo bo;
+	long long total;
+	uint32_t before, sync;
+	uint64_t id;
+
+	snprintf(knob, sizeof(knob), "%s/fail_pt_alloc", self->node.debugfs);
+	if (access(knob, W_OK))
+		SKIP(return, "no %s", knob);
+	ASSERT_NE(NULL, bar);
+	if (!(loom_reg(bar, LOOM_REG_CAPS) & LOOM_CAP_TLB))
+		SKIP(return, "the device caches no translations");
+	total = fdinfo_value(self->fd, "drm-total-system");
+	ASSERT_LT(0, total);
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	/* a job runs on the file's address space meanwhile */
+	id = submit_slot(self, 0, long_cmd(self, 0, self->data.va + 4096, 1 << 20), sync, 0);
+	ASSERT_NE(0, id);
+	before = loom_reg(bar, LOOM_REG_MMU_INVALIDATE);
+	/* 8 MiB fills the fixture's last table first, then needs new ones */
+	ASSERT_EQ(0, loom_write_file(knob, "1"));
+	EXPECT_EQ(-ENOMEM, _test_bo_create(self->fd, 8 << 20, 0, &bo));
+	EXPECT_NE(before, loom_reg(bar, LOOM_REG_MMU_INVALIDATE))
+		TH_LOG("PTEs were cleared without a TLB invalidation");
+	ASSERT_EQ(0, loom_write_file(knob, "0"));
+	/* held (and counted) while the job that may reach them runs */
+	if (job_error(self, id) == -1001) {
+		EXPECT_LT(total, fdinfo_value(self->fd, "drm-total-system"))
+			TH_LOG("the pages went while a job of the file ran");
+	} else {
+		TH_LOG("the job ended too soon to see the deferred free");
+	}
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 60000));
+	EXPECT_EQ(0, job_error(self, id));
+	/* the failed BO's pages are gone once the job ended */
+	for (int i = 0; i < 100 && fdinfo_value(self->fd, "drm-total-system") != total; i++)
+		usleep(10000);
+	EXPECT_EQ(total, fdinfo_value(self->fd, "drm-total-system"));
+	/* and BO_CREATE works again */
+	bo = loom_bo(self->fd, 8 << 20);
+	EXPECT_NE(NULL, bo.map);
+	munmap((void *)bar, LOOM_BAR0_SIZE);
+	drmSyncobjDestroy(self->fd, sync);
+}
+
 /* Every job's busy time counts, short ones too. */
 TEST_F(job, fdinfo_counts_every_jobs_busy_time)
 {
