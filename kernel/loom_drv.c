@@ -5,8 +5,8 @@
  * Probe enables the loom-cgra function, maps BAR0, checks the device's
  * identity and ABI major, brings up its cores and their schedulers, and
  * registers a DRM device: a compute accelerator (/dev/accel/accelN) where
- * the kernel has the accel subsystem, else a render node.  The ioctl table, open/postclose and
- * fdinfo live here; each ioctl's argument rules are in
+ * the kernel has the accel subsystem, else a render node.  The ioctl table, open/postclose,
+ * fdinfo and the PCI reset and AER handlers live here; each ioctl's argument rules are in
  * Documentation/uapi.rst and uapi/drm/loom_drm.h.
  */
 

@@ -17,8 +17,13 @@
  * scheduler's stop/resubmit/start: it stops the core (the job completes
  * with LOOM_STATUS_STOPPED and a state dump, which also goes to
  * devcoredump), resets it, fails the guilty job with -ETIMEDOUT and runs
- * the innocent ones again.  A process whose jobs hung DRM_LOOM_MAX_HANGS
- * times is refused further submissions with -ECANCELED.
+ * the innocent ones again.  The stop is attributed by the seqno of the
+ * record it produces: the suspected job may have ended on its own since
+ * the hang check looked, and a job the stop caught instead runs again.  A
+ * process whose jobs hung DRM_LOOM_MAX_HANGS times is refused further
+ * submissions with -ECANCELED.  A reset of the whole PCI function (FLR,
+ * AER) goes through the same stop and resubmission: loom_reset_prepare()
+ * and loom_reset_done().
  *
  * A file has at most DRM_LOOM_MAX_INFLIGHT_JOBS jobs between SUBMIT and
  * free_job(); SUBMIT waits for room, or fails with -EAGAIN when asked not
