@@ -12,6 +12,9 @@
  * deciding a job hung and stopping its core (0, the default: none).
  * fail_pt_alloc (testing): the n-th next page-table allocation of any
  * address space fails (0, the default: none).
+ * quiesce_wait_ms (testing): how long a reset of the function waits for
+ * each core to stop before it empties the ring regardless (0: not at all,
+ * as with a device slow to stop).
  */
 
 #include <linux/debugfs.h>
@@ -82,4 +85,7 @@ void loom_debugfs_init(struct drm_minor *minor)
 	/* Testing only: fails the n-th next page-table allocation. */
 	debugfs_create_atomic_t("fail_pt_alloc", 0600, minor->debugfs_root,
 				&ldev->fail_pt_alloc);
+	/* Testing only: a reset that does not wait for the cores to stop. */
+	debugfs_create_u32("quiesce_wait_ms", 0600, minor->debugfs_root,
+			   &ldev->quiesce_wait_ms);
 }

@@ -488,6 +488,7 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 	INIT_LIST_HEAD(&ldev->clients);
+	ldev->quiesce_wait_ms = LOOM_QUIESCE_MS;
 	init_waitqueue_head(&ldev->files_wq);
 	mutex_init(&ldev->file_list_lock);
 	INIT_LIST_HEAD(&ldev->file_list);

@@ -37,6 +37,8 @@
 #define LOOM_VA_END		(1ULL << (LOOM_VA_BITS - 1))
 /* How often a core with jobs on its ring is checked for a hang. */
 #define LOOM_HANG_CHECK_MS	100
+/* How long a reset of the function waits for each core to stop. */
+#define LOOM_QUIESCE_MS		500
 /* Jobs per file whose outcome JOB_INFO keeps. */
 #define LOOM_JOB_RECORDS	256
 /* Per core: failed jobs' dumps copied out of the device, awaiting a home. */
@@ -92,6 +94,8 @@ enum loom_hw_fault {
  *	than the one with @stop_seqno is a job the stop caught by mistake
  * @stop_seqno: the hardware seqno of the job recovery means to stop
  * @stop_hit: the stop ended that job (its record says STOPPED)
+ * @quiesced: loom_hw_quiesce() emptied the ring for a reset of the
+ *	function; until loom_hw_restart() nothing the device shows is read
  * @hang_work: the hang check, armed while jobs are on the ring
  * @last_done: when the device last finished a job (busy-time accounting)
  * @stages: dumps on their way to JOB_INFO records
@@ -129,6 +133,7 @@ struct loom_core {
 	bool stopping;
 	u64 stop_seqno;
 	bool stop_hit;
+	bool quiesced;
 	struct delayed_work hang_work;
 	ktime_t last_done;
 	struct loom_dump_stage stages[LOOM_DUMP_STAGES];
@@ -193,6 +198,8 @@ struct loom_client {
  * @hang_stop_delay_ms: testing only (debugfs): sleep between a hang
  *	decision and the core's stop, to widen the window in which the
  *	suspected job can end on its own
+ * @quiesce_wait_ms: how long a reset of the function waits for each core
+ *	to stop (LOOM_QUIESCE_MS; debugfs, for testing a slow stop)
  */
 struct loom_device {
 	struct drm_device drm;
@@ -219,6 +226,7 @@ struct loom_device {
 	bool resetting;
 	atomic_t fail_pt_alloc;
 	u32 hang_stop_delay_ms;
+	u32 quiesce_wait_ms;
 };
 
 /**

@@ -222,6 +222,12 @@ unsigned int loom_hw_reap(struct loom_core *core)
 	u32 inflight = (core->tail - core->head) % LOOM_RING_SIZE;
 	unsigned int reaped = 0;
 
+	/*
+	 * The ring was emptied for a reset of the function: a job the stop
+	 * did not catch in time may still end, and the reset zeroes the head.
+	 */
+	if (core->quiesced)
+		return 0;
 	if (head >= LOOM_RING_SIZE ||
 	    (head - core->head) % LOOM_RING_SIZE > inflight) {
 		loom_core_misbehaved(core, LOOM_HW_FAULT_HEAD, head);
@@ -586,9 +592,14 @@ void loom_hw_quiesce(struct loom_device *ldev, bool reachable)
 	}
 	for (i = 0; i < ldev->num_cores; i++) {
 		struct loom_core *core = &ldev->cores[i];
+		ktime_t until = ktime_add_ms(ktime_get(),
+						READ_ONCE(ldev->quiesce_wait_ms));
+		u32 status;
 
-		for (n = 0; reachable && n < 100; n++) {
-			if (loom_core_read(core, LOOM_CORE_STATUS) & LOOM_CORE_HALTED)
+		/* halted in a job, or idle: with STOP set it starts no other */
+		while (reachable && ktime_before(ktime_get(), until)) {
+			status = loom_core_read(core, LOOM_CORE_STATUS);
+			if ((status & LOOM_CORE_HALTED) || !(status & LOOM_CORE_BUSY))
 				break;
 			usleep_range(1000, 2000);
 		}
@@ -605,6 +616,7 @@ void loom_hw_quiesce(struct loom_device *ldev, bool reachable)
 		}
 		core->head = core->tail;
 		core->stopping = false;
+		core->quiesced = true;
 		spin_unlock_irqrestore(&core->lock, flags);
 	}
 }
@@ -621,6 +633,7 @@ void loom_hw_restart(struct loom_device *ldev)
 
 		spin_lock_irqsave(&core->lock, flags);
 		loom_core_start(core);
+		core->quiesced = false;
 		/* The reset zeroed the progress counter: start the comparison over. */
 		core->hang_progress = 0;
 		spin_unlock_irqrestore(&core->lock, flags);

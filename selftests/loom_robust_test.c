@@ -1214,6 +1214,66 @@ TEST_F_TIMEOUT(job, function_level_reset_under_load, 240)
 }
 
 /*
+ * The same reset with a device slow to stop (debugfs quiesce_wait_ms 0:
+ * the driver empties its rings without waiting for the stop).  The jobs
+ * that were running end, with a record and an interrupt, after the driver
+ * let go of them, and the reset then zeroes the queue: none of it is the
+ * device lying.  Every job runs again and succeeds.
+ */
+TEST_F_TIMEOUT(job, function_level_reset_with_a_slow_stop, 240)
+{
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct loom_test_bo scratch = loom_bo(self->fd, 4096);
+	long long refused[2], resets[2];
+	char slot[64], path[160], knob[160];
+	uint64_t ids[18];
+	uint32_t sync[2];
+
+	ASSERT_NE(NULL, scratch.map);
+	ASSERT_EQ(0, loom_node_slot(&self->node, slot, sizeof(slot)));
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset", slot);
+	snprintf(knob, sizeof(knob), "%s/quiesce_wait_ms", self->node.debugfs);
+	if (access(path, W_OK) || access(knob, W_OK))
+		SKIP(return, "no %s or %s", path, knob);
+	for (unsigned int q = 0; q < 2; q++) {
+		refused[q] = loom_core_stat(&self->node, q, "refused from the device: ");
+		resets[q] = loom_core_stat(&self->node, q, "resets ");
+		ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync[q]));
+	}
+	/* on each core a long job, and jobs waiting on the ring behind it */
+	for (unsigned int i = 0; i < 18; i++) {
+		unsigned int q = i % 2;
+		struct drm_loom_submit s = i < 2 ?
+			submit_args(self, i, long_cmd(self, i, scratch.va + 64 * q, 1 << 19),
+				    refs + 1, 1) :
+			submit_args(self, i, counter_cmd(self, i, i), refs, 2);
+
+		s.queue = q;
+		s.out_syncobj = i >= 16 ? sync[q] : 0;
+		ASSERT_EQ(0, _test_submit(self->fd, &s));
+		ids[i] = s.job_id;
+	}
+	usleep(200000);
+	ASSERT_EQ(0, loom_write_file(knob, "0"));
+	EXPECT_EQ(0, loom_write_file(path, "1"));
+	ASSERT_EQ(0, loom_write_file(knob, "500"));
+	for (unsigned int q = 0; q < 2; q++)
+		ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync[q], 120000));
+	for (unsigned int i = 0; i < 18; i++) {
+		EXPECT_EQ(0, job_error(self, ids[i])) TH_LOG("job %u", i);
+	}
+	for (unsigned int q = 0; q < 2; q++) {
+		EXPECT_EQ(refused[q], loom_core_stat(&self->node, q, "refused from the device: "))
+			TH_LOG("core %u: the driver read the device across the reset", q);
+		EXPECT_EQ(resets[q], loom_core_stat(&self->node, q, "resets "));
+		drmSyncobjDestroy(self->fd, sync[q]);
+	}
+}
+
+/*
  * A process killed with jobs still waiting in its queue: they are never
  * run, and their fences say ESRCH (Documentation/uapi.rst).
  */
