@@ -12,6 +12,8 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/gpu_scheduler.h>
+#include <linux/aer.h>
+#include <linux/pci.h>
 #ifdef LOOM_HAVE_DRM_ACCEL
 #include <drm/drm_accel.h>
 #endif
@@ -139,5 +141,17 @@ static inline const void *loom_uring_sqe_cmd(struct io_uring_cmd *ioucmd)
 	BUILD_BUG_ON(sizeof(type) > sizeof((ioucmd)->pdu));		\
 	(type *)(ioucmd)->pdu;						\
 })
+
+/*
+ * Lets the device report PCIe errors (AER).  Kernels before 6.4 leave that
+ * to each driver; later ones enable it for every device they control.
+ */
+static inline void loom_pci_enable_error_reporting(struct pci_dev *pdev)
+{
+#ifdef LOOM_HAVE_PCI_ERR_REPORTING
+	/* fails only when the platform keeps AER: nothing to enable then */
+	pci_enable_pcie_error_reporting(pdev);
+#endif
+}
 
 #endif /* LOOM_COMPAT_H */

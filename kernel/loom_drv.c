@@ -471,6 +471,7 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = pcim_enable_device(pdev);
 	if (ret)
 		return ret;
+	loom_pci_enable_error_reporting(pdev);
 
 	ret = pcim_iomap_regions(pdev, BIT(0), "loom");
 	if (ret)

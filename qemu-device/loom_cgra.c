@@ -59,6 +59,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(LoomCgraState, LOOM_CGRA)
 
 #define LOOM_REGS_SIZE  LOOM_MSIX_TABLE_OFFSET
 #define LOOM_CORE_SIZE  0x100
+/* The AER capability, first in extended configuration space. */
+#define LOOM_AER_OFFSET 0x100
 
 typedef struct LoomCore {
     LoomCgraState *dev;
@@ -803,6 +805,7 @@ static void loom_cgra_exit(PCIDevice *pdev)
         loom_core_fini(&s->cores[i]);
     }
     msix_uninit(pdev, &s->bar0, &s->bar0);
+    pcie_aer_exit(pdev);
     pcie_cap_exit(pdev);
 }
 
@@ -834,6 +837,17 @@ static void loom_cgra_realize(PCIDevice *pdev, Error **errp)
     }
     /* Function-level reset: loom_cgra_write_config() below runs it. */
     pcie_cap_flr_init(pdev);
+    /*
+     * Advanced Error Reporting, so that errors injected with the monitor's
+     * pcie_aer_inject_error reach the driver's error handlers (once the
+     * OS has enabled reporting in DEVCTL, which deverr makes writable).
+     */
+    pcie_cap_deverr_init(pdev);
+    if (pcie_aer_init(pdev, PCI_ERR_VER, LOOM_AER_OFFSET, PCI_ERR_SIZEOF,
+                      errp) < 0) {
+        loom_cgra_exit(pdev);
+        return;
+    }
     if (msix_init(pdev, vectors, &s->bar0, 0, LOOM_MSIX_TABLE_OFFSET,
                   &s->bar0, 0, LOOM_MSIX_PBA_OFFSET, 0, errp)) {
         loom_cgra_exit(pdev);

@@ -96,6 +96,23 @@ static inline uint32_t counter_cmd(FIXTURE_DATA(job) *self, unsigned slot, unsig
 	return put_cmd(&self->cmd, slot, &c);
 }
 
+/*
+ * A long job: @extent instances of the counter log, all hammering the
+ * counter at @va and the log slot after it (a BO the job need not list).
+ */
+static inline uint32_t long_cmd(FIXTURE_DATA(job) *self, unsigned slot, uint64_t va,
+				int64_t extent)
+{
+	uint32_t words[32];
+	struct loom_cmd c = { words, 0 };
+	uint64_t ops[2] = { va, va + 8 };
+
+	cmd_load_config(&c, self->counter_va, self->counter_size);
+	cmd_operands(&c, 2, ops);
+	cmd_dense(&c, 1, &extent);
+	return put_cmd(&self->cmd, slot, &c);
+}
+
 /* Submits a vector add with @deadline_ns; returns its JOB_INFO. */
 static inline struct drm_loom_job_info run_vadd(FIXTURE_DATA(job) *self,
 					 struct __test_metadata *_metadata,

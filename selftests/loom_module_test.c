@@ -197,14 +197,11 @@ TEST(unbind_with_jobs_in_flight)
 /* Asks tools/loom-vm (run with --hotplug) to device_del a device. */
 static int qmp_device_del(const char *id)
 {
-	char line[160];
-	int n = snprintf(line, sizeof(line),
-			 "loom-vm: qmp: {\"execute\":\"device_del\",\"arguments\":{\"id\":\"%s\"}}\n",
-			 id);
+	char json[160];
 
-	/* one write(): the host reads the request off the console whole */
-	fflush(stdout);
-	return write(STDOUT_FILENO, line, n) == n ? 0 : -1;
+	snprintf(json, sizeof(json),
+		 "{\"execute\":\"device_del\",\"arguments\":{\"id\":\"%s\"}}", id);
+	return loom_vm_qmp(json);
 }
 
 /* Waits up to 30 s for the PCI function at @slot to disappear. */

@@ -19,23 +19,6 @@
 #include "loom_selftest.h"
 #include "loom_job.h"
 
-/*
- * A long job: @extent instances of the counter log, all hammering the
- * counter at @va and the log slot after it (a BO the job need not list).
- */
-static uint32_t long_cmd(FIXTURE_DATA(job) *self, unsigned slot, uint64_t va,
-			 int64_t extent)
-{
-	uint32_t words[32];
-	struct loom_cmd c = { words, 0 };
-	uint64_t ops[2] = { va, va + 8 };
-
-	cmd_load_config(&c, self->counter_va, self->counter_size);
-	cmd_operands(&c, 2, ops);
-	cmd_dense(&c, 1, &extent);
-	return put_cmd(&self->cmd, slot, &c);
-}
-
 /* Submits the command in @slot reading cfg; returns the job id, 0 on error. */
 static uint64_t submit_slot(FIXTURE_DATA(job) *self, unsigned slot, uint32_t size,
 			    uint32_t out, uint32_t flags)

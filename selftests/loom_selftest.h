@@ -71,6 +71,22 @@ static inline int loom_write_file(const char *path, const char *val)
 }
 
 /* The PCI slot of @node ("0000:01:00.0"), for sysfs bind/unbind; -errno. */
+/*
+ * Asks tools/loom-vm (run with --hotplug) to send QEMU the QMP command
+ * @json, one JSON object: the host reads it off the console as one line.
+ */
+static inline int loom_vm_qmp(const char *json)
+{
+	char line[512];
+	int n = snprintf(line, sizeof(line), "loom-vm: qmp: %s\n", json);
+
+	if (n < 0 || n >= (int)sizeof(line))
+		return -1;
+	fflush(stdout);
+	/* one write(): a line split by other output would not be a request */
+	return write(STDOUT_FILENO, line, n) == n ? 0 : -1;
+}
+
 static inline int loom_node_slot(const struct loom_node *node, char *slot, size_t size)
 {
 	char link[256];
