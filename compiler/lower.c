@@ -20,6 +20,7 @@
 
 #define MAX_ARGS	LOOM_IMAGE_MAX_ARGS
 #define MAX_SKIP	8
+#define MAX_READS	16	/* loads of a memref kept apart between stores */
 #define AFTER_STREAM	(-2)	/* scope.mem[]: the loop's stream, once built */
 
 struct vmap {
@@ -36,7 +37,9 @@ struct vmap {
  * @count: loop scopes: the iteration count node in @parent, or G_NONE
  *	when constant (@count_val)
  * @mem: per memref argument, the done token of the last store
- * @reads: per memref argument, load results since that store
+ * @reads: per memref argument, load results since that store (beyond
+ *	MAX_READS, joined into one)
+ * @nreads: how many
  * @skip: reduction operations folded into REDUCE PEs
  */
 struct scope {
@@ -47,7 +50,8 @@ struct scope {
 	int count;
 	int64_t count_val;
 	int mem[MAX_ARGS];
-	int reads[MAX_ARGS][2];
+	int reads[MAX_ARGS][MAX_READS];
+	int nreads[MAX_ARGS];
 	const struct ir_op *skip[MAX_SKIP];
 	int num_skip;
 };
@@ -439,6 +443,27 @@ static int memref_arg(const struct ir_value *m)
 	return !m->def && m->region && !m->region->parent_op ? m->index : -1;
 }
 
+/* @n once every token of @toks (G_NONE ones skipped) has arrived. */
+static int join_all(struct lower *l, int n, const int *toks, int num,
+		    struct loom_loc loc)
+{
+	int pend[2], np = 0;
+
+	for (int i = 0; i < num; i++) {
+		if (toks[i] == G_NONE)
+			continue;
+		pend[np++] = toks[i];
+		if (np == 2) {
+			n = pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, pend[0],
+			       pend[1], loc);
+			np = 0;
+		}
+	}
+	if (np)
+		n = pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, pend[0], G_NONE, loc);
+	return n;
+}
+
 /* @n, released only once @tok (if any) has arrived. */
 static int after(struct lower *l, int n, int tok, struct loom_loc loc)
 {
@@ -479,50 +504,72 @@ static void lower_load(struct lower *l, struct scope *s, struct ir_op *op)
 	n = pe(l, LOOM_OP_LOAD, lower_dev_type(op->type->elem), a, G_NONE, G_NONE,
 	       op->loc);
 
-	if (s->reads[k][1] != G_NONE) {
-		s->reads[k][0] = pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64,
-				    s->reads[k][0], s->reads[k][1], n,
-				    op->loc);
-		s->reads[k][1] = G_NONE;
-	} else if (s->reads[k][0] != G_NONE) {
-		s->reads[k][1] = n;
-	} else {
-		s->reads[k][0] = n;
+	if (s->nreads[k] == MAX_READS) {
+		s->reads[k][0] = join_all(l, s->reads[k][0], &s->reads[k][1],
+					  MAX_READS - 1, op->loc);
+		s->nreads[k] = 1;
 	}
+	s->reads[k][s->nreads[k]++] = n;
 	map_put(l, s, &op->results[0], n);
 }
 
-/* Is node @anc an input of @n, directly or not? */
+/*
+ * Is node @anc an input of @n, directly or not?  Nodes come after their
+ * inputs, so a walk down from @n, each node once, stops below @anc.
+ */
 static bool depends(const struct graph *g, int n, int anc)
 {
-	if (n == anc)
-		return true;
-	if (n < anc || g->nodes[n].kind != G_PE)
+	bool *seen, found = false;
+	int *stack, top = 0;
+
+	if (n == G_NONE || n < anc)
 		return false;
-	for (int k = 0; k < 3; k++)
-		if ((graph_inputs(&g->nodes[n]) & (1U << k)) &&
-		    depends(g, g->nodes[n].in[k], anc))
-			return true;
-	return false;
+	seen = calloc(n + 1, sizeof(bool));
+	stack = calloc(n + 1, sizeof(int));
+	if (!seen || !stack)
+		abort();
+	stack[top++] = n;
+	seen[n] = true;
+	while (top && !found) {
+		const struct g_node *m = &g->nodes[stack[--top]];
+
+		for (int k = 0; k < 3; k++) {
+			int in = m->in[k];
+
+			if (!(graph_inputs(m) & (1U << k)) || in < anc || seen[in])
+				continue;
+			found |= in == anc;
+			seen[in] = true;
+			stack[top++] = in;
+		}
+	}
+	found |= n == anc;
+	free(seen);
+	free(stack);
+	return found;
 }
 
 /*
- * A store's address waits for the earlier loads of its memref, unless the
- * stored value @v already depends on them (y[i] = f(y[i])).
+ * A store's address waits for the earlier loads of its memref, except
+ * those the stored value @v already depends on (y[i] = f(y[i])) and those
+ * another load it waits for depends on.
  */
 static int after_reads(struct lower *l, struct scope *s, int k, int a, int v,
 		       struct loom_loc loc)
 {
-	int r[2] = { G_NONE, G_NONE }, n = 0;
+	int r[MAX_READS], n = 0, nr = s->nreads[k];
 
-	for (int i = 0; i < 2; i++)
-		if (s->reads[k][i] != G_NONE &&
-		    (v == G_NONE || !depends(l->g, v, s->reads[k][i])))
-			r[n++] = s->reads[k][i];
-	s->reads[k][0] = s->reads[k][1] = G_NONE;
-	if (!n)
-		return a;
-	return pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, a, r[0], r[1], loc);
+	for (int i = 0; i < nr; i++) {
+		int t = s->reads[k][i];
+		bool implied = depends(l->g, v, t);
+
+		for (int j = 0; j < nr && !implied; j++)
+			implied = j != i && depends(l->g, s->reads[k][j], t);
+		if (!implied)
+			r[n++] = t;
+	}
+	s->nreads[k] = 0;
+	return join_all(l, a, r, n, loc);
 }
 
 /* A store waits for earlier stores and loads of the same memref. */
@@ -576,7 +623,7 @@ static void scope_init(struct scope *s, struct scope *parent)
 	s->trigger = G_NONE;
 	s->count = G_NONE;
 	for (int k = 0; k < MAX_ARGS; k++)
-		s->mem[k] = s->reads[k][0] = s->reads[k][1] = G_NONE;
+		s->mem[k] = G_NONE;
 }
 
 /* Uses of @v in @r, nested regions included. */
@@ -705,27 +752,6 @@ static void touches(const struct ir_region *r, bool *t)
 	}
 }
 
-/* @n once every token of @toks (G_NONE ones skipped) has arrived. */
-static int join_all(struct lower *l, int n, const int *toks, int num,
-		    struct loom_loc loc)
-{
-	int pend[2], np = 0;
-
-	for (int i = 0; i < num; i++) {
-		if (toks[i] == G_NONE)
-			continue;
-		pend[np++] = toks[i];
-		if (np == 2) {
-			n = pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, pend[0],
-			       pend[1], loc);
-			np = 0;
-		}
-	}
-	if (np)
-		n = pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, pend[0], G_NONE, loc);
-	return n;
-}
-
 /*
  * A loop starts once the enclosing scope's earlier accesses to the memrefs
  * it touches are done; inside, those memrefs' accesses wait for the
@@ -735,11 +761,10 @@ static int loop_start(struct lower *l, struct scope *s, struct scope *body,
 		      const bool *touched, int start, struct loom_loc loc)
 {
 	for (int k = 0; k < MAX_ARGS; k++) {
-		int t[3] = { s->mem[k], s->reads[k][0], s->reads[k][1] };
-
-		if (!touched[k] || (t[0] == G_NONE && t[1] == G_NONE))
+		if (!touched[k] || (s->mem[k] == G_NONE && !s->nreads[k]))
 			continue;
-		start = join_all(l, start, t, 3, loc);
+		start = join_all(l, start, &s->mem[k], 1, loc);
+		start = join_all(l, start, s->reads[k], s->nreads[k], loc);
 		body->mem[k] = AFTER_STREAM;
 	}
 	return start;
@@ -755,18 +780,19 @@ static void loop_done(struct lower *l, struct scope *s, struct scope *body,
 		      const bool *touched, int ctok, struct loom_loc loc)
 {
 	for (int k = 0; k < MAX_ARGS; k++) {
-		int t[2] = { body->reads[k][0], body->reads[k][1] };
-		int it = body->mem[k], red;
+		const int *t = body->reads[k];
+		int it = body->mem[k], nt = body->nreads[k], red;
 
 		if (!touched[k])
 			continue;
-		if (it == G_NONE) {
+		if (it == G_NONE && nt) {
 			it = t[0];
-			t[0] = G_NONE;
+			t++;
+			nt--;
 		}
 		if (it == G_NONE)
 			continue;
-		it = join_all(l, it, t, 2, loc);
+		it = join_all(l, it, t, nt, loc);
 		red = pe(l, LOOM_OP_REDUCE, LOOM_TYPE_I64,
 			 konst(l, s, LOOM_TYPE_I64, 0, loc), ctok, it, loc);
 		l->g->nodes[red].imm = LOOM_OP_ADD;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deadlock.h"
 #include "loom_image.h"
 #include "place.h"
 
@@ -1055,15 +1056,23 @@ static bool operands_to_consts(const struct graph *g, struct graph *out)
 		free(map);
 		return false;
 	}
+	/*
+	 * Ports first: a CONST may need the ctrl port before the node order
+	 * reaches it (its map entry would still be 0, the CONST itself).
+	 */
+	for (int i = 0; i < g->num; i++) {
+		const struct g_node *n = &g->nodes[i];
+
+		if (n->kind == G_PORT)
+			map[i] = n->port_kind == LOOM_PORT_OPERAND ? -1 :
+				 graph_add(out, n);
+	}
 	for (int i = 0; i < g->num; i++) {
 		const struct g_node *n = &g->nodes[i];
 		struct g_node c = *n;
 
-		if (n->kind == G_PORT) {
-			map[i] = n->port_kind == LOOM_PORT_OPERAND ? -1 :
-				 graph_add(out, n);
+		if (n->kind == G_PORT)
 			continue;
-		}
 		for (int k = 0; k < 3; k++) {
 			const struct g_node *s;
 			int t;
@@ -1101,6 +1110,19 @@ static bool operands_to_consts(const struct graph *g, struct graph *out)
 }
 
 /*
+ * map_graph(), and the configuration proven deadlock-free; a mapping that
+ * is not is dropped (its reason kept in @why for the diagnostic).
+ */
+static bool map_checked(const struct graph *g, unsigned width,
+			unsigned height, struct placement *p, int cap,
+			char *why, size_t n)
+{
+	if (!map_graph(g, width, height, p, cap))
+		return false;
+	return deadlock_check(p, why, n) == 0;
+}
+
+/*
  * Maps @g: spatially if it can, else on temporal PEs, groups growing from
  * first_cap(); at each group size @g itself, then the copy of it whose
  * operands are CONSTs (which needs fewer ports and routes, and has more
@@ -1110,22 +1132,28 @@ static bool map_any(struct diag *d, struct loom_loc loc, const struct graph *g,
 		    unsigned width, unsigned height, struct placement *p)
 {
 	bool fit = fits(g, width, height), ok = false, consts;
+	char why[160] = "";
 	struct graph c;
 
 	if (fit && graph_count(g, G_PE) <= (int)(width * height) &&
-	    map_graph(g, width, height, p, 1))
+	    map_checked(g, width, height, p, 1, why, sizeof(why)))
 		return true;
 	consts = operands_to_consts(g, &c) && fits(&c, width, height);
 	for (int cap = 2; !ok && cap <= LOOM_PE_SLOTS; cap++) {
 		ok = fit && cap >= first_cap(g, width, height) &&
-		     map_graph(g, width, height, p, cap);
+		     map_checked(g, width, height, p, cap, why, sizeof(why));
 		if (!ok && consts && cap >= first_cap(&c, width, height))
-			ok = map_graph(&c, width, height, p, cap);
+			ok = map_checked(&c, width, height, p, cap, why,
+					 sizeof(why));
 	}
 	graph_free(&c);
 	if (ok)
 		return true;
-	if (!fit)
+	if (why[0])
+		diag_error(d, loc,
+			   "refusing the mapping of @%s on a %ux%u fabric: it could deadlock: %s",
+			   g->thread ? g->thread : "?", width, height, why);
+	else if (!fit)
 		does_not_fit(d, loc, g, width, height);
 	else
 		diag_error(d, loc,

@@ -444,6 +444,95 @@ TEST(f32_operations)
 	lowered_close(&l);
 }
 
+/*
+ * Loads of a memref are not joined among themselves: a store waits only
+ * for the loads its value does not already depend on (issue 30: every
+ * third load became a JOIN of the earlier ones, which the store then
+ * waited on: 5 JOINs in this 9-point in-place stencil, none needed).
+ */
+static const char stencil9_src[] =
+	"dataflow.thread @s9 " DENSE "(%a: memref<?xi64>, %w: index) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %n = arith.subi %i, %w : index\n"
+	"  %s = arith.addi %i, %w : index\n"
+	"  %nw = arith.subi %n, %c1 : index\n"
+	"  %ne = arith.addi %n, %c1 : index\n"
+	"  %sw = arith.subi %s, %c1 : index\n"
+	"  %se = arith.addi %s, %c1 : index\n"
+	"  %we = arith.subi %i, %c1 : index\n"
+	"  %ea = arith.addi %i, %c1 : index\n"
+	"  %v0 = memref.load %a[%i] : memref<?xi64>\n"
+	"  %v1 = memref.load %a[%n] : memref<?xi64>\n"
+	"  %v2 = memref.load %a[%s] : memref<?xi64>\n"
+	"  %v3 = memref.load %a[%nw] : memref<?xi64>\n"
+	"  %v4 = memref.load %a[%ne] : memref<?xi64>\n"
+	"  %v5 = memref.load %a[%sw] : memref<?xi64>\n"
+	"  %v6 = memref.load %a[%se] : memref<?xi64>\n"
+	"  %v7 = memref.load %a[%we] : memref<?xi64>\n"
+	"  %v8 = memref.load %a[%ea] : memref<?xi64>\n"
+	"  %t1 = arith.addi %v0, %v1 : i64\n"
+	"  %t2 = arith.addi %t1, %v2 : i64\n"
+	"  %t3 = arith.addi %t2, %v3 : i64\n"
+	"  %t4 = arith.addi %t3, %v4 : i64\n"
+	"  %t5 = arith.addi %t4, %v5 : i64\n"
+	"  %t6 = arith.addi %t5, %v6 : i64\n"
+	"  %t7 = arith.addi %t6, %v7 : i64\n"
+	"  %t8 = arith.addi %t7, %v8 : i64\n"
+	"  memref.store %t8, %a[%i] : memref<?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+/* Three loads, a store of a value that needs only the last one. */
+static const char partial_src[] =
+	"dataflow.thread @p " DENSE "(%a: memref<?xi64>) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %j = arith.addi %i, %c1 : index\n"
+	"  %k = arith.addi %i, %c2 : index\n"
+	"  %x = memref.load %a[%i] : memref<?xi64>\n"
+	"  %y = memref.load %a[%j] : memref<?xi64>\n"
+	"  %z = memref.load %a[%k] : memref<?xi64>\n"
+	"  memref.store %z, %a[%i] : memref<?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(store_waits_only_for_the_loads_it_needs)
+{
+	struct lowered l;
+	const struct g_node *st;
+
+	REQUIRE(lower_text(&l, stencil9_src) == 0);
+	CHECK_EQ(0, l.errors);
+	CHECK_EQ(9, count_op(&l.g, LOOM_OP_LOAD));
+	CHECK_EQ(0, count_op(&l.g, LOOM_OP_JOIN));
+	st = find_op(&l.g, LOOM_OP_STORE);
+	REQUIRE(st);
+	CHECK_EQ(LOOM_OP_ADD, l.g.nodes[st->in[0]].op);
+	CHECK(all_consumed(&l.g));
+	CHECK(topological(&l.g));
+	lowered_close(&l);
+
+	/* x and y are not in the value: the store waits for both, one JOIN */
+	REQUIRE(lower_text(&l, partial_src) == 0);
+	CHECK_EQ(0, l.errors);
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_JOIN));
+	st = find_op(&l.g, LOOM_OP_STORE);
+	REQUIRE(st);
+	REQUIRE(l.g.nodes[st->in[0]].op == LOOM_OP_JOIN);
+	{
+		const struct g_node *j = &l.g.nodes[st->in[0]];
+		int loads = 0;
+
+		for (int k = 1; k < 3; k++)
+			loads += j->in[k] != G_NONE &&
+				 l.g.nodes[j->in[k]].op == LOOM_OP_LOAD;
+		CHECK_EQ(2, loads);
+		CHECK(l.g.nodes[j->in[0]].op == LOOM_OP_ADD);
+	}
+	CHECK(all_consumed(&l.g));
+	lowered_close(&l);
+}
+
 int main(void)
 {
 	RUN(vector_add);
@@ -454,5 +543,6 @@ int main(void)
 	RUN(dynamic_work_ports_spawns_capacity);
 	RUN(casts);
 	RUN(f32_operations);
+	RUN(store_waits_only_for_the_loads_it_needs);
 	return checks_done();
 }

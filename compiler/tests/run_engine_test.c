@@ -943,6 +943,99 @@ TEST(operand_consts_on_small_fabrics)
 	}
 }
 
+/*
+ * ../shared/repro/syrk_row_deadlocks_on_4x4.loom (issue 30): one row of
+ * syrk, C[i][j] = beta * C[i][j] + sum_k alpha * A[i][k] * A[j][k], as a
+ * one-instance launch.  On 4x4 and 6x6 its operands became CONSTs, and
+ * the two whose operation had no other trigger than the ctrl port took
+ * the CONST itself as their trigger (the ctrl port came later in node
+ * order): they never fired and the launch ended LOOM_STATUS_DEADLOCK.
+ */
+static const char syrk_row_src[] =
+	"dataflow.thread private @syrk_row domain(#dataflow.thread_domain<dense>)(%alpha: f32, %beta: f32, %C: memref<?xf32>, %A: memref<?xf32>, %i: index, %n: index, %m: index) ctrl(%ctl: none) iv(%j: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %ri = arith.muli %i, %n : index\n"
+	"  %ij = arith.addi %ri, %j : index\n"
+	"  %old = memref.load %C[%ij] : memref<?xf32>\n"
+	"  %init = arith.mulf %old, %beta : f32\n"
+	"  %ai = arith.muli %i, %m : index\n"
+	"  %aj = arith.muli %j, %m : index\n"
+	"  %sum = scf.for %k = %c0 to %m step %c1 iter_args(%acc = %init) -> (f32) {\n"
+	"    %ik = arith.addi %ai, %k : index\n"
+	"    %jk = arith.addi %aj, %k : index\n"
+	"    %a = memref.load %A[%ik] : memref<?xf32>\n"
+	"    %b = memref.load %A[%jk] : memref<?xf32>\n"
+	"    %aa = arith.mulf %alpha, %a : f32\n"
+	"    %p = arith.mulf %aa, %b : f32\n"
+	"    %s = arith.addf %acc, %p : f32\n"
+	"    scf.yield %s : f32\n"
+	"  }\n"
+	"  memref.store %sum, %C[%ij] : memref<?xf32>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+static uint64_t f32_bits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* Row @i, columns 0..@cols-1 (the repro's launch: row 3, one column). */
+static void syrk_row_on(unsigned w, unsigned h, int64_t cols)
+{
+	enum { N = 30, M = 20 };
+	float A[N * M], C[N * N], want[N * N], got[N * N];
+	const float alpha = 1.5f, beta = 1.2f;
+	const int i = 3;
+	uint64_t args[] = { f32_bits(alpha), f32_bits(beta), C_VA, A_VA, i, N, M };
+	struct er e;
+
+	if (er_open(&e, syrk_row_src, w, h)) {
+		printf("#   syrk_row does not compile for %ux%u\n", w, h);
+		CHECK(0);
+		er_close(&e);
+		return;
+	}
+	/* PolyBench's init_array for syrk, as floats */
+	for (int r = 0; r < N; r++)
+		for (int c = 0; c < M; c++)
+			A[r * M + c] = (float)((r * c + 1) % N) / N;
+	for (int r = 0; r < N; r++)
+		for (int c = 0; c < N; c++)
+			C[r * N + c] = (float)((r * c + 2) % M) / M;
+	memcpy(want, C, sizeof(C));
+	for (int j = 0; j < cols; j++) {
+		float acc = want[i * N + j] * beta;
+
+		for (int k = 0; k < M; k++)
+			acc = acc + alpha * A[i * M + k] * A[j * M + k];
+		want[i * N + j] = acc;
+	}
+	fake_bus_poke(&e.bus, A_VA, A, sizeof(A));
+	fake_bus_poke(&e.bus, C_VA, C, sizeof(C));
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "syrk_row", args, &cols, 0, 0, 0));
+	fake_bus_peek(&e.bus, C_VA, got, sizeof(got));
+	for (int k = 0; k < N * N; k++)
+		if (memcmp(&want[k], &got[k], 4)) {
+			printf("#   %ux%u: C[%d] is %a, not %a\n", w, h, k,
+			       got[k], want[k]);
+			CHECK(0);
+			break;
+		}
+	er_close(&e);
+}
+
+TEST(syrk_row_maps_and_completes_4x4_to_16x16)
+{
+	for (unsigned n = 4; n <= 16; n++) {
+		syrk_row_on(n, n, 1);
+		syrk_row_on(n, n, 30);
+	}
+}
+
 /* The host interpreter does check: a wrong expectation is caught. */
 TEST(wrong_expectation_is_caught)
 {
@@ -982,5 +1075,6 @@ int main(void)
 	RUN(corpus_programs_end_to_end_4x4);
 	RUN(operand_consts_on_small_fabrics);
 	RUN(wrong_expectation_is_caught);
+	RUN(syrk_row_maps_and_completes_4x4_to_16x16);
 	return checks_done();
 }
