@@ -9,6 +9,7 @@
  * loom_hw.c     cores: queues, MSI-X interrupts, completions, stop/reset
  * loom_job.c    SUBMIT, the drm_sched backend, hang recovery, JOB_INFO
  * loom_uring.c  io_uring uring_cmd submission
+ * loom_trace.h  tracepoints (TRACE_SYSTEM loom), made in loom_trace_points.c
  * loom_debugfs.c debugfs
  */
 #ifndef LOOM_DRV_H
