@@ -2,10 +2,10 @@
 /*
  * What an operator sees of loom.ko from outside: the "loom" tracepoints,
  * recorded through tracefs, follow one job (by ioctl and by io_uring), a
- * hang and its recovery, and a BO's life; fdinfo's drm-cycles and
- * drm-total-cycles pair moves with a job, stays idle without one and
- * agrees with drm-engine.  The tracing tests skip when the kernel has no
- * tracefs.
+ * hang and its recovery, a reset of the function and a BO's life; fdinfo's
+ * drm-cycles and drm-total-cycles pair moves with a job, stays idle
+ * without one and agrees with drm-engine.  The tracing tests skip when
+ * the kernel has no tracefs.
  */
 #include <liburing.h>
 #include <sys/mount.h>
@@ -286,6 +286,32 @@ TEST_F(job, trace_follows_a_bo)
 	ASSERT_LE(0, create) TH_LOG("no loom_bo_create with%s", match);
 	EXPECT_LT(create, trace_find(trace, create, "loom_bo_free", match, line, sizeof(line)));
 	free(trace);
+}
+
+/* A reset of the PCI function: its prepare and done events, named by slot. */
+TEST_F(job, trace_shows_a_function_reset)
+{
+	char slot[64], path[160], match[96], line[512], *trace;
+	long prepare;
+
+	ASSERT_EQ(0, loom_node_slot(&self->node, slot, sizeof(slot)));
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset", slot);
+	if (access(path, W_OK))
+		SKIP(return, "no %s: the device has no reset method", path);
+	TRACE_OR_SKIP();
+	ASSERT_EQ(0, loom_write_file(path, "1"));
+	trace_stop();
+	trace = trace_read();
+	ASSERT_NE(NULL, trace);
+	snprintf(match, sizeof(match), "dev=%s done=0 reachable=1", slot);
+	prepare = trace_find(trace, 0, "loom_function_reset", match, line, sizeof(line));
+	ASSERT_LE(0, prepare) TH_LOG("no loom_function_reset with %s", match);
+	snprintf(match, sizeof(match), "dev=%s done=1 ", slot);
+	EXPECT_LT(prepare, trace_find(trace, prepare, "loom_function_reset", match, line,
+				      sizeof(line)));
+	free(trace);
+	/* and the device works after it */
+	EXPECT_NE(0, vadd_job(self, 0));
 }
 
 /* ---- fdinfo ---------------------------------------------------------------- */
