@@ -48,7 +48,7 @@ HOST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 
 KMOD_SRCS := Kbuild $(shell find kernel uapi -name '*.[ch]' ! -path '*/tests/*')
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/*_test.c))
-VM_TOOLS := $(BUILD)/tools/loom-info $(BUILD)/tools/loom-run $(BUILD)/tools/loom-doctor
+VM_TOOLS := $(BUILD)/tools/loom-info $(BUILD)/tools/loom-run $(BUILD)/tools/loom-doctor $(BUILD)/tools/loom-top
 # Programs compiled by loomc for the VM (8x8 fabric), run by libloom.
 vpath %.loom compiler/tests/corpus/valid lib/tests/vm
 LCBS := $(patsubst %.loom,$(BUILD)/lcb/%.lcb,$(notdir $(wildcard compiler/tests/corpus/valid/*.loom lib/tests/vm/*.loom)))

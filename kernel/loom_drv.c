@@ -220,6 +220,19 @@ void loom_file_put(struct loom_file *lf)
 	kref_put(&lf->refcount, loom_file_release);
 }
 
+/*
+ * The file's drm-client-id: the DRM core's where it prints the common
+ * fdinfo keys itself, so that tracepoints and fdinfo name files alike.
+ */
+static u64 loom_new_client_id(struct loom_device *ldev, struct drm_file *file)
+{
+#ifdef LOOM_HAVE_DRM_SHOW_FDINFO
+	return file->client_id;
+#else
+	return atomic64_inc_return(&ldev->next_client_id);
+#endif
+}
+
 static int loom_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct loom_device *ldev = to_loom_device(drm);
@@ -234,7 +247,7 @@ static int loom_open(struct drm_device *drm, struct drm_file *file)
 	lf->ldev = ldev;
 	spin_lock_init(&lf->records_lock);
 	init_waitqueue_head(&lf->inflight_wq);
-	lf->client_id = atomic64_inc_return(&ldev->next_client_id);
+	lf->client_id = loom_new_client_id(ldev, file);
 	lf->client = loom_client_get(ldev);
 	if (!lf->client) {
 		ret = -ENOMEM;
@@ -282,6 +295,28 @@ static void loom_postclose(struct drm_device *drm, struct drm_file *file)
 	loom_file_put(lf);
 }
 
+/*
+ * One core's keys.  The device has no free-running clock and its fabric
+ * cycles count work, not time (an idle core counts none), so the cycle pair
+ * generic tools divide for utilisation is in nanoseconds: drm-cycles is
+ * drm-engine's busy time, drm-total-cycles the time since the core came
+ * up.  The device's fabric cycles have a key of loom's own.
+ */
+static void loom_print_fdinfo_core(struct drm_printer *p, struct loom_file *lf,
+				   struct loom_core *core)
+{
+	unsigned int i = core->index;
+	s64 busy = atomic64_read(&lf->busy_ns[i]);
+
+	drm_printf(p, "drm-engine-core%u:\t%lld ns\n", i, busy);
+	drm_printf(p, "drm-engine-capacity-core%u:\t1\n", i);
+	drm_printf(p, "drm-cycles-core%u:\t%lld\n", i, busy);
+	drm_printf(p, "drm-total-cycles-core%u:\t%lld\n", i,
+		   ktime_to_ns(ktime_sub(ktime_get(), core->up_since)));
+	drm_printf(p, "loom-fabric-cycles-core%u:\t%lld\n", i,
+		   atomic64_read(&lf->cycles[i]));
+}
+
 /* DRM fdinfo keys (Documentation/gpu/drm-usage-stats.rst), for nvtop & co. */
 static void loom_print_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
@@ -289,13 +324,8 @@ static void loom_print_fdinfo(struct drm_printer *p, struct drm_file *file)
 	struct loom_file *lf = file->driver_priv;
 	unsigned int i;
 
-	for (i = 0; i < ldev->num_cores; i++) {
-		drm_printf(p, "drm-engine-core%u:\t%lld ns\n", i,
-			   atomic64_read(&lf->busy_ns[i]));
-		drm_printf(p, "drm-engine-capacity-core%u:\t1\n", i);
-		drm_printf(p, "drm-cycles-core%u:\t%lld\n", i,
-			   atomic64_read(&lf->cycles[i]));
-	}
+	for (i = 0; i < ldev->num_cores; i++)
+		loom_print_fdinfo_core(p, lf, &ldev->cores[i]);
 	/* Every BO is pinned and resident for its whole life. */
 	drm_printf(p, "drm-memory-system:\t%lld KiB\n",
 		   atomic64_read(&lf->bo_bytes) / 1024);

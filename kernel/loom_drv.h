@@ -9,6 +9,7 @@
  * loom_hw.c     cores: queues, MSI-X interrupts, completions, stop/reset
  * loom_job.c    SUBMIT, the drm_sched backend, hang recovery, JOB_INFO
  * loom_uring.c  io_uring uring_cmd submission
+ * loom_trace.h  tracepoints (TRACE_SYSTEM loom), made in loom_trace_points.c
  * loom_debugfs.c debugfs
  */
 #ifndef LOOM_DRV_H
@@ -98,6 +99,8 @@ enum loom_hw_fault {
  *	function; until loom_hw_restart() nothing the device shows is read
  * @hang_work: the hang check, armed while jobs are on the ring
  * @last_done: when the device last finished a job (busy-time accounting)
+ * @up_since: when the core was brought up at probe (fdinfo's
+ *	drm-total-cycles counts from there)
  * @stages: dumps on their way to JOB_INFO records
  * @dump_work: moves @stages to the records
  * @logged: enum loom_hw_fault kinds already logged
@@ -136,6 +139,7 @@ struct loom_core {
 	bool quiesced;
 	struct delayed_work hang_work;
 	ktime_t last_done;
+	ktime_t up_since;
 	struct loom_dump_stage stages[LOOM_DUMP_STAGES];
 	struct work_struct dump_work;
 	unsigned long logged;
@@ -287,7 +291,8 @@ struct loom_job_record {
  * @records_lock: protects @records; taken from the IRQ handler
  * @records: outcomes of the last LOOM_JOB_RECORDS jobs
  * @busy_ns: per core, nanoseconds its jobs ran (fdinfo)
- * @cycles: per core, fabric cycles its jobs used (fdinfo)
+ * @cycles: per core, fabric cycles its jobs' completion records count
+ *	(fdinfo)
  * @bo_bytes: bytes of BOs alive, all pinned (fdinfo, the pinned cap)
  * @dump_bytes: bytes of state dumps in @records
  * @inflight: jobs submitted and not yet freed

@@ -30,6 +30,7 @@
 #include <drm/drm_gem.h>
 
 #include "loom_drv.h"
+#include "loom_trace.h"
 
 static void loom_pin_uncharge(struct loom_file *lf, u64 size);
 
@@ -38,6 +39,9 @@ static void loom_gem_release(struct loom_bo *bo)
 	struct loom_file *lf = bo->lf;
 
 	if (lf) {
+		if (drm_mm_node_allocated(&bo->node))
+			trace_loom_bo_free(lf->ldev->pdev, lf->client_id,
+					   bo->node.start, bo->node.size);
 		loom_vm_unmap_bo(&lf->vm, bo);
 		loom_pin_uncharge(lf, bo->base.base.size);
 	}
@@ -206,6 +210,8 @@ int loom_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fi
 	ret = loom_vm_map_bo(&lf->vm, bo);
 	if (ret)
 		goto err_put;
+	trace_loom_bo_create(lf->ldev->pdev, lf->client_id, bo->node.start,
+			     bo->node.size);
 
 	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
 	if (ret)

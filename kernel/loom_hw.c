@@ -28,6 +28,7 @@
 #include <drm/drm_print.h>
 
 #include "loom_drv.h"
+#include "loom_trace.h"
 
 static const char *loom_fence_driver_name(struct dma_fence *fence)
 {
@@ -384,6 +385,7 @@ static int loom_core_init(struct loom_device *ldev, unsigned int index)
 		return ret;
 	}
 	loom_core_start(core);
+	core->up_since = ktime_get();
 	return 0;
 }
 
@@ -503,6 +505,8 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 	job->hw_seqno = core->seqno;
 	job->queued_at = ktime_get();
 	job->seen = false;
+	trace_loom_job_run(core->ldev->pdev, job->lf->client_id, job->job_id,
+			   core->index, job->hw_seqno);
 	core->tail = (slot + 1) % LOOM_RING_SIZE;
 	/* The descriptor must be in memory before the doorbell. */
 	dma_wmb();
@@ -538,6 +542,7 @@ bool loom_hw_stop_and_reset(struct loom_core *core, struct loom_job *bad)
 	core->stopping = true;
 	spin_unlock_irqrestore(&core->lock, flags);
 
+	trace_loom_core_stop(core->ldev->pdev, core->index, bad->hw_seqno);
 	loom_core_write(core, LOOM_CORE_CTRL, LOOM_CTRL_ENABLE | LOOM_CTRL_STOP);
 	for (i = 0; i < 100; i++) {
 		if (loom_core_read(core, LOOM_CORE_STATUS) & LOOM_CORE_HALTED)
@@ -561,6 +566,7 @@ bool loom_hw_stop_and_reset(struct loom_core *core, struct loom_job *bad)
 	loom_core_start(core);
 	spin_unlock_irqrestore(&core->lock, flags);
 	atomic64_inc(&core->resets);
+	trace_loom_core_reset(core->ldev->pdev, core->index, hung);
 	return hung;
 }
 

@@ -44,6 +44,7 @@
 
 #include "loom_compat.h"
 #include "loom_drv.h"
+#include "loom_trace.h"
 
 #define LOOM_DEFAULT_DEADLINE_NS	(2ULL * NSEC_PER_SEC)
 
@@ -149,6 +150,14 @@ void loom_records_fini(struct loom_file *lf)
 		loom_record_free_dump(lf, lf->records[i].dump, lf->records[i].dump_len);
 }
 
+static void loom_trace_job_done(struct loom_job *job, u32 status, int error,
+				u64 cycles)
+{
+	trace_loom_job_done(job->core->ldev->pdev, job->lf->client_id,
+			    job->job_id, job->core->index, job->hw_seqno, status,
+			    error, cycles);
+}
+
 static void loom_job_signal_hw(struct loom_job *job, int error)
 {
 	struct dma_fence *fence = job->hw_fence;
@@ -175,6 +184,7 @@ void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec
 	lockdep_assert_held(&job->core->lock);
 	job->hw_done = true;
 	job->hw_error = error;
+	loom_trace_job_done(job, rec->status, error, rec->counters.cycles);
 	loom_record_done(job->lf, job->job_id, error, rec,
 			 dump_staged ? (int)job->core->index : -1);
 	atomic64_add(rec->counters.cycles, &job->lf->cycles[job->core->index]);
@@ -197,6 +207,7 @@ void loom_job_hw_refused(struct loom_job *job)
 	lockdep_assert_held(&job->core->lock);
 	job->hw_done = true;
 	job->hw_error = -EPROTO;
+	loom_trace_job_done(job, LOOM_TRACE_NO_STATUS, -EPROTO, 0);
 	loom_record_done(job->lf, job->job_id, -EPROTO, NULL, -1);
 	dma_fence_set_error(&job->base.s_fence->finished, -EPROTO);
 	loom_job_signal_hw(job, -EPROTO);
@@ -210,6 +221,7 @@ void loom_job_hw_refused(struct loom_job *job)
 void loom_job_hw_drop(struct loom_job *job, int error, bool final)
 {
 	if (final) {
+		loom_trace_job_done(job, LOOM_TRACE_NO_STATUS, error, 0);
 		loom_record_done(job->lf, job->job_id, error, NULL, -1);
 		dma_fence_set_error(&job->base.s_fence->finished, error);
 	}
@@ -310,6 +322,16 @@ static bool loom_job_hung(struct loom_core *core, struct loom_job *job,
 	       ktime_to_ns(ktime_sub(now, job->started)) >= min(10 * job->deadline, cap);
 }
 
+static void loom_trace_hang(struct loom_core *core, struct loom_job *job)
+{
+	ktime_t now = ktime_get();
+
+	trace_loom_job_hang(core->ldev->pdev, job->lf->client_id, job->job_id,
+			    core->index, job->hw_seqno,
+			    ktime_to_ns(ktime_sub(now, job->started)),
+			    ktime_to_ns(ktime_sub(now, job->last_progress)));
+}
+
 /*
  * The hang check: runs every LOOM_HANG_CHECK_MS while the core has jobs on
  * its ring.  It also reaps, in case an interrupt was lost or the device
@@ -343,6 +365,7 @@ void loom_hang_work(struct work_struct *work)
 	if (hung) {
 		drm_dbg_driver(&ldev->drm, "core %u: job %llu hung\n", core->index,
 			       job->job_id);
+		loom_trace_hang(core, job);
 		loom_recover(core, job);
 	}
 	if (job)
@@ -371,6 +394,7 @@ void loom_reset_prepare(struct loom_device *ldev, bool reachable)
 {
 	unsigned int i;
 
+	trace_loom_function_reset(ldev->pdev, false, reachable);
 	WRITE_ONCE(ldev->resetting, true);
 	for (i = 0; i < ldev->num_cores; i++)
 		cancel_delayed_work_sync(&ldev->cores[i].hang_work);
@@ -392,6 +416,7 @@ void loom_reset_done(struct loom_device *ldev)
 	unsigned int i;
 
 	loom_hw_restart(ldev);
+	trace_loom_function_reset(ldev->pdev, true, true);
 	WRITE_ONCE(ldev->resetting, false);
 	for (i = 0; i < ldev->num_cores; i++) {
 		drm_sched_resubmit_jobs(&ldev->cores[i].sched);
@@ -697,6 +722,8 @@ static int loom_job_push(struct loom_device *ldev, struct loom_job *job,
 	/* Taken before the push: the job may be done and cleaned up at once. */
 	*done = dma_fence_get(&job->base.s_fence->finished);
 	loom_record_start(job->lf, job->job_id);
+	trace_loom_job_submit(ldev->pdev, job->lf->client_id, job->job_id,
+			      job->core->index, (*done)->seqno);
 	/* Before it can run: BOs freed from now on wait for it. */
 	loom_vm_add_fence(&job->lf->vm, job->core->index, *done);
 	/* The scheduler's reference, dropped in free_job(). */

@@ -42,6 +42,7 @@
 
 #include "loom_compat.h"
 #include "loom_drv.h"
+#include "loom_trace.h"
 
 /**
  * struct loom_uring_cmd - a command waiting for its job
@@ -49,6 +50,8 @@
  * @done: the job's done fence (a reference)
  * @cb: on @done; its removal decides whether a cancellation owns the command
  * @job_id: the job's id, the CQE's res2
+ * @pdev: the device, for tracing (the command's file keeps it)
+ * @client_id: the file's drm-client-id, for tracing
  * @result: the CQE's res, set before @pending drops
  * @pending: 2 while the issue runs and the end is unknown; the issue and
  *	the end (the fence's callback, or a cancellation that removed it) each
@@ -59,6 +62,8 @@ struct loom_uring_cmd {
 	struct dma_fence *done;
 	struct dma_fence_cb cb;
 	u64 job_id;
+	struct pci_dev *pdev;
+	u64 client_id;
 	int result;
 	atomic_t pending;
 };
@@ -76,6 +81,7 @@ static void loom_uring_complete(struct loom_uring_cmd *cmd, int result,
 	struct io_uring_cmd *ioucmd = cmd->ioucmd;
 	u64 job_id = cmd->job_id;
 
+	trace_loom_uring_complete(cmd->pdev, cmd->client_id, job_id, result);
 	dma_fence_put(cmd->done);
 	kfree(cmd);
 	/* Last: it may drop the final reference to the file and device. */
@@ -145,6 +151,7 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
 	struct drm_file *file = ioucmd->file->private_data;
 	struct loom_device *ldev = to_loom_device(file->minor->dev);
+	struct loom_file *lf = file->driver_priv;
 	struct drm_loom_submit args;
 	struct loom_uring_cmd *cmd;
 	struct dma_fence *done;
@@ -179,6 +186,7 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	 */
 	if (nonblock && (ret == -EINTR || ret == -ERESTARTSYS))
 		ret = -EAGAIN;
+	trace_loom_uring_issue(ldev->pdev, lf->client_id, ret ? 0 : args.job_id, ret);
 	if (ret) {
 		kfree(cmd);
 		return ret;
@@ -187,6 +195,8 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	cmd->ioucmd = ioucmd;
 	cmd->done = done;
 	cmd->job_id = args.job_id;
+	cmd->pdev = ldev->pdev;
+	cmd->client_id = lf->client_id;
 	atomic_set(&cmd->pending, 2);
 	*loom_pdu(ioucmd) = cmd;
 	/*
