@@ -12,7 +12,7 @@
 #include <stdatomic.h>
 
 #include "adapter.h"
-#include "work_internal.h"
+#include "sched_internal.h"
 #include "device_internal.h"
 #include "loom_device.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "adapter.h"
-#include "work_internal.h"
+#include "sched_internal.h"
 
 struct sync_run;
 

@@ -9,7 +9,7 @@
  * empty or a bound is reached, writing a record per item (parent record,
  * ordinal, payload, child count).  The
  * worker then commits the records in record order as the transactions
- * the items path performs (loom_sched_commit_run()): each item publishes
+ * the items path performs (sched_commit.c): each item publishes
  * its children in ordinal order, acquiring every one before it is
  * visible, and completes; children the device ran are taken by the worker
  * at once, those still on the stack are queued on its deque like any
@@ -502,11 +502,12 @@ static bool work_commit(struct device_worker *w, int error,
 		fail_held = first_unrun(ws);
 	if (ahead)
 		carry_held_indices(ws);
-	loom_sched_commit_run(run->common.sched, w->index, w->batch,
-			      ws->n_batch, ws->steps, nrec, fail_held,
-			      ws->held, ws->max_held,
-			      c->observe ? ws->items : NULL, ws->live,
-			      ahead ? &carry : NULL, &out);
+	loom_sched_commit_begin(&out, run->common.sched, w->index, w->batch,
+				ws->n_batch, ws->held, ws->max_held);
+	for (uint32_t r = 0; r < nrec; r++)
+		loom_sched_commit_step(&out, &ws->steps[r],
+				       c->observe ? &ws->items[r] : NULL);
+	loom_sched_commit_end(&out, fail_held, ahead ? &carry : NULL, ws->live);
 	w->counts.items_run += nrec + r.top;
 	w->counts.items_completed += out.completed;
 	w->counts.items_cancelled += out.cancelled;

@@ -25,7 +25,7 @@
 #include <stdatomic.h>
 
 #include "work_util.h"
-#include "work_internal.h"
+#include "sched_internal.h"
 
 #ifdef __SANITIZE_THREAD__
 #define ITEMS		200000
