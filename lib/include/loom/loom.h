@@ -240,6 +240,21 @@ struct loom_launch {
 int loom_launch(struct loom_device *dev, const struct loom_image *img,
 		const struct loom_launch *l, struct loom_token **token);
 
+/* The struct loom_launch of loom_launch_dense()'s arguments. */
+static inline struct loom_launch
+loom_launch_dense_of(const char *thread, const struct loom_arg *args,
+		     unsigned n_args, const int64_t *extents,
+		     unsigned n_extents, struct loom_token *const *deps,
+		     unsigned n_deps, unsigned queue)
+{
+	return (struct loom_launch){
+		.kind = LOOM_LAUNCH_DENSE, .thread = thread,
+		.args = args, .n_args = n_args,
+		.extents = extents, .n_extents = n_extents,
+		.deps = deps, .n_deps = n_deps, .queue = queue,
+	};
+}
+
 /*
  * Launches dense thread @thread of @img over [0, extents[0]) x ... on core
  * @queue, after every token of @deps.  Checked before anything is
@@ -250,11 +265,34 @@ int loom_launch(struct loom_device *dev, const struct loom_image *img,
  * a zero extent is an empty domain: nothing runs, and the token still
  * completes only after @deps.
  */
-int loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
-		      const char *thread, const struct loom_arg *args,
-		      unsigned n_args, const int64_t *extents,
-		      unsigned n_extents, struct loom_token *const *deps,
-		      unsigned n_deps, unsigned queue, struct loom_token **token);
+static inline int
+loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
+		  const char *thread, const struct loom_arg *args,
+		  unsigned n_args, const int64_t *extents, unsigned n_extents,
+		  struct loom_token *const *deps, unsigned n_deps,
+		  unsigned queue, struct loom_token **token)
+{
+	struct loom_launch l = loom_launch_dense_of(thread, args, n_args,
+						    extents, n_extents, deps,
+						    n_deps, queue);
+
+	return loom_launch(dev, img, &l, token);
+}
+
+/* The struct loom_launch of loom_launch_items()'s arguments. */
+static inline struct loom_launch
+loom_launch_items_of(const char *thread, const struct loom_arg *args,
+		     unsigned n_args, uint32_t count, uint64_t payload_va,
+		     uint64_t result_va, struct loom_token *const *deps,
+		     unsigned n_deps, unsigned queue)
+{
+	return (struct loom_launch){
+		.kind = LOOM_LAUNCH_ITEMS, .thread = thread,
+		.args = args, .n_args = n_args,
+		.items = count, .payload_va = payload_va, .result_va = result_va,
+		.deps = deps, .n_deps = n_deps, .queue = queue,
+	};
+}
 
 /*
  * One items dispatch of dynamic-work thread @thread (LOOM_PKT_DISPATCH_ITEMS):
@@ -273,11 +311,19 @@ int loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
  * aligned), LOOM_E_FOREIGN_TOKEN.  The payload and result BOs must
  * outlive the job.
  */
-int loom_launch_items(struct loom_device *dev, const struct loom_image *img,
-		      const char *thread, const struct loom_arg *args,
-		      unsigned n_args, uint32_t count, uint64_t payload_va,
-		      uint64_t result_va, struct loom_token *const *deps,
-		      unsigned n_deps, unsigned queue, struct loom_token **token);
+static inline int
+loom_launch_items(struct loom_device *dev, const struct loom_image *img,
+		  const char *thread, const struct loom_arg *args,
+		  unsigned n_args, uint32_t count, uint64_t payload_va,
+		  uint64_t result_va, struct loom_token *const *deps,
+		  unsigned n_deps, unsigned queue, struct loom_token **token)
+{
+	struct loom_launch l = loom_launch_items_of(thread, args, n_args, count,
+						    payload_va, result_va, deps,
+						    n_deps, queue);
+
+	return loom_launch(dev, img, &l, token);
+}
 
 /*
  * Waits for @token; @timeout_ns relative, negative = forever.  Returns 0,
@@ -364,19 +410,6 @@ int loom_ring_create(struct loom_device *dev, unsigned entries,
 /* Waits for every launch still in flight, then frees the ring. */
 void loom_ring_destroy(struct loom_ring *ring);
 /*
- * loom_launch_dense() through the ring: same checks, then one
- * DRM_LOOM_URING_CMD_SUBMIT whose completion carries @user_data.  @token
- * may be NULL; a token returned is a syncobj like any other: it serves as
- * a dependency and can be waited on without reaping the ring.
- */
-int loom_ring_launch_dense(struct loom_ring *ring,
-			   const struct loom_image *img, const char *thread,
-			   const struct loom_arg *args, unsigned n_args,
-			   const int64_t *extents, unsigned n_extents,
-			   struct loom_token *const *deps, unsigned n_deps,
-			   unsigned queue, uint64_t user_data,
-			   struct loom_token **token);
-/*
  * loom_launch() through the ring: same checks, then one
  * DRM_LOOM_URING_CMD_SUBMIT whose completion carries @user_data; @token may
  * be NULL.  The command buffer goes into the ring's own command arena,
@@ -386,14 +419,43 @@ int loom_ring_launch(struct loom_ring *ring, const struct loom_image *img,
 		     const struct loom_launch *l, uint64_t user_data,
 		     struct loom_token **token);
 
+/*
+ * loom_launch_dense() through the ring: same checks, then one
+ * DRM_LOOM_URING_CMD_SUBMIT whose completion carries @user_data.  @token
+ * may be NULL; a token returned is a syncobj like any other: it serves as
+ * a dependency and can be waited on without reaping the ring.
+ */
+static inline int
+loom_ring_launch_dense(struct loom_ring *ring, const struct loom_image *img,
+		       const char *thread, const struct loom_arg *args,
+		       unsigned n_args, const int64_t *extents,
+		       unsigned n_extents, struct loom_token *const *deps,
+		       unsigned n_deps, unsigned queue, uint64_t user_data,
+		       struct loom_token **token)
+{
+	struct loom_launch l = loom_launch_dense_of(thread, args, n_args,
+						    extents, n_extents, deps,
+						    n_deps, queue);
+
+	return loom_ring_launch(ring, img, &l, user_data, token);
+}
+
 /* loom_launch_items() through the ring, like loom_ring_launch_dense(). */
-int loom_ring_launch_items(struct loom_ring *ring,
-			   const struct loom_image *img, const char *thread,
-			   const struct loom_arg *args, unsigned n_args,
-			   uint32_t count, uint64_t payload_va,
-			   uint64_t result_va, struct loom_token *const *deps,
-			   unsigned n_deps, unsigned queue, uint64_t user_data,
-			   struct loom_token **token);
+static inline int
+loom_ring_launch_items(struct loom_ring *ring, const struct loom_image *img,
+		       const char *thread, const struct loom_arg *args,
+		       unsigned n_args, uint32_t count, uint64_t payload_va,
+		       uint64_t result_va, struct loom_token *const *deps,
+		       unsigned n_deps, unsigned queue, uint64_t user_data,
+		       struct loom_token **token)
+{
+	struct loom_launch l = loom_launch_items_of(thread, args, n_args, count,
+						    payload_va, result_va, deps,
+						    n_deps, queue);
+
+	return loom_ring_launch(ring, img, &l, user_data, token);
+}
+
 /* Launches whose completion has not been reaped yet. */
 unsigned loom_ring_in_flight(const struct loom_ring *ring);
 /*
