@@ -365,7 +365,8 @@ install: lib $(BUILD)/host-tools/loom-doctor
 	install -m 644 $(LIB_OUT)/libloom.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_OUT)/libloom.so $(DESTDIR)$(PREFIX)/lib/libloom.so.0
 	ln -sf libloom.so.0 $(DESTDIR)$(PREFIX)/lib/libloom.so
-	install -m 644 lib/include/loom/loom.h lib/include/loom/work.h uapi/loom_image.h uapi/loom_device.h \
+	install -m 644 lib/include/loom/loom.h lib/include/loom/work.h lib/include/loom/error.h \
+		uapi/loom_image.h uapi/loom_device.h \
 		$(DESTDIR)$(PREFIX)/include/loom/
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/host-tools/loom-doctor $(DESTDIR)$(PREFIX)/bin/

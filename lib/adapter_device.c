@@ -40,7 +40,7 @@ static void *worker_main(void *arg)
 	size_t n;
 
 	while (loom_sched_acquire_batch(w->run->common.sched, w->index, w->batch,
-					max, LOOM_SCHED_WAIT, &n) == LOOM_WORK_OK) {
+					max, LOOM_SCHED_WAIT, &n) == LOOM_OK) {
 		if (!started)
 			atomic_fetch_sub_explicit(&w->run->unstarted, 1,
 						  memory_order_relaxed);

@@ -96,7 +96,7 @@ static void *worker_main(void *arg)
 	struct loom_sched_item item;
 
 	while (loom_sched_run_loop(common->sched, w->index, &loop, &item) ==
-	       LOOM_WORK_OK) {
+	       LOOM_OK) {
 		if (loop.refused)
 			loom_adapter_refused(common, &w->counts, &item,
 					     loop.refused);
@@ -125,7 +125,7 @@ static void drain_in_turn(struct sync_run *run)
 			err = loom_sched_acquire(run->common.sched, i, &item);
 			if (err == LOOM_WORK_DOMAIN_COMPLETE)
 				return;
-			if (err == LOOM_WORK_OK) {
+			if (err == LOOM_OK) {
 				call(&run->workers[i], &item);
 				settle(&run->workers[i], &item);
 				ran = true;
@@ -171,7 +171,7 @@ static enum loom_error alloc_workers(struct sync_run *run)
 		if (!w->children)
 			return LOOM_WORK_OUT_OF_MEMORY;
 	}
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 static enum loom_error start_run(struct sync_run *run)

@@ -374,7 +374,7 @@ static bool work_commit(struct device_worker *w, int error,
 	struct loom_sched_carry carry = {
 		ws->carry_held, ws->n_carry, ws->carried,
 	};
-	enum loom_error err = LOOM_WORK_OK;
+	enum loom_error err = LOOM_OK;
 	struct loom_sched_commit out;
 
 	fail_held = loom_work_steps(&ws->m, &copied, ws->n_batch, ws->carry_slot,

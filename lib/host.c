@@ -276,7 +276,7 @@ static int run_items(struct run *s, const struct loom_thread_info *ti,
 	if (s->opt.observe_domain)
 		s->opt.observe_domain(s->opt.observe_ctx, ti->name, &res);
 	ret = 0;
-	if (err != LOOM_WORK_OK)
+	if (err != LOOM_OK)
 		ret = res.device_error ? res.device_error :
 		      err == LOOM_WORK_OUT_OF_MEMORY ? -ENOMEM : LOOM_E_WORK_FAILED;
 	loom_work_device_result_free(&res);

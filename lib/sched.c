@@ -225,7 +225,7 @@ static enum loom_error alloc_workers(struct loom_sched *sched)
 		if (!w->deque.ring || !w->active)
 			return LOOM_WORK_OUT_OF_MEMORY;
 	}
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 enum loom_error loom_sched_create(const struct loom_sched_config *config,
@@ -260,7 +260,7 @@ enum loom_error loom_sched_create(const struct loom_sched_config *config,
 		return err;
 	}
 	*out = sched;
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 void loom_sched_destroy(struct loom_sched *sched)
@@ -420,7 +420,7 @@ enum loom_error loom_sched_acquire_batch(struct loom_sched *sched,
 		owner_unlock(own);
 		if (n) {
 			*count = n;
-			return LOOM_WORK_OK;
+			return LOOM_OK;
 		}
 		if (completed(sched))
 			return LOOM_WORK_DOMAIN_COMPLETE;
@@ -475,13 +475,13 @@ inline enum loom_error loom_sched_active_slot(struct loom_sched *sched,
 		if (w->nactive == 1 &&
 		    w->active[w->first].rec->serial == item->resp.serial) {
 			*slot = &w->active[w->first];
-			return LOOM_WORK_OK;
+			return LOOM_OK;
 		}
 		for (uint32_t i = w->first; i < w->end; i++) {
 			if (!w->active[i].retired &&
 			    w->active[i].rec->serial == item->resp.serial) {
 				*slot = &w->active[i];
-				return LOOM_WORK_OK;
+				return LOOM_OK;
 			}
 		}
 	}
@@ -489,7 +489,7 @@ inline enum loom_error loom_sched_active_slot(struct loom_sched *sched,
 	if (err)
 		return err;
 	*slot = find_active(w, rec);
-	return *slot ? LOOM_WORK_OK : LOOM_WORK_NOT_ACTIVE;
+	return *slot ? LOOM_OK : LOOM_WORK_NOT_ACTIVE;
 }
 
 /*
@@ -509,7 +509,7 @@ publish_slot(struct loom_sched *sched, struct sched_worker *w, uint32_t worker,
 	if (slot->cancel_requested)
 		return LOOM_WORK_CANCEL_REQUESTED;
 	if (!count)
-		return LOOM_WORK_OK;
+		return LOOM_OK;
 	queued = deque_owner_size(&w->deque);
 	if (count > sched->capacity - (uint64_t)queued)
 		return LOOM_WORK_WOULD_BLOCK;
@@ -534,7 +534,7 @@ publish_slot(struct loom_sched *sched, struct sched_worker *w, uint32_t worker,
 	}
 	*was_empty = queued == 0;
 	deque_publish_bottom(&w->deque, b + (int64_t)count, *was_empty);
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 ALWAYS_INLINE enum loom_error
@@ -799,7 +799,7 @@ enum loom_error loom_sched_run_loop(struct loom_sched *sched, uint32_t worker,
 	if (!sched || !loop || !loop->run || !item ||
 	    worker >= sched->nworkers)
 		return LOOM_WORK_INVALID_ARGUMENT;
-	loop->refused = LOOM_WORK_OK;
+	loop->refused = LOOM_OK;
 	for (held = false;;) {
 		enum loom_work_status after = LOOM_WORK_ACTIVE;
 		const uint64_t *payloads = NULL;
@@ -812,14 +812,14 @@ enum loom_error loom_sched_run_loop(struct loom_sched *sched, uint32_t worker,
 				return err;
 		}
 		if (!loop->run(loop->ctx, item, &payloads, &count))
-			return LOOM_WORK_OK;
+			return LOOM_OK;
 		held = false;
 		err = publish(sched, item, payloads, count, NULL, true, &after,
 			      item, &held);
 		if (err) {
 			/* Still held: the caller cancels it. */
 			loop->refused = err;
-			return LOOM_WORK_OK;
+			return LOOM_OK;
 		}
 		loop->completed++;
 		loop->published += count;
@@ -853,7 +853,7 @@ enum loom_error loom_sched_request_cancel(struct loom_sched *sched,
 	record_event(sched, slot->rec, LOOM_SLOT_REQUEST,
 		     LOOM_SCHED_EV_CANCEL_REQUEST, worker, LOOM_SCHED_NO_WORKER,
 		     sched->tracing ? trace_number(sched, 1) : 0, false);
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 /* All locks held: retires a queued item just taken off @worker's deque. */
@@ -895,7 +895,7 @@ static enum loom_error cancel_held(struct loom_sched *sched,
 		return LOOM_WORK_RESP_INVALID;
 	*status = cancel_queued(sched, rec->worker, rec);
 	*effect = LOOM_SCHED_CANCELLED_QUEUED;
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 enum loom_error loom_sched_cancel(struct loom_sched *sched,
@@ -949,5 +949,5 @@ enum loom_error loom_sched_cancel_all(struct loom_sched *sched,
 	if (status)
 		*status = loom_work_domain_status(sched->domain);
 	unlock_all(sched);
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }

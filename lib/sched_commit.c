@@ -119,7 +119,7 @@ static enum loom_error publish_step(struct loom_sched_commit *c,
 	if (nt > c->max_held - c->n_held)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	if (!step->count)
-		return LOOM_WORK_OK;
+		return LOOM_OK;
 	err = loom_work_spawn_held(sched->domain, c->worker, rec, step->count,
 				   step->payloads, &first);
 	if (err)
@@ -151,10 +151,10 @@ static enum loom_error publish_step(struct loom_sched_commit *c,
 		c->woke |= queued == 0;
 	}
 	c->published += step->count;
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
-/* One step: LOOM_WORK_OK, or why it was refused (its item still held). */
+/* One step: LOOM_OK, or why it was refused (its item still held). */
 static enum loom_error run_step(struct loom_sched_commit *c,
 				const struct loom_sched_step *step,
 				struct loom_sched_item *item)
@@ -164,7 +164,7 @@ static enum loom_error run_step(struct loom_sched_commit *c,
 	enum loom_error err;
 
 	if (step->held < c->n_held && !c->held[step->held])
-		return skip_taken(c, step) ? LOOM_WORK_OK :
+		return skip_taken(c, step) ? LOOM_OK :
 					     LOOM_WORK_INVALID_ARGUMENT;
 	if (!held_live(c, step->held) || (step->count && !step->payloads) ||
 	    (step->count && !step->taken))
@@ -173,7 +173,7 @@ static enum loom_error run_step(struct loom_sched_commit *c,
 	slot = batch_slot(c, step->held);
 	if (slot && slot->cancel_requested) {
 		cancel_held_item(c, step->held);
-		return skip_taken(c, step) ? LOOM_WORK_OK :
+		return skip_taken(c, step) ? LOOM_OK :
 					     LOOM_WORK_INVALID_ARGUMENT;
 	}
 	err = publish_step(c, step, rec);
@@ -186,7 +186,7 @@ static enum loom_error run_step(struct loom_sched_commit *c,
 	else
 		retire_held_item(c, step->held, LOOM_SCHED_EV_COMPLETE);
 	c->completed++;
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 /*

@@ -63,8 +63,8 @@ struct loom_sched_loop {
  * Runs @worker (holding nothing) until the domain completes: takes items as
  * loom_sched_acquire_wait() does, runs each through @loop->run and commits
  * it as loom_sched_publish_complete_next() does, so the trace is the one
- * of those calls.  Returns LOOM_WORK_DOMAIN_COMPLETE; LOOM_WORK_OK with
- * *@item still held when @run declined it (@loop->refused LOOM_WORK_OK) or
+ * of those calls.  Returns LOOM_WORK_DOMAIN_COMPLETE; LOOM_OK with
+ * *@item still held when @run declined it (@loop->refused LOOM_OK) or
  * the scheduler refused its publication (@loop->refused says why: then
  * nothing of it was published); or acquire's error.
  */
@@ -123,7 +123,7 @@ struct loom_sched_commit {
 	 * The first step the scheduler refused (LOOM_WORK_QUEUE_CAPACITY,
 	 * LOOM_WORK_ORDINALS_EXHAUSTED, LOOM_WORK_OUT_OF_MEMORY,
 	 * LOOM_WORK_INVALID_ARGUMENT for a step naming no live held item) or
-	 * LOOM_WORK_OK.
+	 * LOOM_OK.
 	 */
 	enum loom_error error;
 	/* That step's item, or end()'s @fail_held, when @has_failed. */
@@ -147,7 +147,7 @@ void loom_sched_commit_begin(struct loom_sched_commit *c,
  * request is cancelled instead, and the children it would have taken are
  * skipped with their steps.  @item, if not NULL, gets the step's item if
  * it completed, else a worker of LOOM_SCHED_NO_WORKER.  Returns
- * LOOM_WORK_OK or the refusal (c->error): the refused step's item is then
+ * LOOM_OK or the refusal (c->error): the refused step's item is then
  * cancelled, and every later step only clears its @item.
  */
 enum loom_error loom_sched_commit_step(struct loom_sched_commit *c,

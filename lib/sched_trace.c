@@ -195,7 +195,7 @@ enum loom_error loom_sched_take_trace(struct loom_sched *sched,
 	trace->domain = sched->domain;
 	loom_work_domain_get(sched->domain);
 	*out = trace;
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 size_t loom_sched_trace_count(const struct loom_sched_trace *trace)

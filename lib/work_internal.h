@@ -298,7 +298,7 @@ loom_work_slots(const struct loom_work_record *rec)
 
 /*
  * LOOM_WORK_RESP_INVALID, LOOM_WORK_FOREIGN_DOMAIN, @if_retired when @resp
- * was retired, else LOOM_WORK_OK and *@rec.  The retired bit is only
+ * was retired, else LOOM_OK and *@rec.  The retired bit is only
  * stable for the item's holder (or under the locks that exclude it).
  */
 enum loom_error loom_work_check_live(const struct loom_work_domain *domain,

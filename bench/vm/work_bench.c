@@ -189,7 +189,7 @@ static void tree_once(struct bench *b, unsigned mode, uint32_t workers,
 		check(false, "%s: %s", what, loom_strerror(err));
 		return;
 	}
-	ok = check(err == LOOM_WORK_OK && !r.work.failed && !r.device_error,
+	ok = check(err == LOOM_OK && !r.work.failed && !r.device_error,
 		   "%s: %s (device error: %s)", what, loom_strerror(err),
 		   loom_strerror(r.device_error));
 	ok &= check(r.work.items_run == TREE_ITEMS &&

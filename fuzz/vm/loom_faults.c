@@ -288,7 +288,7 @@ static int dynamic_load(unsigned dev)
 			if (v.count[n] > 1) {
 				finding("dynamic: node %d visited %u times\n", n, v.count[n]);
 				__atomic_add_fetch(&sh->duplicated, 1, __ATOMIC_RELAXED);
-			} else if (err == LOOM_WORK_OK && !v.count[n]) {
+			} else if (err == LOOM_OK && !v.count[n]) {
 				finding("dynamic: node %d never visited in a run that succeeded\n", n);
 				__atomic_add_fetch(&sh->lost, 1, __ATOMIC_RELAXED);
 			}

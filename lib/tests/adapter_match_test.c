@@ -255,7 +255,7 @@ static void drain_with_budget(uint32_t budget)
 	REQUIRE_OK(loom_sched_create(&config, &s));
 	REQUIRE_OK(loom_sched_admit(s, 0, NULL));
 	while (loom_sched_acquire_batch(s, 0, batch, MAX_BATCH, 0, &n) ==
-	       LOOM_WORK_OK) {
+	       LOOM_OK) {
 		while (n) {
 			packet_and_commit(s, batch, &n, budget, seen,
 					  &completed);

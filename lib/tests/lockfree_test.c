@@ -446,7 +446,7 @@ static void *parked_worker(void *arg)
 
 	/* Blocks (parks) until the root is admitted or stolen. */
 	p->first = loom_sched_acquire_wait(p->sched, p->worker, &item);
-	while (p->first == LOOM_WORK_OK) {
+	while (p->first == LOOM_OK) {
 		p->ran++;
 		if (loom_sched_complete(p->sched, &item, NULL))
 			break;
@@ -478,7 +478,7 @@ TEST(parked_workers_wake_for_work_and_for_completion)
 	for (uint32_t i = 0; i < 4; i++) {
 		pthread_join(threads[i], NULL);
 		ran += p[i].ran;
-		CHECK(p[i].first == LOOM_WORK_OK ||
+		CHECK(p[i].first == LOOM_OK ||
 		      p[i].first == LOOM_WORK_DOMAIN_COMPLETE);
 		CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, p[i].last);
 	}

@@ -732,7 +732,7 @@ TEST(run_loop_commits_each_item_as_publish_complete_next)
 	check_seen(&sc, 5, lifo);
 	CHECK_EQ(5, loop.completed);
 	CHECK_EQ(4, loop.published);
-	CHECK_EQ(LOOM_WORK_OK, loop.refused);
+	CHECK_EQ(LOOM_OK, loop.refused);
 	CHECK_OK(loom_sched_take_trace(s, &t));
 	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
 		    "publish 0 7:root/0", "publish 0 7:root/1",
@@ -759,7 +759,7 @@ TEST(run_loop_hands_back_declined_and_refused_items)
 	REQUIRE(s);
 	CHECK_OK(loom_sched_admit(s, 1, NULL));
 	CHECK_OK(loom_sched_run_loop(s, 0, &loop, &item));
-	CHECK_EQ(LOOM_WORK_OK, loop.refused);
+	CHECK_EQ(LOOM_OK, loop.refused);
 	CHECK_EQ(3, item.payload);
 	CHECK_EQ(1, loop.completed);
 	/* Settled by the caller, then the loop goes on with the rest. */

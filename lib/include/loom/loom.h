@@ -49,7 +49,7 @@ extern "C" {
  * tokens it returned belong to one thread.
  */
 
-/* Errors: enum loom_error and loom_strerror() are in <loom/work.h>. */
+/* Errors: enum loom_error and loom_strerror() are in <loom/error.h>. */
 
 /* =========================================================================
  * Devices
@@ -576,7 +576,7 @@ struct loom_work_device_result {
 /*
  * Admits @config->root_payload and drains the whole domain on the devices.
  * Returns:
- *   LOOM_WORK_OK: every item ran on a device and completed;
+ *   LOOM_OK: every item ran on a device and completed;
  *   LOOM_WORK_DEVICE_ERROR with @result->work.failed: a launch or a job
  *	failed (@result->device_error says how); the failing item is the
  *	first of its dispatch whose result record the device did not write,

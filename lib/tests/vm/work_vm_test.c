@@ -191,7 +191,7 @@ static void host_run(struct __test_metadata *_metadata)
 
 	gen_tree();
 	visits_init(&host);
-	ASSERT_EQ(LOOM_WORK_OK, loom_work_sync_run(&c, host_fn, &host, &host_result));
+	ASSERT_EQ(LOOM_OK, loom_work_sync_run(&c, host_fn, &host, &host_result));
 	ASSERT_EQ(n_nodes, host.n);
 	qsort(host.pairs, host.n, sizeof(host.pairs[0]), pair_cmp);
 }
@@ -280,7 +280,7 @@ static void thread_run_flags(struct __test_metadata *_metadata, const char *thre
 	c.image = img;
 	visits_init(&v);
 	err = loom_work_device_run(&c, &r);
-	ASSERT_EQ(LOOM_WORK_OK, err) {
+	ASSERT_EQ(LOOM_OK, err) {
 		TH_LOG("%s: device error %s", loom_strerror(err),
 		       loom_strerror(r.device_error));
 	}
@@ -694,7 +694,7 @@ TEST(collective_token_orders_later_work)
 	c.devices = devs;
 	c.args = d.args;
 	c.image = img;
-	ASSERT_EQ(LOOM_WORK_OK, loom_work_device_run(&c, &r));
+	ASSERT_EQ(LOOM_OK, loom_work_device_run(&c, &r));
 	EXPECT_EQ(N_NODES, r.work.items_completed);
 	EXPECT_EQ(0, loom_sched_trace_count(r.work.trace));
 	ASSERT_NE(NULL, r.token);
