@@ -59,7 +59,7 @@ static void sum_counts(const struct device_run *run,
 	struct loom_work_sync_result *r = &result->work;
 
 	r->items_cancelled = run->common.cancelled_queued;
-	for (uint32_t i = 0; i < run->config->workers; i++) {
+	for (uint32_t i = 0; i < run->config->sched.workers; i++) {
 		const struct device_worker *w = &run->workers[i];
 
 		loom_adapter_add_counts(r, &w->counts);
@@ -72,7 +72,7 @@ static void free_workers(struct device_run *run)
 {
 	if (!run->workers)
 		return;
-	for (uint32_t i = 0; i < run->config->workers; i++) {
+	for (uint32_t i = 0; i < run->config->sched.workers; i++) {
 		struct device_worker *w = &run->workers[i];
 
 		/* waits for anything still in flight before the BOs go */
@@ -134,7 +134,7 @@ static int check_devices(struct device_run *run)
 	const struct loom_work_device_config *c = run->config;
 	struct loom_thread_info info;
 
-	for (uint32_t i = 0; i < c->workers; i++) {
+	for (uint32_t i = 0; i < c->sched.workers; i++) {
 		unsigned core;
 		struct loom_device *dev = worker_device(c, i, &core);
 		struct loom_launch l = {
@@ -161,14 +161,6 @@ static int check_devices(struct device_run *run)
 static enum loom_error start_run(struct device_run *run, int *device_error)
 {
 	const struct loom_work_device_config *c = run->config;
-	struct loom_sched_config sc = {
-		.occurrence = c->occurrence,
-		.workers = c->workers,
-		.deque_capacity = c->deque_capacity,
-		.max_batch = run->max_batch,
-		.flags = c->flags & LOOM_WORK_DEVICE_NO_TRACE ?
-			 LOOM_SCHED_NO_TRACE : 0,
-	};
 	enum loom_error err;
 	int ret = check_devices(run);
 
@@ -179,13 +171,13 @@ static enum loom_error start_run(struct device_run *run, int *device_error)
 	if (!loom_payload_fits(run->common.payload_type, c->root_payload))
 		return LOOM_WORK_PAYLOAD_WIDTH;
 	run->record_size = LOOM_ITEM_RESULT_SIZE(run->common.child_capacity);
-	err = loom_sched_create(&sc, &run->common.sched);
+	err = loom_sched_create(&c->sched, &run->common.sched);
 	if (err)
 		return err;
-	run->workers = loom_lines_alloc(c->workers, sizeof(*run->workers));
+	run->workers = loom_lines_alloc(c->sched.workers, sizeof(*run->workers));
 	if (!run->workers)
 		return LOOM_WORK_OUT_OF_MEMORY;
-	for (uint32_t i = 0; i < c->workers; i++) {
+	for (uint32_t i = 0; i < c->sched.workers; i++) {
 		ret = setup_worker(run, i);
 		if (ret == -ENOMEM)
 			return LOOM_WORK_OUT_OF_MEMORY;
@@ -219,9 +211,9 @@ static bool config_ok(const struct loom_work_device_config *c)
 {
 	if (!c || !c->image || !c->thread ||
 	    (c->n_args && !c->args && !c->device_args) ||
-	    !c->devices || !c->n_devices || !c->workers ||
-	    c->workers == LOOM_SCHED_NO_WORKER || !c->deque_capacity ||
-	    c->max_batch > LOOM_MAX_ITEMS)	/* one DISPATCH_ITEMS each */
+	    !c->devices || !c->n_devices || !c->sched.workers ||
+	    c->sched.workers == LOOM_SCHED_NO_WORKER || !c->sched.deque_capacity ||
+	    c->sched.max_batch > LOOM_MAX_ITEMS)	/* one DISPATCH_ITEMS each */
 		return false;
 	for (unsigned i = 0; i < c->n_devices; i++)
 		if (!c->devices[i] ||
@@ -240,14 +232,14 @@ enum loom_error loom_work_device_run(const struct loom_work_device_config *confi
 	if (!config_ok(config) || !result)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	memset(result, 0, sizeof(*result));
-	run.max_batch = config->max_batch ? config->max_batch : 1;
+	run.max_batch = config->sched.max_batch ? config->sched.max_batch : 1;
 	if (loom_adapter_init(&run.common))
 		return LOOM_WORK_OUT_OF_MEMORY;
 	err = start_run(&run, &device_error);
-	atomic_init(&run.unstarted, config->workers);
+	atomic_init(&run.unstarted, config->sched.workers);
 	if (!err) {
 		loom_adapter_run_workers(run.workers, sizeof(*run.workers),
-					 config->workers, worker_main);
+					 config->sched.workers, worker_main);
 		sum_counts(&run, result);
 		err = loom_sched_take_trace(run.common.sched, &result->work.trace);
 	} else {

@@ -119,7 +119,7 @@ static void drain_in_turn(struct sync_run *run)
 	for (;;) {
 		bool ran = false;
 
-		for (uint32_t i = 0; i < run->config->workers; i++) {
+		for (uint32_t i = 0; i < run->config->sched.workers; i++) {
 			enum loom_error err;
 
 			err = loom_sched_acquire(run->common.sched, i, &item);
@@ -140,7 +140,7 @@ static void sum_counts(const struct sync_run *run,
 		       struct loom_work_sync_result *result)
 {
 	result->items_cancelled = run->common.cancelled_queued;
-	for (uint32_t i = 0; i < run->config->workers; i++)
+	for (uint32_t i = 0; i < run->config->sched.workers; i++)
 		loom_adapter_add_counts(result, &run->workers[i].counts);
 }
 
@@ -148,14 +148,14 @@ static void free_workers(struct sync_run *run)
 {
 	if (!run->workers)
 		return;
-	for (uint32_t i = 0; i < run->config->workers; i++)
+	for (uint32_t i = 0; i < run->config->sched.workers; i++)
 		free(run->workers[i].children);
 	free(run->workers);
 }
 
 static enum loom_error alloc_workers(struct sync_run *run)
 {
-	uint32_t n = run->config->workers;
+	uint32_t n = run->config->sched.workers;
 
 	run->workers = loom_lines_alloc(n, sizeof(*run->workers));
 	if (!run->workers)
@@ -177,17 +177,9 @@ static enum loom_error alloc_workers(struct sync_run *run)
 static enum loom_error start_run(struct sync_run *run)
 {
 	const struct loom_work_sync_config *config = run->config;
-	struct loom_sched_config sched_config = {
-		.occurrence = config->occurrence,
-		.workers = config->workers,
-		.deque_capacity = config->deque_capacity,
-		.max_batch = 1,
-		.flags = config->flags & LOOM_WORK_SYNC_NO_TRACE ?
-			 LOOM_SCHED_NO_TRACE : 0,
-	};
 	enum loom_error err;
 
-	err = loom_sched_create(&sched_config, &run->common.sched);
+	err = loom_sched_create(&config->sched, &run->common.sched);
 	if (!err)
 		err = alloc_workers(run);
 	if (!err)
@@ -203,8 +195,8 @@ enum loom_error loom_work_sync_run(const struct loom_work_sync_config *config,
 	struct sync_run run = { .config = config, .fn = fn, .ctx = ctx };
 	enum loom_error err;
 
-	if (!config || !fn || !result || !config->workers ||
-	    !config->deque_capacity || config->workers == LOOM_SCHED_NO_WORKER)
+	if (!config || !fn || !result || !config->sched.workers ||
+	    !config->sched.deque_capacity || config->sched.workers == LOOM_SCHED_NO_WORKER)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	if (!loom_payload_type_ok(config->payload_type))
 		return LOOM_E_UNSUPPORTED_PAYLOAD;
@@ -219,7 +211,7 @@ enum loom_error loom_work_sync_run(const struct loom_work_sync_config *config,
 	if (!err) {
 		if (config->flags & LOOM_WORK_SYNC_THREADED)
 			loom_adapter_run_workers(run.workers, sizeof(*run.workers),
-						 config->workers, worker_main);
+						 config->sched.workers, worker_main);
 		else
 			drain_in_turn(&run);
 		sum_counts(&run, result);

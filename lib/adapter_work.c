@@ -160,9 +160,9 @@ static bool work_packet(const struct device_worker *w,
 						    w->index) + reserve;
 	uint32_t room, size;
 
-	if (used >= run->config->deque_capacity)
+	if (used >= run->config->sched.deque_capacity)
 		return false;
-	room = run->config->deque_capacity - (uint32_t)used;
+	room = run->config->sched.deque_capacity - (uint32_t)used;
 	size = room < w->work->stack_max ? room : w->work->stack_max;
 	if ((uint64_t)count - 1 + cap > size || cap >= size)
 		return false;
@@ -327,7 +327,7 @@ static bool run_ahead(struct device_worker *w, uint32_t left)
 	}
 	for (uint32_t k = 0; k < left; k++)
 		children += stack[k].parent != LOOM_WORK_NO_PARENT;
-	alone = w->run->config->workers == 1;
+	alone = w->run->config->sched.workers == 1;
 	keep = alone ? children : children / 2;
 	if (keep > max - n)
 		keep = max - n;

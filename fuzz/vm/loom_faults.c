@@ -269,10 +269,10 @@ static int dynamic_load(unsigned dev)
 	while (!sh->stop && !banned) {
 		struct loom_device *devs[1] = { d };
 		struct loom_work_device_config c = {
-			.occurrence = 1, .root_payload = 0, .image = img, .thread = "tree",
+			.sched.occurrence = 1, .root_payload = 0, .image = img, .thread = "tree",
 			.args = args, .n_args = 2, .devices = devs, .n_devices = 1,
-			.workers = 2, .deque_capacity = TREE_NODES, .max_batch = 8,
-			.flags = LOOM_WORK_DEVICE_NO_TRACE,
+			.sched.workers = 2, .sched.deque_capacity = TREE_NODES, .sched.max_batch = 8,
+			.sched.flags = LOOM_SCHED_NO_TRACE,
 			.observe = observe_item, .observe_ctx = &v,
 			.observe_job = observe_job, .observe_job_ctx = &v,
 		};

@@ -378,8 +378,8 @@ tree_fn(void *arg, const struct loom_sched_item *item, uint64_t *children,
 static void check_threaded_trace(uint32_t workers, int mode)
 {
 	struct loom_work_sync_config config = {
-		.occurrence = 5, .root_payload = 0, .workers = workers,
-		.deque_capacity = 64, .child_capacity = 2,
+		.sched.occurrence = 5, .root_payload = 0, .sched.workers = workers,
+		.sched.deque_capacity = 64, .child_capacity = 2,
 		.flags = LOOM_WORK_SYNC_THREADED,
 	};
 	struct tree_ctx ctx = { .mode = mode };

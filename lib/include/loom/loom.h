@@ -483,7 +483,7 @@ int loom_ring_reap(struct loom_ring *ring, struct loom_completion *out,
  */
 
 /* struct loom_work_device_config.flags */
-#define LOOM_WORK_DEVICE_NO_TRACE	(1u << 0)	/* record no replay trace */
+/* (bit 0, the trace, is @sched.flags' LOOM_SCHED_NO_TRACE) */
 #define LOOM_WORK_DEVICE_TOKEN		(1u << 1)	/* return a collective token */
 /* items dispatches only, even on a device with LOOM_CAP_RUN_WORK */
 #define LOOM_WORK_DEVICE_ITEMS_ONLY	(1u << 2)
@@ -501,7 +501,11 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
 
 /**
  * struct loom_work_device_config - one device run
- * @occurrence: dispatch occurrence
+ * @sched: the scheduler's shape: its occurrence, workers (at least 1),
+ *	deque capacity (at least 1), max_batch (items per dispatch -- on a
+ *	device's work stack: initial items per job, 8192 at most there -- at
+ *	most; 0 means 1) and flags (LOOM_SCHED_NO_TRACE: record no replay
+ *	trace)
  * @root_payload: the launch's one root payload
  * @image: the program image
  * @thread: a dynamic-work thread of @image
@@ -513,10 +517,6 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
  *	run on several devices needs each one's own
  * @devices: the devices, at least one; every one must fit the image
  * @n_devices: entries of @devices
- * @workers: scheduler workers, at least 1
- * @deque_capacity: per-worker deque capacity, at least 1
- * @max_batch: items per dispatch (on a device's work stack: initial items
- *	per job, 8192 at most there), at most; 0 means 1
  * @flags: LOOM_WORK_DEVICE_*: without LOOM_WORK_DEVICE_ITEMS_ONLY, a device
  *	with LOOM_CAP_RUN_WORK runs whole subtrees per job on its own work
  *	stack (LOOM_PKT_RUN_WORK); the same ids, payloads, counts and trace
@@ -529,7 +529,7 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
  * @observe_job_ctx: its first argument
  */
 struct loom_work_device_config {
-	uint64_t occurrence;
+	struct loom_sched_config sched;
 	uint64_t root_payload;
 	const struct loom_image *image;
 	const char *thread;
@@ -538,9 +538,6 @@ struct loom_work_device_config {
 	const struct loom_arg *const *device_args;
 	struct loom_device *const *devices;
 	unsigned n_devices;
-	uint32_t workers;
-	uint32_t deque_capacity;
-	uint32_t max_batch;
 	uint32_t flags;
 	loom_work_device_observe_fn observe;
 	void *observe_ctx;
@@ -634,9 +631,10 @@ typedef void (*loom_host_print_fn)(void *ctx, enum loom_arg_type type,
  * @out: NULL (PRINT is silent), or where PRINT writes "<value>\n": an
  *	integer in decimal, an f32 as printf's "%.9g" (which reads back to
  *	the same bits; a NaN is "nan" or "-nan" by its sign bit)
- * @workers: dynamic-work scheduler workers; 0 means 1
- * @deque_capacity: per-worker deque capacity; 0 means 65536
- * @max_batch: items per dispatch; 0 means 64
+ * @sched: each dynamic-work launch's scheduler: workers (0 means 1),
+ *	deque_capacity (0 means 65536), max_batch (items per dispatch; 0
+ *	means 64); the occurrence is the run's to mint, and the trace is
+ *	recorded only for @observe_domain
  * @timeout_ns: for each token wait; 0 or negative means forever
  * @observe_job: NULL, or called for every job once it is known to have
  *	finished (dense launches: when the run first waits for them;
@@ -651,9 +649,7 @@ struct loom_host_options {
 	loom_host_print_fn print;
 	void *print_ctx;
 	FILE *out;
-	uint32_t workers;
-	uint32_t deque_capacity;
-	uint32_t max_batch;
+	struct loom_sched_config sched;
 	int64_t timeout_ns;
 	loom_job_observe_fn observe_job;
 	void (*observe_domain)(void *ctx, const char *thread,

@@ -281,6 +281,10 @@ struct loom_sched;
 
 /**
  * struct loom_sched_config - the shape of a scheduler
+ *
+ * The adapters' configurations embed it (their @sched), so a new
+ * scheduling knob is added here once.
+ *
  * @occurrence: dispatch occurrence of its domain
  * @workers: number of workers, at least 1
  * @deque_capacity: queued items each worker's deque holds, at least 1
@@ -508,16 +512,16 @@ typedef enum loom_work_sync_verdict
 (*loom_work_sync_fn)(void *ctx, const struct loom_sched_item *item,
 		     uint64_t *children, size_t capacity, size_t *count);
 
-/* struct loom_work_sync_config.flags */
+/* struct loom_work_sync_config.flags (the trace: @sched.flags) */
 #define LOOM_WORK_SYNC_THREADED	(1u << 0)	/* one thread per worker */
-#define LOOM_WORK_SYNC_NO_TRACE	(1u << 1)	/* record no replay trace */
 
 /**
  * struct loom_work_sync_config - one synchronous run
- * @occurrence: dispatch occurrence
+ * @sched: the scheduler's shape: its occurrence, workers (at least 1),
+ *	deque capacity (at least 1) and flags (LOOM_SCHED_NO_TRACE: record
+ *	no replay trace); items run one at a time, so @sched.max_batch only
+ *	sizes each worker's active slots
  * @root_payload: the launch's one root payload
- * @workers: scheduler workers, at least 1
- * @deque_capacity: per-worker deque capacity, at least 1
  * @child_capacity: most children one item may report
  * @flags: LOOM_WORK_SYNC_*
  * @payload_type: 0: a payload is any u64; else the thread's work-item
@@ -531,10 +535,8 @@ typedef enum loom_work_sync_verdict
  * run (and its trace) is then deterministic.
  */
 struct loom_work_sync_config {
-	uint64_t occurrence;
+	struct loom_sched_config sched;
 	uint64_t root_payload;
-	uint32_t workers;
-	uint32_t deque_capacity;
 	uint32_t child_capacity;
 	uint32_t flags;
 	uint32_t payload_type;
@@ -551,7 +553,7 @@ struct loom_work_sync_config {
  * @failed_item: the item whose children did not fit, that overflowed, or
  *	whose callback aborted
  * @failed_payload: its payload
- * @trace: the replay trace, empty with LOOM_WORK_SYNC_NO_TRACE; it keeps
+ * @trace: the replay trace, empty with LOOM_SCHED_NO_TRACE; it keeps
  *	every identity above and in its events valid
  *
  * Release with loom_work_sync_result_free().
