@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: what the adapters share
+ *
  * adapter.c: retirement, failure and worker threads, shared by the
  * synchronous and the device adapters (adapter.h).
  *

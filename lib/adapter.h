@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * DOC: the adapters' shared header
+ *
  * adapter.h: what the synchronous adapter (adapter_sync.c) and the device
  * adapter (adapter_device.c) share: how a worker retires the items it
  * holds, how a run records its first failure, and how a run's workers

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: the device adapter
+ *
  * adapter_device.c: the device adapter.  Drains one DynamicWork domain
  * through the bounded scheduler, running its items on devices as items
  * dispatches (LOOM_PKT_DISPATCH_ITEMS) or, where a device has

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: the synchronous adapter
+ *
  * adapter_sync.c: the generic synchronous adapter.  Drains one DynamicWork
  * domain through the bounded scheduler, running a callback per item: the
  * children it reports are published as one group, then the item retires.

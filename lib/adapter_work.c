@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: the device adapter's work stack
+ *
  * adapter_work.c: the device adapter's work stack (LOOM_PKT_RUN_WORK, spec
  * §2.2: an execution-local scheduler), for workers whose device has
  * LOOM_CAP_RUN_WORK.

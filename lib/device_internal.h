@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * DOC: the device runtime's private header
+ *
  * What device.c, bo.c, image.c, launch.c, token.c, arena.c and ring.c
  * share and nobody else sees: the object layouts and the internal helpers
  * between the files.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: error strings
+ *
  * loom_strerror(): one sentence for every result libloom returns, the
  * dynamic-work core's and the device runtime's (enum loom_error in
  * <loom/error.h>).  Pure: the dynamic-work core links it without a device.

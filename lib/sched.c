@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: the bounded work-stealing scheduler
+ *
  * sched.c: the bounded work-stealing scheduler: its lifecycle, the owner
  * locks, parking, and the transitions.  The deque is sched_deque.h, the
  * commit of a device run sched_commit.c, taking the replay trace

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: the responsibility kernel
+ *
  * work.c: the responsibility kernel of a DynamicWork domain and the
  * identity of its items.
  *

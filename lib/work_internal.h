@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * DOC: the responsibility kernel's private header
+ *
  * work_internal.h: what work.c shares with the scheduler (sched_internal.h)
  * and the tests -- the domain's layout and the kernel's steps, which the
  * scheduler composes into its transitions without any domain-wide lock

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * DOC: the device runtime (public)
+ *
  * libloom: the loom runtime library.  This header is the device runtime;
  * it includes <loom/work.h>, the dynamic-work core, which needs no device.
  *

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * DOC: the dynamic-work core (public)
+ *
  * libloom's dynamic-work core: work-item identity, the responsibility
  * kernel, the bounded work-stealing scheduler with its replay trace, and
  * the synchronous adapter (lib/work.c, lib/sched.c, lib/adapter_sync.c).
