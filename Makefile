@@ -282,6 +282,22 @@ $(BUILD)/host/lib-tsan/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(BUILD)/host/
 	@echo "  CC      $@ (TSan)" >&2
 	@$(CC) $(TSAN_CFLAGS) -o $@ $< $(BUILD)/host/lib-tsan/libloom.a -ldrm -luring -lpthread
 
+# adapter_match_test feeds the work-stack matcher what the device's engine
+# writes: it runs the engine (plain C, the engine tests' fixture) too.  The
+# engine's alu.c is libloom's format/alu.c, taken from the archive.
+MATCH_TEST_SRCS := $(filter-out format/alu.c,$(ENGINE_SRCS))
+MATCH_TEST_DEPS := $(ENGINE_SRCS) $(ENGINE_HDRS) $(wildcard qemu-device/engine/tests/*.h)
+$(BUILD)/host/lib/adapter_match_test: lib/tests/adapter_match_test.c $(MATCH_TEST_DEPS) \
+		$(BUILD)/host/lib/libloom.a | host-deps
+	@echo "  CC      $@" >&2
+	@$(CC) $(HOST_CFLAGS) $(LIB_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
+		$(MATCH_TEST_SRCS) $(BUILD)/host/lib/libloom.a -ldrm -luring -lpthread -lm
+$(BUILD)/host/lib-tsan/adapter_match_test: lib/tests/adapter_match_test.c $(MATCH_TEST_DEPS) \
+		$(BUILD)/host/lib-tsan/libloom.a | host-deps
+	@echo "  CC      $@ (TSan)" >&2
+	@$(CC) $(TSAN_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
+		$(MATCH_TEST_SRCS) $(BUILD)/host/lib-tsan/libloom.a -ldrm -luring -lpthread -lm
+
 # libloom's tests that need the device run in the VM, statically linked.
 $(BUILD)/vm-lib/%: lib/tests/vm/%.c $(wildcard lib/tests/vm/*.h) $(LIB_SRCS) $(LIB_HDRS) \
 		$(wildcard qemu-device/engine/tests/*.h) | deps
@@ -349,7 +365,8 @@ install: lib $(BUILD)/host-tools/loom-doctor
 	install -m 644 $(LIB_OUT)/libloom.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_OUT)/libloom.so $(DESTDIR)$(PREFIX)/lib/libloom.so.0
 	ln -sf libloom.so.0 $(DESTDIR)$(PREFIX)/lib/libloom.so
-	install -m 644 lib/include/loom/loom.h lib/include/loom/work.h uapi/loom_image.h uapi/loom_device.h \
+	install -m 644 lib/include/loom/loom.h lib/include/loom/work.h lib/include/loom/error.h \
+		uapi/loom_image.h uapi/loom_device.h \
 		$(DESTDIR)$(PREFIX)/include/loom/
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/host-tools/loom-doctor $(DESTDIR)$(PREFIX)/bin/

@@ -270,13 +270,13 @@ static int run_loom(const struct tree *t, unsigned workers, bool trace,
 		    struct tally *out)
 {
 	struct loom_work_sync_config config = {
-		.occurrence = OCCURRENCE,
+		.sched.occurrence = OCCURRENCE,
 		.root_payload = t->root,
-		.workers = workers,
-		.deque_capacity = t->deque_capacity,
+		.sched.workers = workers,
+		.sched.deque_capacity = t->deque_capacity,
 		.child_capacity = t->max_fanout,
-		.flags = LOOM_WORK_SYNC_THREADED |
-			 (trace ? 0 : LOOM_WORK_SYNC_NO_TRACE),
+		.flags = LOOM_WORK_SYNC_THREADED,
+		.sched.flags = trace ? 0 : LOOM_SCHED_NO_TRACE,
 	};
 	struct loom_run run = { .tree = t };
 	struct loom_work_sync_result result;

@@ -18,7 +18,7 @@
  *
  * MIT, like libloom, so that both libloom and the GPL engine and compiler
  * can link it.  Functions return 0 or a negative value: -errno or a
- * LOOM_E_* of loom/loom.h; they never print.
+ * LOOM_FORMAT_* below; they never print.
  */
 #ifndef LOOM_FORMAT_H
 #define LOOM_FORMAT_H
@@ -28,6 +28,17 @@
 #include <stdint.h>
 
 #include "loom_device.h"
+
+/*
+ * format/'s typed errors.  Their values are libloom's LOOM_E_* of the same
+ * names (lib/error.c asserts so), so libloom and loomc pass them on as
+ * they are, and the format layer needs nothing of lib/.
+ */
+enum loom_format_error {
+	LOOM_FORMAT_BAD_IMAGE = -4103,		/* the image is malformed */
+	LOOM_FORMAT_BAD_CONFIG = -4110,		/* a fabric configuration is malformed */
+	LOOM_FORMAT_DUPLICATE_THREAD = -4111,	/* a thread name is already used */
+};
 #include "loom_image.h"
 
 #ifdef __cplusplus
@@ -66,8 +77,8 @@ int loom_builder_new(unsigned fabric_width, unsigned fabric_height,
 void loom_builder_free(struct loom_image_builder *b);
 /*
  * A dense thread of rank @rank; @config is a struct loom_fabric_config
- * image for the builder's fabric (LOOM_E_BAD_CONFIG otherwise), a name
- * already used is LOOM_E_DUPLICATE_THREAD, anything else invalid -EINVAL.
+ * image for the builder's fabric (LOOM_FORMAT_BAD_CONFIG otherwise), a name
+ * already used is LOOM_FORMAT_DUPLICATE_THREAD, anything else invalid -EINVAL.
  */
 int loom_builder_add_dense(struct loom_image_builder *b, const char *name,
 			   unsigned rank, const enum loom_arg_type *arg_types,
@@ -179,12 +190,12 @@ struct loom_image_view {
 /*
  * Checks the ELF file, every section and every thread (its signature,
  * configuration, template packets and patches), not the host program.
- * Returns 0 or LOOM_E_BAD_IMAGE with a sentence in @why (may be NULL).
+ * Returns 0 or LOOM_FORMAT_BAD_IMAGE with a sentence in @why (may be NULL).
  */
 int loom_view_open(struct loom_image_view *v, const void *data, size_t size,
 		   char *why, size_t whylen);
 /*
- * Checks @v's host program (LOOM_E_BAD_IMAGE when there is none): its
+ * Checks @v's host program (LOOM_FORMAT_BAD_IMAGE when there is none): its
  * header and size, every function, every instruction's registers and
  * references, and that each launch passes as many arguments and extents
  * as its thread has.  @v's threads must have passed loom_view_open().

@@ -6,7 +6,8 @@
  * Images come from files, so everything is checked before anyone looks
  * inside: a reader then only follows references that were checked.  Each
  * rejection says what is wrong in a sentence (loomc --disasm prints it;
- * libloom only returns LOOM_E_BAD_IMAGE).  Sections are read with memcpy:
+ * libloom only returns LOOM_FORMAT_BAD_IMAGE, its LOOM_E_BAD_IMAGE).
+ * Sections are read with memcpy:
  * ELF places them at any file offset, so nothing here is aligned.
  */
 #include <elf.h>
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "loom/work.h"		/* enum loom_error: LOOM_E_BAD_IMAGE */
 #include "loom_format.h"
 
 const char *const loom_image_sec_names[LOOM_SEC_COUNT] = {
@@ -24,7 +24,7 @@ const char *const loom_image_sec_names[LOOM_SEC_COUNT] = {
 	LOOM_IMAGE_SECTION_HOST,
 };
 
-/* Writes why the image is bad into @why; returns LOOM_E_BAD_IMAGE. */
+/* Writes why the image is bad into @why; returns LOOM_FORMAT_BAD_IMAGE. */
 __attribute__((format(printf, 3, 4)))
 static int bad(char *why, size_t whylen, const char *fmt, ...)
 {
@@ -35,7 +35,7 @@ static int bad(char *why, size_t whylen, const char *fmt, ...)
 		vsnprintf(why, whylen, fmt, ap);
 		va_end(ap);
 	}
-	return LOOM_E_BAD_IMAGE;
+	return LOOM_FORMAT_BAD_IMAGE;
 }
 
 #define FAIL(...) return bad(why, whylen, __VA_ARGS__)

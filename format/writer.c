@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loom/work.h"		/* enum loom_error: LOOM_E_* */
 #include "loom_format.h"
 
 /* A growable byte array. */
@@ -160,9 +159,9 @@ static int check_new_thread(const struct loom_image_builder *b,
 		    sig->child_capacity > LOOM_MAX_CHILD_CAPACITY)
 		return -EINVAL;
 	if (!loom_config_fits(config, config_size, b->width, b->height))
-		return LOOM_E_BAD_CONFIG;
+		return LOOM_FORMAT_BAD_CONFIG;
 	if (has_thread(b, name))
-		return LOOM_E_DUPLICATE_THREAD;
+		return LOOM_FORMAT_DUPLICATE_THREAD;
 	return 0;
 }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: what the adapters share
+ *
  * adapter.c: retirement, failure and worker threads, shared by the
  * synchronous and the device adapters (adapter.h).
  *
@@ -27,7 +29,7 @@ bool loom_payload_fits(uint32_t type, uint64_t payload)
 enum loom_error loom_adapter_init(struct loom_adapter_run *run)
 {
 	return pthread_mutex_init(&run->failure_lock, NULL) ?
-	       LOOM_WORK_OUT_OF_MEMORY : LOOM_WORK_OK;
+	       LOOM_WORK_OUT_OF_MEMORY : LOOM_OK;
 }
 
 void loom_adapter_fini(struct loom_adapter_run *run)
@@ -148,7 +150,7 @@ enum loom_error loom_adapter_outcome(const struct loom_adapter_run *run,
 					  struct loom_work_sync_result *result)
 {
 	if (!run->error)
-		return LOOM_WORK_OK;
+		return LOOM_OK;
 	result->failed = true;
 	result->failed_item = run->failed_item;
 	result->failed_payload = run->failed_payload;

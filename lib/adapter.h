@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * DOC: the adapters' shared header
+ *
  * adapter.h: what the synchronous adapter (adapter_sync.c) and the device
  * adapter (adapter_device.c) share: how a worker retires the items it
  * holds, how a run records its first failure, and how a run's workers
@@ -53,7 +55,7 @@ bool loom_payload_type_ok(uint32_t type);
  */
 bool loom_payload_fits(uint32_t type, uint64_t payload);
 
-/* LOOM_WORK_OK, or LOOM_WORK_OUT_OF_MEMORY when the lock cannot be made. */
+/* LOOM_OK, or LOOM_WORK_OUT_OF_MEMORY when the lock cannot be made. */
 enum loom_error loom_adapter_init(struct loom_adapter_run *run);
 void loom_adapter_fini(struct loom_adapter_run *run);
 
@@ -124,7 +126,7 @@ void loom_adapter_run_workers(void *workers, size_t size, uint32_t n,
 void loom_adapter_add_counts(struct loom_work_sync_result *result,
 			     const struct loom_adapter_counts *counts);
 
-/* The run's failure into @result: its error, or LOOM_WORK_OK. */
+/* The run's failure into @result: its error, or LOOM_OK. */
 enum loom_error loom_adapter_outcome(const struct loom_adapter_run *run,
 					  struct loom_work_sync_result *result);
 

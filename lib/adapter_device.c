@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: the device adapter
+ *
  * adapter_device.c: the device adapter.  Drains one DynamicWork domain
  * through the bounded scheduler, running its items on devices as items
  * dispatches (LOOM_PKT_DISPATCH_ITEMS) or, where a device has
@@ -14,10 +16,8 @@
  * it.  The device never decides completion: only the scheduler's
  * retirements do, exactly as in the synchronous adapter.
  *
- * Each dispatch ends with a WRITE_COUNTERS into the result BO's tail
- * (after the records): the run sums what the device did without an ioctl
- * per dispatch.  The work stack's way of running a batch is in
- * adapter_work.c.
+ * The items dispatch of a batch is adapter_items.c, the work stack's way
+ * of running one adapter_work.c; this file is the run and its workers.
  *
  * A failure (a launch or job error, children that do not fit, more
  * children than the capacity) names the item, cancels the whole domain,
@@ -31,163 +31,8 @@
 #include <string.h>
 #include <xf86drm.h>
 
-#include "adapter_device.h"
-
-/* Marks a result record the device has not written (it writes reserved 0). */
-#define RECORD_UNWRITTEN	0xffffffffu
-
-static const struct loom_item_result *record(const struct device_worker *w,
-					     size_t i)
-{
-	return (const struct loom_item_result *)
-		((const char *)loom_bo_map(w->results) + i * w->run->record_size);
-}
-
-/*
- * The item a failed dispatch failed on.  Its items were in flight together
- * and the device writes no record header after a failure but the one of an
- * item that overflowed (uapi: struct loom_pkt_dispatch_items): that item,
- * or else the first of the batch.
- */
-static size_t failing_index(const struct device_worker *w, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (record(w, i)->reserved != RECORD_UNWRITTEN)
-			return i;
-	return 0;
-}
-
-/*
- * Copies record @i's children into w->children and returns its
- * child_count, read once.  The result BO stays writable by the device
- * (a hostile or broken one may rewrite it at any time): what is checked
- * and what is published must be one snapshot, as adapter_work.c copies
- * its records.  A count above the capacity copies nothing and is
- * returned as is, for loom_adapter_publish() to refuse.
- */
-static uint32_t copy_record(struct device_worker *w, size_t i)
-{
-	const struct loom_item_result *rec = record(w, i);
-	/* one load: the count checked is the count used */
-	uint32_t count = __atomic_load_n(&rec->child_count, __ATOMIC_RELAXED);
-
-	if (count <= w->run->common.child_capacity)
-		memcpy(w->children, rec->children, count * sizeof(uint64_t));
-	return count;
-}
-
-/* The counters area: after the max_batch records. */
-static uint64_t counters_offset(const struct device_worker *w)
-{
-	return w->run->record_size * w->run->max_batch;
-}
-
-static void add_counters(struct loom_hw_counters *sum,
-			 const struct loom_hw_counters *c)
-{
-	sum->cycles += c->cycles;
-	sum->firings += c->firings;
-	sum->stalls += c->stalls;
-	sum->instances += c->instances;
-	sum->items += c->items;
-	sum->spawns += c->spawns;
-	sum->mem_reads += c->mem_reads;
-	sum->mem_writes += c->mem_writes;
-}
-
-/*
- * Sums a finished job's counters (@hw, written by its WRITE_COUNTERS) and
- * shows it to the observer.
- */
-void loom_device_account_job(struct device_worker *w, size_t n,
-			     uint64_t submit_ns, int error,
-			     const struct loom_hw_counters *hw)
-{
-	const struct loom_work_device_config *c = w->run->config;
-	struct loom_job_record rec = {
-		.thread = c->thread,
-		.device = w->index % c->n_devices,
-		.queue = w->core,
-		.worker = w->index,
-		.items = n,
-		.submit_ns = submit_ns,
-		.done_ns = loom_now_ns(),
-		.error = error,
-	};
-
-	if (!error) {
-		rec.counters = (struct loom_hw_counters){
-			hw->cycles, hw->firings, hw->stalls, hw->instances,
-			hw->items, hw->spawns, hw->mem_reads, hw->mem_writes,
-		};
-		add_counters(&w->counters, &rec.counters);
-	}
-	if (c->observe_job)
-		c->observe_job(c->observe_job_ctx, &rec);
-}
-
-/* Runs one batch of @n items on the device, then publishes and retires. */
-void loom_device_run_items(struct device_worker *w, size_t n)
-{
-	const struct loom_work_device_config *c = w->run->config;
-	uint64_t *payloads = loom_bo_map(w->payloads);
-	struct loom_launch l = {
-		.kind = LOOM_LAUNCH_ITEMS,
-		.thread = c->thread,
-		.args = w->args,
-		.n_args = c->n_args,
-		.items = n,
-		.payload_va = loom_bo_va(w->payloads),
-		.result_va = loom_bo_va(w->results),
-		.counters_va = loom_bo_va(w->results) + counters_offset(w),
-		.queue = w->core,
-	};
-	struct loom_completion done;
-	uint64_t submit_ns = loom_now_ns();
-	int ret;
-
-	for (size_t i = 0; i < n; i++) {
-		struct loom_item_result *rec =
-			(struct loom_item_result *)record(w, i);
-
-		payloads[i] = w->batch[i].payload;
-		rec->child_count = 0;
-		rec->reserved = RECORD_UNWRITTEN;
-		w->counts.steals += w->batch[i].from_worker != w->batch[i].worker;
-	}
-	ret = loom_ring_launch(w->ring, c->image, &l, w->jobs, NULL);
-	if (!ret) {
-		w->jobs++;
-		do	/* a signal may interrupt the wait; the job runs on */
-			ret = loom_ring_reap(w->ring, &done, 1, true);
-		while (ret == -EINTR || ret == -EAGAIN);
-		if (ret == 1)
-			w->counts.items_run += n;
-		ret = ret == 1 ? done.res : ret < 0 ? ret : -EIO;
-		loom_device_account_job(w, n, submit_ns, ret, (const void *)
-				 ((const char *)loom_bo_map(w->results) +
-				  counters_offset(w)));
-	}
-	if (ret) {
-		size_t bad = failing_index(w, n);
-
-		loom_adapter_fail(&w->run->common, LOOM_WORK_DEVICE_ERROR, ret,
-				  &w->batch[bad]);
-		for (size_t i = 0; i < n; i++)
-			loom_adapter_cancel(&w->run->common, &w->counts,
-					    &w->batch[i]);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t count = copy_record(w, i);
-
-		if (c->observe && count <= w->run->common.child_capacity)
-			c->observe(c->observe_ctx, &w->batch[i], w->children,
-				   count);
-		loom_adapter_publish(&w->run->common, &w->counts, &w->batch[i],
-				     w->children, count);
-	}
-}
+#include "adapter_items.h"
+#include "adapter_work.h"
 
 static void *worker_main(void *arg)
 {
@@ -197,7 +42,7 @@ static void *worker_main(void *arg)
 	size_t n;
 
 	while (loom_sched_acquire_batch(w->run->common.sched, w->index, w->batch,
-					max, LOOM_SCHED_WAIT, &n) == LOOM_WORK_OK) {
+					max, LOOM_SCHED_WAIT, &n) == LOOM_OK) {
 		if (!started)
 			atomic_fetch_sub_explicit(&w->run->unstarted, 1,
 						  memory_order_relaxed);
@@ -216,12 +61,12 @@ static void sum_counts(const struct device_run *run,
 	struct loom_work_sync_result *r = &result->work;
 
 	r->items_cancelled = run->common.cancelled_queued;
-	for (uint32_t i = 0; i < run->config->workers; i++) {
+	for (uint32_t i = 0; i < run->config->sched.workers; i++) {
 		const struct device_worker *w = &run->workers[i];
 
 		loom_adapter_add_counts(r, &w->counts);
 		result->jobs_submitted += w->jobs;
-		add_counters(&result->counters, &w->counters);
+		loom_device_add_counters(&result->counters, &w->counters);
 	}
 }
 
@@ -229,7 +74,7 @@ static void free_workers(struct device_run *run)
 {
 	if (!run->workers)
 		return;
-	for (uint32_t i = 0; i < run->config->workers; i++) {
+	for (uint32_t i = 0; i < run->config->sched.workers; i++) {
 		struct device_worker *w = &run->workers[i];
 
 		/* waits for anything still in flight before the BOs go */
@@ -279,12 +124,7 @@ static int setup_worker(struct device_run *run, uint32_t i)
 		return -ENOMEM;
 	ret = loom_ring_create(w->dev, 4, &w->ring);
 	if (!ret)
-		ret = loom_bo_alloc(w->dev, 8ULL * run->max_batch, 0,
-				    &w->payloads);
-	if (!ret)
-		ret = loom_bo_alloc(w->dev, counters_offset(w) +
-				    sizeof(struct loom_hw_counters), 0,
-				    &w->results);
+		ret = loom_device_items_setup(w);
 	if (!ret && uses_work_stack(w))
 		ret = loom_work_stack_setup(w);
 	return ret;
@@ -296,7 +136,7 @@ static int check_devices(struct device_run *run)
 	const struct loom_work_device_config *c = run->config;
 	struct loom_thread_info info;
 
-	for (uint32_t i = 0; i < c->workers; i++) {
+	for (uint32_t i = 0; i < c->sched.workers; i++) {
 		unsigned core;
 		struct loom_device *dev = worker_device(c, i, &core);
 		struct loom_launch l = {
@@ -323,14 +163,6 @@ static int check_devices(struct device_run *run)
 static enum loom_error start_run(struct device_run *run, int *device_error)
 {
 	const struct loom_work_device_config *c = run->config;
-	struct loom_sched_config sc = {
-		.occurrence = c->occurrence,
-		.workers = c->workers,
-		.deque_capacity = c->deque_capacity,
-		.max_batch = run->max_batch,
-		.flags = c->flags & LOOM_WORK_DEVICE_NO_TRACE ?
-			 LOOM_SCHED_NO_TRACE : 0,
-	};
 	enum loom_error err;
 	int ret = check_devices(run);
 
@@ -341,13 +173,13 @@ static enum loom_error start_run(struct device_run *run, int *device_error)
 	if (!loom_payload_fits(run->common.payload_type, c->root_payload))
 		return LOOM_WORK_PAYLOAD_WIDTH;
 	run->record_size = LOOM_ITEM_RESULT_SIZE(run->common.child_capacity);
-	err = loom_sched_create(&sc, &run->common.sched);
+	err = loom_sched_create(&c->sched, &run->common.sched);
 	if (err)
 		return err;
-	run->workers = loom_lines_alloc(c->workers, sizeof(*run->workers));
+	run->workers = loom_lines_alloc(c->sched.workers, sizeof(*run->workers));
 	if (!run->workers)
 		return LOOM_WORK_OUT_OF_MEMORY;
-	for (uint32_t i = 0; i < c->workers; i++) {
+	for (uint32_t i = 0; i < c->sched.workers; i++) {
 		ret = setup_worker(run, i);
 		if (ret == -ENOMEM)
 			return LOOM_WORK_OUT_OF_MEMORY;
@@ -381,9 +213,9 @@ static bool config_ok(const struct loom_work_device_config *c)
 {
 	if (!c || !c->image || !c->thread ||
 	    (c->n_args && !c->args && !c->device_args) ||
-	    !c->devices || !c->n_devices || !c->workers ||
-	    c->workers == LOOM_SCHED_NO_WORKER || !c->deque_capacity ||
-	    c->max_batch > LOOM_MAX_ITEMS)	/* one DISPATCH_ITEMS each */
+	    !c->devices || !c->n_devices || !c->sched.workers ||
+	    c->sched.workers == LOOM_SCHED_NO_WORKER || !c->sched.deque_capacity ||
+	    c->sched.max_batch > LOOM_MAX_ITEMS)	/* one DISPATCH_ITEMS each */
 		return false;
 	for (unsigned i = 0; i < c->n_devices; i++)
 		if (!c->devices[i] ||
@@ -402,14 +234,14 @@ enum loom_error loom_work_device_run(const struct loom_work_device_config *confi
 	if (!config_ok(config) || !result)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	memset(result, 0, sizeof(*result));
-	run.max_batch = config->max_batch ? config->max_batch : 1;
+	run.max_batch = config->sched.max_batch ? config->sched.max_batch : 1;
 	if (loom_adapter_init(&run.common))
 		return LOOM_WORK_OUT_OF_MEMORY;
 	err = start_run(&run, &device_error);
-	atomic_init(&run.unstarted, config->workers);
+	atomic_init(&run.unstarted, config->sched.workers);
 	if (!err) {
 		loom_adapter_run_workers(run.workers, sizeof(*run.workers),
-					 config->workers, worker_main);
+					 config->sched.workers, worker_main);
 		sum_counts(&run, result);
 		err = loom_sched_take_trace(run.common.sched, &result->work.trace);
 	} else {

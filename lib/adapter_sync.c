@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: the synchronous adapter
+ *
  * adapter_sync.c: the generic synchronous adapter.  Drains one DynamicWork
  * domain through the bounded scheduler, running a callback per item: the
  * children it reports are published as one group, then the item retires.
@@ -12,7 +14,7 @@
 #include <string.h>
 
 #include "adapter.h"
-#include "work_internal.h"
+#include "sched_internal.h"
 
 struct sync_run;
 
@@ -96,7 +98,7 @@ static void *worker_main(void *arg)
 	struct loom_sched_item item;
 
 	while (loom_sched_run_loop(common->sched, w->index, &loop, &item) ==
-	       LOOM_WORK_OK) {
+	       LOOM_OK) {
 		if (loop.refused)
 			loom_adapter_refused(common, &w->counts, &item,
 					     loop.refused);
@@ -119,13 +121,13 @@ static void drain_in_turn(struct sync_run *run)
 	for (;;) {
 		bool ran = false;
 
-		for (uint32_t i = 0; i < run->config->workers; i++) {
+		for (uint32_t i = 0; i < run->config->sched.workers; i++) {
 			enum loom_error err;
 
 			err = loom_sched_acquire(run->common.sched, i, &item);
 			if (err == LOOM_WORK_DOMAIN_COMPLETE)
 				return;
-			if (err == LOOM_WORK_OK) {
+			if (err == LOOM_OK) {
 				call(&run->workers[i], &item);
 				settle(&run->workers[i], &item);
 				ran = true;
@@ -140,7 +142,7 @@ static void sum_counts(const struct sync_run *run,
 		       struct loom_work_sync_result *result)
 {
 	result->items_cancelled = run->common.cancelled_queued;
-	for (uint32_t i = 0; i < run->config->workers; i++)
+	for (uint32_t i = 0; i < run->config->sched.workers; i++)
 		loom_adapter_add_counts(result, &run->workers[i].counts);
 }
 
@@ -148,14 +150,14 @@ static void free_workers(struct sync_run *run)
 {
 	if (!run->workers)
 		return;
-	for (uint32_t i = 0; i < run->config->workers; i++)
+	for (uint32_t i = 0; i < run->config->sched.workers; i++)
 		free(run->workers[i].children);
 	free(run->workers);
 }
 
 static enum loom_error alloc_workers(struct sync_run *run)
 {
-	uint32_t n = run->config->workers;
+	uint32_t n = run->config->sched.workers;
 
 	run->workers = loom_lines_alloc(n, sizeof(*run->workers));
 	if (!run->workers)
@@ -171,23 +173,15 @@ static enum loom_error alloc_workers(struct sync_run *run)
 		if (!w->children)
 			return LOOM_WORK_OUT_OF_MEMORY;
 	}
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 static enum loom_error start_run(struct sync_run *run)
 {
 	const struct loom_work_sync_config *config = run->config;
-	struct loom_sched_config sched_config = {
-		.occurrence = config->occurrence,
-		.workers = config->workers,
-		.deque_capacity = config->deque_capacity,
-		.max_batch = 1,
-		.flags = config->flags & LOOM_WORK_SYNC_NO_TRACE ?
-			 LOOM_SCHED_NO_TRACE : 0,
-	};
 	enum loom_error err;
 
-	err = loom_sched_create(&sched_config, &run->common.sched);
+	err = loom_sched_create(&config->sched, &run->common.sched);
 	if (!err)
 		err = alloc_workers(run);
 	if (!err)
@@ -203,8 +197,8 @@ enum loom_error loom_work_sync_run(const struct loom_work_sync_config *config,
 	struct sync_run run = { .config = config, .fn = fn, .ctx = ctx };
 	enum loom_error err;
 
-	if (!config || !fn || !result || !config->workers ||
-	    !config->deque_capacity || config->workers == LOOM_SCHED_NO_WORKER)
+	if (!config || !fn || !result || !config->sched.workers ||
+	    !config->sched.deque_capacity || config->sched.workers == LOOM_SCHED_NO_WORKER)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	if (!loom_payload_type_ok(config->payload_type))
 		return LOOM_E_UNSUPPORTED_PAYLOAD;
@@ -219,7 +213,7 @@ enum loom_error loom_work_sync_run(const struct loom_work_sync_config *config,
 	if (!err) {
 		if (config->flags & LOOM_WORK_SYNC_THREADED)
 			loom_adapter_run_workers(run.workers, sizeof(*run.workers),
-						 config->workers, worker_main);
+						 config->sched.workers, worker_main);
 		else
 			drain_in_turn(&run);
 		sum_counts(&run, result);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: the device adapter's work stack
+ *
  * adapter_work.c: the device adapter's work stack (LOOM_PKT_RUN_WORK, spec
  * §2.2: an execution-local scheduler), for workers whose device has
  * LOOM_CAP_RUN_WORK.
@@ -9,7 +11,7 @@
  * empty or a bound is reached, writing a record per item (parent record,
  * ordinal, payload, child count).  The
  * worker then commits the records in record order as the transactions
- * the items path performs (loom_sched_commit_run()): each item publishes
+ * the items path performs (sched_commit.c): each item publishes
  * its children in ordinal order, acquiring every one before it is
  * visible, and completes; children the device ran are taken by the worker
  * at once, those still on the stack are queued on its deque like any
@@ -27,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapter_device.h"
+#include "adapter_items.h"
+#include "adapter_match.h"
+#include "adapter_work.h"
 
 /* Records (and items) one RUN_WORK packet may run: one round trip's worth. */
 #define WORK_RECORDS	16384u
@@ -73,13 +77,7 @@ struct work_state {
 	uint32_t n_batch;		/* of the batch being drained */
 	bool *unrun;			/* max_batch: a batch item not yet run */
 	bool *live;			/* max_batch: still active after a commit */
-	uint32_t *base;			/* per record: its first slot */
-	uint32_t *claim;		/* per slot: 0, record + 1,
-					 * CLAIM_LEFT or CLAIM_CARRY */
-	uint64_t *slot_payload;
-	bool *slot_taken;
-	uint32_t *slot_held;
-	struct loom_sched_step *steps;	/* per record */
+	struct loom_work_match m;	/* slots and steps (adapter_match.h) */
 	struct loom_sched_item *items;	/* per record */
 	struct loom_work_record **held;
 	size_t max_held;
@@ -88,14 +86,10 @@ struct work_state {
 	struct loom_hw_work_entry *left;	/* WORK_STACK */
 	/* the packet run ahead: per item of its batch */
 	uint32_t n_carry;
-	uint32_t *carry_slot;		/* slot, or CARRY_BATCH | i */
+	uint32_t *carry_slot;		/* slot, or LOOM_LOOM_CARRY_BATCH | i */
 	uint32_t *carry_held;		/* max_batch */
 	struct loom_sched_item *carried;	/* max_batch: the next batch */
 };
-
-#define CLAIM_LEFT	0xffffffffu
-#define CLAIM_CARRY	0xfffffffeu
-#define CARRY_BATCH	0x80000000u
 
 static uint64_t work_status_offset(void)
 {
@@ -168,9 +162,9 @@ static bool work_packet(const struct device_worker *w,
 						    w->index) + reserve;
 	uint32_t room, size;
 
-	if (used >= run->config->deque_capacity)
+	if (used >= run->config->sched.deque_capacity)
 		return false;
-	room = run->config->deque_capacity - (uint32_t)used;
+	room = run->config->sched.deque_capacity - (uint32_t)used;
 	size = room < w->work->stack_max ? room : w->work->stack_max;
 	if ((uint64_t)count - 1 + cap > size || cap >= size)
 		return false;
@@ -281,105 +275,17 @@ static int work_finish(struct device_worker *w, struct work_buf *b,
 }
 
 /*
- * Marks the slot (child @e->ordinal of record @e->parent) @who claims,
- * its payload with it; a batch entry (no parent) names an item not yet
- * run.  @limit: records a claimant may name as parent.  -EIO for a claim
- * the records do not explain.
+ * The report work_check() copied out of device memory, as the matcher
+ * takes it: nothing of it when matching found it @bad.
  */
-static int claim(struct device_worker *w, const struct loom_hw_work_entry *e,
-		 uint32_t limit, uint32_t who)
+static struct loom_work_report copied_report(const struct work_state *ws,
+					     struct work_report r, int bad)
 {
-	struct work_state *ws = w->work;
-	const struct loom_hw_work_record *recs = ws->recs;
-	uint32_t slot;
-
-	if (e->parent == LOOM_WORK_NO_PARENT)
-		return e->ordinal < ws->n_batch && ws->unrun[e->ordinal] ? 0 : -EIO;
-	if (e->parent >= limit || e->ordinal >= recs[e->parent].child_count)
-		return -EIO;
-	slot = ws->base[e->parent] + e->ordinal;
-	if (ws->claim[slot])
-		return -EIO;
-	ws->claim[slot] = who;
-	ws->slot_payload[slot] = e->payload;
-	return 0;
-}
-
-/*
- * Matches every child of the packet's @nrec records with the record or
- * the stack entry (of @left) that claims it, each exactly once, and marks
- * the batch items the records ran.
- */
-static int match(struct device_worker *w, uint32_t nrec, uint32_t left)
-{
-	struct work_state *ws = w->work;
-	const struct loom_hw_work_record *recs = ws->recs;
-	const struct loom_hw_work_entry *stack = ws->left;
-	uint64_t slots = 0;
-	int ret = 0;
-
-	for (uint32_t r = 0; r < nrec; r++) {
-		if (recs[r].child_count > w->run->common.child_capacity)
-			return -EIO;
-		ws->base[r] = (uint32_t)slots;
-		slots += recs[r].child_count;
-	}
-	if (slots > (uint64_t)WORK_RECORDS + ws->stack_max)
-		return -EIO;
-	memset(ws->claim, 0, slots * sizeof(*ws->claim));
-	for (uint32_t r = 0; r < nrec && !ret; r++) {
-		ret = claim(w, &recs[r].entry, r, r + 1);
-		if (!ret && recs[r].entry.parent == LOOM_WORK_NO_PARENT)
-			ws->unrun[recs[r].entry.ordinal] = false;
-	}
-	for (uint32_t e = 0; e < left && !ret; e++)
-		ret = claim(w, &stack[e], nrec, CLAIM_LEFT);
-	for (uint64_t k = 0; k < slots && !ret; k++)
-		if (!ws->claim[k])
-			ret = -EIO;
-	return ret;
-}
-
-/*
- * The commit's steps, one per record: its held item, its children and
- * which of them the device ran or runs next (or, for @fail_slot, is
- * failing on).  Children take held indices after the batch's, in
- * publication order.
- */
-static void build_steps(struct device_worker *w, uint32_t nrec,
-			uint32_t fail_slot)
-{
-	struct work_state *ws = w->work;
-	const struct loom_hw_work_record *recs = ws->recs;
-	uint32_t next = ws->n_batch;
-
-	for (uint32_t r = 0; r < nrec; r++) {
-		const struct loom_hw_work_entry *e = &recs[r].entry;
-		uint32_t b = ws->base[r];
-
-		for (uint32_t k = 0; k < recs[r].child_count; k++) {
-			ws->slot_taken[b + k] = ws->claim[b + k] != CLAIM_LEFT ||
-						b + k == fail_slot;
-			if (ws->slot_taken[b + k])
-				ws->slot_held[b + k] = next++;
-		}
-		ws->steps[r] = (struct loom_sched_step){
-			.held = e->parent == LOOM_WORK_NO_PARENT ? e->ordinal :
-				ws->slot_held[ws->base[e->parent] + e->ordinal],
-			.count = recs[r].child_count,
-			.payloads = &ws->slot_payload[b],
-			.taken = &ws->slot_taken[b],
-		};
-	}
-}
-
-/* The first batch item not yet run: named when nothing better is known. */
-static uint32_t first_unrun(const struct work_state *ws)
-{
-	for (uint32_t i = 0; i < ws->n_batch; i++)
-		if (ws->unrun[i])
-			return i;
-	return 0;
+	return (struct loom_work_report){
+		.recs = ws->recs, .nrec = bad ? 0 : r.nrec,
+		.left = ws->left, .n_left = bad ? 0 : r.left,
+		.top = !bad && r.top,
+	};
 }
 
 /* The stop of a packet that ran well and left items for a next one. */
@@ -415,7 +321,7 @@ static bool run_ahead(struct device_worker *w, uint32_t left)
 		/* one not carried last time is gone with its subtree */
 		if (!ws->unrun[i] || w->batch[i].worker == LOOM_SCHED_NO_WORKER)
 			continue;
-		ws->carry_slot[n] = CARRY_BATCH | i;
+		ws->carry_slot[n] = LOOM_CARRY_BATCH | i;
 		e[n] = (struct loom_hw_work_entry){
 			w->batch[i].payload, LOOM_WORK_NO_PARENT, n,
 		};
@@ -423,7 +329,7 @@ static bool run_ahead(struct device_worker *w, uint32_t left)
 	}
 	for (uint32_t k = 0; k < left; k++)
 		children += stack[k].parent != LOOM_WORK_NO_PARENT;
-	alone = w->run->config->workers == 1;
+	alone = w->run->config->sched.workers == 1;
 	keep = alone ? children : children / 2;
 	if (keep > max - n)
 		keep = max - n;
@@ -437,32 +343,18 @@ static bool run_ahead(struct device_worker *w, uint32_t left)
 		c++;
 		if (alone ? c > keep : c <= skip)
 			continue;
-		slot = ws->base[s->parent] + s->ordinal;
+		slot = loom_work_slot(&ws->m, s->parent, s->ordinal);
 		ws->carry_slot[n] = slot;
 		e[n] = (struct loom_hw_work_entry){
-			ws->slot_payload[slot], LOOM_WORK_NO_PARENT, n,
+			ws->m.slot_payload[slot], LOOM_WORK_NO_PARENT, n,
 		};
 		n++;
 	}
 	if (!n || !work_packet(w, next, n, skip, &p) ||
 	    work_launch(w, next, &p))
 		return false;
-	for (uint32_t j = 0; j < n; j++)
-		if (!(ws->carry_slot[j] & CARRY_BATCH))
-			ws->claim[ws->carry_slot[j]] = CLAIM_CARRY;
 	ws->n_carry = n;
 	return true;
-}
-
-/* The carry's held indices, once build_steps() has numbered the children. */
-static void carry_held_indices(struct work_state *ws)
-{
-	for (uint32_t j = 0; j < ws->n_carry; j++) {
-		uint32_t s = ws->carry_slot[j];
-
-		ws->carry_held[j] = s & CARRY_BATCH ? s & ~CARRY_BATCH :
-						      ws->slot_held[s];
-	}
 }
 
 /*
@@ -479,34 +371,24 @@ static bool work_commit(struct device_worker *w, int error,
 	struct device_run *run = w->run;
 	const struct loom_work_device_config *c = run->config;
 	struct work_report r = report_of(st);
-	uint32_t nrec = bad ? 0 : r.nrec;
-	uint32_t fail_held = UINT32_MAX, fail_slot = UINT32_MAX;
+	struct loom_work_report copied = copied_report(ws, r, bad);
+	uint32_t nrec = copied.nrec, fail_held;
 	struct loom_sched_carry carry = {
 		ws->carry_held, ws->n_carry, ws->carried,
 	};
-	enum loom_error err = LOOM_WORK_OK;
+	enum loom_error err = LOOM_OK;
 	struct loom_sched_commit out;
 
-	if (!bad && r.top) {
-		const struct loom_hw_work_entry *t = &ws->left[r.left - 1];
-
-		if (t->parent == LOOM_WORK_NO_PARENT)
-			fail_held = t->ordinal;
-		else
-			fail_slot = ws->base[t->parent] + t->ordinal;
-	}
-	build_steps(w, nrec, fail_slot);
-	if (fail_slot != UINT32_MAX)
-		fail_held = ws->slot_held[fail_slot];
+	fail_held = loom_work_steps(&ws->m, &copied, ws->n_batch, ws->carry_slot,
+				    ahead ? ws->n_carry : 0, ws->carry_held);
 	if (bad || (error && !r.top))
-		fail_held = first_unrun(ws);
-	if (ahead)
-		carry_held_indices(ws);
-	loom_sched_commit_run(run->common.sched, w->index, w->batch,
-			      ws->n_batch, ws->steps, nrec, fail_held,
-			      ws->held, ws->max_held,
-			      c->observe ? ws->items : NULL, ws->live,
-			      ahead ? &carry : NULL, &out);
+		fail_held = loom_work_first_unrun(ws->unrun, ws->n_batch);
+	loom_sched_commit_begin(&out, run->common.sched, w->index, w->batch,
+				ws->n_batch, ws->held, ws->max_held);
+	for (uint32_t r = 0; r < nrec; r++)
+		loom_sched_commit_step(&out, &ws->m.steps[r],
+				       c->observe ? &ws->items[r] : NULL);
+	loom_sched_commit_end(&out, fail_held, ahead ? &carry : NULL, ws->live);
 	w->counts.items_run += nrec + r.top;
 	w->counts.items_completed += out.completed;
 	w->counts.items_cancelled += out.cancelled;
@@ -514,7 +396,7 @@ static bool work_commit(struct device_worker *w, int error,
 	for (uint32_t r = 0; c->observe && r < nrec; r++)
 		if (ws->items[r].worker != LOOM_SCHED_NO_WORKER)
 			c->observe(c->observe_ctx, &ws->items[r],
-				   ws->steps[r].payloads, ws->steps[r].count);
+				   ws->m.steps[r].payloads, ws->m.steps[r].count);
 	for (uint32_t i = 0; i < ws->n_batch; i++)
 		ws->unrun[i] = ws->live[i];
 	if (out.error)
@@ -527,7 +409,8 @@ static bool work_commit(struct device_worker *w, int error,
 		return true;
 	loom_adapter_fail(&run->common, err, err == LOOM_WORK_DEVICE_ERROR ?
 			  (bad ? bad : error) : 0,
-			  out.has_failed ? &out.failed : &w->batch[first_unrun(ws)]);
+			  out.has_failed ? &out.failed :
+			  &w->batch[loom_work_first_unrun(ws->unrun, ws->n_batch)]);
 	for (uint32_t i = 0; i < ws->n_batch; i++)
 		if (ws->unrun[i])
 			loom_adapter_cancel(&run->common, &w->counts, &w->batch[i]);
@@ -543,13 +426,15 @@ static int work_check(struct device_worker *w, int error,
 {
 	struct work_state *ws = w->work;
 	struct work_report r = report_of(st);
+	struct loom_work_report report;
 
 	if (r.nrec > WORK_RECORDS || r.left > ws->stack_max ||
 	    (r.top && !r.left) || (!error && !r.stopped))
 		return -EIO;
 	memcpy(ws->recs, records_map(cur_buf(w)), r.nrec * sizeof(*ws->recs));
 	memcpy(ws->left, stack_map(cur_buf(w)), r.left * sizeof(*ws->left));
-	return match(w, r.nrec, r.left);
+	report = copied_report(ws, r, 0);
+	return loom_work_match(&ws->m, &report, ws->n_batch, ws->unrun);
 }
 
 /*
@@ -645,12 +530,12 @@ void loom_work_stack_free(struct work_state *ws)
 	}
 	free(ws->unrun);
 	free(ws->live);
-	free(ws->base);
-	free(ws->claim);
-	free(ws->slot_payload);
-	free(ws->slot_taken);
-	free(ws->slot_held);
-	free(ws->steps);
+	free(ws->m.base);
+	free(ws->m.claim);
+	free(ws->m.slot_payload);
+	free(ws->m.slot_taken);
+	free(ws->m.slot_held);
+	free(ws->m.steps);
 	free(ws->items);
 	free(ws->held);
 	free(ws->recs);
@@ -697,12 +582,16 @@ int loom_work_stack_setup(struct device_worker *w)
 	ws->max_held = (size_t)batch + WORK_RECORDS + 1;
 	ws->unrun = calloc(batch, sizeof(*ws->unrun));
 	ws->live = calloc(batch, sizeof(*ws->live));
-	ws->base = calloc(WORK_RECORDS, sizeof(*ws->base));
-	ws->claim = calloc(slots, sizeof(*ws->claim));
-	ws->slot_payload = calloc(slots, sizeof(*ws->slot_payload));
-	ws->slot_taken = calloc(slots, sizeof(*ws->slot_taken));
-	ws->slot_held = calloc(slots, sizeof(*ws->slot_held));
-	ws->steps = calloc(WORK_RECORDS, sizeof(*ws->steps));
+	ws->m = (struct loom_work_match){
+		.child_capacity = w->run->common.child_capacity,
+		.max_slots = slots,
+		.base = calloc(WORK_RECORDS, sizeof(*ws->m.base)),
+		.claim = calloc(slots, sizeof(*ws->m.claim)),
+		.slot_payload = calloc(slots, sizeof(*ws->m.slot_payload)),
+		.slot_taken = calloc(slots, sizeof(*ws->m.slot_taken)),
+		.slot_held = calloc(slots, sizeof(*ws->m.slot_held)),
+		.steps = calloc(WORK_RECORDS, sizeof(*ws->m.steps)),
+	};
 	ws->items = calloc(WORK_RECORDS, sizeof(*ws->items));
 	ws->held = calloc(ws->max_held, sizeof(*ws->held));
 	ws->recs = calloc(WORK_RECORDS, sizeof(*ws->recs));
@@ -710,9 +599,9 @@ int loom_work_stack_setup(struct device_worker *w)
 	ws->carry_slot = calloc(batch, sizeof(*ws->carry_slot));
 	ws->carry_held = calloc(batch, sizeof(*ws->carry_held));
 	ws->carried = calloc(batch, sizeof(*ws->carried));
-	if (!ws->unrun || !ws->live || !ws->base || !ws->claim ||
-	    !ws->slot_payload || !ws->slot_taken || !ws->slot_held ||
-	    !ws->steps || !ws->items || !ws->held || !ws->recs ||
+	if (!ws->unrun || !ws->live || !ws->m.base || !ws->m.claim ||
+	    !ws->m.slot_payload || !ws->m.slot_taken || !ws->m.slot_held ||
+	    !ws->m.steps || !ws->items || !ws->held || !ws->recs ||
 	    !ws->left || !ws->carry_slot || !ws->carry_held || !ws->carried)
 		return -ENOMEM;
 	ret = setup_buf(w, &ws->buf[0]);

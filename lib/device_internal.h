@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What device.c, bo.c, image.c, launch.c and ring.c share and nobody else
- * sees: the object layouts and the internal helpers between the files.
+ * DOC: the device runtime's private header
+ *
+ * What device.c, bo.c, image.c, launch.c, token.c, arena.c and ring.c
+ * share and nobody else sees: the object layouts and the internal helpers
+ * between the files.
  */
 #ifndef LOOM_DEVICE_INTERNAL_H
 #define LOOM_DEVICE_INTERNAL_H
@@ -37,7 +40,7 @@ struct loom_arena_entry {
 /*
  * A command arena: one BO the command buffers of many launches are
  * written into (drm_loom_submit.cmd_offset), a byte ring whose entries
- * are reused in submission order once their jobs are done (launch.c).
+ * are reused in submission order once their jobs are done (arena.c).
  */
 struct loom_arena {
 	pthread_mutex_t lock;		/* the device's arenas: launches of any thread */
@@ -108,9 +111,6 @@ const struct loom_image_thread *loom_image_find(const struct loom_image *img,
 						const char *name);
 
 /* launch.c */
-uint64_t loom_now_ns(void);
-/* A token with a fresh (unsignalled, fenceless) syncobj. */
-int loom_token_new(struct loom_device *dev, struct loom_token **out);
 /*
  * Everything loom_launch() checks, without submitting: the device adapter
  * checks each device once before a run (items count and VAs are not
@@ -127,6 +127,85 @@ int loom_launch_encode(struct loom_device *dev, const struct loom_image *img,
 		       const struct loom_launch *l, void *buf, uint32_t size,
 		       uint32_t *cmd_size, uint32_t *config);
 
+/* A launch, checked and planned: its thread, its plan, its command's size. */
+struct loom_checked_launch {
+	const struct loom_image_thread *t;
+	const struct loom_plan *plan;
+	uint32_t cmd_size;
+	const struct loom_pkt_run_work *work;	/* replaces DISPATCH_ITEMS */
+};
+
+/*
+ * Every check of loom_launch(), in its documented order, and the plan
+ * made; with @work (an items launch through a ring), what replacing the
+ * DISPATCH_ITEMS by it needs too.
+ */
+int loom_launch_prepare(struct loom_device *dev, const struct loom_image *img,
+			const struct loom_launch *l,
+			const struct loom_pkt_run_work *work,
+			struct loom_checked_launch *c);
+/* Writes @l's command (@c->cmd_size bytes) at @p. */
+void loom_launch_write(unsigned char *p, const struct loom_image *img,
+		       const struct loom_checked_launch *c,
+		       const struct loom_launch *l);
+/*
+ * The SUBMIT of @l's command, written at @off of arena @a: @ref its BO
+ * reference, @in its @l->n_deps in-syncobjs, @out its out-syncobj (or 0).
+ */
+void loom_launch_submit_args(struct drm_loom_submit *s,
+			     const struct loom_launch *l,
+			     const struct loom_checked_launch *c,
+			     const struct loom_arena *a, uint32_t off,
+			     const struct drm_loom_bo_ref *ref,
+			     const uint32_t *in, uint32_t out);
+
+/* The room a command of @size bytes takes in an arena: 8-byte aligned. */
+static inline uint32_t loom_cmd_room(uint32_t size)
+{
+	return (size + 7) & ~7u;
+}
+
+/* token.c */
+uint64_t loom_now_ns(void);
+/* A token with a fresh (unsignalled, fenceless) syncobj. */
+int loom_token_new(struct loom_device *dev, struct loom_token **out);
+/*
+ * A token for an ioctl launch: its syncobj may come from the pool, as
+ * SUBMIT replaces whatever fence it held before anyone can wait on it.
+ */
+int loom_token_for_submit(struct loom_device *dev, struct loom_token **out);
+struct loom_token *loom_token_get(struct loom_token *t);
+/* Drops a reference; the last one gives the syncobj to the pool. */
+void loom_token_put(struct loom_token *t);
+/* Destroys the pooled syncobjs: the device is closing. */
+void loom_token_pool_release(struct loom_device *dev);
+
+/* arena.c */
+/*
+ * Room for @size bytes at *@off in @a, whose BO is at least @min bytes,
+ * and for one more entry, so that recording it cannot fail: @wait(@ctx,
+ * all) waits until some (all: every) in-flight entry is done and popped.
+ * A device arena's lock is held.
+ */
+int loom_arena_room(struct loom_device *dev, struct loom_arena *a,
+		    uint32_t min, uint32_t size, uint32_t *off,
+		    int (*wait)(void *ctx, bool all), void *ctx);
+/* loom_arena_room() of a device arena, waiting on its entries' tokens. */
+int loom_device_arena_room(struct loom_device *dev, struct loom_arena *a,
+			   uint32_t size, uint32_t *off);
+/*
+ * Records the command at @off (after loom_arena_room()); the arena holds
+ * a reference to @token.  Returns the entry's sequence number.
+ */
+uint64_t loom_arena_push(struct loom_arena *a, uint32_t off, uint32_t size,
+			 struct loom_token *token);
+/* Takes back the newest entry, at @off: its command never reached the kernel. */
+void loom_arena_unpush(struct loom_arena *a, uint32_t off);
+/* Entry @seq's job is done (a ring's CQE): done entries at the front go. */
+void loom_arena_done(struct loom_arena *a, uint64_t seq);
+void loom_arena_fini(struct loom_arena *a);
+
+/* ring.c: the ring object */
 /*
  * loom_ring_launch() of the items launch @l with its DISPATCH_ITEMS
  * replaced by @work (header ignored): LOOM_E_NOT_SUPPORTED without
@@ -138,7 +217,7 @@ int loom_ring_launch_work(struct loom_ring *r, const struct loom_image *img,
 			  const struct loom_pkt_run_work *work,
 			  uint64_t user_data);
 
-/* ring.c: the io_uring transport, SQEs in and CQEs out, nothing else. */
+/* ring.c: the io_uring transport underneath, SQEs in and CQEs out. */
 #include <liburing.h>
 
 struct loom_uring {

@@ -1,13 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: error strings
+ *
  * loom_strerror(): one sentence for every result libloom returns, the
  * dynamic-work core's and the device runtime's (enum loom_error in
- * <loom/work.h>).  Pure: the dynamic-work core links it without a device.
+ * <loom/error.h>).  Pure: the dynamic-work core links it without a device.
  */
 #define _GNU_SOURCE	/* strerrordesc_np() */
 #include <string.h>
 
-#include "loom/work.h"
+#include "loom/error.h"
+#include "loom_format.h"
+
+/* format/ returns its own codes; libloom passes them on as its own. */
+_Static_assert(LOOM_FORMAT_BAD_IMAGE == (int)LOOM_E_BAD_IMAGE,
+	       "format/'s BAD_IMAGE is libloom's");
+_Static_assert(LOOM_FORMAT_BAD_CONFIG == (int)LOOM_E_BAD_CONFIG,
+	       "format/'s BAD_CONFIG is libloom's");
+_Static_assert(LOOM_FORMAT_DUPLICATE_THREAD == (int)LOOM_E_DUPLICATE_THREAD,
+	       "format/'s DUPLICATE_THREAD is libloom's");
 
 static const struct {
 	int err;

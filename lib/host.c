@@ -237,21 +237,34 @@ static int gather_deps(struct run *s, const struct loom_interp_launch *l,
 	return 0;
 }
 
+/*
+ * The scheduler of dynamic-work launch @occurrence: the options' with
+ * their defaults, tracing only for someone who looks (@traced).
+ */
+static struct loom_sched_config host_sched(const struct loom_sched_config *opt,
+					   uint64_t occurrence, bool traced)
+{
+	return (struct loom_sched_config){
+		.occurrence = occurrence,
+		.workers = opt->workers ? opt->workers : 1,
+		.deque_capacity = opt->deque_capacity ? opt->deque_capacity :
+							65536,
+		.max_batch = opt->max_batch ? opt->max_batch : 64,
+		.flags = opt->flags | (traced ? 0 : LOOM_SCHED_NO_TRACE),
+	};
+}
+
 static int run_items(struct run *s, const struct loom_thread_info *ti,
 		     const struct loom_arg *args, struct loom_token **deps,
 		     unsigned n_deps)
 {
 	struct loom_work_device_config c = {
-		.occurrence = s->n_launches + 1,
+		.sched = host_sched(&s->opt.sched, s->n_launches + 1,
+				    s->opt.observe_domain != NULL),
 		.root_payload = args[ti->work_item_arg].value,
 		.image = s->img, .thread = ti->name,
 		.args = args, .n_args = ti->num_args,
 		.devices = &s->dev, .n_devices = 1,
-		.workers = s->opt.workers ? s->opt.workers : 1,
-		.deque_capacity = s->opt.deque_capacity ?
-				  s->opt.deque_capacity : 65536,
-		.max_batch = s->opt.max_batch ? s->opt.max_batch : 64,
-		.flags = s->opt.observe_domain ? 0 : LOOM_WORK_DEVICE_NO_TRACE,
 		.observe_job = s->opt.observe_job,
 		.observe_job_ctx = s->opt.observe_ctx,
 	};
@@ -276,7 +289,7 @@ static int run_items(struct run *s, const struct loom_thread_info *ti,
 	if (s->opt.observe_domain)
 		s->opt.observe_domain(s->opt.observe_ctx, ti->name, &res);
 	ret = 0;
-	if (err != LOOM_WORK_OK)
+	if (err != LOOM_OK)
 		ret = res.device_error ? res.device_error :
 		      err == LOOM_WORK_OUT_OF_MEMORY ? -ENOMEM : LOOM_E_WORK_FAILED;
 	loom_work_device_result_free(&res);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * DOC: the responsibility kernel
+ *
  * work.c: the responsibility kernel of a DynamicWork domain and the
  * identity of its items.
  *
@@ -444,7 +446,7 @@ static enum loom_error ensure_chunk(struct loom_work_domain *domain,
 	size_t top = k >> LOOM_WORK_DIR_SHIFT;
 
 	if (chunk_at(domain, k))
-		return LOOM_WORK_OK;
+		return LOOM_OK;
 	leaf = atomic_load_explicit(&domain->dir[top], memory_order_acquire);
 	if (!leaf) {
 		fresh_leaf = calloc(LOOM_WORK_DIR_ENTRIES, sizeof(*fresh_leaf));
@@ -466,7 +468,7 @@ static enum loom_error ensure_chunk(struct loom_work_domain *domain,
 		    &leaf[k & (LOOM_WORK_DIR_ENTRIES - 1)], &none, chunk,
 		    memory_order_acq_rel, memory_order_acquire))
 		pool_put(chunk);
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 /*
@@ -484,7 +486,7 @@ static enum loom_error ensure_records(struct loom_work_domain *domain,
 		if (err)
 			return err;
 	}
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 struct loom_work_record *
@@ -561,7 +563,7 @@ enum loom_error loom_work_check_live(const struct loom_work_domain *domain,
 	    LOOM_REC_RETIRED)
 		return if_retired;
 	*out = rec;
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 enum loom_error loom_work_admit_locked(struct loom_work_domain *domain,
@@ -581,7 +583,7 @@ enum loom_error loom_work_admit_locked(struct loom_work_domain *domain,
 			      1, memory_order_seq_cst);
 	*rec = issue_record(loom_work_chunk_of(domain, 1), 1, NULL, 0, payload);
 	atomic_store_explicit(&domain->root_admitted, true, memory_order_seq_cst);
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 /* Whether @rec can still give @count (>= 1) ordinals from its next one. */
@@ -621,7 +623,7 @@ static enum loom_error reserve_block(struct loom_work_domain *domain,
 							memory_order_relaxed));
 	lane->next = cur + 1;
 	lane->end = cur + 1 + want;
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 /*
@@ -649,7 +651,7 @@ static enum loom_error acquire_serials(struct loom_work_domain *domain,
 	*first = l->next;
 	l->next += count;
 	loom_work_lane_add(&l->acquired, count);
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
@@ -679,7 +681,7 @@ enum loom_error loom_work_spawn_held(struct loom_work_domain *domain,
 					 memory_order_relaxed);
 	else
 		parent->next_ordinal = last + 1;
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 /*
@@ -769,7 +771,7 @@ enum loom_error loom_work_domain_create_lanes(uint64_t occurrence,
 	domain->occurrence = occurrence;
 	domain->tracing = tracing;
 	*out = domain;
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }
 
 enum loom_error loom_work_domain_create(uint64_t occurrence,
@@ -929,5 +931,5 @@ enum loom_error loom_work_item_id(const struct loom_work_domain *domain,
 	if (!rec)
 		return LOOM_WORK_RESP_INVALID;
 	*id = loom_work_id_of(domain, rec);
-	return LOOM_WORK_OK;
+	return LOOM_OK;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * work_internal.h: what work.c shares with sched.c and the tests -- the
- * domain's layout and the kernel's steps, which the scheduler composes
- * into its transitions without any domain-wide lock (see the ordering
- * argument at the top of work.c and in Documentation/runtime.rst).
+ * DOC: the responsibility kernel's private header
+ *
+ * work_internal.h: what work.c shares with the scheduler (sched_internal.h)
+ * and the tests -- the domain's layout and the kernel's steps, which the
+ * scheduler composes into its transitions without any domain-wide lock
+ * (see the ordering argument at the top of work.c and in
+ * Documentation/runtime.rst).
  *
  * Not installed; the names are global in libloom.a, hence the loom_ prefix.
  */
@@ -297,7 +300,7 @@ loom_work_slots(const struct loom_work_record *rec)
 
 /*
  * LOOM_WORK_RESP_INVALID, LOOM_WORK_FOREIGN_DOMAIN, @if_retired when @resp
- * was retired, else LOOM_WORK_OK and *@rec.  The retired bit is only
+ * was retired, else LOOM_OK and *@rec.  The retired bit is only
  * stable for the item's holder (or under the locks that exclude it).
  */
 enum loom_error loom_work_check_live(const struct loom_work_domain *domain,
@@ -396,124 +399,5 @@ uint64_t loom_work_active_now(const struct loom_work_domain *domain);
 enum loom_error
 loom_work_set_next_ordinal_for_test(struct loom_work_domain *domain,
 				    struct loom_work_resp parent, uint64_t next);
-
-/* ---------------------------------------------------------------------------
- * sched.c: committing what an execution-local scheduler ran (spec §2.2)
- */
-/* Workers parked for want of work right now: a hint, stale at once. */
-uint32_t loom_sched_sleepers(const struct loom_sched *sched);
-
-/*
- * loom_sched_publish_complete(), and then, unless that completed the
- * domain or the worker still holds an item, the worker's next item as
- * loom_sched_acquire() would take it (its own newest, else a steal), all
- * under one owner lock: the step loom_sched_run_loop() commits each item
- * with.  *@took says whether *@next was taken; nothing is taken after a
- * refusal.  @next may be @parent.
- */
-enum loom_error
-loom_sched_publish_complete_next(struct loom_sched *sched,
-				 const struct loom_sched_item *parent,
-				 const uint64_t *payloads, size_t count,
-				 struct loom_work_resp *children,
-				 enum loom_work_status *status,
-				 struct loom_sched_item *next, bool *took);
-
-/*
- * The synchronous adapter's worker loop (loom_sched_run_loop()).  @run runs
- * an item: true to publish its *@count children (*@payloads, ordinal order)
- * and complete it, false to hand it back held.  @completed and @published
- * count what the loop committed; @refused says why an item came back.
- */
-struct loom_sched_loop {
-	bool (*run)(void *ctx, const struct loom_sched_item *item,
-		    const uint64_t **payloads, size_t *count);
-	void *ctx;
-	uint64_t completed;
-	uint64_t published;
-	enum loom_error refused;
-};
-
-/*
- * Runs @worker (holding nothing) until the domain completes: takes items as
- * loom_sched_acquire_wait() does, runs each through @loop->run and commits
- * it as loom_sched_publish_complete_next() does, so the trace is the one
- * of those calls.  Returns LOOM_WORK_DOMAIN_COMPLETE; LOOM_WORK_OK with
- * *@item still held when @run declined it (@loop->refused LOOM_WORK_OK) or
- * the scheduler refused its publication (@loop->refused says why: then
- * nothing of it was published); or acquire's error.
- */
-enum loom_error loom_sched_run_loop(struct loom_sched *sched, uint32_t worker,
-				    struct loom_sched_loop *loop,
-				    struct loom_sched_item *item);
-
-/*
- * One item's transactions: item @held (an index into the commit's held
- * items: the batch's, then every child taken, in the order taken)
- * publishes @count children in ordinal order with @payloads, acquiring
- * each before it is visible; a child with @taken[k] ran in the same run
- * and is taken by the worker at once (it becomes the next held item),
- * the others are queued on the worker's deque like any publication; then
- * the item completes.
- */
-struct loom_sched_step {
-	uint32_t held;
-	uint32_t count;
-	const uint64_t *payloads;
-	const bool *taken;
-};
-
-/*
- * What a commit did.  @error: the first step the scheduler refused
- * (LOOM_WORK_QUEUE_CAPACITY, LOOM_WORK_ORDINALS_EXHAUSTED,
- * LOOM_WORK_OUT_OF_MEMORY, LOOM_WORK_INVALID_ARGUMENT for a step naming
- * no live held item) or LOOM_WORK_OK; @failed: that step's item, or the
- * caller's @fail_held, when @has_failed.
- */
-struct loom_sched_commit {
-	uint64_t completed, cancelled, published;
-	enum loom_error error;
-	bool has_failed;
-	struct loom_sched_item failed;
-};
-
-/*
- * What a commit keeps for the worker's next packet: @count held items,
- * @held[j] the held index of the one that becomes @items[j].
- */
-struct loom_sched_carry {
-	const uint32_t *held;
-	uint32_t count;
-	struct loom_sched_item *items;
-};
-
-/*
- * Commits @n_steps steps for @worker, whose @n_batch active items are
- * @batch (the held items 0 .. @n_batch - 1), under the worker's owner lock
- * so that no taken child is ever visible to another worker.  Steps run in
- * order and stop at the first refused one.  An item with a pending cancel
- * request is cancelled instead, and the children it would have taken are
- * skipped with their steps.  Then the refused step's item and @fail_held
- * (or UINT32_MAX) are cancelled, and so is every taken child still held:
- * each is retired exactly once.  Batch items without a step stay active:
- * @batch_live[i] says whether batch item i still is (the caller runs or
- * cancels it).  @held is room for @max_held record pointers.  @items, if
- * not NULL, gets step s's item in @items[s] for every step completed, and
- * a worker of LOOM_SCHED_NO_WORKER for the others.  @carry, if not NULL
- * and every step committed without @fail_held: the held items it names
- * stay active on the worker instead (the device already runs them in its
- * next packet), the taken children among them in new active slots, at
- * most max_batch active items in all; each is reported in @carry->items,
- * or with a worker of LOOM_SCHED_NO_WORKER if it is not live, does not
- * fit, or nothing was carried.
- */
-void loom_sched_commit_run(struct loom_sched *sched, uint32_t worker,
-			   const struct loom_sched_item *batch, uint32_t n_batch,
-			   const struct loom_sched_step *steps, size_t n_steps,
-			   uint32_t fail_held, struct loom_work_record **held,
-			   size_t max_held, struct loom_sched_item *items,
-			   bool *batch_live,
-			   const struct loom_sched_carry *carry,
-			   struct loom_sched_commit *out);
 
 #endif /* LOOM_WORK_INTERNAL_H */

@@ -313,7 +313,7 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv, &a);
 	if (ret)
 		return ret;
-	opt.workers = a.workers;
+	opt.sched.workers = a.workers;
 	log.progress = a.progress || isatty(STDERR_FILENO);
 	if (!a.trace)
 		opt.observe_domain = NULL;	/* no replay trace to record */

@@ -165,12 +165,12 @@ static void tree_once(struct bench *b, unsigned mode, uint32_t workers,
 	struct loom_device *devs[1] = { b->dev };
 	struct loom_arg args[4];
 	struct loom_work_device_config c = {
-		.occurrence = rep + 1, .root_payload = 0,
+		.sched.occurrence = rep + 1, .root_payload = 0,
 		.image = b->img, .thread = "tree", .args = args, .n_args = 4,
-		.devices = devs, .n_devices = 1, .workers = workers,
+		.devices = devs, .n_devices = 1, .sched.workers = workers,
 		/* every item queued at once still fits */
-		.deque_capacity = TREE_ITEMS, .max_batch = batch,
-		.flags = LOOM_WORK_DEVICE_NO_TRACE | modes[mode],
+		.sched.deque_capacity = TREE_ITEMS, .sched.max_batch = batch,
+		.sched.flags = LOOM_SCHED_NO_TRACE, .flags = modes[mode],
 	};
 	struct loom_work_device_result r;
 	enum loom_error err;
@@ -189,7 +189,7 @@ static void tree_once(struct bench *b, unsigned mode, uint32_t workers,
 		check(false, "%s: %s", what, loom_strerror(err));
 		return;
 	}
-	ok = check(err == LOOM_WORK_OK && !r.work.failed && !r.device_error,
+	ok = check(err == LOOM_OK && !r.work.failed && !r.device_error,
 		   "%s: %s (device error: %s)", what, loom_strerror(err),
 		   loom_strerror(r.device_error));
 	ok &= check(r.work.items_run == TREE_ITEMS &&

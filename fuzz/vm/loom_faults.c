@@ -269,10 +269,10 @@ static int dynamic_load(unsigned dev)
 	while (!sh->stop && !banned) {
 		struct loom_device *devs[1] = { d };
 		struct loom_work_device_config c = {
-			.occurrence = 1, .root_payload = 0, .image = img, .thread = "tree",
+			.sched.occurrence = 1, .root_payload = 0, .image = img, .thread = "tree",
 			.args = args, .n_args = 2, .devices = devs, .n_devices = 1,
-			.workers = 2, .deque_capacity = TREE_NODES, .max_batch = 8,
-			.flags = LOOM_WORK_DEVICE_NO_TRACE,
+			.sched.workers = 2, .sched.deque_capacity = TREE_NODES, .sched.max_batch = 8,
+			.sched.flags = LOOM_SCHED_NO_TRACE,
 			.observe = observe_item, .observe_ctx = &v,
 			.observe_job = observe_job, .observe_job_ctx = &v,
 		};
@@ -288,7 +288,7 @@ static int dynamic_load(unsigned dev)
 			if (v.count[n] > 1) {
 				finding("dynamic: node %d visited %u times\n", n, v.count[n]);
 				__atomic_add_fetch(&sh->duplicated, 1, __ATOMIC_RELAXED);
-			} else if (err == LOOM_WORK_OK && !v.count[n]) {
+			} else if (err == LOOM_OK && !v.count[n]) {
 				finding("dynamic: node %d never visited in a run that succeeded\n", n);
 				__atomic_add_fetch(&sh->lost, 1, __ATOMIC_RELAXED);
 			}

@@ -107,8 +107,8 @@ tree_fn(void *ctx, const struct loom_sched_item *item, uint64_t *children,
 static struct loom_work_sync_config config(uint32_t workers, uint32_t flags)
 {
 	return (struct loom_work_sync_config){
-		.occurrence = OCC, .root_payload = 0, .workers = workers,
-		.deque_capacity = 64, .child_capacity = 8, .flags = flags,
+		.sched.occurrence = OCC, .root_payload = 0, .sched.workers = workers,
+		.sched.deque_capacity = 64, .child_capacity = 8, .flags = flags,
 	};
 }
 
@@ -346,7 +346,7 @@ TEST(full_deque_fails_with_queue_capacity_naming_item)
 				threaded ? LOOM_WORK_SYNC_THREADED : 0);
 			struct tree t = tree(4, 3);
 
-			c.deque_capacity = 4;
+			c.sched.deque_capacity = 4;
 			t.wide_node = 2;
 			t.wide_count = 5;
 			check_failed_run(LOOM_WORK_QUEUE_CAPACITY, &t, &c);
@@ -361,7 +361,7 @@ TEST(failure_cancels_rest_of_domain)
 	struct tree t = tree(4, 3);
 	size_t n;
 
-	c.deque_capacity = 4;
+	c.sched.deque_capacity = 4;
 	t.wide_node = 2;
 	t.wide_count = 5;
 	CHECK_EQ(LOOM_WORK_QUEUE_CAPACITY, loom_work_sync_run(&c, tree_fn, &t, &r));
@@ -499,11 +499,12 @@ TEST(root_payload_width_and_unsupported_type_rejected)
 
 TEST(no_trace_flag_gives_empty_trace)
 {
-	struct loom_work_sync_config c = config(2, LOOM_WORK_SYNC_NO_TRACE);
+	struct loom_work_sync_config c = config(2, 0);
 	struct loom_work_sync_result r;
 	struct tree t = tree(50, 2);
 	size_t n;
 
+	c.sched.flags = LOOM_SCHED_NO_TRACE;
 	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
 	free(collect(&t, &n));
 	CHECK_EQ(50, r.items_completed);
@@ -520,7 +521,7 @@ TEST(invalid_arguments_rejected)
 
 	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_sync_run(&c, tree_fn, &t, &r));
 	c = config(1, 0);
-	c.deque_capacity = 0;
+	c.sched.deque_capacity = 0;
 	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_sync_run(&c, tree_fn, &t, &r));
 	c = config(1, 0);
 	CHECK_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_sync_run(&c, NULL, &t, &r));
@@ -533,8 +534,8 @@ TEST(device_adapter_invalid_arguments_rejected)
 {
 	struct loom_device *devs[1] = { NULL };
 	struct loom_work_device_config c = {
-		.thread = "t", .devices = devs, .n_devices = 1, .workers = 1,
-		.deque_capacity = 1,
+		.thread = "t", .devices = devs, .n_devices = 1, .sched.workers = 1,
+		.sched.deque_capacity = 1,
 	};
 	struct loom_work_device_result r;
 

@@ -378,8 +378,8 @@ tree_fn(void *arg, const struct loom_sched_item *item, uint64_t *children,
 static void check_threaded_trace(uint32_t workers, int mode)
 {
 	struct loom_work_sync_config config = {
-		.occurrence = 5, .root_payload = 0, .workers = workers,
-		.deque_capacity = 64, .child_capacity = 2,
+		.sched.occurrence = 5, .root_payload = 0, .sched.workers = workers,
+		.sched.deque_capacity = 64, .child_capacity = 2,
 		.flags = LOOM_WORK_SYNC_THREADED,
 	};
 	struct tree_ctx ctx = { .mode = mode };
@@ -446,7 +446,7 @@ static void *parked_worker(void *arg)
 
 	/* Blocks (parks) until the root is admitted or stolen. */
 	p->first = loom_sched_acquire_wait(p->sched, p->worker, &item);
-	while (p->first == LOOM_WORK_OK) {
+	while (p->first == LOOM_OK) {
 		p->ran++;
 		if (loom_sched_complete(p->sched, &item, NULL))
 			break;
@@ -478,7 +478,7 @@ TEST(parked_workers_wake_for_work_and_for_completion)
 	for (uint32_t i = 0; i < 4; i++) {
 		pthread_join(threads[i], NULL);
 		ran += p[i].ran;
-		CHECK(p[i].first == LOOM_WORK_OK ||
+		CHECK(p[i].first == LOOM_OK ||
 		      p[i].first == LOOM_WORK_DOMAIN_COMPLETE);
 		CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, p[i].last);
 	}

@@ -7,7 +7,7 @@
  * successful transition and nothing else.
  */
 #include "work_util.h"
-#include "work_internal.h"
+#include "sched_internal.h"
 
 #define OCC	7
 
@@ -732,7 +732,7 @@ TEST(run_loop_commits_each_item_as_publish_complete_next)
 	check_seen(&sc, 5, lifo);
 	CHECK_EQ(5, loop.completed);
 	CHECK_EQ(4, loop.published);
-	CHECK_EQ(LOOM_WORK_OK, loop.refused);
+	CHECK_EQ(LOOM_OK, loop.refused);
 	CHECK_OK(loom_sched_take_trace(s, &t));
 	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
 		    "publish 0 7:root/0", "publish 0 7:root/1",
@@ -759,7 +759,7 @@ TEST(run_loop_hands_back_declined_and_refused_items)
 	REQUIRE(s);
 	CHECK_OK(loom_sched_admit(s, 1, NULL));
 	CHECK_OK(loom_sched_run_loop(s, 0, &loop, &item));
-	CHECK_EQ(LOOM_WORK_OK, loop.refused);
+	CHECK_EQ(LOOM_OK, loop.refused);
 	CHECK_EQ(3, item.payload);
 	CHECK_EQ(1, loop.completed);
 	/* Settled by the caller, then the loop goes on with the rest. */
@@ -968,6 +968,26 @@ TEST(identity_independent_of_worker_and_payload)
 }
 
 /*
+ * A commit as adapter_work.c makes one: begin for worker 0 of @s with the
+ * @n_batch items of @batch, a step per record, end.  *@out gets the
+ * result.
+ */
+static void commit_run(struct loom_sched *s, const struct loom_sched_item *batch,
+		       uint32_t n_batch, const struct loom_sched_step *steps,
+		       size_t n_steps, uint32_t fail_held,
+		       struct loom_sched_item *items, bool *live,
+		       const struct loom_sched_carry *carry,
+		       struct loom_sched_commit *out)
+{
+	struct loom_work_record *held[8];
+
+	loom_sched_commit_begin(out, s, 0, batch, n_batch, held, 8);
+	for (size_t i = 0; i < n_steps; i++)
+		loom_sched_commit_step(out, &steps[i], items ? &items[i] : NULL);
+	loom_sched_commit_end(out, fail_held, carry, live);
+}
+
+/*
  * A commit of what an execution-local scheduler ran: the root ran with
  * its children 0 and 2 (2 with a child of its own), child 1 was left.
  * The same transactions, in record order, as publishing and completing
@@ -985,7 +1005,6 @@ TEST(commit_run_publishes_takes_and_completes_in_record_order)
 		{ .held = 2, .count = 1, .payloads = kid2_kids, .taken = kid2_taken },
 		{ .held = 3, .count = 0 },		/* root/2/0 */
 	};
-	struct loom_work_record *held[8];
 	struct loom_sched_item root, items[4], left;
 	struct loom_sched_commit out;
 	struct loom_sched_trace *t;
@@ -994,7 +1013,7 @@ TEST(commit_run_publishes_takes_and_completes_in_record_order)
 	REQUIRE(s);
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
-	loom_sched_commit_run(s, 0, &root, 1, steps, 4, UINT32_MAX, held, 8,
+	commit_run(s, &root, 1, steps, 4, UINT32_MAX,
 			      items, live, NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(4, out.completed);
@@ -1034,7 +1053,6 @@ TEST(commit_run_cancels_what_it_cannot_complete)
 	bool left2[2] = { false, false }, taken2[2] = { true, true };
 	struct loom_sched_step refused = { 0, 2, kids, left2 };
 	struct loom_sched_step took = { 0, 2, kids, taken2 };
-	struct loom_work_record *held[8];
 	struct loom_sched_item root, items[1];
 	struct loom_sched_commit out;
 	bool live[1];
@@ -1043,8 +1061,7 @@ TEST(commit_run_cancels_what_it_cannot_complete)
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
 	/* two left on a deque of one: refused, the root named and cancelled */
-	loom_sched_commit_run(s, 0, &root, 1, &refused, 1, UINT32_MAX, held,
-			      8, items, live, NULL, &out);
+	commit_run(s, &root, 1, &refused, 1, UINT32_MAX, items, live, NULL, &out);
 	CHECK_EQ(LOOM_WORK_QUEUE_CAPACITY, out.error);
 	CHECK(out.has_failed);
 	CHECK(loom_item_id_is_root(&out.failed.id));
@@ -1058,7 +1075,7 @@ TEST(commit_run_cancels_what_it_cannot_complete)
 	REQUIRE(s);
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
-	loom_sched_commit_run(s, 0, &root, 1, &took, 1, 2, held, 8, items,
+	commit_run(s, &root, 1, &took, 1, 2, items,
 			      live, NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(1, out.completed);
@@ -1074,11 +1091,11 @@ TEST(commit_run_cancels_what_it_cannot_complete)
 	REQUIRE(s);
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
-	loom_sched_commit_run(s, 0, &root, 1, NULL, 0, UINT32_MAX, held, 8,
+	commit_run(s, &root, 1, NULL, 0, UINT32_MAX,
 			      NULL, live, NULL, &out);
 	CHECK(live[0]);
 	CHECK_OK(loom_sched_cancel(s, root.resp, NULL, NULL));
-	loom_sched_commit_run(s, 0, &root, 1, &took, 1, UINT32_MAX, held, 8,
+	commit_run(s, &root, 1, &took, 1, UINT32_MAX,
 			      items, live, NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(0, out.completed);
@@ -1106,7 +1123,6 @@ TEST(commit_run_completes_the_domain_with_its_last_retirement)
 		{ .held = 2, .count = 0 },		/* root/1 */
 		{ .held = 3, .count = 0 },		/* root/0/0 */
 	};
-	struct loom_work_record *held[8];
 	struct loom_sched_item root, items[4];
 	struct loom_sched_commit out;
 	struct loom_sched_trace *t;
@@ -1116,7 +1132,7 @@ TEST(commit_run_completes_the_domain_with_its_last_retirement)
 	REQUIRE(s);
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
-	loom_sched_commit_run(s, 0, &root, 1, all, 4, UINT32_MAX, held, 8,
+	commit_run(s, &root, 1, all, 4, UINT32_MAX,
 			      items, live, NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(4, out.completed);
@@ -1136,7 +1152,7 @@ TEST(commit_run_completes_the_domain_with_its_last_retirement)
 	REQUIRE(s);
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
-	loom_sched_commit_run(s, 0, &root, 1, all, 3, 3, held, 8, items, live,
+	commit_run(s, &root, 1, all, 3, 3, items, live,
 			      NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(3, out.completed);
@@ -1173,7 +1189,6 @@ TEST(commit_run_carries_held_items_into_the_next_batch)
 	uint32_t carry_held[1] = { 2 };		/* root/1 */
 	struct loom_sched_item root, carried[1], item, dummy;
 	struct loom_sched_carry carry = { carry_held, 1, carried };
-	struct loom_work_record *held[8];
 	struct loom_sched_commit out;
 	struct loom_sched_trace *t;
 	struct loom_sched *s = new_sched(2, 4, 1, 0);
@@ -1182,7 +1197,7 @@ TEST(commit_run_carries_held_items_into_the_next_batch)
 	REQUIRE(s);
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
-	loom_sched_commit_run(s, 0, &root, 1, steps, 2, UINT32_MAX, held, 8,
+	commit_run(s, &root, 1, steps, 2, UINT32_MAX,
 			      NULL, live, &carry, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(2, out.completed);
@@ -1195,7 +1210,7 @@ TEST(commit_run_carries_held_items_into_the_next_batch)
 	item = take(s, 1);			/* steals root/0/0 */
 	CHECK_STR("7:root/0/0", id_text(&item.id));
 	CHECK_EQ(LOOM_WORK_ACTIVE, complete(s, &item));
-	loom_sched_commit_run(s, 0, carried, 1, &next, 1, UINT32_MAX, held, 8,
+	commit_run(s, carried, 1, &next, 1, UINT32_MAX,
 			      NULL, live, NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(1, out.completed);
@@ -1228,7 +1243,6 @@ TEST(commit_run_reports_what_it_cannot_carry)
 	uint32_t unrun_and_child[2] = { 1, 2 }, children[2] = { 1, 2 };
 	struct loom_sched_item root, batch[2], carried[2];
 	struct loom_sched_carry carry = { unrun_and_child, 2, carried };
-	struct loom_work_record *held[8];
 	struct loom_sched_commit out;
 	struct loom_sched *s = new_sched(1, 4, 2, 0);
 	bool live[2];
@@ -1242,7 +1256,7 @@ TEST(commit_run_reports_what_it_cannot_carry)
 	CHECK_EQ(LOOM_WORK_ACTIVE, complete(s, &root));
 	CHECK_OK(loom_sched_acquire_batch(s, 0, batch, 2, 0, &n));
 	CHECK_EQ(2, n);
-	loom_sched_commit_run(s, 0, batch, 2, &one, 1, UINT32_MAX, held, 8,
+	commit_run(s, batch, 2, &one, 1, UINT32_MAX,
 			      NULL, live, &carry, &out);
 	CHECK_OK(out.error);
 	CHECK(!live[0] && live[1]);
@@ -1250,7 +1264,7 @@ TEST(commit_run_reports_what_it_cannot_carry)
 	CHECK_EQ(0, carried[0].worker);
 	CHECK_EQ(0, carried[1].worker);
 	CHECK_EQ(5, carried[1].payload);
-	loom_sched_commit_run(s, 0, carried, 2, done, 2, UINT32_MAX, held, 8,
+	commit_run(s, carried, 2, done, 2, UINT32_MAX,
 			      NULL, live, NULL, &out);
 	CHECK_EQ(2, out.completed);
 	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &root));
@@ -1262,13 +1276,13 @@ TEST(commit_run_reports_what_it_cannot_carry)
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
 	carry.held = children;
-	loom_sched_commit_run(s, 0, &root, 1, &two, 1, UINT32_MAX, held, 8,
+	commit_run(s, &root, 1, &two, 1, UINT32_MAX,
 			      NULL, live, &carry, &out);
 	CHECK_EQ(1, out.completed);
 	CHECK_EQ(1, out.cancelled);
 	CHECK_EQ(0, carried[0].worker);
 	CHECK_EQ(LOOM_SCHED_NO_WORKER, carried[1].worker);
-	loom_sched_commit_run(s, 0, carried, 1, done, 1, UINT32_MAX, held, 8,
+	commit_run(s, carried, 1, done, 1, UINT32_MAX,
 			      NULL, live, NULL, &out);
 	CHECK_EQ(1, out.completed);
 	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &root));
@@ -1280,7 +1294,7 @@ TEST(commit_run_reports_what_it_cannot_carry)
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
 	CHECK_OK(loom_sched_cancel(s, root.resp, NULL, NULL));
-	loom_sched_commit_run(s, 0, &root, 1, &two, 1, UINT32_MAX, held, 8,
+	commit_run(s, &root, 1, &two, 1, UINT32_MAX,
 			      NULL, live, &carry, &out);
 	CHECK_EQ(1, out.cancelled);
 	CHECK_EQ(LOOM_SCHED_NO_WORKER, carried[0].worker);
@@ -1293,8 +1307,7 @@ TEST(commit_run_reports_what_it_cannot_carry)
 	REQUIRE(s);
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
 	root = take(s, 0);
-	loom_sched_commit_run(s, 0, &root, 1, &refused, 1, UINT32_MAX, held,
-			      8, NULL, live, &carry, &out);
+	commit_run(s, &root, 1, &refused, 1, UINT32_MAX, NULL, live, &carry, &out);
 	CHECK_EQ(LOOM_WORK_QUEUE_CAPACITY, out.error);
 	CHECK_EQ(LOOM_SCHED_NO_WORKER, carried[0].worker);
 	CHECK_EQ(LOOM_SCHED_NO_WORKER, carried[1].worker);

@@ -25,7 +25,7 @@
 #include <stdatomic.h>
 
 #include "work_util.h"
-#include "work_internal.h"
+#include "sched_internal.h"
 
 #ifdef __SANITIZE_THREAD__
 #define ITEMS		200000
@@ -577,9 +577,10 @@ static enum loom_work_sync_verdict loop_node(void *ctx,
 static void check_loop(uint32_t threads, uint64_t cancel_every)
 {
 	struct loom_work_sync_config config = {
-		.occurrence = 3, .workers = threads, .deque_capacity = CAPACITY,
+		.sched.occurrence = 3, .sched.workers = threads, .sched.deque_capacity = CAPACITY,
 		.child_capacity = BRANCHING,
-		.flags = LOOM_WORK_SYNC_THREADED | LOOM_WORK_SYNC_NO_TRACE,
+		.flags = LOOM_WORK_SYNC_THREADED,
+		.sched.flags = LOOM_SCHED_NO_TRACE,
 	};
 	struct loop_tree t = { .cancel_every = cancel_every };
 	uint64_t expected = 0, cancelled = 0, wrong = 0;

@@ -30,7 +30,7 @@ static inline const char *id_text(const struct loom_item_id *id)
 			    #expected, #actual, check_se_, check_sa_);	\
 } while (0)
 
-#define CHECK_OK(call)	CHECK_EQ(LOOM_WORK_OK, (call))
+#define CHECK_OK(call)	CHECK_EQ(LOOM_OK, (call))
 
 /* A trace event as text: "kind worker[<-other] id[ completes]". */
 static inline const char *event_text(const struct loom_sched_event *ev)

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * DOC: the device runtime (public)
+ *
  * libloom: the loom runtime library.  This header is the device runtime;
  * it includes <loom/work.h>, the dynamic-work core, which needs no device.
  *
@@ -49,7 +51,7 @@ extern "C" {
  * tokens it returned belong to one thread.
  */
 
-/* Errors: enum loom_error and loom_strerror() are in <loom/work.h>. */
+/* Errors: enum loom_error and loom_strerror() are in <loom/error.h>. */
 
 /* =========================================================================
  * Devices
@@ -240,6 +242,21 @@ struct loom_launch {
 int loom_launch(struct loom_device *dev, const struct loom_image *img,
 		const struct loom_launch *l, struct loom_token **token);
 
+/* The struct loom_launch of loom_launch_dense()'s arguments. */
+static inline struct loom_launch
+loom_launch_dense_of(const char *thread, const struct loom_arg *args,
+		     unsigned n_args, const int64_t *extents,
+		     unsigned n_extents, struct loom_token *const *deps,
+		     unsigned n_deps, unsigned queue)
+{
+	return (struct loom_launch){
+		.kind = LOOM_LAUNCH_DENSE, .thread = thread,
+		.args = args, .n_args = n_args,
+		.extents = extents, .n_extents = n_extents,
+		.deps = deps, .n_deps = n_deps, .queue = queue,
+	};
+}
+
 /*
  * Launches dense thread @thread of @img over [0, extents[0]) x ... on core
  * @queue, after every token of @deps.  Checked before anything is
@@ -250,11 +267,34 @@ int loom_launch(struct loom_device *dev, const struct loom_image *img,
  * a zero extent is an empty domain: nothing runs, and the token still
  * completes only after @deps.
  */
-int loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
-		      const char *thread, const struct loom_arg *args,
-		      unsigned n_args, const int64_t *extents,
-		      unsigned n_extents, struct loom_token *const *deps,
-		      unsigned n_deps, unsigned queue, struct loom_token **token);
+static inline int
+loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
+		  const char *thread, const struct loom_arg *args,
+		  unsigned n_args, const int64_t *extents, unsigned n_extents,
+		  struct loom_token *const *deps, unsigned n_deps,
+		  unsigned queue, struct loom_token **token)
+{
+	struct loom_launch l = loom_launch_dense_of(thread, args, n_args,
+						    extents, n_extents, deps,
+						    n_deps, queue);
+
+	return loom_launch(dev, img, &l, token);
+}
+
+/* The struct loom_launch of loom_launch_items()'s arguments. */
+static inline struct loom_launch
+loom_launch_items_of(const char *thread, const struct loom_arg *args,
+		     unsigned n_args, uint32_t count, uint64_t payload_va,
+		     uint64_t result_va, struct loom_token *const *deps,
+		     unsigned n_deps, unsigned queue)
+{
+	return (struct loom_launch){
+		.kind = LOOM_LAUNCH_ITEMS, .thread = thread,
+		.args = args, .n_args = n_args,
+		.items = count, .payload_va = payload_va, .result_va = result_va,
+		.deps = deps, .n_deps = n_deps, .queue = queue,
+	};
+}
 
 /*
  * One items dispatch of dynamic-work thread @thread (LOOM_PKT_DISPATCH_ITEMS):
@@ -273,11 +313,19 @@ int loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
  * aligned), LOOM_E_FOREIGN_TOKEN.  The payload and result BOs must
  * outlive the job.
  */
-int loom_launch_items(struct loom_device *dev, const struct loom_image *img,
-		      const char *thread, const struct loom_arg *args,
-		      unsigned n_args, uint32_t count, uint64_t payload_va,
-		      uint64_t result_va, struct loom_token *const *deps,
-		      unsigned n_deps, unsigned queue, struct loom_token **token);
+static inline int
+loom_launch_items(struct loom_device *dev, const struct loom_image *img,
+		  const char *thread, const struct loom_arg *args,
+		  unsigned n_args, uint32_t count, uint64_t payload_va,
+		  uint64_t result_va, struct loom_token *const *deps,
+		  unsigned n_deps, unsigned queue, struct loom_token **token)
+{
+	struct loom_launch l = loom_launch_items_of(thread, args, n_args, count,
+						    payload_va, result_va, deps,
+						    n_deps, queue);
+
+	return loom_launch(dev, img, &l, token);
+}
 
 /*
  * Waits for @token; @timeout_ns relative, negative = forever.  Returns 0,
@@ -364,19 +412,6 @@ int loom_ring_create(struct loom_device *dev, unsigned entries,
 /* Waits for every launch still in flight, then frees the ring. */
 void loom_ring_destroy(struct loom_ring *ring);
 /*
- * loom_launch_dense() through the ring: same checks, then one
- * DRM_LOOM_URING_CMD_SUBMIT whose completion carries @user_data.  @token
- * may be NULL; a token returned is a syncobj like any other: it serves as
- * a dependency and can be waited on without reaping the ring.
- */
-int loom_ring_launch_dense(struct loom_ring *ring,
-			   const struct loom_image *img, const char *thread,
-			   const struct loom_arg *args, unsigned n_args,
-			   const int64_t *extents, unsigned n_extents,
-			   struct loom_token *const *deps, unsigned n_deps,
-			   unsigned queue, uint64_t user_data,
-			   struct loom_token **token);
-/*
  * loom_launch() through the ring: same checks, then one
  * DRM_LOOM_URING_CMD_SUBMIT whose completion carries @user_data; @token may
  * be NULL.  The command buffer goes into the ring's own command arena,
@@ -386,14 +421,43 @@ int loom_ring_launch(struct loom_ring *ring, const struct loom_image *img,
 		     const struct loom_launch *l, uint64_t user_data,
 		     struct loom_token **token);
 
+/*
+ * loom_launch_dense() through the ring: same checks, then one
+ * DRM_LOOM_URING_CMD_SUBMIT whose completion carries @user_data.  @token
+ * may be NULL; a token returned is a syncobj like any other: it serves as
+ * a dependency and can be waited on without reaping the ring.
+ */
+static inline int
+loom_ring_launch_dense(struct loom_ring *ring, const struct loom_image *img,
+		       const char *thread, const struct loom_arg *args,
+		       unsigned n_args, const int64_t *extents,
+		       unsigned n_extents, struct loom_token *const *deps,
+		       unsigned n_deps, unsigned queue, uint64_t user_data,
+		       struct loom_token **token)
+{
+	struct loom_launch l = loom_launch_dense_of(thread, args, n_args,
+						    extents, n_extents, deps,
+						    n_deps, queue);
+
+	return loom_ring_launch(ring, img, &l, user_data, token);
+}
+
 /* loom_launch_items() through the ring, like loom_ring_launch_dense(). */
-int loom_ring_launch_items(struct loom_ring *ring,
-			   const struct loom_image *img, const char *thread,
-			   const struct loom_arg *args, unsigned n_args,
-			   uint32_t count, uint64_t payload_va,
-			   uint64_t result_va, struct loom_token *const *deps,
-			   unsigned n_deps, unsigned queue, uint64_t user_data,
-			   struct loom_token **token);
+static inline int
+loom_ring_launch_items(struct loom_ring *ring, const struct loom_image *img,
+		       const char *thread, const struct loom_arg *args,
+		       unsigned n_args, uint32_t count, uint64_t payload_va,
+		       uint64_t result_va, struct loom_token *const *deps,
+		       unsigned n_deps, unsigned queue, uint64_t user_data,
+		       struct loom_token **token)
+{
+	struct loom_launch l = loom_launch_items_of(thread, args, n_args, count,
+						    payload_va, result_va, deps,
+						    n_deps, queue);
+
+	return loom_ring_launch(ring, img, &l, user_data, token);
+}
+
 /* Launches whose completion has not been reaped yet. */
 unsigned loom_ring_in_flight(const struct loom_ring *ring);
 /*
@@ -421,7 +485,7 @@ int loom_ring_reap(struct loom_ring *ring, struct loom_completion *out,
  */
 
 /* struct loom_work_device_config.flags */
-#define LOOM_WORK_DEVICE_NO_TRACE	(1u << 0)	/* record no replay trace */
+/* (bit 0, the trace, is @sched.flags' LOOM_SCHED_NO_TRACE) */
 #define LOOM_WORK_DEVICE_TOKEN		(1u << 1)	/* return a collective token */
 /* items dispatches only, even on a device with LOOM_CAP_RUN_WORK */
 #define LOOM_WORK_DEVICE_ITEMS_ONLY	(1u << 2)
@@ -439,7 +503,11 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
 
 /**
  * struct loom_work_device_config - one device run
- * @occurrence: dispatch occurrence
+ * @sched: the scheduler's shape: its occurrence, workers (at least 1),
+ *	deque capacity (at least 1), max_batch (items per dispatch -- on a
+ *	device's work stack: initial items per job, 8192 at most there -- at
+ *	most; 0 means 1) and flags (LOOM_SCHED_NO_TRACE: record no replay
+ *	trace)
  * @root_payload: the launch's one root payload
  * @image: the program image
  * @thread: a dynamic-work thread of @image
@@ -451,10 +519,6 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
  *	run on several devices needs each one's own
  * @devices: the devices, at least one; every one must fit the image
  * @n_devices: entries of @devices
- * @workers: scheduler workers, at least 1
- * @deque_capacity: per-worker deque capacity, at least 1
- * @max_batch: items per dispatch (on a device's work stack: initial items
- *	per job, 8192 at most there), at most; 0 means 1
  * @flags: LOOM_WORK_DEVICE_*: without LOOM_WORK_DEVICE_ITEMS_ONLY, a device
  *	with LOOM_CAP_RUN_WORK runs whole subtrees per job on its own work
  *	stack (LOOM_PKT_RUN_WORK); the same ids, payloads, counts and trace
@@ -467,7 +531,7 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
  * @observe_job_ctx: its first argument
  */
 struct loom_work_device_config {
-	uint64_t occurrence;
+	struct loom_sched_config sched;
 	uint64_t root_payload;
 	const struct loom_image *image;
 	const char *thread;
@@ -476,9 +540,6 @@ struct loom_work_device_config {
 	const struct loom_arg *const *device_args;
 	struct loom_device *const *devices;
 	unsigned n_devices;
-	uint32_t workers;
-	uint32_t deque_capacity;
-	uint32_t max_batch;
 	uint32_t flags;
 	loom_work_device_observe_fn observe;
 	void *observe_ctx;
@@ -514,7 +575,7 @@ struct loom_work_device_result {
 /*
  * Admits @config->root_payload and drains the whole domain on the devices.
  * Returns:
- *   LOOM_WORK_OK: every item ran on a device and completed;
+ *   LOOM_OK: every item ran on a device and completed;
  *   LOOM_WORK_DEVICE_ERROR with @result->work.failed: a launch or a job
  *	failed (@result->device_error says how); the failing item is the
  *	first of its dispatch whose result record the device did not write,
@@ -572,9 +633,10 @@ typedef void (*loom_host_print_fn)(void *ctx, enum loom_arg_type type,
  * @out: NULL (PRINT is silent), or where PRINT writes "<value>\n": an
  *	integer in decimal, an f32 as printf's "%.9g" (which reads back to
  *	the same bits; a NaN is "nan" or "-nan" by its sign bit)
- * @workers: dynamic-work scheduler workers; 0 means 1
- * @deque_capacity: per-worker deque capacity; 0 means 65536
- * @max_batch: items per dispatch; 0 means 64
+ * @sched: each dynamic-work launch's scheduler: workers (0 means 1),
+ *	deque_capacity (0 means 65536), max_batch (items per dispatch; 0
+ *	means 64); the occurrence is the run's to mint, and the trace is
+ *	recorded only for @observe_domain
  * @timeout_ns: for each token wait; 0 or negative means forever
  * @observe_job: NULL, or called for every job once it is known to have
  *	finished (dense launches: when the run first waits for them;
@@ -589,9 +651,7 @@ struct loom_host_options {
 	loom_host_print_fn print;
 	void *print_ctx;
 	FILE *out;
-	uint32_t workers;
-	uint32_t deque_capacity;
-	uint32_t max_batch;
+	struct loom_sched_config sched;
 	int64_t timeout_ns;
 	loom_job_observe_fn observe_job;
 	void (*observe_domain)(void *ctx, const char *thread,

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * DOC: the dynamic-work core (public)
+ *
  * libloom's dynamic-work core: work-item identity, the responsibility
  * kernel, the bounded work-stealing scheduler with its replay trace, and
  * the synchronous adapter (lib/work.c, lib/sched.c, lib/adapter_sync.c).
@@ -7,7 +9,8 @@
  * without a loom device.  <loom/loom.h>, the device runtime, includes it.
  *
  * Conventions: functions never set errno and never print; they report
- * failure with the typed enum loom_error (0 is success); out
+ * failure with the typed enum loom_error (<loom/error.h>: LOOM_OK, 0, is
+ * success); out
  * parameters are written only on success unless documented; opaque
  * objects are created by *_create() and released by *_destroy().
  */
@@ -17,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <loom/error.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,80 +55,6 @@ extern "C" {
  * (Documentation/runtime.rst, "Concurrency").  Identity functions only read
  * immutable data and need no lock.
  */
-
-/* -------------------------------------------------------- errors --- */
-
-/*
- * libloom's one error type, for the dynamic-work core and the device
- * runtime alike: 0 is success, failures are negative.  -4095..-1 are
- * -errno values (from the driver or libc, device runtime only); the typed
- * errors lie below -4096 so the two never overlap: the device runtime's
- * LOOM_E_* from -4097, the dynamic-work core's LOOM_WORK_* from -4129.
- *
- * A dynamic-work call that fails changes nothing: no responsibility is
- * acquired or retired, no ordinal is used, no item moves and no trace
- * event is recorded.  (loom_work_sync_run() is a whole run, not one
- * transaction; it documents its own failures.)
- */
-enum loom_error {
-	LOOM_OK = 0,
-	LOOM_WORK_OK = 0,		/* the dynamic-work core's name for it */
-	/* the dynamic-work core */
-	LOOM_WORK_INVALID_ARGUMENT = -4129,	/* NULL pointer, zero size, worker out of range */
-	LOOM_WORK_OUT_OF_MEMORY = -4130,
-	LOOM_WORK_ROOT_CLOSED = -4131,		/* the root was already admitted */
-	LOOM_WORK_FOREIGN_DOMAIN = -4132,	/* the responsibility belongs to another domain */
-	LOOM_WORK_RESP_INVALID = -4133,		/* not a responsibility this domain issued */
-	LOOM_WORK_RESP_USED = -4134,		/* the responsibility was already retired */
-	LOOM_WORK_PARENT_RETIRED = -4135,	/* spawn or publish from a retired item */
-	LOOM_WORK_ORDINALS_EXHAUSTED = -4136,	/* the parent's ordinals cannot cover the group */
-	LOOM_WORK_WOULD_BLOCK = -4137,		/* the worker's deque cannot take the whole group */
-	LOOM_WORK_WORKER_BUSY = -4138,		/* the worker already holds an active item */
-	LOOM_WORK_NO_WORK = -4139,		/* nothing is queued now; the domain is not complete */
-	LOOM_WORK_DOMAIN_COMPLETE = -4140,	/* the domain completed; nothing will be queued again */
-	LOOM_WORK_NOT_ACTIVE = -4141,		/* the item is not active on the worker named */
-	LOOM_WORK_CANCEL_REQUESTED = -4142,	/* completion/publication blocked: cancel the item */
-	LOOM_WORK_CANCEL_PENDING = -4143,	/* a cancellation was already requested */
-	LOOM_WORK_NO_CANCEL_REQUEST = -4144,	/* cancel_active on an item nobody asked to cancel */
-	LOOM_WORK_QUEUE_CAPACITY = -4145,	/* adapter: an item's children did not fit its deque */
-	LOOM_WORK_CHILD_OVERFLOW = -4146,	/* adapter: more children than child_capacity */
-	LOOM_WORK_CALLBACK_ABORTED = -4147,	/* adapter: the callback asked to abort the domain */
-	LOOM_WORK_DEVICE_ERROR = -4148,		/* device adapter: a launch or job failed */
-	LOOM_WORK_PAYLOAD_WIDTH = -4149,	/* adapter: a payload does not fit the thread's payload type */
-	/* the device runtime (<loom/loom.h>) */
-	LOOM_E_EXTENT_COUNT = -4097,	/* extents given != the thread's rank */
-	LOOM_E_NEGATIVE_EXTENT = -4098,	/* an extent is below zero */
-	LOOM_E_ARG_COUNT = -4099,	/* args given != the thread's arguments */
-	LOOM_E_ARG_TYPE = -4100,	/* an arg's type differs from the signature */
-	LOOM_E_DOMAIN_KIND = -4101,	/* dense launch of a dynamic-work thread,
-					   or items launch of a dense one */
-	LOOM_E_NO_THREAD = -4102,	/* no thread of that name in the image */
-	LOOM_E_BAD_IMAGE = -4103,	/* the image is malformed */
-	LOOM_E_FABRIC_MISMATCH = -4104,	/* image fabric size != the device's, or
-					   more slots per PE than it has */
-	LOOM_E_NO_DEVICE = -4105,	/* no (such) loom device node */
-	LOOM_E_RANK_LIMIT = -4106,	/* rank above the device's HW_LIMITS */
-	LOOM_E_NOT_SUPPORTED = -4107,	/* the driver lacks a needed feature */
-	LOOM_E_FOREIGN_TOKEN = -4108,	/* a dependency token of another device */
-	LOOM_E_JOB_EXPIRED = -4109,	/* the driver no longer knows the job */
-	LOOM_E_BAD_CONFIG = -4110,	/* builder: a fabric configuration is malformed */
-	LOOM_E_DUPLICATE_THREAD = -4111,/* builder: the name is already used */
-	LOOM_E_CHECK_FAILED = -4112,	/* host program: a loom.check failed */
-	LOOM_E_NO_HOST_FUNC = -4113,	/* no host function of that name */
-	LOOM_E_WORK_FAILED = -4114,	/* host program: a dynamic-work run
-					   failed without a device error */
-	LOOM_E_HOST_FAULT = -4115,	/* host program: a load or store
-					   outside every buffer it allocated */
-	LOOM_E_UNSUPPORTED_PAYLOAD = -4116,/* a dynamic-work thread's payload type
-					   is not one the runtime carries
-					   (i32, i64, index) */
-};
-
-/*
- * A constant English sentence for any libloom result: 0, a -errno or a
- * typed error; never NULL.
- */
-const char *loom_strerror(int err);
 
 /* Where a domain is in its life. */
 enum loom_work_status {
@@ -352,6 +283,10 @@ struct loom_sched;
 
 /**
  * struct loom_sched_config - the shape of a scheduler
+ *
+ * The adapters' configurations embed it (their @sched), so a new
+ * scheduling knob is added here once.
+ *
  * @occurrence: dispatch occurrence of its domain
  * @workers: number of workers, at least 1
  * @deque_capacity: queued items each worker's deque holds, at least 1
@@ -406,7 +341,7 @@ enum loom_error loom_sched_admit(struct loom_sched *sched,
 /*
  * Makes up to @max items (at most the configured max_batch) active on
  * @worker, one acquisition at a time by the policy above; *@count gets how
- * many (0 on failure).  Returns LOOM_WORK_OK if it got at least one; else
+ * many (0 on failure).  Returns LOOM_OK if it got at least one; else
  * LOOM_WORK_WORKER_BUSY, LOOM_WORK_DOMAIN_COMPLETE, or LOOM_WORK_NO_WORK
  * (never with LOOM_SCHED_WAIT: that blocks until something is queued or
  * the domain completes, including before the root is admitted).
@@ -579,16 +514,16 @@ typedef enum loom_work_sync_verdict
 (*loom_work_sync_fn)(void *ctx, const struct loom_sched_item *item,
 		     uint64_t *children, size_t capacity, size_t *count);
 
-/* struct loom_work_sync_config.flags */
+/* struct loom_work_sync_config.flags (the trace: @sched.flags) */
 #define LOOM_WORK_SYNC_THREADED	(1u << 0)	/* one thread per worker */
-#define LOOM_WORK_SYNC_NO_TRACE	(1u << 1)	/* record no replay trace */
 
 /**
  * struct loom_work_sync_config - one synchronous run
- * @occurrence: dispatch occurrence
+ * @sched: the scheduler's shape: its occurrence, workers (at least 1),
+ *	deque capacity (at least 1) and flags (LOOM_SCHED_NO_TRACE: record
+ *	no replay trace); items run one at a time, so @sched.max_batch only
+ *	sizes each worker's active slots
  * @root_payload: the launch's one root payload
- * @workers: scheduler workers, at least 1
- * @deque_capacity: per-worker deque capacity, at least 1
  * @child_capacity: most children one item may report
  * @flags: LOOM_WORK_SYNC_*
  * @payload_type: 0: a payload is any u64; else the thread's work-item
@@ -602,10 +537,8 @@ typedef enum loom_work_sync_verdict
  * run (and its trace) is then deterministic.
  */
 struct loom_work_sync_config {
-	uint64_t occurrence;
+	struct loom_sched_config sched;
 	uint64_t root_payload;
-	uint32_t workers;
-	uint32_t deque_capacity;
 	uint32_t child_capacity;
 	uint32_t flags;
 	uint32_t payload_type;
@@ -622,7 +555,7 @@ struct loom_work_sync_config {
  * @failed_item: the item whose children did not fit, that overflowed, or
  *	whose callback aborted
  * @failed_payload: its payload
- * @trace: the replay trace, empty with LOOM_WORK_SYNC_NO_TRACE; it keeps
+ * @trace: the replay trace, empty with LOOM_SCHED_NO_TRACE; it keeps
  *	every identity above and in its events valid
  *
  * Release with loom_work_sync_result_free().
@@ -642,7 +575,7 @@ struct loom_work_sync_result {
 /*
  * Admits @config->root_payload and drains the whole domain through the
  * bounded scheduler, calling @fn once per acquired item.  Returns:
- *   LOOM_WORK_OK: every item completed or was cancelled by its callback;
+ *   LOOM_OK: every item completed or was cancelled by its callback;
  *   LOOM_WORK_QUEUE_CAPACITY: an item's children did not fit its worker's
  *	deque (publication is all or nothing, so none was queued);
  *   LOOM_WORK_CHILD_OVERFLOW, LOOM_WORK_CALLBACK_ABORTED, or any other

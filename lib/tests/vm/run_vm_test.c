@@ -101,7 +101,7 @@ TEST_F(dev, corpus_programs_pass_their_checks)
 
 	for (int i = 0; i < self->n_names; i++) {
 		const char *name = self->names[i]->d_name;
-		struct loom_host_options opt = { .workers = 2 };
+		struct loom_host_options opt = { .sched.workers = 2 };
 		struct loom_host_stats st;
 		struct loom_image *img;
 		int ret;

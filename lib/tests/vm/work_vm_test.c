@@ -185,13 +185,13 @@ static struct loom_work_sync_result host_result;
 static void host_run(struct __test_metadata *_metadata)
 {
 	struct loom_work_sync_config c = {
-		.occurrence = 7, .root_payload = 0, .workers = 1,
-		.deque_capacity = (uint32_t)n_nodes, .child_capacity = MAX_FANOUT,
+		.sched.occurrence = 7, .root_payload = 0, .sched.workers = 1,
+		.sched.deque_capacity = (uint32_t)n_nodes, .child_capacity = MAX_FANOUT,
 	};
 
 	gen_tree();
 	visits_init(&host);
-	ASSERT_EQ(LOOM_WORK_OK, loom_work_sync_run(&c, host_fn, &host, &host_result));
+	ASSERT_EQ(LOOM_OK, loom_work_sync_run(&c, host_fn, &host, &host_result));
 	ASSERT_EQ(n_nodes, host.n);
 	qsort(host.pairs, host.n, sizeof(host.pairs[0]), pair_cmp);
 }
@@ -261,11 +261,11 @@ static void thread_run_flags(struct __test_metadata *_metadata, const char *thre
 		.thread = thread,
 	};
 	struct loom_work_device_config c = {
-		.occurrence = 7, .root_payload = 0,
+		.sched.occurrence = 7, .root_payload = 0,
 		.image = NULL, .thread = thread, .n_args = 2, .device_args = dargs,
-		.devices = devs, .n_devices = n_dev, .workers = workers,
-		.deque_capacity = (uint32_t)(n_nodes < N_NODES ? N_NODES : n_nodes),
-		.max_batch = max_batch, .flags = flags,
+		.devices = devs, .n_devices = n_dev, .sched.workers = workers,
+		.sched.deque_capacity = (uint32_t)(n_nodes < N_NODES ? N_NODES : n_nodes),
+		.sched.max_batch = max_batch, .flags = flags,
 		.observe = observe, .observe_ctx = &v,
 		.observe_job = observe_job, .observe_job_ctx = &seen,
 	};
@@ -280,7 +280,7 @@ static void thread_run_flags(struct __test_metadata *_metadata, const char *thre
 	c.image = img;
 	visits_init(&v);
 	err = loom_work_device_run(&c, &r);
-	ASSERT_EQ(LOOM_WORK_OK, err) {
+	ASSERT_EQ(LOOM_OK, err) {
 		TH_LOG("%s: device error %s", loom_strerror(err),
 		       loom_strerror(r.device_error));
 	}
@@ -418,10 +418,10 @@ static void overflow_run(struct __test_metadata *_metadata, struct devctx *d,
 {
 	struct loom_device *devs[1] = { d->dev };
 	struct loom_work_device_config c = {
-		.occurrence = 7, .root_payload = 0, .thread = "tree_small",
+		.sched.occurrence = 7, .root_payload = 0, .thread = "tree_small",
 		.args = d->args, .n_args = 2, .devices = devs, .n_devices = 1,
-		.workers = workers, .deque_capacity = N_NODES,
-		.max_batch = max_batch, .flags = flags,
+		.sched.workers = workers, .sched.deque_capacity = N_NODES,
+		.sched.max_batch = max_batch, .flags = flags,
 	};
 	struct loom_work_device_result r;
 	struct loom_image *img = test_image(loom_device_info(d->dev));
@@ -474,9 +474,9 @@ TEST(i32_payloads_on_the_device)
 	struct devctx d;
 	struct loom_device *devs[1];
 	struct loom_work_device_config c = {
-		.occurrence = 7, .thread = "tree32", .n_args = 2,
-		.n_devices = 1, .workers = 2, .deque_capacity = N_NODES,
-		.max_batch = 4,
+		.sched.occurrence = 7, .thread = "tree32", .n_args = 2,
+		.n_devices = 1, .sched.workers = 2, .sched.deque_capacity = N_NODES,
+		.sched.max_batch = 4,
 	};
 	struct loom_work_device_result r;
 	struct loom_image *img;
@@ -568,10 +568,10 @@ TEST(job_fault_names_the_item)
 		struct loom_arg args[2] = { { LOOM_ARG_MEMREF_I64, 1ULL << 40 },
 					    { LOOM_ARG_I64, 0 } };
 		struct loom_work_device_config c = {
-			.occurrence = 3, .root_payload = 0, .thread = "tree",
+			.sched.occurrence = 3, .root_payload = 0, .thread = "tree",
 			.args = args, .n_args = 2, .devices = devs,
-			.n_devices = n_dev, .workers = 4, .deque_capacity = 8,
-			.max_batch = 2, .flags = LOOM_WORK_DEVICE_TOKEN |
+			.n_devices = n_dev, .sched.workers = 4, .sched.deque_capacity = 8,
+			.sched.max_batch = 2, .flags = LOOM_WORK_DEVICE_TOKEN |
 			(k >= 2 ? LOOM_WORK_DEVICE_ITEMS_ONLY : 0),
 		};
 		struct loom_work_device_result r;
@@ -625,10 +625,10 @@ TEST(fault_deep_in_a_tree_fails_the_run_once)
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		struct loom_device *devs[1] = { d[0].dev };
 		struct loom_work_device_config c = {
-			.occurrence = 5, .root_payload = 0, .thread = "tree",
+			.sched.occurrence = 5, .root_payload = 0, .thread = "tree",
 			.args = d[0].args, .n_args = 2, .devices = devs,
-			.n_devices = 1, .workers = runs[i].workers,
-			.deque_capacity = MAX_NODES, .max_batch = runs[i].batch,
+			.n_devices = 1, .sched.workers = runs[i].workers,
+			.sched.deque_capacity = MAX_NODES, .sched.max_batch = runs[i].batch,
 			.flags = runs[i].flags,
 		};
 		struct loom_work_device_result r;
@@ -670,9 +670,10 @@ TEST(collective_token_orders_later_work)
 	struct devctx d;
 	struct loom_device *devs[1];
 	struct loom_work_device_config c = {
-		.occurrence = 1, .root_payload = 0, .thread = "tree",
-		.n_args = 2, .n_devices = 1, .workers = 2, .deque_capacity = N_NODES,
-		.max_batch = 4, .flags = LOOM_WORK_DEVICE_TOKEN | LOOM_WORK_DEVICE_NO_TRACE,
+		.sched.occurrence = 1, .root_payload = 0, .thread = "tree",
+		.n_args = 2, .n_devices = 1, .sched.workers = 2, .sched.deque_capacity = N_NODES,
+		.sched.max_batch = 4, .flags = LOOM_WORK_DEVICE_TOKEN,
+		.sched.flags = LOOM_SCHED_NO_TRACE,
 	};
 	struct loom_work_device_result r;
 	struct loom_image *img;
@@ -694,7 +695,7 @@ TEST(collective_token_orders_later_work)
 	c.devices = devs;
 	c.args = d.args;
 	c.image = img;
-	ASSERT_EQ(LOOM_WORK_OK, loom_work_device_run(&c, &r));
+	ASSERT_EQ(LOOM_OK, loom_work_device_run(&c, &r));
 	EXPECT_EQ(N_NODES, r.work.items_completed);
 	EXPECT_EQ(0, loom_sched_trace_count(r.work.trace));
 	ASSERT_NE(NULL, r.token);
@@ -756,8 +757,8 @@ TEST(items_launch_rejections)
 	int64_t n = 1;
 	uint64_t va;
 	struct loom_work_device_config c = {
-		.thread = "vadd", .n_args = 3, .n_devices = 1, .workers = 1,
-		.deque_capacity = 4,
+		.thread = "vadd", .n_args = 3, .n_devices = 1, .sched.workers = 1,
+		.sched.deque_capacity = 4,
 	};
 	struct loom_work_device_result r;
 
@@ -793,7 +794,7 @@ TEST(items_launch_rejections)
 	EXPECT_EQ(0, r.work.items_run);
 	EXPECT_EQ(0, r.jobs_submitted);
 	loom_work_device_result_free(&r);
-	c.workers = 0;
+	c.sched.workers = 0;
 	EXPECT_EQ(LOOM_WORK_INVALID_ARGUMENT, loom_work_device_run(&c, &r));
 	(void)n;
 

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: tokens
+ *
+ * Every launch gets a token, a syncobj that receives the job's done
+ * fence, whatever carried it (an ioctl or a ring); token waits and
+ * dependencies only ever use that syncobj, and a job's error is the
+ * fence's (the driver sets it).  Syncobjs are reused: a token's goes back
+ * to the device's pool once neither its caller nor its arena entry
+ * (arena.c) holds it.
+ */
+#include <errno.h>
+#include <linux/sync_file.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "drm/loom_drm.h"
+#include "device_internal.h"
+
+/* Syncobjs a device keeps for reuse; more are destroyed. */
+#define POOL_MAX		4096
+
+uint64_t loom_now_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec * 1000000000ULL + now.tv_nsec;
+}
+
+static struct loom_token *token_alloc(struct loom_device *dev, uint32_t syncobj)
+{
+	struct loom_token *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->dev = dev;
+	t->syncobj = syncobj;
+	atomic_init(&t->refs, 1);
+	return t;
+}
+
+int loom_token_new(struct loom_device *dev, struct loom_token **out)
+{
+	struct loom_token *t;
+	uint32_t syncobj;
+	int ret = drmSyncobjCreate(dev->fd, 0, &syncobj);
+
+	if (ret)
+		return ret < 0 ? ret : -EIO;
+	t = token_alloc(dev, syncobj);
+	if (!t) {
+		drmSyncobjDestroy(dev->fd, syncobj);
+		return -ENOMEM;
+	}
+	*out = t;
+	return 0;
+}
+
+int loom_token_for_submit(struct loom_device *dev, struct loom_token **out)
+{
+	uint32_t syncobj = 0;
+	struct loom_token *t;
+
+	pthread_mutex_lock(&dev->lock);
+	if (dev->pool_count)
+		syncobj = dev->pool[--dev->pool_count];
+	pthread_mutex_unlock(&dev->lock);
+	if (!syncobj)
+		return loom_token_new(dev, out);
+	t = token_alloc(dev, syncobj);
+	if (!t) {
+		drmSyncobjDestroy(dev->fd, syncobj);
+		return -ENOMEM;
+	}
+	*out = t;
+	return 0;
+}
+
+struct loom_token *loom_token_get(struct loom_token *t)
+{
+	atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+	return t;
+}
+
+void loom_token_put(struct loom_token *t)
+{
+	struct loom_device *dev = t->dev;
+	bool pooled = false;
+
+	if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	if (dev->pool_count == dev->pool_cap && dev->pool_cap < POOL_MAX) {
+		unsigned n = dev->pool_cap ? dev->pool_cap * 2 : 64;
+		uint32_t *p = realloc(dev->pool, n * sizeof(*p));
+
+		if (p) {
+			dev->pool = p;
+			dev->pool_cap = n;
+		}
+	}
+	if (dev->pool_count < dev->pool_cap) {
+		dev->pool[dev->pool_count++] = t->syncobj;
+		pooled = true;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (!pooled)
+		drmSyncobjDestroy(dev->fd, t->syncobj);
+	free(t);
+}
+
+void loom_token_free(struct loom_token *token)
+{
+	if (token)
+		loom_token_put(token);
+}
+
+void loom_token_pool_release(struct loom_device *dev)
+{
+	for (unsigned i = 0; i < dev->pool_count; i++)
+		drmSyncobjDestroy(dev->fd, dev->pool[i]);
+	free(dev->pool);
+}
+
+/* ---------------------------------------------------------- waiting --- */
+
+static int64_t deadline(int64_t timeout_ns)
+{
+	return timeout_ns < 0 ? INT64_MAX : (int64_t)loom_now_ns() + timeout_ns;
+}
+
+/* The token's fence as a sync_file sees it: @info and its one @fi. */
+static int fence_info(struct loom_token *t, struct sync_file_info *info,
+		      struct sync_fence_info *fi)
+{
+	int fd, ret;
+
+	*fi = (struct sync_fence_info){ 0 };
+	*info = (struct sync_file_info){
+		.num_fences = 1, .sync_fence_info = (uintptr_t)fi,
+	};
+	ret = drmSyncobjExportSyncFile(t->dev->fd, t->syncobj, &fd);
+	if (ret)
+		return ret < 0 ? ret : -EIO;
+	ret = ioctl(fd, SYNC_IOC_FILE_INFO, info) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * A signalled token's result, asked once: its fence's status, where the
+ * driver puts the job's error (kernel/loom_job.c) -- for every job, by
+ * ioctl or io_uring, however long ago it ran.
+ */
+static int settle(struct loom_token *t)
+{
+	struct sync_file_info info;
+	struct sync_fence_info fi;
+	int ret = fence_info(t, &info, &fi);
+
+	if (ret)
+		return ret;
+	t->status = info.status < 0 ? info.status : 0;
+	t->status_known = true;
+	return 0;
+}
+
+static int wait_until(struct loom_token *t, int64_t abs_ns)
+{
+	int ret;
+
+	if (t->status_known)
+		return t->status;
+	ret = drmSyncobjWait(t->dev->fd, &t->syncobj, 1, abs_ns,
+			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+	if (ret == -ETIME)
+		return -ETIMEDOUT;
+	if (!ret)
+		ret = settle(t);
+	return ret ? ret : t->status;
+}
+
+int loom_token_wait(struct loom_token *token, int64_t timeout_ns)
+{
+	if (!token)
+		return -EINVAL;
+	return wait_until(token, deadline(timeout_ns));
+}
+
+/* All-of: every token within one deadline, then the first error in order. */
+int loom_token_wait_all(struct loom_token *const *tokens, unsigned n,
+			int64_t timeout_ns)
+{
+	int64_t abs_ns = deadline(timeout_ns);
+	int first = 0;
+
+	if (n && !tokens)
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		int ret = tokens[i] ? wait_until(tokens[i], abs_ns) : -EINVAL;
+
+		if (ret == -ETIMEDOUT || ret == -EINVAL)
+			return ret;
+		if (!first)
+			first = ret;
+	}
+	return first;
+}
+
+int loom_token_done(struct loom_token *token)
+{
+	int ret;
+
+	if (!token)
+		return -EINVAL;
+	if (token->status_known)
+		return 1;
+	ret = drmSyncobjWait(token->dev->fd, &token->syncobj, 1, 0,
+			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+	if (ret == -ETIME || ret == -ETIMEDOUT)
+		return 0;
+	return ret ? ret : 1;
+}
+
+uint64_t loom_token_job_id(const struct loom_token *token)
+{
+	return token->job_id;
+}
+
+int loom_token_counters(struct loom_token *token,
+			struct loom_hw_counters *c)
+{
+	struct drm_loom_job_info info = { .job_id = token ? token->job_id : 0 };
+
+	if (!token || !c)
+		return -EINVAL;
+	if (!token->job_id)	/* a ring launch whose CQE was not reaped yet */
+		return token->dev->info.features & DRM_LOOM_FEATURE_URING_JOB_ID ?
+		       -EBUSY : LOOM_E_NOT_SUPPORTED;
+	if (drmIoctl(token->dev->fd, DRM_IOCTL_LOOM_JOB_INFO, &info))
+		return errno == ENOENT ? LOOM_E_JOB_EXPIRED : -errno;
+	if (info.state != DRM_LOOM_JOB_DONE)
+		return -EBUSY;
+	*c = (struct loom_hw_counters){
+		info.counters.cycles, info.counters.firings,
+		info.counters.stalls, info.counters.instances,
+		info.counters.items, info.counters.spawns,
+		info.counters.mem_reads, info.counters.mem_writes,
+	};
+	return 0;
+}
+
+int loom_token_times(struct loom_token *token, uint64_t *submit_ns,
+		     uint64_t *done_ns)
+{
+	struct sync_file_info info;
+	struct sync_fence_info fi;
+	int ret;
+
+	if (!token || !submit_ns || !done_ns)
+		return -EINVAL;
+	ret = fence_info(token, &info, &fi);
+	if (ret)
+		return ret;
+	if (!fi.status)
+		return -EBUSY;
+	*submit_ns = token->submit_ns;
+	*done_ns = fi.timestamp_ns;
+	return 0;
+}
