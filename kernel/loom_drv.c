@@ -392,7 +392,23 @@ static int fn##_present(struct drm_device *drm, void *data,		\
 LOOM_IOCTL_ENTERED(loom_ioctl_bo_create)
 LOOM_IOCTL_ENTERED(loom_ioctl_bo_mmap_offset)
 LOOM_IOCTL_PRESENT(loom_ioctl_bo_wait)
-LOOM_IOCTL_ENTERED(loom_ioctl_submit)
+
+/* SUBMIT's waits for submission sleep on userspace: outside, first. */
+static int loom_ioctl_submit_entered(struct drm_device *drm, void *data,
+				     struct drm_file *file)
+{
+	int idx, ret;
+
+	ret = loom_submit_wait_for_points(file, data, false);
+	if (ret)
+		return ret;
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ret = loom_ioctl_submit(drm, data, file);
+	drm_dev_exit(idx);
+	return ret;
+}
+
 LOOM_IOCTL_PRESENT(loom_ioctl_job_info)
 
 static const struct drm_ioctl_desc loom_ioctls[] = {

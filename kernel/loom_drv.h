@@ -460,6 +460,8 @@ void loom_hw_restart(struct loom_device *ldev);
 /* loom_job.c */
 int loom_sched_init_all(struct loom_device *ldev);
 void loom_sched_fini_all(struct loom_device *ldev);
+int loom_submit_wait_for_points(struct drm_file *file,
+				const struct drm_loom_submit *args, bool nonblock);
 int loom_submit(struct loom_device *ldev, struct drm_file *file,
 		struct drm_loom_submit *args, bool nonblock, struct dma_fence **done);
 int loom_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file);

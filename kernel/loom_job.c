@@ -569,33 +569,71 @@ static int loom_job_set_cmd(struct loom_job *job, struct drm_file *file,
 
 /* One in-fence: a binary handle's fence, or a timeline point's. */
 static int loom_job_add_in_fence(struct loom_job *job, struct drm_file *file,
-				 const struct drm_loom_syncobj_point *p,
-				 bool nonblock)
+				 const struct drm_loom_syncobj_point *p)
 {
 	struct dma_fence *fence;
 	int ret;
 
 	if (p->flags & ~DRM_LOOM_SYNC_FLAGS)
 		return -EINVAL;
-	/* ENOENT: no such syncobj; EINVAL: no fence (at that point) */
+	/*
+	 * ENOENT: no such syncobj; EINVAL: no fence (at that point).  A
+	 * point to wait for got its fence in loom_submit_wait_for_points().
+	 */
 	ret = drm_syncobj_find_fence(file, p->handle, p->point, 0, &fence);
-	if (ret == -EINVAL && (p->flags & DRM_LOOM_SYNC_WAIT_FOR_SUBMIT)) {
-		/* io_uring retries from its worker, where waiting is fine */
-		if (nonblock)
-			return -EAGAIN;
-		ret = drm_syncobj_find_fence(file, p->handle, p->point,
-					     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
-					     &fence);
-	}
 	if (ret)
 		return ret;
 	return drm_sched_job_add_dependency(&job->base, fence);
 }
 
+/**
+ * loom_submit_wait_for_points - the waits for submission, before the job
+ * @file: the submitting file
+ * @args: the SUBMIT arguments
+ * @nonblock: fail with -EAGAIN rather than wait
+ *
+ * Waits until every in-syncobj point flagged DRM_LOOM_SYNC_WAIT_FOR_SUBMIT
+ * has a fence.  Called outside drm_dev_enter(): the wait is on userspace,
+ * which removal must not wait out, nor may it hold a lock (the DRM core
+ * asserts that).  Errors in the arguments are left to loom_submit().
+ */
+int loom_submit_wait_for_points(struct drm_file *file,
+				const struct drm_loom_submit *args, bool nonblock)
+{
+	struct drm_loom_syncobj_point __user *user = u64_to_user_ptr(args->in_syncobjs);
+	struct drm_loom_syncobj_point p;
+	struct dma_fence *fence;
+	u32 i;
+	int ret;
+
+	if (!(args->flags & DRM_LOOM_SUBMIT_TIMELINE) ||
+	    args->in_syncobj_count > DRM_LOOM_MAX_IN_SYNCOBJS)
+		return 0;
+	for (i = 0; i < args->in_syncobj_count; i++) {
+		if (copy_from_user(&p, &user[i], sizeof(p)))
+			return 0;
+		if (!(p.flags & DRM_LOOM_SYNC_WAIT_FOR_SUBMIT))
+			continue;
+		ret = drm_syncobj_find_fence(file, p.handle, p.point, 0, &fence);
+		if (ret == -EINVAL) {
+			/* io_uring retries from its worker, where waiting is fine */
+			if (nonblock || (args->flags & DRM_LOOM_SUBMIT_NONBLOCK))
+				return -EAGAIN;
+			ret = drm_syncobj_find_fence(file, p.handle, p.point,
+						     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+						     &fence);
+			if (ret == -ETIME || ret == -EINTR || ret == -ERESTARTSYS)
+				return ret;
+		}
+		if (!ret)
+			dma_fence_put(fence);
+	}
+	return 0;
+}
+
 /* Reads the in-syncobjs, plain handles or timeline points, once. */
 static int loom_job_add_syncobj_deps(struct loom_job *job, struct drm_file *file,
-				     const struct drm_loom_submit *args,
-				     bool nonblock)
+				     const struct drm_loom_submit *args)
 {
 	void __user *user = u64_to_user_ptr(args->in_syncobjs);
 	bool timeline = args->flags & DRM_LOOM_SUBMIT_TIMELINE;
@@ -617,7 +655,7 @@ static int loom_job_add_syncobj_deps(struct loom_job *job, struct drm_file *file
 			p = ((struct drm_loom_syncobj_point *)in)[i];
 		else
 			p.handle = ((u32 *)in)[i];
-		ret = loom_job_add_in_fence(job, file, &p, nonblock);
+		ret = loom_job_add_in_fence(job, file, &p);
 	}
 	kvfree(in);
 	return ret;
@@ -804,8 +842,7 @@ int loom_submit(struct loom_device *ldev, struct drm_file *file,
 	ret = loom_sched_job_init(&job->base, &lf->entity[args->queue], file);
 	if (ret)
 		goto err_syncobj;
-	ret = loom_job_add_syncobj_deps(job, file, args,
-					nonblock || (args->flags & DRM_LOOM_SUBMIT_NONBLOCK));
+	ret = loom_job_add_syncobj_deps(job, file, args);
 	if (!ret)
 		ret = loom_job_push(ldev, job, &out, &fence);
 	if (ret) {

@@ -169,6 +169,10 @@ int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	/* The SQE is shared with userspace: read it once. */
 	memcpy(&args, loom_uring_sqe_cmd(ioucmd), sizeof(args));
 
+	/* Outside drm_dev_enter(): it may wait on userspace. */
+	ret = loom_submit_wait_for_points(file, &args, nonblock);
+	if (ret)
+		return ret;
 	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL_ACCOUNT);
 	if (!cmd)
 		return -ENOMEM;
