@@ -54,15 +54,11 @@ static void inject_under_load(FIXTURE_DATA(job) *self, struct __test_metadata *_
 			      const char *error, const struct aer_counter *counter,
 			      int max_lost_per_core)
 {
-	struct drm_loom_bo_ref refs[2] = {
-		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
-		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
-	};
 	struct loom_test_bo scratch = loom_bo(self->fd, 4096);
 	long long refused[2], resets[2], errors;
 	char slot[64], json[256], dev[96], dir[PATH_MAX];
 	int lost[2] = { 0, 0 };
-	uint64_t ids[18];
+	uint64_t ids[LOAD_JOBS];
 	uint32_t sync[2];
 
 	ASSERT_NE(NULL, scratch.map);
@@ -82,19 +78,7 @@ static void inject_under_load(FIXTURE_DATA(job) *self, struct __test_metadata *_
 		resets[q] = loom_core_stat(&self->node, q, "resets ");
 		ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync[q]));
 	}
-	/* on each core a long job, and jobs waiting on the ring behind it */
-	for (unsigned int i = 0; i < 18; i++) {
-		unsigned int q = i % 2;
-		struct drm_loom_submit s = i < 2 ?
-			submit_args(self, i, long_cmd(self, i, scratch.va + 64 * q, 1 << 19),
-				    refs + 1, 1) :
-			submit_args(self, i, counter_cmd(self, i, i), refs, 2);
-
-		s.queue = q;
-		s.out_syncobj = i >= 16 ? sync[q] : 0;
-		ASSERT_EQ(0, _test_submit(self->fd, &s));
-		ids[i] = s.job_id;
-	}
+	ASSERT_EQ(0, submit_load(self, scratch.va, ids, sync));
 	usleep(200000);
 	snprintf(json, sizeof(json),
 		 "{\"execute\":\"human-monitor-command\",\"arguments\":"
@@ -106,7 +90,7 @@ static void inject_under_load(FIXTURE_DATA(job) *self, struct __test_metadata *_
 	for (int i = 0; i < 100 && aer_count(dir, counter->file, counter->key) == errors; i++)
 		usleep(100000);
 	EXPECT_EQ(errors + 1, aer_count(dir, counter->file, counter->key));
-	for (unsigned int i = 0; i < 18; i++) {
+	for (unsigned int i = 0; i < LOAD_JOBS; i++) {
 		int err = job_error(self, ids[i]);
 
 		EXPECT_TRUE(err == 0 || err == -EIO) TH_LOG("job %u: error %d", i, err);

@@ -113,6 +113,51 @@ static inline uint32_t long_cmd(FIXTURE_DATA(job) *self, unsigned slot, uint64_t
 	return put_cmd(&self->cmd, slot, &c);
 }
 
+/*
+ * Loads both cores: on each a long job (its counter at @scratch_va + 64 *
+ * core) and eight jobs waiting on the ring behind it, the last of which
+ * signals @sync[core].  @ids gets the job ids.  Returns 0, -1 if a SUBMIT
+ * failed.
+ */
+#define LOAD_JOBS	18
+static inline int submit_load(FIXTURE_DATA(job) *self, uint64_t scratch_va,
+			      uint64_t ids[LOAD_JOBS], const uint32_t sync[2])
+{
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+
+	for (unsigned int i = 0; i < LOAD_JOBS; i++) {
+		unsigned int q = i % 2;
+		struct drm_loom_submit s = i < 2 ?
+			submit_args(self, i, long_cmd(self, i, scratch_va + 64 * q, 1 << 19),
+				    refs + 1, 1) :
+			submit_args(self, i, counter_cmd(self, i, i), refs, 2);
+
+		s.queue = q;
+		s.out_syncobj = i >= LOAD_JOBS - 2 ? sync[q] : 0;
+		if (_test_submit(self->fd, &s))
+			return -1;
+		ids[i] = s.job_id;
+	}
+	return 0;
+}
+
+/* loom.ko's module reference count, -1 if unreadable. */
+static inline long module_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/loom/refcnt", "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
 /* Submits a vector add with @deadline_ns; returns its JOB_INFO. */
 static inline struct drm_loom_job_info run_vadd(FIXTURE_DATA(job) *self,
 					 struct __test_metadata *_metadata,

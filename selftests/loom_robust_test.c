@@ -571,19 +571,6 @@ TEST_F(job, runtime_is_capped)
 	ASSERT_EQ(0, set_param("max_job_ms", 60000));
 }
 
-static long module_refcnt(void)
-{
-	FILE *f = fopen("/sys/module/loom/refcnt", "r");
-	long n = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &n) != 1)
-			n = -1;
-		fclose(f);
-	}
-	return n;
-}
-
 /*
  * A ring that goes away with a command pending: where io_uring can cancel
  * commands, the ring lets go of the command (and of the loom file it
@@ -1205,14 +1192,10 @@ TEST_F_TIMEOUT(job, function_level_reset_under_load, 240)
  */
 TEST_F_TIMEOUT(job, function_level_reset_with_a_slow_stop, 240)
 {
-	struct drm_loom_bo_ref refs[2] = {
-		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
-		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
-	};
 	struct loom_test_bo scratch = loom_bo(self->fd, 4096);
 	long long refused[2], resets[2];
 	char slot[64], path[160], knob[160];
-	uint64_t ids[18];
+	uint64_t ids[LOAD_JOBS];
 	uint32_t sync[2];
 
 	ASSERT_NE(NULL, scratch.map);
@@ -1226,26 +1209,14 @@ TEST_F_TIMEOUT(job, function_level_reset_with_a_slow_stop, 240)
 		resets[q] = loom_core_stat(&self->node, q, "resets ");
 		ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync[q]));
 	}
-	/* on each core a long job, and jobs waiting on the ring behind it */
-	for (unsigned int i = 0; i < 18; i++) {
-		unsigned int q = i % 2;
-		struct drm_loom_submit s = i < 2 ?
-			submit_args(self, i, long_cmd(self, i, scratch.va + 64 * q, 1 << 19),
-				    refs + 1, 1) :
-			submit_args(self, i, counter_cmd(self, i, i), refs, 2);
-
-		s.queue = q;
-		s.out_syncobj = i >= 16 ? sync[q] : 0;
-		ASSERT_EQ(0, _test_submit(self->fd, &s));
-		ids[i] = s.job_id;
-	}
+	ASSERT_EQ(0, submit_load(self, scratch.va, ids, sync));
 	usleep(200000);
 	ASSERT_EQ(0, loom_write_file(knob, "0"));
 	EXPECT_EQ(0, loom_write_file(path, "1"));
 	ASSERT_EQ(0, loom_write_file(knob, "500"));
 	for (unsigned int q = 0; q < 2; q++)
 		ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync[q], 120000));
-	for (unsigned int i = 0; i < 18; i++) {
+	for (unsigned int i = 0; i < LOAD_JOBS; i++) {
 		EXPECT_EQ(0, job_error(self, ids[i])) TH_LOG("job %u", i);
 	}
 	for (unsigned int q = 0; q < 2; q++) {

@@ -66,19 +66,6 @@ static void prep_mix_cmd(struct io_uring_sqe *sqe, int fd, int kind, bool async,
 	sqe->user_data = user_data;
 }
 
-static long module_refcnt(void)
-{
-	FILE *f = fopen("/sys/module/loom/refcnt", "r");
-	long n = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &n) != 1)
-			n = -1;
-		fclose(f);
-	}
-	return n;
-}
-
 #define PREEMPT_CTL "/sys/kernel/debug/sched/preempt"
 
 /*
