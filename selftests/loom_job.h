@@ -203,6 +203,21 @@ static inline int reopen(FIXTURE_DATA(job) *self)
 }
 
 /* Writes a module parameter of loom; returns 0 or -errno. */
+/* The guest's MemAvailable in MiB, -1 if unknown. */
+static inline long long mem_available_mb(void)
+{
+	char line[128];
+	long long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb < 0 ? -1 : kb / 1024;
+}
+
 static inline int set_param(const char *name, unsigned int value)
 {
 	char path[96], val[16];

@@ -4,8 +4,10 @@
  * recorded through tracefs, follow one job (by ioctl and by io_uring), a
  * hang and its recovery, a reset of the function and a BO's life; fdinfo's
  * drm-cycles and drm-total-cycles pair moves with a job, stays idle
- * without one and agrees with drm-engine.  The tracing tests skip when
- * the kernel has no tracefs.
+ * without one and agrees with drm-engine.  The function graph tracer
+ * times the driver's page-table writes: mapping a BO costs the same
+ * beside a full address space as beside an empty one.  The tracing tests
+ * skip when the kernel has no tracefs (or no function graph tracer).
  */
 #include <liburing.h>
 #include <sys/mount.h>
@@ -373,6 +375,163 @@ TEST_F(job, fdinfo_cycle_pair_moves_with_a_job)
 	EXPECT_GE(fdinfo_value(self->fd, "drm-total-cycles-core0"), other_total);
 	EXPECT_EQ(0, fdinfo_value(other, "drm-cycles-core0"));
 	close(other);
+}
+
+/* ---- the cost of mapping, from the function graph tracer ---------------- */
+
+/* Empties a tracefs file: the buffer, or a filter (then nothing is filtered). */
+static int trace_truncate(const char *file)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * Records loom_vm_map_bo() and, of its callees, the page allocation only:
+ * tracing the others (a call per page) would cost more than their work.
+ * A filter takes one function per write; each write adds one.
+ */
+static int graph_start(void)
+{
+	if (trace_truncate("set_ftrace_filter") ||
+	    trace_write("set_ftrace_filter", "loom_vm_map_bo\n") ||
+	    trace_write("set_ftrace_filter", "drm_gem_shmem_get_pages_sgt\n") ||
+	    trace_write("set_graph_function", "loom_vm_map_bo\n") ||
+	    trace_write("max_graph_depth", "2"))
+		return -EIO;
+	/* the graph's options exist once it is the tracer */
+	if (trace_write("current_tracer", "function_graph"))
+		return -EOPNOTSUPP;
+	if (trace_write("trace_options", "funcgraph-tail") ||
+	    trace_truncate("trace"))
+		return -EIO;
+	return trace_write("tracing_on", "1");
+}
+
+static void graph_stop(void)
+{
+	trace_write("trace_options", "nofuncgraph-tail");
+	trace_write("current_tracer", "nop");
+	trace_write("max_graph_depth", "0");
+	trace_truncate("set_graph_function");
+	trace_truncate("set_ftrace_filter");
+}
+
+/* The duration a function graph line shows (" 1) ! 123.456 us | ..."), or -1. */
+static double graph_us(const char *line)
+{
+	const char *p = strchr(line, ')');
+	const char *bar = strchr(line, '|');
+	char *end;
+	double us;
+
+	if (!p || !bar || p > bar)
+		return -1;
+	p += strspn(p + 1, " +!#*@$") + 1;
+	us = strtod(p, &end);
+	return end != p && end < bar && !strncmp(end, " us", 3) ? us : -1;
+}
+
+/*
+ * Microseconds the trace's loom_vm_map_bo() calls spent writing page
+ * tables: their time less that of drm_gem_shmem_get_pages_sgt(), which
+ * allocates the pages.  -1 if the trace holds no whole call.
+ */
+static double map_us(const char *trace)
+{
+	double total = 0, pages = 0;
+	int calls = 0;
+
+	for (const char *p = trace; *p;) {
+		const char *end = strchrnul(p, '\n');
+		char line[256];
+		size_t n = end - p < (long)sizeof(line) ? (size_t)(end - p) : sizeof(line) - 1;
+
+		memcpy(line, p, n);
+		line[n] = 0;
+		if (strstr(line, "drm_gem_shmem_get_pages_sgt") && graph_us(line) >= 0)
+			pages += graph_us(line);
+		else if (strstr(line, "} /* loom_vm_map_bo") && graph_us(line) >= 0) {
+			total += graph_us(line);
+			calls++;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return calls ? total - pages : -1;
+}
+
+/* The least page-table time of @runs BO_CREATEs of @mb MiB; -1 on error. */
+static double best_map_us(int fd, uint64_t mb, int runs)
+{
+	double best = -1;
+
+	for (int r = 0; r < runs; r++) {
+		struct drm_gem_close cl = { 0 };
+		struct loom_test_bo bo = { 0 };
+		char *trace;
+		double us;
+
+		if (graph_start() || _test_bo_create(fd, mb << 20, 0, &bo))
+			return -1;
+		trace_write("tracing_on", "0");
+		cl.handle = bo.handle;
+		ioctl(fd, DRM_IOCTL_GEM_CLOSE, &cl);
+		trace = trace_read();
+		us = trace ? map_us(trace) : -1;
+		free(trace);
+		if (us < 0)
+			return -1;
+		if (best < 0 || us < best)
+			best = us;
+	}
+	return best;
+}
+
+/*
+ * Finding the tables of a page must not walk every table of the address
+ * space (it once did: BO_CREATE was quadratic, 2.7e8 steps to map 1 GiB).
+ * Writing the page tables of 8 MiB costs the same beside a BO of 256 MiB
+ * (128 more tables) as beside none: within twice, where walking the list
+ * of tables costs several times more.  The page allocation is not counted:
+ * under TCG it dominates and varies.
+ */
+TEST_F_TIMEOUT(job, mapping_cost_does_not_grow_with_the_address_space, 300)
+{
+	long long filler_mb = mem_available_mb() - 160;
+	struct drm_gem_close cl = { 0 };
+	struct loom_test_bo filler;
+	double empty, full;
+
+	if (tracefs_find())
+		SKIP(return, "no tracefs in this kernel");
+	if (graph_start() == -EOPNOTSUPP) {
+		graph_stop();
+		SKIP(return, "no function graph tracer in this kernel");
+	}
+	if (filler_mb > 256)
+		filler_mb = 256;
+	ASSERT_LE(128, filler_mb) TH_LOG("too little memory to fill the address space");
+	/* by default all files together may pin half the RAM */
+	ASSERT_EQ(0, set_param("max_pinned_total_mb", 4096));
+	empty = best_map_us(self->fd, 8, 3);
+	ASSERT_EQ(0, _test_bo_create(self->fd, (uint64_t)filler_mb << 20, 0, &filler));
+	full = best_map_us(self->fd, 8, 3);
+	graph_stop();
+	cl.handle = filler.handle;
+	ioctl(self->fd, DRM_IOCTL_GEM_CLOSE, &cl);
+	ASSERT_EQ(0, set_param("max_pinned_total_mb", 0));
+	ASSERT_LT(0, empty);
+	ASSERT_LT(0, full);
+	TH_LOG("page tables of 8 MiB: %.0f us beside no BO, %.0f us beside %lld MiB",
+	       empty, full, filler_mb);
+	EXPECT_GT(2 * empty, full);
 }
 
 TEST_HARNESS_MAIN

@@ -679,20 +679,6 @@ TEST_F(job, long_jobs_and_the_jobs_behind_them_all_complete)
 	}
 }
 
-static long long mem_available_mb(void)
-{
-	char line[128];
-	long long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb < 0 ? -1 : kb / 1024;
-}
-
 /* Nanoseconds one BO_CREATE of @mb MiB takes (the best of @runs), 0 on error. */
 static int64_t bo_create_ns(int fd, uint64_t mb, int runs)
 {
@@ -721,7 +707,8 @@ static int64_t bo_create_ns(int fd, uint64_t mb, int runs)
  * each size the VM's memory allows (up to 1 GiB; loom-vm's 512M gives 256
  * MiB) must stay within three times that of 32 MiB.  Under TCG allocating
  * and zeroing the pages costs most of it, so this bounds a gross
- * regression; the figures are in Documentation/benchmarks.rst.
+ * regression; the figures are in Documentation/benchmarks.rst, and
+ * loom_observe_test times the page-table writes alone.
  */
 TEST_F_TIMEOUT(job, bo_create_maps_in_linear_time, 300)
 {

@@ -9,10 +9,12 @@
  * one device and on two devices.  Child-capacity overflow fails the run
  * naming the item, without hanging; the collective token orders later
  * device work and is awaited through io_uring; items launches are checked
- * like dense ones.
+ * like dense ones.  A result record rewritten after its job completed
+ * changes nothing: what is checked is what is published.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -799,6 +801,102 @@ TEST(items_launch_rejections)
 	(void)n;
 
 	loom_bo_free(io);
+	loom_image_free(img);
+	devctx_close(&d);
+}
+
+/*
+ * Plays a device (or any other mapper of the result BO) that rewrites a
+ * record after its job completed: finds, in this process's mappings of
+ * the DRM node, the records holding @children and points them outside
+ * the tree.  Returns the records rewritten.
+ */
+static unsigned rewrite_records(const uint64_t *children, size_t count)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	unsigned hits = 0;
+	char line[512];
+
+	while (maps && fgets(line, sizeof(line), maps)) {
+		unsigned long lo, hi;
+		char perms[5];
+
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 ||
+		    strncmp(perms, "rw", 2) ||
+		    (!strstr(line, "/dev/dri/") && !strstr(line, "/dev/accel/")))
+			continue;
+		for (uint64_t *p = (uint64_t *)lo;
+		     p + 1 + count <= (uint64_t *)hi; p++) {
+			struct loom_item_result *rec = (void *)p;
+
+			if (rec->child_count != count || rec->reserved ||
+			    memcmp(rec->children, children, count * sizeof(*children)))
+				continue;
+			for (size_t k = 0; k < count; k++)
+				rec->children[k] = (uint64_t)n_nodes + 1000 + k;
+			hits++;
+		}
+	}
+	if (maps)
+		fclose(maps);
+	return hits;
+}
+
+static unsigned records_rewritten;
+
+/* Checks the root's children, then rewrites their record under the adapter. */
+static void hostile_observe(void *ctx, const struct loom_sched_item *item,
+			    const uint64_t *children, size_t count)
+{
+	visit(ctx, item, children, count);
+	if (item->payload == 0 && count)
+		records_rewritten += rewrite_records(children, count);
+}
+
+/*
+ * The children an items dispatch publishes are the ones checked and
+ * observed, one snapshot of the device-writable record: rewriting it after
+ * the observer saw it publishes nothing else (every node once, none
+ * outside the tree).
+ */
+TEST(items_publish_the_record_they_checked)
+{
+	static struct visits v;
+	struct devctx d;
+	struct loom_device *devs[1];
+	struct loom_work_device_config c = {
+		.sched.occurrence = 5, .root_payload = 0, .thread = "tree",
+		.n_args = 2, .devices = devs, .n_devices = 1,
+		.sched.workers = 1, .sched.deque_capacity = N_NODES,
+		.sched.max_batch = 4, .flags = LOOM_WORK_DEVICE_ITEMS_ONLY,
+		.observe = hostile_observe, .observe_ctx = &v,
+	};
+	struct loom_work_device_result r;
+	struct loom_image *img;
+	unsigned missed = 0;
+
+	n_nodes = N_NODES;
+	gen_tree();
+	ASSERT_LT(0, child_count[0]);
+	ASSERT_EQ(0, devctx_open(&d, 0));
+	devs[0] = d.dev;
+	c.args = d.args;
+	img = test_image(loom_device_info(d.dev));
+	ASSERT_NE(NULL, img);
+	c.image = img;
+	visits_init(&v);
+	records_rewritten = 0;
+	ASSERT_EQ(LOOM_OK, loom_work_device_run(&c, &r));
+	/* the rewrite happened: the test saw the record in the BO */
+	EXPECT_LE(1, records_rewritten);
+	EXPECT_EQ(0, v.bad_payload);
+	EXPECT_EQ(0, v.bad_children);
+	EXPECT_EQ((uint64_t)n_nodes, r.work.items_run);
+	EXPECT_EQ((uint64_t)n_nodes - 1, r.work.children_published);
+	for (int64_t node = 0; node < n_nodes; node++)
+		missed += v.count[node] != 1;
+	EXPECT_EQ(0, missed);
+	loom_work_device_result_free(&r);
 	loom_image_free(img);
 	devctx_close(&d);
 }
