@@ -62,7 +62,7 @@ EXAMPLE_FILES = $(foreach f,$(EXAMPLE_LCBS) $(EXAMPLES:.loom=.expected),--file $
 FORMAT_SRCS := $(wildcard format/*.c)
 FORMAT_HDRS := $(wildcard format/*.h)
 ENGINE_SRCS := $(wildcard qemu-device/engine/*.c) format/alu.c
-ENGINE_HDRS := $(wildcard qemu-device/engine/*.h) format/loom_alu.h $(shell find uapi -name '*.h')
+ENGINE_HDRS := $(wildcard qemu-device/engine/*.h) format/loom_alu.h format/loom_ops.h $(shell find uapi -name '*.h')
 ENGINE_CFLAGS := -Iqemu-device/engine -Iformat
 ENGINE_TESTS := $(patsubst qemu-device/engine/tests/%.c,$(BUILD)/host/engine/%,$(wildcard qemu-device/engine/tests/*_test.c))
 # libloom's host programs compute with the device's own ALU (format/alu.c).

@@ -106,28 +106,10 @@ static int tile_y(const struct dl *d, int s)
 /* Inputs @tc's operation consumes, as a mask; REDUCE's C and JOIN's C too. */
 static unsigned consumed(const struct loom_tile_config *tc)
 {
-	unsigned m;
+	unsigned m = (1U << loom_op_inputs(tc->op)) - 1;
 
-	switch (tc->op) {
-	case LOOM_OP_NOP:
-		return 0;
-	case LOOM_OP_CONST: case LOOM_OP_MOV: case LOOM_OP_LOAD:
-	case LOOM_OP_SPAWN: case LOOM_OP_SINK: case LOOM_OP_FNEG:
-	case LOOM_OP_SITOF: case LOOM_OP_UITOF: case LOOM_OP_FTOSI:
-	case LOOM_OP_FTOUI:
-		m = 1;
-		break;
-	case LOOM_OP_SELECT: case LOOM_OP_STREAM: case LOOM_OP_REDUCE:
-	case LOOM_OP_FMA:
+	if (tc->op == LOOM_OP_JOIN && tc->route[LOOM_OUT_PE_C] != LOOM_SRC_NONE)
 		m = 7;
-		break;
-	case LOOM_OP_JOIN:
-		m = tc->route[LOOM_OUT_PE_C] != LOOM_SRC_NONE ? 7 : 3;
-		break;
-	default:
-		m = 3;
-		break;
-	}
 	if (tc->flags & LOOM_TILE_IMM_B)
 		m &= ~2U;
 	return m;

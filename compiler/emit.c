@@ -176,7 +176,7 @@ static void print_host(FILE *out, const struct loom_image_view *v)
 			else if (x.op == LOOM_HOST_ALU)
 				fprintf(out, " r%u = %s.%s r%u, r%u, r%u", x.dst,
 					loom_op_name(x.aux),
-					x.aux >= LOOM_OP_FADD && x.aux <= LOOM_OP_FNEG ? "f32" :
+					loom_op_f32_only(x.aux) ? "f32" :
 					x.type == LOOM_TYPE_I32 ? "i32" : "i64",
 					x.a, x.b, x.c);
 			else if (x.op == LOOM_HOST_LAUNCH)

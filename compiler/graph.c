@@ -50,22 +50,6 @@ int graph_count(const struct graph *g, enum g_kind kind)
 	return c;
 }
 
-static const char *const op_names[LOOM_OP_COUNT] = {
-	"NOP", "CONST", "MOV", "ADD", "SUB", "MUL", "DIVS", "DIVU", "REMS",
-	"REMU", "AND", "OR", "XOR", "SHL", "SHRL", "SHRA", "EQ", "NE", "LTS",
-	"LTU", "LES", "LEU", "GTS", "GTU", "GES", "GEU", "SELECT", "LOAD",
-	"STORE", "STREAM", "INVARIANT", "JOIN", "SPAWN", "REDUCE", "SINK",
-	"FADD", "FSUB", "FMUL", "FDIV", "FMAX", "FMIN", "FFALSE", "FOEQ",
-	"FOGT", "FOGE", "FOLT", "FOLE", "FONE", "FORD", "FUEQ", "FUGT",
-	"FUGE", "FULT", "FULE", "FUNE", "FUNO", "FTRUE", "FMA", "FNEG",
-	"SITOF", "UITOF", "FTOSI", "FTOUI",
-};
-
-const char *loom_op_name(unsigned op)
-{
-	return op < LOOM_OP_COUNT ? op_names[op] : "?";
-}
-
 const char *loom_port_kind_name(unsigned kind)
 {
 	static const char *const names[] = {

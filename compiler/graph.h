@@ -17,6 +17,7 @@
 
 #include "diag.h"
 #include "loom_device.h"
+#include "loom_ops.h"	/* loom_op_name(): "ADD", "LOAD", ... */
 
 #define G_NONE	(-1)
 
@@ -86,9 +87,6 @@ int graph_add(struct graph *g, const struct g_node *n);
 unsigned graph_inputs(const struct g_node *n);
 
 int graph_count(const struct graph *g, enum g_kind kind);
-
-/* "ADD", "LOAD", ... */
-const char *loom_op_name(unsigned op);
 
 /* "operand", "coord", "ctrl", "payload", "completion" */
 const char *loom_port_kind_name(unsigned kind);

@@ -77,21 +77,13 @@ static void unsupported(struct lower *l, const struct ir_op *op,
 
 /* ------------------------------------------------------------ nodes --- */
 
-/* Operations whose result depends only on their inputs and immediate. */
-static bool pure(unsigned op)
-{
-	return (op >= LOOM_OP_CONST && op <= LOOM_OP_SELECT) ||
-	       (op >= LOOM_OP_FADD && op <= LOOM_OP_FTOUI) ||
-	       op == LOOM_OP_INVARIANT;
-}
-
 /*
  * Appends a node, or returns an identical pure one already there (common
  * subexpressions: every address computation asks for base + (i << k)).
  */
 static int add(struct lower *l, const struct g_node *n)
 {
-	for (int i = 0; pure(n->op) && i < l->g->num; i++) {
+	for (int i = 0; loom_op_info(n->op)->pure && i < l->g->num; i++) {
 		const struct g_node *o = &l->g->nodes[i];
 
 		if (o->kind == G_PE && o->op == n->op && o->type == n->type &&
@@ -262,6 +254,17 @@ static const uint8_t pred_op[IR_PRED_COUNT] = {
 	[IR_PRED_UGT] = LOOM_OP_GTU, [IR_PRED_UGE] = LOOM_OP_GEU,
 };
 
+static const uint8_t fpred_op[IR_FPRED_COUNT] = {
+	[IR_FPRED_FALSE] = LOOM_OP_FFALSE, [IR_FPRED_OEQ] = LOOM_OP_FOEQ,
+	[IR_FPRED_OGT] = LOOM_OP_FOGT, [IR_FPRED_OGE] = LOOM_OP_FOGE,
+	[IR_FPRED_OLT] = LOOM_OP_FOLT, [IR_FPRED_OLE] = LOOM_OP_FOLE,
+	[IR_FPRED_ONE] = LOOM_OP_FONE, [IR_FPRED_ORD] = LOOM_OP_FORD,
+	[IR_FPRED_UEQ] = LOOM_OP_FUEQ, [IR_FPRED_UGT] = LOOM_OP_FUGT,
+	[IR_FPRED_UGE] = LOOM_OP_FUGE, [IR_FPRED_ULT] = LOOM_OP_FULT,
+	[IR_FPRED_ULE] = LOOM_OP_FULE, [IR_FPRED_UNE] = LOOM_OP_FUNE,
+	[IR_FPRED_UNO] = LOOM_OP_FUNO, [IR_FPRED_TRUE] = LOOM_OP_FTRUE,
+};
+
 unsigned lower_alu_op(enum ir_alu alu)
 {
 	return alu_op[alu];
@@ -274,51 +277,24 @@ unsigned lower_pred_op(enum ir_pred pred)
 
 unsigned lower_fpred_op(enum ir_fpred pred)
 {
-	return LOOM_OP_FFALSE + (unsigned)pred;
+	return fpred_op[pred];
 }
 
-/* The op computing b op a from a op b, or 0 when there is none. */
-static unsigned swapped(unsigned op)
-{
-	switch (op) {
-	case LOOM_OP_ADD: case LOOM_OP_MUL: case LOOM_OP_AND:
-	case LOOM_OP_OR: case LOOM_OP_XOR: case LOOM_OP_EQ: case LOOM_OP_NE:
-	/* canonical NaNs and -0 < +0 make these commutative bit for bit */
-	case LOOM_OP_FADD: case LOOM_OP_FMUL: case LOOM_OP_FMAX:
-	case LOOM_OP_FMIN: case LOOM_OP_FFALSE: case LOOM_OP_FOEQ:
-	case LOOM_OP_FONE: case LOOM_OP_FORD: case LOOM_OP_FUEQ:
-	case LOOM_OP_FUNE: case LOOM_OP_FUNO: case LOOM_OP_FTRUE:
-		return op;
-	case LOOM_OP_FOLT: return LOOM_OP_FOGT;
-	case LOOM_OP_FOGT: return LOOM_OP_FOLT;
-	case LOOM_OP_FOLE: return LOOM_OP_FOGE;
-	case LOOM_OP_FOGE: return LOOM_OP_FOLE;
-	case LOOM_OP_FULT: return LOOM_OP_FUGT;
-	case LOOM_OP_FUGT: return LOOM_OP_FULT;
-	case LOOM_OP_FULE: return LOOM_OP_FUGE;
-	case LOOM_OP_FUGE: return LOOM_OP_FULE;
-	case LOOM_OP_LTS: return LOOM_OP_GTS;
-	case LOOM_OP_GTS: return LOOM_OP_LTS;
-	case LOOM_OP_LES: return LOOM_OP_GES;
-	case LOOM_OP_GES: return LOOM_OP_LES;
-	case LOOM_OP_LTU: return LOOM_OP_GTU;
-	case LOOM_OP_GTU: return LOOM_OP_LTU;
-	case LOOM_OP_LEU: return LOOM_OP_GEU;
-	case LOOM_OP_GEU: return LOOM_OP_LEU;
-	}
-	return 0;
-}
-
-/* a op b, with a constant operand as the immediate when it can be. */
+/*
+ * a op b, with a constant operand as the immediate when it can be: a
+ * constant a by the mirror operation (loom_ops.h), which computes b op a.
+ */
 static int binary(struct lower *l, struct scope *s, unsigned op,
 		  unsigned type, const struct ir_value *a,
 		  const struct ir_value *b, struct loom_loc loc)
 {
+	unsigned mirror = loom_op_info(op)->mirror;
+
 	if (b->is_const)
 		return pe_imm(l, op, type, value(l, s, a), (uint64_t)const_of(b),
 			      G_NONE, loc);
-	if (a->is_const && swapped(op))
-		return pe_imm(l, swapped(op), type, value(l, s, b),
+	if (a->is_const && mirror != LOOM_OP_NOP)
+		return pe_imm(l, mirror, type, value(l, s, b),
 			      (uint64_t)const_of(a), G_NONE, loc);
 	return pe(l, op, type, value(l, s, a), value(l, s, b), G_NONE, loc);
 }

@@ -451,7 +451,7 @@ static int mem_bound(const struct graph *g)
 
 		if (n->kind != G_PE)
 			continue;
-		mem += n->op == LOOM_OP_LOAD || n->op == LOOM_OP_STORE;
+		mem += loom_op_class(n->op) == LOOM_OPC_MEM;
 		loads += n->op == LOOM_OP_LOAD;
 	}
 	ii = loads ? PLACE_LOAD_LATENCY : 1;

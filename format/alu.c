@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "loom_alu.h"
+#include "loom_ops.h"
 
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
 #error "f32 operations need float arithmetic without excess precision"
@@ -121,7 +122,7 @@ static uint64_t alu64(unsigned op, uint64_t a, uint64_t b, uint64_t c)
 	case LOOM_OP_SHRA:	return sra64(a, b & 63);
 	case LOOM_OP_SELECT:	return a ? b : c;
 	}
-	if (op >= LOOM_OP_EQ && op <= LOOM_OP_GEU)
+	if (loom_op_class(op) == LOOM_OPC_ICMP)
 		return compare(op, a, b, lts64(a, b), lts64(b, a), a < b, a > b);
 	return 0;
 }
@@ -145,7 +146,7 @@ static uint64_t alu32(unsigned op, uint64_t a, uint64_t b, uint64_t c)
 	case LOOM_OP_SHRA:	return sext32(sra64(sa, b & 31));
 	case LOOM_OP_SELECT:	return za ? sb : sext32(c);
 	}
-	if (op >= LOOM_OP_EQ && op <= LOOM_OP_GEU)
+	if (loom_op_class(op) == LOOM_OPC_ICMP)
 		return compare(op, za, zb, lts64(sa, sb), lts64(sb, sa),
 			       za < zb, za > zb);
 	return sext32(alu64(op, sa, sb, 0));
@@ -315,8 +316,14 @@ static uint64_t aluf(unsigned op, unsigned type, uint64_t a, uint64_t b,
 uint64_t loom_alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
 		  uint64_t c)
 {
-	if (op >= LOOM_OP_FADD && op <= LOOM_OP_FTOUI)
+	switch (loom_op_class(op)) {
+	case LOOM_OPC_F32:
+	case LOOM_OPC_FCMP:
+	case LOOM_OPC_CONV:
 		return aluf(op, type, a, b, c);
+	default:
+		break;
+	}
 	if (type == LOOM_TYPE_I32)
 		return alu32(op, a, b, c);
 	return alu64(op, a, b, c);

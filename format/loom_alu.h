@@ -16,8 +16,8 @@
  * its operands, for @type LOOM_TYPE_I64 or LOOM_TYPE_I32 (see enum loom_op
  * for the rules: no traps, shifts modulo the width, i32 results
  * sign-extended; f32 in IEEE-754 binary32 with canonical NaNs and
- * saturating conversions).  @op must be one of LOOM_OP_ADD ..
- * LOOM_OP_SELECT or LOOM_OP_FADD .. LOOM_OP_FTOUI.
+ * saturating conversions).  @op must be one loom_op_alu() accepts
+ * (loom_ops.h: the INT, ICMP, F32, FCMP and CONV classes).
  */
 uint64_t loom_alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
 		  uint64_t c);

@@ -15,6 +15,9 @@
  *   template.c  a launch template's holes filled with a launch's values
  *   alu.c     the PE operations' arithmetic (loom_alu.h), which host
  *             programs and the device's engine share
+ *   loom_ops.h  the PE operations described once (inputs, class, mirror,
+ *             what is pure, host-computable, a REDUCE fold), for the
+ *             engine, the reader and the compiler
  *
  * MIT, like libloom, so that both libloom and the GPL engine and compiler
  * can link it.  Functions return 0 or a negative value: -errno or a

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "loom_format.h"
+#include "loom_ops.h"
 
 const char *const loom_image_sec_names[LOOM_SEC_COUNT] = {
 	LOOM_IMAGE_SECTION_INFO, LOOM_IMAGE_SECTION_THREADS,
@@ -457,11 +458,8 @@ static bool host_alu_ok(unsigned op, unsigned type)
 {
 	if (type != LOOM_TYPE_I32 && type != LOOM_TYPE_I64)
 		return false;
-	if (op == LOOM_OP_MOV || (op >= LOOM_OP_ADD && op <= LOOM_OP_SELECT) ||
-	    (op >= LOOM_OP_SITOF && op <= LOOM_OP_FTOUI))
-		return true;
-	return op >= LOOM_OP_FADD && op <= LOOM_OP_FNEG &&
-	       type == LOOM_TYPE_I32;
+	return loom_op_info(op)->host &&
+	       (!loom_op_f32_only(op) || type == LOOM_TYPE_I32);
 }
 
 /* Registers and references of instruction @i of function @f. */

@@ -451,8 +451,8 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 				    const struct loom_hw_job *desc);
 bool loom_hw_stop_and_reset(struct loom_core *core, struct loom_job *bad);
 int loom_hw_status_errno(u32 status);
-unsigned int loom_hw_reap(struct loom_core *core);
-void loom_hw_check_doorbell(struct loom_core *core);
+unsigned int loom_hw_reap_locked(struct loom_core *core);
+void loom_hw_check_doorbell_locked(struct loom_core *core);
 void loom_hw_dump_work(struct work_struct *work);
 void loom_hw_quiesce(struct loom_device *ldev, bool reachable);
 void loom_hw_restart(struct loom_device *ldev);
@@ -466,10 +466,11 @@ int loom_submit(struct loom_device *ldev, struct drm_file *file,
 		struct drm_loom_submit *args, bool nonblock, struct dma_fence **done);
 int loom_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file);
 int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *file);
-void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec,
-		      bool dump_staged);
-void loom_job_hw_drop(struct loom_job *job, int error, bool final);
-void loom_job_hw_refused(struct loom_job *job);
+void loom_job_hw_done_locked(struct loom_job *job,
+			     const struct loom_hw_completion *rec,
+			     bool dump_staged);
+void loom_job_hw_drop_locked(struct loom_job *job, int error, bool final);
+void loom_job_hw_refused_locked(struct loom_job *job);
 void loom_records_fini(struct loom_file *lf);
 void loom_record_attach_dump(struct loom_file *lf, u64 job_id, void *dump,
 			     u32 len);

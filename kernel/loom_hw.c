@@ -124,8 +124,8 @@ static void loom_core_misbehaved(struct loom_core *core, enum loom_hw_fault kind
  * free stage for @job, if it is that job's and has the fabric's size.
  * Returns whether a stage now holds it.  core->lock held.
  */
-static bool loom_core_stage_dump(struct loom_core *core, struct loom_job *job,
-				 u64 seqno)
+static bool loom_core_stage_dump_locked(struct loom_core *core,
+					struct loom_job *job, u64 seqno)
 {
 	const struct loom_hw_dump *hdr = core->dump;
 	struct loom_device *ldev = core->ldev;
@@ -134,6 +134,7 @@ static bool loom_core_stage_dump(struct loom_core *core, struct loom_job *job,
 	unsigned int i;
 	u32 len;
 
+	lockdep_assert_held(&core->lock);
 	memcpy(&copy, hdr, sizeof(copy));
 	if (copy.magic != LOOM_DUMP_MAGIC || copy.seqno != seqno)
 		return false;
@@ -166,7 +167,7 @@ static bool loom_core_stage_dump(struct loom_core *core, struct loom_job *job,
 }
 
 /* Finishes the job in the slot at core->head; core->lock held. */
-static void loom_core_finish_slot(struct loom_core *core)
+static void loom_core_finish_slot_locked(struct loom_core *core)
 {
 	struct loom_job *job = core->inflight[core->head];
 	struct loom_hw_completion rec;
@@ -187,7 +188,7 @@ static void loom_core_finish_slot(struct loom_core *core)
 	if (rec.seqno != job->hw_seqno) {
 		loom_core_misbehaved(core, LOOM_HW_FAULT_SEQNO, (u32)rec.seqno);
 		atomic64_inc(&core->jobs_failed);
-		loom_job_hw_refused(job);
+		loom_job_hw_refused_locked(job);
 		return;
 	}
 	if (core->stopping && rec.status == LOOM_STATUS_STOPPED) {
@@ -197,16 +198,16 @@ static void loom_core_finish_slot(struct loom_core *core)
 		 * again (the scheduler resubmits it).
 		 */
 		if (rec.seqno != core->stop_seqno) {
-			loom_job_hw_drop(job, -ECANCELED, false);
+			loom_job_hw_drop_locked(job, -ECANCELED, false);
 			return;
 		}
 		core->stop_hit = true;
 	}
 	dump = rec.status != LOOM_STATUS_OK &&
-	       loom_core_stage_dump(core, job, rec.seqno);
+	       loom_core_stage_dump_locked(core, job, rec.seqno);
 	/* counted before the fence wakes anyone who reads them */
 	atomic64_inc(rec.status ? &core->jobs_failed : &core->jobs_done);
-	loom_job_hw_done(job, &rec, dump);
+	loom_job_hw_done_locked(job, &rec, dump);
 }
 
 /*
@@ -215,7 +216,7 @@ static void loom_core_finish_slot(struct loom_core *core)
  * only once LOOM_CORE_COMPLETED reached its seqno: a head that runs ahead
  * of the device's own count of finished jobs is not believed past it.
  */
-unsigned int loom_hw_reap(struct loom_core *core)
+unsigned int loom_hw_reap_locked(struct loom_core *core)
 {
 	u32 head = loom_core_read(core, LOOM_CORE_Q_HEAD);
 	/* Read after the head: it is at least as new. */
@@ -223,6 +224,7 @@ unsigned int loom_hw_reap(struct loom_core *core)
 	u32 inflight = (core->tail - core->head) % LOOM_RING_SIZE;
 	unsigned int reaped = 0;
 
+	lockdep_assert_held(&core->lock);
 	/*
 	 * The ring was emptied for a reset of the function: a job the stop
 	 * did not catch in time may still end, and the reset zeroes the head.
@@ -243,7 +245,7 @@ unsigned int loom_hw_reap(struct loom_core *core)
 			loom_core_misbehaved(core, LOOM_HW_FAULT_HEAD, head);
 			return reaped;
 		}
-		loom_core_finish_slot(core);
+		loom_core_finish_slot_locked(core);
 		core->head = (core->head + 1) % LOOM_RING_SIZE;
 		reaped++;
 	}
@@ -255,10 +257,11 @@ unsigned int loom_hw_reap(struct loom_core *core)
  * start: its Q_TAIL is not ours.  Rings it again, and gives the job at the
  * head its deadline afresh (it has not run).  core->lock held.
  */
-void loom_hw_check_doorbell(struct loom_core *core)
+void loom_hw_check_doorbell_locked(struct loom_core *core)
 {
 	struct loom_job *job = core->inflight[core->head];
 
+	lockdep_assert_held(&core->lock);
 	if (core->head == core->tail ||
 	    loom_core_read(core, LOOM_CORE_Q_TAIL) == core->tail)
 		return;
@@ -315,7 +318,7 @@ static irqreturn_t loom_core_irq(int irq, void *arg)
 
 	spin_lock_irqsave(&core->lock, flags);
 	/* Spurious, or the hang check reaped first: harmless, but counted. */
-	if (!loom_hw_reap(core))
+	if (!loom_hw_reap_locked(core))
 		atomic64_inc(&core->irqs_idle);
 	spin_unlock_irqrestore(&core->lock, flags);
 	return IRQ_HANDLED;
@@ -335,8 +338,9 @@ static irqreturn_t loom_error_irq(int irq, void *arg)
 }
 
 /* Points the core at its ring and dump buffer and enables it. */
-static void loom_core_start(struct loom_core *core)
+static void loom_core_start_locked(struct loom_core *core)
 {
+	lockdep_assert_held(&core->lock);
 	loom_core_write(core, LOOM_CORE_RESET, LOOM_RESET_MAGIC);
 	loom_core_write(core, LOOM_CORE_Q_BASE_LO, lower_32_bits(core->ring_dma));
 	loom_core_write(core, LOOM_CORE_Q_BASE_HI, upper_32_bits(core->ring_dma));
@@ -353,6 +357,7 @@ static int loom_core_init(struct loom_device *ldev, unsigned int index)
 {
 	struct loom_core *core = &ldev->cores[index];
 	struct device *dev = &ldev->pdev->dev;
+	unsigned long flags;
 	unsigned int i;
 	int ret;
 
@@ -384,7 +389,10 @@ static int loom_core_init(struct loom_device *ldev, unsigned int index)
 		core->irq = 0;
 		return ret;
 	}
-	loom_core_start(core);
+	/* The handler may run from here on: it reads the ring state. */
+	spin_lock_irqsave(&core->lock, flags);
+	loom_core_start_locked(core);
+	spin_unlock_irqrestore(&core->lock, flags);
 	core->up_since = ktime_get();
 	return 0;
 }
@@ -467,7 +475,7 @@ void loom_hw_cancel_all(struct loom_device *ldev)
 
 			core->inflight[slot] = NULL;
 			if (job)
-				loom_job_hw_drop(job, -ENODEV, true);
+				loom_job_hw_drop_locked(job, -ENODEV, true);
 		}
 		core->head = core->tail;
 		spin_unlock_irqrestore(&core->lock, flags);
@@ -551,7 +559,7 @@ bool loom_hw_stop_and_reset(struct loom_core *core, struct loom_job *bad)
 	}
 
 	spin_lock_irqsave(&core->lock, flags);
-	loom_hw_reap(core);
+	loom_hw_reap_locked(core);
 	hung = core->stop_hit;
 	for (i = 0; i < LOOM_RING_SIZE; i++) {
 		struct loom_job *job = core->inflight[i];
@@ -560,10 +568,10 @@ bool loom_hw_stop_and_reset(struct loom_core *core, struct loom_job *bad)
 		if (job == bad)
 			hung = true;
 		if (job)
-			loom_job_hw_drop(job, -ETIMEDOUT, job == bad);
+			loom_job_hw_drop_locked(job, -ETIMEDOUT, job == bad);
 	}
 	core->stopping = false;
-	loom_core_start(core);
+	loom_core_start_locked(core);
 	spin_unlock_irqrestore(&core->lock, flags);
 	atomic64_inc(&core->resets);
 	trace_loom_core_reset(core->ldev->pdev, core->index, hung);
@@ -611,14 +619,14 @@ void loom_hw_quiesce(struct loom_device *ldev, bool reachable)
 		}
 		spin_lock_irqsave(&core->lock, flags);
 		if (reachable)
-			loom_hw_reap(core);
+			loom_hw_reap_locked(core);
 		for (n = 0; n < LOOM_RING_SIZE; n++) {
 			u32 slot = (core->head + n) % LOOM_RING_SIZE;
 			struct loom_job *job = core->inflight[slot];
 
 			core->inflight[slot] = NULL;
 			if (job)
-				loom_job_hw_drop(job, -EIO, !reachable && !n);
+				loom_job_hw_drop_locked(job, -EIO, !reachable && !n);
 		}
 		core->head = core->tail;
 		core->stopping = false;
@@ -638,7 +646,7 @@ void loom_hw_restart(struct loom_device *ldev)
 		struct loom_core *core = &ldev->cores[i];
 
 		spin_lock_irqsave(&core->lock, flags);
-		loom_core_start(core);
+		loom_core_start_locked(core);
 		core->quiesced = false;
 		/* The reset zeroed the progress counter: start the comparison over. */
 		core->hang_progress = 0;

@@ -158,10 +158,11 @@ static void loom_trace_job_done(struct loom_job *job, u32 status, int error,
 			    error, cycles);
 }
 
-static void loom_job_signal_hw(struct loom_job *job, int error)
+static void loom_job_signal_hw_locked(struct loom_job *job, int error)
 {
 	struct dma_fence *fence = job->hw_fence;
 
+	lockdep_assert_held(&job->core->lock);
 	job->hw_fence = NULL;
 	if (!fence)
 		return;
@@ -176,8 +177,9 @@ static void loom_job_signal_hw(struct loom_job *job, int error)
  * holds its dump when @dump_staged.  Called with core->lock held, from the
  * IRQ handler, the hang check or recovery.
  */
-void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec,
-		      bool dump_staged)
+void loom_job_hw_done_locked(struct loom_job *job,
+			     const struct loom_hw_completion *rec,
+			     bool dump_staged)
 {
 	int error = loom_hw_status_errno(rec->status);
 
@@ -194,7 +196,7 @@ void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec
 	 */
 	if (error)
 		dma_fence_set_error(&job->base.s_fence->finished, error);
-	loom_job_signal_hw(job, error);
+	loom_job_signal_hw_locked(job, error);
 }
 
 /*
@@ -202,7 +204,7 @@ void loom_job_hw_done(struct loom_job *job, const struct loom_hw_completion *rec
  * the job fails with -EPROTO and nothing of the record is kept.
  * core->lock held.
  */
-void loom_job_hw_refused(struct loom_job *job)
+void loom_job_hw_refused_locked(struct loom_job *job)
 {
 	lockdep_assert_held(&job->core->lock);
 	job->hw_done = true;
@@ -210,7 +212,7 @@ void loom_job_hw_refused(struct loom_job *job)
 	loom_trace_job_done(job, LOOM_TRACE_NO_STATUS, -EPROTO, 0);
 	loom_record_done(job->lf, job->job_id, -EPROTO, NULL, -1);
 	dma_fence_set_error(&job->base.s_fence->finished, -EPROTO);
-	loom_job_signal_hw(job, -EPROTO);
+	loom_job_signal_hw_locked(job, -EPROTO);
 }
 
 /*
@@ -218,14 +220,15 @@ void loom_job_hw_refused(struct loom_job *job)
  * scheduler will resubmit it, @final false) or the device going away
  * (@final true: the job fails with @error).  core->lock held.
  */
-void loom_job_hw_drop(struct loom_job *job, int error, bool final)
+void loom_job_hw_drop_locked(struct loom_job *job, int error, bool final)
 {
+	lockdep_assert_held(&job->core->lock);
 	if (final) {
 		loom_trace_job_done(job, LOOM_TRACE_NO_STATUS, error, 0);
 		loom_record_done(job->lf, job->job_id, error, NULL, -1);
 		dma_fence_set_error(&job->base.s_fence->finished, error);
 	}
-	loom_job_signal_hw(job, -ECANCELED);
+	loom_job_signal_hw_locked(job, -ECANCELED);
 }
 
 /* ---- the scheduler backend -------------------------------------------------- */
@@ -305,11 +308,12 @@ static void loom_recover(struct loom_core *core, struct loom_job *bad)
 }
 
 /* Whether the running @job is hung at @now; updates its progress marks. */
-static bool loom_job_hung(struct loom_core *core, struct loom_job *job,
-			  u32 progress, ktime_t now)
+static bool loom_job_hung_locked(struct loom_core *core, struct loom_job *job,
+				 u32 progress, ktime_t now)
 {
 	u64 cap = (u64)READ_ONCE(loom_max_job_ms) * NSEC_PER_MSEC;
 
+	lockdep_assert_held(&core->lock);
 	if (!job->seen) {
 		job->seen = true;
 		job->started = now;
@@ -351,14 +355,14 @@ void loom_hang_work(struct work_struct *work)
 	if (READ_ONCE(ldev->resetting) || !drm_dev_enter(&ldev->drm, &idx))
 		return;
 	spin_lock_irqsave(&core->lock, flags);
-	loom_hw_reap(core);
-	loom_hw_check_doorbell(core);
+	loom_hw_reap_locked(core);
+	loom_hw_check_doorbell_locked(core);
 	job = core->inflight[core->head];
 	if (job) {
 		kref_get(&job->refcount);
-		hung = loom_job_hung(core, job,
-				     loom_core_read(core, LOOM_CORE_PROGRESS),
-				     ktime_get());
+		hung = loom_job_hung_locked(core, job,
+					    loom_core_read(core, LOOM_CORE_PROGRESS),
+					    ktime_get());
 	}
 	spin_unlock_irqrestore(&core->lock, flags);
 

@@ -40,10 +40,11 @@ static struct device *loom_vm_dev(struct loom_vm *vm)
 	return &vm->ldev->pdev->dev;
 }
 
-static struct loom_pt_page *loom_pt_alloc(struct loom_vm *vm)
+static struct loom_pt_page *loom_pt_alloc_locked(struct loom_vm *vm)
 {
 	struct loom_pt_page *pt;
 
+	lockdep_assert_held(&vm->lock);
 	/* Testing (debugfs fail_pt_alloc): the n-th next allocation fails. */
 	if (unlikely(atomic_read(&vm->ldev->fail_pt_alloc)) &&
 	    !atomic_dec_if_positive(&vm->ldev->fail_pt_alloc))
@@ -78,7 +79,10 @@ int loom_vm_init(struct loom_vm *vm, struct loom_device *ldev)
 	spin_lock_init(&vm->fence_lock);
 	INIT_LIST_HEAD(&vm->tables);
 	xa_init(&vm->table_index);
-	root = loom_pt_alloc(vm);
+	/* No one else sees @vm yet: taken for the tables' lockdep rule. */
+	mutex_lock(&vm->lock);
+	root = loom_pt_alloc_locked(vm);
+	mutex_unlock(&vm->lock);
 	if (!root)
 		return -ENOMEM;
 	vm->root = root->cpu;
@@ -147,10 +151,11 @@ void loom_vm_busy_fences(struct loom_vm *vm, struct dma_fence **fences)
 		fences[i] = loom_vm_busy_fence(vm, i);
 }
 
-static void loom_vm_free_tables(struct loom_vm *vm)
+static void loom_vm_free_tables_locked(struct loom_vm *vm)
 {
 	struct loom_pt_page *pt, *tmp;
 
+	lockdep_assert_held(&vm->lock);
 	list_for_each_entry_safe(pt, tmp, &vm->tables, link) {
 		dma_free_coherent(loom_vm_dev(vm), LOOM_PAGE_SIZE, pt->cpu, pt->dma);
 		list_del(&pt->link);
@@ -168,7 +173,10 @@ void loom_vm_fini(struct loom_vm *vm)
 	for (i = 0; i < LOOM_MAX_CORES; i++)
 		dma_fence_put(vm->last[i]);
 	drm_mm_takedown(&vm->mm);
-	loom_vm_free_tables(vm);
+	/* The last reference: taken for the tables' lockdep rule. */
+	mutex_lock(&vm->lock);
+	loom_vm_free_tables_locked(vm);
+	mutex_unlock(&vm->lock);
 	mutex_destroy(&vm->lock);
 }
 
@@ -185,14 +193,14 @@ void loom_vm_release_dma(struct loom_vm *vm)
 	mutex_lock(&vm->lock);
 	drm_mm_for_each_node(node, &vm->mm)
 		loom_bo_release_dma(container_of(node, struct loom_bo, node));
-	loom_vm_free_tables(vm);
+	loom_vm_free_tables_locked(vm);
 	vm->root = NULL;
 	vm->released = true;
 	mutex_unlock(&vm->lock);
 }
 
 /* CPU pointer of the table at bus address @dma; vm->lock held. */
-static u64 *loom_pt_lookup(struct loom_vm *vm, dma_addr_t dma)
+static u64 *loom_pt_lookup_locked(struct loom_vm *vm, dma_addr_t dma)
 {
 	struct loom_pt_page *pt;
 
@@ -206,11 +214,12 @@ static u64 *loom_pt_lookup(struct loom_vm *vm, dma_addr_t dma)
  * vm->lock held.  NULL when a table cannot be allocated (or is missing and
  * @create is false).
  */
-static u64 *loom_pte(struct loom_vm *vm, u64 va, bool create)
+static u64 *loom_pte_locked(struct loom_vm *vm, u64 va, bool create)
 {
 	u64 *table = vm->root;
 	unsigned int level;
 
+	lockdep_assert_held(&vm->lock);
 	for (level = 0; level < LOOM_PT_LEVELS - 1; level++) {
 		u64 *entry = &table[LOOM_PT_INDEX(va, level)];
 		struct loom_pt_page *pt;
@@ -218,7 +227,7 @@ static u64 *loom_pte(struct loom_vm *vm, u64 va, bool create)
 		if (!(*entry & LOOM_PTE_VALID)) {
 			if (!create)
 				return NULL;
-			pt = loom_pt_alloc(vm);
+			pt = loom_pt_alloc_locked(vm);
 			if (!pt)
 				return NULL;
 			/* The device reads tables by DMA: publish it whole. */
@@ -230,7 +239,7 @@ static u64 *loom_pte(struct loom_vm *vm, u64 va, bool create)
 		 * The tables sit in memory the device can reach: an entry
 		 * naming no table of ours was not written by us.  No WARN.
 		 */
-		table = loom_pt_lookup(vm, READ_ONCE(*entry) & LOOM_PTE_ADDR_MASK);
+		table = loom_pt_lookup_locked(vm, READ_ONCE(*entry) & LOOM_PTE_ADDR_MASK);
 		if (!table) {
 			dev_err_ratelimited(loom_vm_dev(vm),
 					    "page table entry 0x%llx names no table\n",
@@ -241,13 +250,13 @@ static u64 *loom_pte(struct loom_vm *vm, u64 va, bool create)
 	return &table[LOOM_PT_INDEX(va, LOOM_PT_LEVELS - 1)];
 }
 
-static void loom_vm_clear(struct loom_vm *vm, u64 va, u64 size)
+static void loom_vm_clear_locked(struct loom_vm *vm, u64 va, u64 size)
 {
 	u64 off;
 
 	lockdep_assert_held(&vm->lock);
 	for (off = 0; off < size; off += LOOM_PAGE_SIZE) {
-		u64 *pte = loom_pte(vm, va + off, false);
+		u64 *pte = loom_pte_locked(vm, va + off, false);
 
 		if (pte)
 			WRITE_ONCE(*pte, 0);
@@ -256,8 +265,8 @@ static void loom_vm_clear(struct loom_vm *vm, u64 va, u64 size)
 	}
 }
 
-static int loom_vm_write_ptes(struct loom_vm *vm, struct loom_bo *bo,
-			      struct sg_table *sgt)
+static int loom_vm_write_ptes_locked(struct loom_vm *vm, struct loom_bo *bo,
+				     struct sg_table *sgt)
 {
 	u64 perms = LOOM_PTE_VALID | LOOM_PTE_READ;
 	u64 va = bo->node.start;
@@ -269,7 +278,7 @@ static int loom_vm_write_ptes(struct loom_vm *vm, struct loom_bo *bo,
 
 	/* PAGE_SIZE is 4 KiB on x86-64, the device's page size too. */
 	for_each_sgtable_dma_page(sgt, &iter, 0) {
-		u64 *pte = loom_pte(vm, va, true);
+		u64 *pte = loom_pte_locked(vm, va, true);
 
 		if (!pte)
 			return -ENOMEM;
@@ -301,14 +310,14 @@ int loom_vm_map_bo(struct loom_vm *vm, struct loom_bo *bo)
 	ret = drm_mm_insert_node_generic(&vm->mm, &bo->node, size,
 					 LOOM_PAGE_SIZE, 0, 0);
 	if (!ret) {
-		ret = loom_vm_write_ptes(vm, bo, sgt);
+		ret = loom_vm_write_ptes_locked(vm, bo, sgt);
 		if (ret) {
 			/*
 			 * A job of the file may have reached the pages
 			 * through the PTEs written so far (its TLB too): the
 			 * caller frees them only once the VM is idle.
 			 */
-			loom_vm_clear(vm, bo->node.start, size);
+			loom_vm_clear_locked(vm, bo->node.start, size);
 			loom_vm_invalidate(vm);
 			drm_mm_remove_node(&bo->node);
 		}
@@ -323,7 +332,7 @@ void loom_vm_unmap_bo(struct loom_vm *vm, struct loom_bo *bo)
 		return;
 	mutex_lock(&vm->lock);
 	if (!vm->released) {
-		loom_vm_clear(vm, bo->node.start, bo->node.size);
+		loom_vm_clear_locked(vm, bo->node.start, bo->node.size);
 		loom_vm_invalidate(vm);
 	}
 	drm_mm_remove_node(&bo->node);

@@ -15,6 +15,10 @@
  *           queue, MSI-X vector and execution thread (1..8, default 2)
  *   fabric  every core's fabric size, WxH tiles (each 1..16, default 4x4)
  *
+ * Trace events (trace-events, -trace 'loom_*'): doorbells, each job's start
+ * and completion, MMU faults, interrupts, resets, and every guest error,
+ * which is also logged with -d guest_errors.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
@@ -36,6 +40,7 @@
 
 #include "loom_device.h"
 #include "engine/engine.h"
+#include "trace.h"
 
 /*
  * One file builds against Debian's QEMU 7.2 and QEMU 10.0.  tools/build-qemu
@@ -204,9 +209,11 @@ static void loom_core_bh(void *opaque)
                                         __ATOMIC_RELAXED);
 
     if (errors) {
+        trace_loom_device_error(c->index, errors);
         loom_device_error(c->dev, errors, c->index);
     }
     while (irqs--) {
+        trace_loom_irq(c->index, LOOM_MSIX_CORE_VECTOR(c->index));
         loom_raise(c->dev, LOOM_MSIX_CORE_VECTOR(c->index));
     }
 }
@@ -259,6 +266,7 @@ static bool loom_core_complete(LoomCore *c, uint32_t generation,
         __atomic_load_n(&c->generation, __ATOMIC_RELAXED) != generation) {
         /* the job ran; only its record is missing (or it was reset) */
     } else if (loom_bus_write(c, job->completion, done, sizeof(*done))) {
+        trace_loom_err_completion_dma(c->index, job->seqno, job->completion);
         qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: cannot write "
                       "the completion of job %" PRIu64 " at 0x%" PRIx64
                       " (not RAM?)\n", c->index, (uint64_t)job->seqno,
@@ -268,8 +276,11 @@ static bool loom_core_complete(LoomCore *c, uint32_t generation,
     qemu_mutex_lock(&c->lock);
 
     if (c->generation != generation || c->quit) {
+        trace_loom_job_voided(c->index, job->seqno);
         return false;
     }
+    trace_loom_job_complete(c->index, job->seqno, done->status, done->detail,
+                            done->counters.cycles);
     if (dumped) {
         c->status |= LOOM_CORE_DUMP_VALID;
     }
@@ -302,7 +313,8 @@ static void loom_core_run_one(LoomCore *c)
     struct loom_hw_job job;
     struct loom_hw_completion done;
     uint32_t generation = c->generation;
-    uint64_t at = c->q_base + (uint64_t)c->q_head * sizeof(job);
+    uint32_t slot = c->q_head;
+    uint64_t at = c->q_base + (uint64_t)slot * sizeof(job);
     size_t dump_len = 0;
     int inject = c->inject;
 
@@ -321,6 +333,7 @@ static void loom_core_run_one(LoomCore *c)
     qemu_mutex_unlock(&c->lock);
 
     if (loom_bus_read(c, at, &job, sizeof(job))) {
+        trace_loom_err_descriptor_dma(c->index, at);
         qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: cannot read "
                       "the descriptor at 0x%" PRIx64 " (not RAM?)\n",
                       c->index, at);
@@ -334,6 +347,7 @@ static void loom_core_run_one(LoomCore *c)
         return;
     }
 
+    trace_loom_job_start(c->index, job.seqno, slot, job.cmd_va, job.cmd_size);
     if (inject == LOOM_INJECT_SPURIOUS_IRQ) {
         loom_core_notify(c, 0, true);
     }
@@ -347,10 +361,18 @@ static void loom_core_run_one(LoomCore *c)
         loom_core_run_job(&c->engine, &job, &done, c->dump,
                           LOOM_DUMP_MAX_SIZE, &dump_len);
     }
+    if (done.status == LOOM_STATUS_MMU_FAULT) {
+        trace_loom_mmu_fault(c->index, job.seqno, done.fault_va);
+    } else if (done.status != LOOM_STATUS_OK) {
+        trace_loom_job_error(c->index, job.seqno, done.status, done.detail,
+                             done.packet_offset);
+    }
 
     qemu_mutex_lock(&c->lock);
     if (c->generation == generation && !c->quit) {
         loom_core_complete(c, generation, &job, &done, dump_len, inject);
+    } else {
+        trace_loom_job_voided(c->index, job.seqno);
     }
     loom_core_idle(c);
 }
@@ -402,6 +424,7 @@ static void loom_core_reset_locked(LoomCore *c)
 
 static void loom_core_reset(LoomCore *c)
 {
+    trace_loom_core_reset(c->index);
     qemu_mutex_lock(&c->lock);
     loom_core_reset_locked(c);
     qemu_mutex_unlock(&c->lock);
@@ -431,11 +454,13 @@ static void loom_cgra_reset_all(LoomCgraState *s)
 static void loom_cgra_mmu_invalidate(LoomCgraState *s, uint32_t val)
 {
     if (val != LOOM_MMU_INVALIDATE_ALL) {
+        trace_loom_err_mmu_invalidate(val);
         qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: MMU_INVALIDATE 0x%x "
                       "ignored (want 0x%x)\n", val, LOOM_MMU_INVALIDATE_ALL);
         return;
     }
-    __atomic_fetch_add(&s->mmu_invalidations, 1, __ATOMIC_SEQ_CST);
+    trace_loom_mmu_invalidate(
+        __atomic_add_fetch(&s->mmu_invalidations, 1, __ATOMIC_SEQ_CST));
     for (unsigned i = 0; i < s->num_cores; i++) {
         loom_mmu_quiesce(&s->cores[i].engine.mmu);
     }
@@ -525,6 +550,7 @@ static uint32_t loom_core_set_ctrl(LoomCore *c, uint32_t val)
 
     if ((val & LOOM_CTRL_ENABLE) && !(c->ctrl & LOOM_CTRL_ENABLE) &&
         !loom_queue_valid(c)) {
+        trace_loom_err_queue(c->index, c->q_base, c->q_size);
         qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: enabling a queue "
                       "with base 0x%" PRIx64 " size %u\n", c->index, c->q_base,
                       c->q_size);
@@ -532,6 +558,7 @@ static uint32_t loom_core_set_ctrl(LoomCore *c, uint32_t val)
         errors |= LOOM_ERROR_BAD_QUEUE;
     }
     c->ctrl = val & (LOOM_CTRL_ENABLE | LOOM_CTRL_STOP);
+    trace_loom_ctrl(c->index, c->ctrl);
     if (c->ctrl & LOOM_CTRL_ENABLE) {
         c->status |= LOOM_CORE_ENABLED;
     } else {
@@ -574,15 +601,18 @@ static bool loom_core_write(LoomCore *c, hwaddr reg, uint32_t val)
         break;
     case LOOM_CORE_Q_TAIL:
         if (val >= c->q_size) {
+            trace_loom_err_tail(c->index, val, c->q_size);
             qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: tail %u "
                           "beyond queue size %u ignored\n", c->index, val,
                           c->q_size);
             break;
         }
         if (c->inject == LOOM_INJECT_LOST_DOORBELL) {
+            trace_loom_doorbell_dropped(c->index, val);
             c->inject = LOOM_INJECT_NONE;   /* this doorbell never arrived */
             break;
         }
+        trace_loom_doorbell(c->index, val);
         c->q_tail = val;
         qemu_cond_broadcast(&c->cond);
         break;
@@ -591,10 +621,12 @@ static bool loom_core_write(LoomCore *c, hwaddr reg, uint32_t val)
         break;
     case LOOM_CORE_FAULT_INJECT:
         if (val > LOOM_INJECT_MAX) {
+            trace_loom_err_inject(c->index, val);
             qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: core %u: unknown "
                           "fault injection %u cleared\n", c->index, val);
             val = LOOM_INJECT_NONE;
         }
+        trace_loom_fault_inject(c->index, val);
         c->inject = val;
         break;
     case LOOM_CORE_DUMP_LO:
@@ -637,6 +669,7 @@ static uint64_t loom_cgra_mmio_read(void *opaque, hwaddr addr, unsigned size)
     uint64_t val;
 
     if (size != 4 || (addr & 3)) {
+        trace_loom_err_access("read", size, addr);
         qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: %u-byte read at 0x%"
                       HWADDR_PRIx " (registers are aligned 32-bit)\n",
                       size, addr);
@@ -667,6 +700,7 @@ static uint64_t loom_cgra_mmio_read(void *opaque, hwaddr addr, unsigned size)
     c = loom_core_at(s, addr);
     val = c ? loom_core_read(c, addr & (LOOM_CORE_SIZE - 1), &ok) : 0;
     if (!c || !ok) {
+        trace_loom_err_unimplemented("read", addr);
         qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: read of unimplemented "
                       "register 0x%" HWADDR_PRIx "\n", addr);
         return 0xffffffffU;
@@ -681,6 +715,7 @@ static void loom_cgra_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     LoomCore *c;
 
     if (size != 4 || (addr & 3)) {
+        trace_loom_err_access("write", size, addr);
         qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: %u-byte write at 0x%"
                       HWADDR_PRIx " ignored (registers are aligned 32-bit)\n",
                       size, addr);
@@ -693,6 +728,7 @@ static void loom_cgra_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         return;
     case LOOM_REG_DEVICE_RESET:
         if (val == LOOM_RESET_MAGIC) {
+            trace_loom_device_reset();
             loom_cgra_reset_all(s);
         }
         return;
@@ -706,6 +742,7 @@ static void loom_cgra_mmio_write(void *opaque, hwaddr addr, uint64_t val,
 
     c = loom_core_at(s, addr);
     if (!c || !loom_core_write(c, addr & (LOOM_CORE_SIZE - 1), val)) {
+        trace_loom_err_unimplemented("write", addr);
         qemu_log_mask(LOG_GUEST_ERROR, "loom-cgra: write to read-only or "
                       "unimplemented register 0x%" HWADDR_PRIx " ignored\n",
                       addr);

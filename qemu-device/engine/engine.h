@@ -25,6 +25,7 @@
 
 #include "loom_alu.h"		/* format/alu.c's loom_alu() */
 #include "loom_device.h"
+#include "loom_ops.h"		/* format/'s table of the operations */
 
 /* ---------------------------------------------------------------- bus --- */
 
@@ -137,45 +138,10 @@ int loom_mmu_write(struct loom_mmu *mmu, uint64_t va, const void *buf,
  * build-qemu copies it here): loom_alu(), declared in loom_alu.h.
  */
 
-/* Number of inputs (A, B, C) @op consumes, before IMM_B removes B. */
-static inline unsigned loom_op_inputs(unsigned op)
-{
-	switch (op) {
-	case LOOM_OP_NOP:
-		return 0;
-	case LOOM_OP_CONST:	/* A is the trigger */
-	case LOOM_OP_MOV:
-	case LOOM_OP_LOAD:
-	case LOOM_OP_SPAWN:
-	case LOOM_OP_SINK:
-		return 1;
-	case LOOM_OP_SELECT:
-	case LOOM_OP_STREAM:
-	case LOOM_OP_REDUCE:
-	case LOOM_OP_FMA:
-		return 3;
-	case LOOM_OP_FNEG:
-	case LOOM_OP_SITOF:
-	case LOOM_OP_UITOF:
-	case LOOM_OP_FTOSI:
-	case LOOM_OP_FTOUI:
-		return 1;
-	case LOOM_OP_STORE:
-	case LOOM_OP_INVARIANT:
-	case LOOM_OP_JOIN:	/* C as well when routed: fabric.c decides */
-		return 2;
-	}
-	if ((op >= LOOM_OP_ADD && op <= LOOM_OP_GEU) ||
-	    (op >= LOOM_OP_FADD && op <= LOOM_OP_FTRUE))
-		return 2;
-	return 0;
-}
-
-/* An f32 operation whose tile type must be LOOM_TYPE_I32 (not a conversion). */
-static inline bool loom_op_f32_only(unsigned op)
-{
-	return op >= LOOM_OP_FADD && op <= LOOM_OP_FNEG;
-}
+/*
+ * loom_op_inputs(), loom_op_f32_only() and the rest of what the engine asks
+ * about an operation are in loom_ops.h, format/'s table of the operations.
+ */
 
 /* ------------------------------------------------------------- fabric.c --- */
 

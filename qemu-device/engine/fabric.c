@@ -419,14 +419,6 @@ static enum loom_config_error check_header(const struct loom_fabric *f,
 	return LOOM_CONFIG_OK;
 }
 
-static bool reduce_op_ok(uint64_t imm)
-{
-	return imm == LOOM_OP_ADD || imm == LOOM_OP_MUL ||
-	       imm == LOOM_OP_AND || imm == LOOM_OP_OR || imm == LOOM_OP_XOR ||
-	       imm == LOOM_OP_FADD || imm == LOOM_OP_FMUL ||
-	       imm == LOOM_OP_FMAX || imm == LOOM_OP_FMIN;
-}
-
 /* The checks one slot needs on its own, in a fixed order. */
 static enum loom_config_error check_tile(const struct cfg *c,
 					 const struct loom_tile_config *t)
@@ -441,7 +433,7 @@ static enum loom_config_error check_tile(const struct cfg *c,
 	    (t->type != LOOM_TYPE_I64 && t->type != LOOM_TYPE_I32) ||
 	    (t->flags & ~LOOM_TILE_FLAGS_MASK) ||
 	    (loom_op_f32_only(t->op) && t->type != LOOM_TYPE_I32) ||
-	    (t->op == LOOM_OP_REDUCE && !reduce_op_ok(t->imm)) ||
+	    (t->op == LOOM_OP_REDUCE && !loom_op_info(t->imm)->reduce) ||
 	    ((t->flags & LOOM_TILE_IMM_OPERAND) &&
 	     (t->op != LOOM_OP_CONST || t->imm >= LOOM_MAX_OPERANDS)))
 		return LOOM_CONFIG_BAD_OP;

@@ -14,6 +14,10 @@
  * refuses every access that is not to RAM as a DMA error, and every
  * check ends within its timeout.
  *
+ * It also checks the device's trace events (-trace 'loom_*', the log
+ * backend writing to a file): a job's doorbell, start, MMU fault,
+ * completion and interrupt appear, in that order, and a guest error too.
+ *
  *   loom_qtest QEMU_BINARY
  *
  * One TAP line per test, then "N passed, N failed".
@@ -49,6 +53,7 @@ static FILE *to_qemu;
 static int from_qemu = -1;
 static char reply[512];
 static bool hung;		/* QEMU stopped answering */
+static char trace_path[64];	/* QEMU's -trace file=, when not empty */
 static int passed, failed, current_failed;
 
 #define CHECK(cond) do {						\
@@ -71,9 +76,10 @@ static bool qemu_start(void)
 	if (qemu_pid < 0)
 		return false;
 	if (!qemu_pid) {
-		char dev[64];
+		char dev[64], trace[128];
 
 		snprintf(dev, sizeof(dev), "loom-cgra,addr=%d.0", LOOM_SLOT);
+		snprintf(trace, sizeof(trace), "enable=loom_*,file=%s", trace_path);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		close(in[1]);
@@ -82,7 +88,8 @@ static bool qemu_start(void)
 		      "qtest", "-qtest", "stdio", "-qtest-log", "/dev/null",
 		      "-display", "none",
 		      "-nodefaults", "-m", "128", "-L", "/usr/share/qemu",
-		      "-L", "/usr/share/seabios", "-device", dev, (char *)NULL);
+		      "-L", "/usr/share/seabios", "-device", dev,
+		      trace_path[0] ? "-trace" : (char *)NULL, trace, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -327,6 +334,79 @@ static void test_ring_in_bar(void)
 	qemu_stop();
 }
 
+/*
+ * Where @event (with @args in its text, if not NULL) is in the trace at
+ * or after line @from: its line number, or -1.
+ */
+static int trace_find(const char *event, const char *args, int from)
+{
+	FILE *f = fopen(trace_path, "r");
+	char line[256], name[64];
+	int n = 0, at = -1;
+
+	if (!f)
+		return -1;
+	/* "loom_x args", or "pid@time:loom_x args" with -msg timestamp=on */
+	snprintf(name, sizeof(name), "%s ", event);
+	while (at < 0 && fgets(line, sizeof(line), f)) {
+		if (n >= from && strstr(line, name) &&
+		    (!args || strstr(line, args)))
+			at = n;
+		n++;
+	}
+	fclose(f);
+	return at;
+}
+
+/*
+ * A job that faults (as in dump_onto_registers, its dump in RAM), run with
+ * -trace 'loom_*': its events appear in the order the device goes through
+ * them, and a 2-byte register read (a guest error) has its own event.
+ */
+static void test_trace_events_in_order(void)
+{
+	struct loom_hw_job job = {
+		.cmd_size = 4,
+		.pt_root = RECORD + 0x1000,	/* zeroed RAM: nothing mapped */
+		.seqno = 5,
+		.completion = RECORD,
+	};
+	char status[32];
+	int fd, at = 0;
+
+	strcpy(trace_path, "/tmp/loom_qtest_trace.XXXXXX");
+	fd = mkstemp(trace_path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	CHECK(device_up());
+	submit(RING, &job);
+	CHECK(wait_for(core_reg(LOOM_CORE_Q_HEAD), 1));
+	cmd("readw 0x%" PRIx64, BAR0 + LOOM_REG_SCRATCH);
+	/* the interrupt is raised from the main loop, a little later */
+	for (int i = 0; i < 2000 && trace_find("loom_irq", NULL, 0) < 0; i++)
+		usleep(1000);
+	snprintf(status, sizeof(status), "seqno 5 status %u", LOOM_STATUS_MMU_FAULT);
+	at = trace_find("loom_doorbell", "core 0 Q_TAIL 1", at);
+	CHECK(at >= 0);
+	at = trace_find("loom_job_start", "core 0 job seqno 5 slot 0", at);
+	CHECK(at >= 0);
+	at = trace_find("loom_mmu_fault", "core 0 job seqno 5", at);
+	CHECK(at >= 0);
+	at = trace_find("loom_job_complete", status, at);
+	CHECK(at >= 0);
+	at = trace_find("loom_irq", "core 0", at);
+	CHECK(at >= 0);
+	CHECK(trace_find("loom_err_access", "read of 2 bytes", 0) >= 0);
+	qemu_stop();
+	if (current_failed)
+		printf("#   trace left in %s\n", trace_path);
+	else
+		unlink(trace_path);
+	trace_path[0] = 0;
+}
+
 #define RUN(name) do {							\
 	current_failed = 0;						\
 	test_##name();							\
@@ -351,6 +431,7 @@ int main(int argc, char **argv)
 	RUN(record_onto_core_reset);
 	RUN(dump_onto_registers);
 	RUN(ring_in_bar);
+	RUN(trace_events_in_order);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -176,13 +176,22 @@ static bool c_cmp(unsigned op, float a, float b)
 	}
 }
 
+/* MLIR's arith.cmpf predicates. */
+static const unsigned compares[] = {
+	LOOM_OP_FFALSE, LOOM_OP_FOEQ, LOOM_OP_FOGT, LOOM_OP_FOGE, LOOM_OP_FOLT,
+	LOOM_OP_FOLE, LOOM_OP_FONE, LOOM_OP_FORD, LOOM_OP_FUEQ, LOOM_OP_FUGT,
+	LOOM_OP_FUGE, LOOM_OP_FULT, LOOM_OP_FULE, LOOM_OP_FUNE, LOOM_OP_FUNO,
+	LOOM_OP_FTRUE,
+};
+#define NCOMPARES	(sizeof(compares) / sizeof(compares[0]))
+
 TEST(compares_against_c)
 {
-	for (unsigned op = LOOM_OP_FFALSE; op <= LOOM_OP_FTRUE; op++)
+	for (unsigned k = 0; k < NCOMPARES; k++)
 		for (unsigned i = 0; i < NEDGES; i++)
 			for (unsigned j = 0; j < NEDGES; j++)
-				CHECK_EQ((uint64_t)c_cmp(op, flt(edges[i]), flt(edges[j])),
-					 alu(op, edges[i], edges[j]));
+				CHECK_EQ((uint64_t)c_cmp(compares[k], flt(edges[i]), flt(edges[j])),
+					 alu(compares[k], edges[i], edges[j]));
 	/* -0 equals +0; NaN is unordered with itself */
 	CHECK_EQ(1, alu(LOOM_OP_FOEQ, 0x80000000, 0x00000000));
 	CHECK_EQ(0, alu(LOOM_OP_FONE, 0x80000000, 0x00000000));
@@ -326,22 +335,40 @@ TEST(f32_to_int)
 	}
 }
 
+static const unsigned binary_f32[] = {
+	LOOM_OP_FADD, LOOM_OP_FSUB, LOOM_OP_FMUL, LOOM_OP_FDIV, LOOM_OP_FMAX,
+	LOOM_OP_FMIN,
+};
+static const unsigned conversions[] = {
+	LOOM_OP_SITOF, LOOM_OP_UITOF, LOOM_OP_FTOSI, LOOM_OP_FTOUI,
+};
+#define COUNT(a)	(sizeof(a) / sizeof((a)[0]))
+
 TEST(op_inputs_and_types)
 {
-	for (unsigned op = LOOM_OP_FADD; op <= LOOM_OP_FTRUE; op++) {
-		CHECK_EQ(2, loom_op_inputs(op));
-		CHECK(loom_op_f32_only(op));
+	unsigned f32 = 0;
+
+	for (unsigned k = 0; k < COUNT(binary_f32); k++) {
+		CHECK_EQ(2, loom_op_inputs(binary_f32[k]));
+		CHECK(loom_op_f32_only(binary_f32[k]));
+	}
+	for (unsigned k = 0; k < NCOMPARES; k++) {
+		CHECK_EQ(2, loom_op_inputs(compares[k]));
+		CHECK(loom_op_f32_only(compares[k]));
 	}
 	CHECK_EQ(3, loom_op_inputs(LOOM_OP_FMA));
 	CHECK_EQ(1, loom_op_inputs(LOOM_OP_FNEG));
 	CHECK(loom_op_f32_only(LOOM_OP_FMA));
 	CHECK(loom_op_f32_only(LOOM_OP_FNEG));
-	for (unsigned op = LOOM_OP_SITOF; op <= LOOM_OP_FTOUI; op++) {
-		CHECK_EQ(1, loom_op_inputs(op));
-		CHECK(!loom_op_f32_only(op));
+	for (unsigned k = 0; k < COUNT(conversions); k++) {
+		CHECK_EQ(1, loom_op_inputs(conversions[k]));
+		CHECK(!loom_op_f32_only(conversions[k]));
 	}
 	CHECK(!loom_op_f32_only(LOOM_OP_ADD));
-	CHECK_EQ(LOOM_OP_FTOUI + 1, LOOM_OP_COUNT);
+	/* every f32 operation is one of those above: none goes untested */
+	for (unsigned op = 0; op < LOOM_OP_COUNT; op++)
+		f32 += loom_op_f32_only(op) || loom_op_class(op) == LOOM_OPC_CONV;
+	CHECK_EQ(COUNT(binary_f32) + NCOMPARES + 2 + COUNT(conversions), f32);
 }
 
 int main(void)

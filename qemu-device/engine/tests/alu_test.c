@@ -4,6 +4,8 @@
  * edges the uapi pins: division by zero, MIN / -1, shift amounts at and
  * beyond the width, signed vs unsigned compares, i32 sign extension.
  */
+#include <string.h>
+
 #include "check.h"
 #include "engine.h"
 
@@ -278,15 +280,22 @@ TEST(i64_and_i32_agree_on_small_values)
 			}
 }
 
+/* The integer operations of two inputs, A op B. */
+static const unsigned binary_ops[] = {
+	LOOM_OP_ADD, LOOM_OP_SUB, LOOM_OP_MUL, LOOM_OP_DIVS, LOOM_OP_DIVU,
+	LOOM_OP_REMS, LOOM_OP_REMU, LOOM_OP_AND, LOOM_OP_OR, LOOM_OP_XOR,
+	LOOM_OP_SHL, LOOM_OP_SHRL, LOOM_OP_SHRA, LOOM_OP_EQ, LOOM_OP_NE,
+	LOOM_OP_LTS, LOOM_OP_LTU, LOOM_OP_LES, LOOM_OP_LEU, LOOM_OP_GTS,
+	LOOM_OP_GTU, LOOM_OP_GES, LOOM_OP_GEU,
+};
+
 TEST(op_inputs)
 {
-	unsigned op;
-
 	CHECK_EQ(0, loom_op_inputs(LOOM_OP_NOP));
 	CHECK_EQ(1, loom_op_inputs(LOOM_OP_CONST));
 	CHECK_EQ(1, loom_op_inputs(LOOM_OP_MOV));
-	for (op = LOOM_OP_ADD; op <= LOOM_OP_GEU; op++)
-		CHECK_EQ(2, loom_op_inputs(op));
+	for (unsigned i = 0; i < sizeof(binary_ops) / sizeof(binary_ops[0]); i++)
+		CHECK_EQ(2, loom_op_inputs(binary_ops[i]));
 	CHECK_EQ(3, loom_op_inputs(LOOM_OP_SELECT));
 	CHECK_EQ(1, loom_op_inputs(LOOM_OP_LOAD));
 	CHECK_EQ(2, loom_op_inputs(LOOM_OP_STORE));
@@ -297,6 +306,45 @@ TEST(op_inputs)
 	CHECK_EQ(3, loom_op_inputs(LOOM_OP_REDUCE));
 	CHECK_EQ(1, loom_op_inputs(LOOM_OP_SINK));
 	CHECK_EQ(0, loom_op_inputs(LOOM_OP_COUNT));
+}
+
+/*
+ * loom_ops.h's table against the arithmetic: an operation's mirror
+ * computes b op a (checked on values where order matters, in both
+ * types), mirrors pair up, what REDUCE folds with is commutative, and
+ * what a host program computes is loom_alu()'s (or MOV).
+ */
+TEST(op_table)
+{
+	static const uint64_t v[] = {
+		0, 1, 2, 7, NEG(1), NEG(7), MIN64, MAX64, MIN32, MAX32,
+		0x3f800000, 0xbf800000, 0x7fc00000, 0x80000000,	/* f32 1, -1, NaN, -0 */
+	};
+	unsigned n = sizeof(v) / sizeof(v[0]);
+
+	for (unsigned op = 0; op < LOOM_OP_COUNT; op++) {
+		const struct loom_op_info *o = loom_op_info(op);
+
+		CHECK(strcmp(o->name, "?") != 0);
+		if (o->reduce)
+			CHECK(loom_op_commutative(op));
+		if (o->host)
+			CHECK(loom_op_alu(op) || op == LOOM_OP_MOV);
+		if (o->mirror == LOOM_OP_NOP)
+			continue;
+		CHECK_EQ(2, o->inputs);
+		CHECK_EQ(op, loom_op_info(o->mirror)->mirror);
+		for (unsigned t = 0; t < 2; t++)
+			for (unsigned i = 0; i < n; i++)
+				for (unsigned j = 0; j < n; j++)
+					CHECK_EQ(loom_alu(op, t ? I32 : I64, v[i], v[j], 0),
+						 loom_alu(o->mirror, t ? I32 : I64, v[j], v[i], 0));
+	}
+	CHECK(strcmp(loom_op_name(LOOM_OP_SHRA), "SHRA") == 0);
+	CHECK(strcmp(loom_op_name(LOOM_OP_COUNT), "?") == 0);
+	CHECK(!loom_op_commutative(LOOM_OP_SUB));
+	CHECK(loom_op_info(LOOM_OP_FMIN)->reduce);
+	CHECK(!loom_op_info(LOOM_OP_SUB)->reduce);
 }
 
 int main(void)
@@ -314,5 +362,6 @@ int main(void)
 	RUN(i32_sign_extension);
 	RUN(i64_and_i32_agree_on_small_values);
 	RUN(op_inputs);
+	RUN(op_table);
 	return checks_done();
 }
