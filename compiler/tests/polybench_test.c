@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * PolyBench/C 4.2 kernels (bench/polybench/, one .loom file each), MINI dataset, f32:
+ * each is compiled for 4x4 and 8x8 fabrics, run on the host engine with
+ * the published init_array, and its arrays compared bit for bit with the
+ * published loops in plain C (PolyBench's SCALAR_VAL makes every constant
+ * an f32 one).  A kernel that does not map is a failure unless it is
+ * listed as an expected one (struct kernel's @unmapped): a kernel that
+ * stops mapping fails the test, and so does one that starts to, until
+ * its entry is removed.
+ */
+#include <time.h>
+
+#include "check.h"
+#include "engine_run.h"
+
+#define A_VA	(ER_DATA_VA)
+#define B_VA	(ER_DATA_VA + 0x10000)
+#define C_VA	(ER_DATA_VA + 0x20000)
+#define D_VA	(ER_DATA_VA + 0x30000)
+#define E_VA	(ER_DATA_VA + 0x40000)
+#define F_VA	(ER_DATA_VA + 0x50000)
+
+/* The fabrics each kernel is compiled for; bit k of @unmapped is fabrics[k]. */
+static const unsigned fabrics[] = { 4, 8 };
+#define ON_4X4	1U
+#define ON_8X8	2U
+
+static uint64_t f32_arg(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static void put(struct er *e, uint64_t va, const float *v, size_t n)
+{
+	fake_bus_poke(&e->bus, va, v, n * sizeof(*v));
+}
+
+/* Whether the @n floats at @va are @want's bits; prints the first that is not. */
+static bool same(struct er *e, const char *what, uint64_t va,
+		 const float *want, size_t n)
+{
+	float *got = malloc(n * sizeof(*got));
+	bool ok = true;
+
+	if (!got)
+		abort();
+	fake_bus_peek(&e->bus, va, got, n * sizeof(*got));
+	for (size_t k = 0; k < n && ok; k++)
+		if (memcmp(&got[k], &want[k], sizeof(float))) {
+			printf("#   %s[%zu] is %a, not %a\n", what, k,
+			       (double)got[k], (double)want[k]);
+			ok = false;
+		}
+	free(got);
+	return ok;
+}
+
+/* Launches @name; false (and says so) unless the job ends LOOM_STATUS_OK. */
+static bool launch(struct er *e, const char *name, const uint64_t *args,
+		   const int64_t *extents)
+{
+	int status = er_launch(e, name, args, extents, 0, 0, 0);
+
+	if (status != LOOM_STATUS_OK)
+		printf("#   %s ends with status %d\n", name, status);
+	return status == LOOM_STATUS_OK;
+}
+
+static const float alpha = 1.5f, beta = 1.2f;
+
+/* ------------------------------------------------------------- gemm --- */
+
+enum { GEMM_NI = 20, GEMM_NJ = 25, GEMM_NK = 30 };
+
+static void gemm_init(float *C, float *A, float *B)
+{
+	for (int i = 0; i < GEMM_NI; i++)
+		for (int j = 0; j < GEMM_NJ; j++)
+			C[i * GEMM_NJ + j] = (float)((i * j + 1) % GEMM_NI) / GEMM_NI;
+	for (int i = 0; i < GEMM_NI; i++)
+		for (int k = 0; k < GEMM_NK; k++)
+			A[i * GEMM_NK + k] = (float)(i * (k + 1) % GEMM_NK) / GEMM_NK;
+	for (int k = 0; k < GEMM_NK; k++)
+		for (int j = 0; j < GEMM_NJ; j++)
+			B[k * GEMM_NJ + j] = (float)(k * (j + 2) % GEMM_NJ) / GEMM_NJ;
+}
+
+static void gemm_ref(float *C, const float *A, const float *B)
+{
+	for (int i = 0; i < GEMM_NI; i++) {
+		for (int j = 0; j < GEMM_NJ; j++)
+			C[i * GEMM_NJ + j] *= beta;
+		for (int k = 0; k < GEMM_NK; k++)
+			for (int j = 0; j < GEMM_NJ; j++)
+				C[i * GEMM_NJ + j] += alpha * A[i * GEMM_NK + k] *
+						      B[k * GEMM_NJ + j];
+	}
+}
+
+/* gemm and gemm_tiled: @tile 1 or 2 elements a side per instance. */
+static bool gemm_run(struct er *e, const char *name, int tile)
+{
+	float C[GEMM_NI * GEMM_NJ], A[GEMM_NI * GEMM_NK], B[GEMM_NK * GEMM_NJ];
+	uint64_t args[] = { f32_arg(alpha), f32_arg(beta), C_VA, A_VA, B_VA,
+			    GEMM_NJ, GEMM_NK };
+	int64_t ext[] = { (GEMM_NI + tile - 1) / tile, (GEMM_NJ + tile - 1) / tile };
+
+	gemm_init(C, A, B);
+	put(e, C_VA, C, GEMM_NI * GEMM_NJ);
+	put(e, A_VA, A, GEMM_NI * GEMM_NK);
+	put(e, B_VA, B, GEMM_NK * GEMM_NJ);
+	if (!launch(e, name, args, ext))
+		return false;
+	gemm_ref(C, A, B);
+	return same(e, "C", C_VA, C, GEMM_NI * GEMM_NJ);
+}
+
+static bool gemm(struct er *e)
+{
+	return gemm_run(e, "gemm", 1);
+}
+
+static bool gemm_tiled(struct er *e)
+{
+	return gemm_run(e, "gemm_tiled", 2);
+}
+
+/* ---------------------------------------------------------- gesummv --- */
+
+enum { GESUMMV_N = 40 };
+
+static bool gesummv(struct er *e)
+{
+	enum { N = GESUMMV_N };
+	static float A[N * N], B[N * N];
+	float x[N], tmp[N], y[N];
+	uint64_t args[] = { f32_arg(alpha), f32_arg(beta), A_VA, B_VA, C_VA,
+			    D_VA, E_VA, N };
+	int64_t ext[] = { N };
+
+	for (int i = 0; i < N; i++) {
+		x[i] = (float)(i % N) / N;
+		for (int j = 0; j < N; j++) {
+			A[i * N + j] = (float)((i * j + 1) % N) / N;
+			B[i * N + j] = (float)((i * j + 2) % N) / N;
+		}
+	}
+	put(e, A_VA, A, N * N);
+	put(e, B_VA, B, N * N);
+	put(e, D_VA, x, N);
+	if (!launch(e, "gesummv", args, ext))
+		return false;
+	for (int i = 0; i < N; i++) {
+		tmp[i] = 0.0f;
+		y[i] = 0.0f;
+		for (int j = 0; j < N; j++) {
+			tmp[i] = A[i * N + j] * x[j] + tmp[i];
+			y[i] = B[i * N + j] * x[j] + y[i];
+		}
+		y[i] = alpha * tmp[i] + beta * y[i];
+	}
+	return same(e, "tmp", C_VA, tmp, N) && same(e, "y", E_VA, y, N);
+}
+
+/* ------------------------------------------------------------- syrk --- */
+
+static bool syrk(struct er *e)
+{
+	enum { M = 20, N = 30 };
+	float A[N * M], C[N * N];
+	uint64_t args[] = { f32_arg(alpha), f32_arg(beta), C_VA, A_VA, N, M };
+	int64_t ext[] = { N, N };
+
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < M; j++)
+			A[i * M + j] = (float)((i * j + 1) % N) / N;
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			C[i * N + j] = (float)((i * j + 2) % M) / M;
+	put(e, A_VA, A, N * M);
+	put(e, C_VA, C, N * N);
+	if (!launch(e, "syrk", args, ext))
+		return false;
+	for (int i = 0; i < N; i++) {
+		for (int j = 0; j <= i; j++)
+			C[i * N + j] *= beta;
+		for (int k = 0; k < M; k++)
+			for (int j = 0; j <= i; j++)
+				C[i * N + j] += alpha * A[i * M + k] * A[j * M + k];
+	}
+	return same(e, "C", C_VA, C, N * N);
+}
+
+/* ------------------------------------------------------------- trmm --- */
+
+static bool trmm(struct er *e)
+{
+	enum { M = 20, N = 30 };
+	float A[M * M] = { 0 }, B[M * N];
+	int64_t ext[] = { N };
+
+	for (int i = 0; i < M; i++) {
+		for (int j = 0; j < i; j++)
+			A[i * M + j] = (float)((i + j) % M) / M;
+		A[i * M + i] = 1.0f;
+		for (int j = 0; j < N; j++)
+			B[i * N + j] = (float)((N + (i - j)) % N) / N;
+	}
+	put(e, A_VA, A, M * M);
+	put(e, B_VA, B, M * N);
+	for (int i = 0; i < M; i++) {
+		uint64_t args[] = { f32_arg(alpha), A_VA, B_VA, i, M, N };
+
+		if (!launch(e, "trmm", args, ext))
+			return false;
+	}
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			for (int k = i + 1; k < M; k++)
+				B[i * N + j] += A[k * M + i] * B[k * N + j];
+			B[i * N + j] = alpha * B[i * N + j];
+		}
+	return same(e, "B", B_VA, B, M * N);
+}
+
+/* -------------------------------------------------------- seidel-2d --- */
+
+static bool seidel_2d(struct er *e)
+{
+	enum { TSTEPS = 20, N = 40 };
+	float A[N * N];
+
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			A[i * N + j] = ((float)i * (j + 2) + 2) / N;
+	put(e, A_VA, A, N * N);
+	/* the wavefronts w = 2i + j of the interior, i and j in 1..N-2 */
+	for (int t = 0; t < TSTEPS; t++)
+		for (int w = 3; w <= 3 * (N - 2); w++) {
+			int ilo = (w - (N - 2) + 1) / 2, ihi = (w - 1) / 2;
+			uint64_t args[4] = { A_VA, N, w, 0 };
+			int64_t ext[1];
+
+			if (ilo < 1)
+				ilo = 1;
+			if (ihi > N - 2)
+				ihi = N - 2;
+			args[3] = ilo;
+			ext[0] = ihi - ilo + 1;
+			if (ext[0] > 0 && !launch(e, "seidel_2d", args, ext))
+				return false;
+		}
+	for (int t = 0; t < TSTEPS; t++)
+		for (int i = 1; i <= N - 2; i++)
+			for (int j = 1; j <= N - 2; j++)
+				A[i * N + j] = (A[(i - 1) * N + j - 1] + A[(i - 1) * N + j] +
+						A[(i - 1) * N + j + 1] + A[i * N + j - 1] +
+						A[i * N + j] + A[i * N + j + 1] +
+						A[(i + 1) * N + j - 1] + A[(i + 1) * N + j] +
+						A[(i + 1) * N + j + 1]) / 9.0f;
+	return same(e, "A", A_VA, A, N * N);
+}
+
+/* ------------------------------------------------------------- atax --- */
+
+static bool atax(struct er *e)
+{
+	enum { M = 38, N = 42 };
+	float A[M * N], x[N], y[N], tmp[M];
+	uint64_t targs[] = { A_VA, B_VA, C_VA, N };
+	uint64_t yargs[] = { A_VA, C_VA, D_VA, M, N };
+	int64_t text[] = { M }, yext[] = { N };
+	float fn = (float)N;
+
+	for (int i = 0; i < N; i++)
+		x[i] = 1 + (i / fn);
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++)
+			A[i * N + j] = (float)((i + j) % N) / (5 * M);
+	put(e, A_VA, A, M * N);
+	put(e, B_VA, x, N);
+	if (!launch(e, "atax_tmp", targs, text) ||
+	    !launch(e, "atax_y", yargs, yext))
+		return false;
+	for (int i = 0; i < N; i++)
+		y[i] = 0;
+	for (int i = 0; i < M; i++) {
+		tmp[i] = 0.0f;
+		for (int j = 0; j < N; j++)
+			tmp[i] = tmp[i] + A[i * N + j] * x[j];
+		for (int j = 0; j < N; j++)
+			y[j] = y[j] + A[i * N + j] * tmp[i];
+	}
+	return same(e, "tmp", C_VA, tmp, M) && same(e, "y", D_VA, y, N);
+}
+
+/* ------------------------------------------------------------- bicg --- */
+
+static bool bicg(struct er *e)
+{
+	enum { M = 38, N = 42 };
+	float A[N * M], p[M], r[N], s[M], q[N];
+	uint64_t qargs[] = { A_VA, B_VA, C_VA, M };
+	uint64_t sargs[] = { A_VA, D_VA, E_VA, N, M };
+	int64_t qext[] = { N }, sext[] = { M };
+
+	for (int i = 0; i < M; i++)
+		p[i] = (float)(i % M) / M;
+	for (int i = 0; i < N; i++) {
+		r[i] = (float)(i % N) / N;
+		for (int j = 0; j < M; j++)
+			A[i * M + j] = (float)(i * (j + 1) % N) / N;
+	}
+	put(e, A_VA, A, N * M);
+	put(e, B_VA, p, M);
+	put(e, D_VA, r, N);
+	if (!launch(e, "bicg_q", qargs, qext) ||
+	    !launch(e, "bicg_s", sargs, sext))
+		return false;
+	for (int i = 0; i < M; i++)
+		s[i] = 0;
+	for (int i = 0; i < N; i++) {
+		q[i] = 0.0f;
+		for (int j = 0; j < M; j++) {
+			s[j] = s[j] + r[i] * A[i * M + j];
+			q[i] = q[i] + A[i * M + j] * p[j];
+		}
+	}
+	return same(e, "q", C_VA, q, N) && same(e, "s", E_VA, s, M);
+}
+
+/* -------------------------------------------------------------- mvt --- */
+
+static bool mvt(struct er *e)
+{
+	enum { N = 40 };
+	static float A[N * N];
+	float x1[N], x2[N], y1[N], y2[N];
+	uint64_t args1[] = { A_VA, B_VA, C_VA, N };
+	uint64_t args2[] = { A_VA, D_VA, E_VA, N };
+	int64_t ext[] = { N };
+
+	for (int i = 0; i < N; i++) {
+		x1[i] = (float)(i % N) / N;
+		x2[i] = (float)((i + 1) % N) / N;
+		y1[i] = (float)((i + 3) % N) / N;
+		y2[i] = (float)((i + 4) % N) / N;
+		for (int j = 0; j < N; j++)
+			A[i * N + j] = (float)(i * j % N) / N;
+	}
+	put(e, A_VA, A, N * N);
+	put(e, B_VA, y1, N);
+	put(e, C_VA, x1, N);
+	put(e, D_VA, y2, N);
+	put(e, E_VA, x2, N);
+	if (!launch(e, "mvt_x1", args1, ext) || !launch(e, "mvt_x2", args2, ext))
+		return false;
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			x1[i] = x1[i] + A[i * N + j] * y1[j];
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			x2[i] = x2[i] + A[j * N + i] * y2[j];
+	return same(e, "x1", C_VA, x1, N) && same(e, "x2", E_VA, x2, N);
+}
+
+/* -------------------------------------------------------- jacobi-1d --- */
+
+static bool jacobi_1d(struct er *e)
+{
+	enum { TSTEPS = 20, N = 30 };
+	float A[N], B[N];
+	uint64_t ab[] = { A_VA, B_VA }, ba[] = { B_VA, A_VA };
+	int64_t ext[] = { N - 2 };
+
+	for (int i = 0; i < N; i++) {
+		A[i] = ((float)i + 2) / N;
+		B[i] = ((float)i + 3) / N;
+	}
+	put(e, A_VA, A, N);
+	put(e, B_VA, B, N);
+	for (int t = 0; t < TSTEPS; t++)
+		if (!launch(e, "jacobi_1d", ab, ext) ||
+		    !launch(e, "jacobi_1d", ba, ext))
+			return false;
+	for (int t = 0; t < TSTEPS; t++) {
+		for (int i = 1; i < N - 1; i++)
+			B[i] = 0.33333f * (A[i - 1] + A[i] + A[i + 1]);
+		for (int i = 1; i < N - 1; i++)
+			A[i] = 0.33333f * (B[i - 1] + B[i] + B[i + 1]);
+	}
+	return same(e, "A", A_VA, A, N) && same(e, "B", B_VA, B, N);
+}
+
+/* -------------------------------------------------------- jacobi-2d --- */
+
+static bool jacobi_2d(struct er *e)
+{
+	enum { TSTEPS = 20, N = 30 };
+	float A[N * N], B[N * N];
+	uint64_t ab[] = { A_VA, B_VA, N }, ba[] = { B_VA, A_VA, N };
+	int64_t ext[] = { N - 2, N - 2 };
+
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++) {
+			A[i * N + j] = ((float)i * (j + 2) + 2) / N;
+			B[i * N + j] = ((float)i * (j + 3) + 3) / N;
+		}
+	put(e, A_VA, A, N * N);
+	put(e, B_VA, B, N * N);
+	for (int t = 0; t < TSTEPS; t++)
+		if (!launch(e, "jacobi_2d", ab, ext) ||
+		    !launch(e, "jacobi_2d", ba, ext))
+			return false;
+	for (int t = 0; t < TSTEPS; t++) {
+		for (int i = 1; i < N - 1; i++)
+			for (int j = 1; j < N - 1; j++)
+				B[i * N + j] = 0.2f * (A[i * N + j] + A[i * N + j - 1] +
+						       A[i * N + 1 + j] + A[(1 + i) * N + j] +
+						       A[(i - 1) * N + j]);
+		for (int i = 1; i < N - 1; i++)
+			for (int j = 1; j < N - 1; j++)
+				A[i * N + j] = 0.2f * (B[i * N + j] + B[i * N + j - 1] +
+						       B[i * N + 1 + j] + B[(1 + i) * N + j] +
+						       B[(i - 1) * N + j]);
+	}
+	return same(e, "A", A_VA, A, N * N) && same(e, "B", B_VA, B, N * N);
+}
+
+/* ---------------------------------------------------------- trisolv --- */
+
+static bool trisolv(struct er *e)
+{
+	enum { N = 40 };
+	float L[N * N] = { 0 }, x[N], b[N];
+	int64_t ext[] = { 1 };
+
+	for (int i = 0; i < N; i++) {
+		x[i] = -999;
+		b[i] = i;
+		for (int j = 0; j <= i; j++)
+			L[i * N + j] = (float)(i + N - j + 1) * 2 / N;
+	}
+	put(e, A_VA, L, N * N);
+	put(e, B_VA, x, N);
+	put(e, C_VA, b, N);
+	for (int i = 0; i < N; i++) {
+		uint64_t args[] = { A_VA, B_VA, C_VA, i, N };
+
+		if (!launch(e, "trisolv", args, ext))
+			return false;
+	}
+	for (int i = 0; i < N; i++) {
+		x[i] = b[i];
+		for (int j = 0; j < i; j++)
+			x[i] -= L[i * N + j] * x[j];
+		x[i] = x[i] / L[i * N + i];
+	}
+	return same(e, "x", B_VA, x, N);
+}
+
+/* ------------------------------------------------------------ table --- */
+
+/**
+ * struct kernel - one PolyBench kernel
+ * @name: its file, bench/polybench/@name.loom
+ * @run: sets up its arrays, launches its threads and compares
+ * @unmapped: the fabrics (ON_4X4, ON_8X8) it is expected not to map on
+ */
+struct kernel {
+	const char *name;
+	bool (*run)(struct er *e);
+	unsigned unmapped;
+};
+
+static const struct kernel kernels[] = {
+	{ "gemm", gemm, 0 },
+	{ "gemm_tiled", gemm_tiled, ON_4X4 | ON_8X8 },
+	{ "gesummv", gesummv, ON_4X4 },
+	{ "syrk", syrk, ON_4X4 },
+	{ "trmm", trmm, ON_4X4 | ON_8X8 },
+	{ "seidel_2d", seidel_2d, ON_4X4 },
+	{ "atax", atax, 0 },
+	{ "bicg", bicg, 0 },
+	{ "mvt", mvt, 0 },
+	{ "jacobi_1d", jacobi_1d, 0 },
+	{ "jacobi_2d", jacobi_2d, 0 },
+	{ "trisolv", trisolv, ON_4X4 },
+};
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/*
+ * Kernel @k on fabric @f: maps (or is expected not to) and, when it maps,
+ * computes what C does.
+ */
+static void kernel_on(const struct kernel *k, unsigned f)
+{
+	unsigned n = fabrics[f];
+	bool expect_unmapped = k->unmapped & (1U << f);
+	char path[96];
+	struct timespec t0;
+	char *text;
+	struct er e;
+	double compile_ms;
+	int opened;
+
+	snprintf(path, sizeof(path), "bench/polybench/%s.loom", k->name);
+	text = er_read_file(path);
+	if (!text) {
+		CHECK(text);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	opened = er_open(&e, text, n, n);
+	compile_ms = ms_since(&t0);
+	if (opened) {
+		printf("#   %s does not map on %ux%u%s\n", k->name, n, n,
+		       expect_unmapped ? " (expected)" : "");
+		CHECK(expect_unmapped);
+	} else {
+		bool right = k->run(&e);
+
+		printf("#   %s maps on %ux%u (%.0f ms to compile, sanitized), %s\n",
+		       k->name, n, n, compile_ms,
+		       right ? "runs right" : "RUNS WRONG");
+		CHECK(right);
+		if (expect_unmapped)
+			printf("#   %s now maps on %ux%u: remove its expected failure\n",
+			       k->name, n, n);
+		CHECK(!expect_unmapped);
+	}
+	er_close(&e);
+	free(text);
+}
+
+TEST(polybench_4x4)
+{
+	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++)
+		kernel_on(&kernels[k], 0);
+}
+
+TEST(polybench_8x8)
+{
+	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++)
+		kernel_on(&kernels[k], 1);
+}
+
+int main(void)
+{
+	RUN(polybench_4x4);
+	RUN(polybench_8x8);
+	return checks_done();
+}
