@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * place.c: greedy placement, maze routing, rip-up and retry.
+ * place.c: greedy placement, annealed placement, negotiated-congestion
+ * routing.
  *
  * PEs are placed in topological order on the free tile closest to their
  * already placed inputs (an input port not yet placed pulls towards the
  * nearest edge); a port goes to the free edge position closest to its
- * first consumer.  Each output then is routed as a tree: for every
- * destination a breadth-first search from every tile the value already
- * reaches, over switch outputs no other value uses (an output selects
- * exactly one source, so a link carries one value per direction).  When a
- * destination cannot be reached the whole routing is dropped and the graph
- * placed again with random perturbation, PLACE_ATTEMPTS times.
+ * first consumer.  Each output then is routed as a tree, PathFinder-style
+ * (route_all()): values may share a link while the rounds go on, at a
+ * price that grows round by round, until no link carries two values (an
+ * output selects exactly one source, so a link carries one value per
+ * direction).  When they do not come apart, the graph is placed again
+ * with random perturbation, PLACE_ATTEMPTS times.
  *
  * When the graph has more operations than the fabric has tiles, or does
  * not route spatially, operations are packed into groups that share a
@@ -21,8 +22,10 @@
  * the least filled (group_pes()).  Groups are placed and routed as single
  * operations were.  @cap starts at the initiation interval the graph
  * cannot beat anyway (its memory bound, or operations over tiles) and
- * grows to LOOM_PE_SLOTS until the groups route; at each @cap a copy of
- * the graph whose operands are CONSTs is tried too (operands_to_consts()).
+ * grows to LOOM_PE_SLOTS until the groups route (when no greedy placement
+ * of the groups routes, annealing places single operations: anneal()); at
+ * each @cap a copy of the graph whose operands are CONSTs is tried too
+ * (operands_to_consts()).
  * A pipelined mapping then gets MOVs in free slots where a fork's early
  * branch would stall it (buffer_inputs()).
  */
@@ -50,12 +53,20 @@ struct pr {
 					   use_at[s + 1]), as node * 3 + input */
 	int *hops;			/* node * 3 + input: route length */
 	int *arrive;			/* node * 3 + input: arrival cycle */
-	int *order;			/* routing order of the outputs */
+	int *occ;			/* link (tile * 4 + dir): values on it */
+	float *hist;			/* link: its overuse in earlier rounds */
+	signed char *reached;		/* node * tiles + tile: how its value
+					   gets there (ROUTE_*, or the
+					   direction of the last link) */
+	int *depth;			/* node * tiles + tile: links from the
+					   value's origin */
+	float crowd_weight;		/* anneal_cost()'s, on link demand */
+	int *port_at;			/* port node, while annealing: side *
+					   LOOM_FABRIC_MAX_DIM + position */
 	unsigned seed;
 	int attempt;
 };
 
-#define ROUTE_ROUNDS	8
 
 /* Slot @k of tile @t. */
 static struct loom_tile_config *slot_cfg(struct placement *p, int t, int k)
@@ -293,92 +304,31 @@ static void place_all(struct pr *r)
 
 /* ------------------------------------------------------------ route --- */
 
+/*
+ * Negotiated congestion (PathFinder): each value is routed as a tree, by
+ * Dijkstra over the links from every tile it already reaches to each of
+ * its consumers in turn.  A link may be claimed by several values while
+ * routing goes on, at a price: it costs more the more other values use it
+ * now (the present factor, which grows round after round) and the more it
+ * was overused in earlier rounds (its history).  Every round rips up and
+ * reroutes every value, until no link carries two values (an output
+ * selects exactly one source) or ROUTE_ROUNDS have passed.
+ */
+#define ROUTE_ROUNDS		40
+#define ROUTE_PRES_FIRST	0.5f
+#define ROUTE_PRES_GROWTH	1.6f
+#define ROUTE_HIST_STEP		1.0f
+
+/* r->reached[] of a tile a value does not reach; ROUTE_SOURCE: its origin */
+#define ROUTE_UNREACHED		(-1)
+#define ROUTE_SOURCE		4
+
 /* The switch source through which a link in direction @dir arrives. */
 static uint8_t arrives_as(unsigned dir)
 {
 	return LOOM_SRC_N + (dir + 2) % 4;
 }
 
-/* Extends the value's tree (@avail, @depth) to tile @dst; false if stuck. */
-static bool reach(struct pr *r, uint8_t *avail, int *depth, int dst)
-{
-	int n = r->w * r->h, head = 0, tail = 0;
-	int queue[PLACE_MAX_TILES], from[PLACE_MAX_TILES];
-	int path[PLACE_MAX_TILES], len = 0;
-
-	for (int t = 0; t < PLACE_MAX_TILES; t++)
-		from[t] = -2;
-	for (int t = 0; t < n; t++) {
-		if (avail[t]) {
-			from[t] = -1;
-			queue[tail++] = t;
-		}
-	}
-	while (head < tail && from[dst] == -2) {
-		int t = queue[head++];
-
-		for (unsigned d = 0; d < 4; d++) {
-			int u = neighbour(r, t, d);
-
-			if (u < 0 || from[u] != -2 ||
-			    links(r, t)[d] != LOOM_SRC_NONE)
-				continue;
-			from[u] = t * 4 + d;
-			queue[tail++] = u;
-		}
-	}
-	if (from[dst] == -2)
-		return false;
-	for (int t = dst; from[t] >= 0; t = from[t] / 4)
-		path[len++] = from[t];
-	while (len--) {
-		int t = path[len] / 4, d = path[len] % 4;
-		int u = neighbour(r, t, d);
-
-		links(r, t)[d] = avail[t];
-		avail[u] = arrives_as(d);
-		depth[u] = depth[t] + 1;
-	}
-	return true;
-}
-
-/* Routes node @s's output to every input it feeds. */
-static bool route_net(struct pr *r, int s)
-{
-	uint8_t avail[PLACE_MAX_TILES] = { 0 };
-	int depth[PLACE_MAX_TILES] = { 0 };
-	const struct g_node *src = &r->g->nodes[s];
-
-	if (src->kind == G_PE) {
-		avail[r->where[s]] = r->p->slots == 1 ? LOOM_SRC_PE :
-				     LOOM_SRC_SLOT(r->slot[s]);
-	} else {
-		const struct loom_port_binding *b = &r->p->ports[r->where[s]];
-
-		avail[edge_tile(r, b->side, b->pos)] = LOOM_SRC_N + b->side;
-	}
-	for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++) {
-		int i = r->uses[u] / 3, k = r->uses[u] % 3, t = r->where[i];
-
-		if (!avail[t] && !reach(r, avail, depth, t))
-			return false;
-		slot_cfg(r->p, t, r->slot[i])->route[LOOM_OUT_PE_A + k] = avail[t];
-		r->hops[i * 3 + k] = depth[t];
-	}
-	return true;
-}
-
-static void clear_routes(struct pr *r)
-{
-	for (unsigned t = 0; t < r->w * r->h * r->p->slots; t++)
-		memset(r->p->tiles[t].route, 0, sizeof(r->p->tiles[t].route));
-}
-
-/*
- * Routes every output, in r->order.  A value that cannot be routed moves
- * to the front of the order and routing starts over (rip-up and reroute),
- * a few times before the placement is given up.
- */
 static int fanout(const struct pr *r, int s)
 {
 	return r->use_at[s + 1] - r->use_at[s];
@@ -401,37 +351,223 @@ static void index_uses(struct pr *r)
 	r->use_at[g->num] = n;
 }
 
-/* Point-to-point values first: a wide fork can detour more easily. */
-static void initial_order(struct pr *r)
+/* The tile where node @s's value enters the fabric, and its source there. */
+static int source_tile(struct pr *r, int s, uint8_t *src)
 {
-	int *fan = r->hops;	/* scratch: overwritten by routing */
+	const struct loom_port_binding *b;
 
-	for (int i = 0; i < r->g->num; i++) {
-		int j = i;
+	if (r->g->nodes[s].kind == G_PE) {
+		*src = r->p->slots == 1 ? LOOM_SRC_PE : LOOM_SRC_SLOT(r->slot[s]);
+		return r->where[s];
+	}
+	b = &r->p->ports[r->where[s]];
+	*src = LOOM_SRC_N + b->side;
+	return edge_tile(r, b->side, b->pos);
+}
 
-		fan[i] = fanout(r, i);
-		for (; j > 0 && fan[r->order[j - 1]] > fan[i]; j--)
-			r->order[j] = r->order[j - 1];
-		r->order[j] = i;
+/* The switch source of value @s at tile @t, which it reaches. */
+static uint8_t source_at(struct pr *r, int s, int t)
+{
+	signed char how = r->reached[s * (int)(r->w * r->h) + t];
+	uint8_t src;
+
+	if (how == ROUTE_SOURCE) {
+		source_tile(r, s, &src);
+		return src;
+	}
+	return arrives_as(how);
+}
+
+/* A binary min-heap of tiles by cost, for route_value()'s Dijkstra. */
+struct heap {
+	int n;
+	float key[5 * PLACE_MAX_TILES];
+	int tile[5 * PLACE_MAX_TILES];
+};
+
+static void heap_push(struct heap *h, float key, int tile)
+{
+	int i = h->n++;
+
+	while (i > 0 && h->key[(i - 1) / 2] > key) {
+		h->key[i] = h->key[(i - 1) / 2];
+		h->tile[i] = h->tile[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->key[i] = key;
+	h->tile[i] = tile;
+}
+
+static int heap_pop(struct heap *h, float *key)
+{
+	int top = h->tile[0], i = 0;
+	float last = h->key[--h->n];
+	int last_tile = h->tile[h->n];
+
+	*key = h->key[0];
+	for (;;) {
+		int c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->key[c + 1] < h->key[c])
+			c++;
+		if (h->key[c] >= last)
+			break;
+		h->key[i] = h->key[c];
+		h->tile[i] = h->tile[c];
+		i = c;
+	}
+	h->key[i] = last;
+	h->tile[i] = last_tile;
+	return top;
+}
+
+/* What a value pays for link @l (tile * 4 + direction) in this round. */
+static float link_cost(struct pr *r, int l, float pres)
+{
+	return (1.0f + r->hist[l]) * (1.0f + pres * (float)r->occ[l]);
+}
+
+/*
+ * Extends value @s's tree to tile @dst along the cheapest path from any
+ * tile it reaches.
+ */
+static void reach_tile(struct pr *r, int s, int dst, float pres)
+{
+	int nt = r->w * r->h;
+	signed char *reached = &r->reached[s * nt];
+	int *depth = &r->depth[s * nt];
+	float dist[PLACE_MAX_TILES];
+	int prev[PLACE_MAX_TILES], path[PLACE_MAX_TILES], len = 0;
+	static struct heap h;
+
+	h.n = 0;
+	for (int t = 0; t < nt; t++) {
+		dist[t] = reached[t] != ROUTE_UNREACHED ? 0.0f : 1e30f;
+		prev[t] = -1;
+		if (reached[t] != ROUTE_UNREACHED)
+			heap_push(&h, 0.0f, t);
+	}
+	while (h.n) {
+		float d;
+		int t = heap_pop(&h, &d);
+
+		if (d > dist[t])
+			continue;
+		if (t == dst)
+			break;
+		for (unsigned dir = 0; dir < 4; dir++) {
+			int u = neighbour(r, t, dir), l = t * 4 + dir;
+			float c;
+
+			if (u < 0 || reached[u] != ROUTE_UNREACHED)
+				continue;
+			c = d + link_cost(r, l, pres);
+			if (c < dist[u]) {
+				dist[u] = c;
+				prev[u] = l;
+				heap_push(&h, c, u);
+			}
+		}
+	}
+	for (int t = dst; reached[t] == ROUTE_UNREACHED; t = prev[t] / 4)
+		path[len++] = prev[t];
+	while (len--) {
+		int l = path[len], t = l / 4, dir = l % 4;
+		int u = neighbour(r, t, dir);
+
+		r->occ[l]++;
+		reached[u] = dir;
+		depth[u] = depth[t] + 1;
 	}
 }
 
+/* Rips value @s's tree up and routes it again to every consumer. */
+static void route_value(struct pr *r, int s, float pres)
+{
+	int nt = r->w * r->h;
+	signed char *reached = &r->reached[s * nt];
+	uint8_t src;
+
+	for (int t = 0; t < nt; t++) {
+		if (reached[t] >= 0 && reached[t] < 4)
+			r->occ[neighbour(r, t, (reached[t] + 2) % 4) * 4 +
+			       reached[t]]--;
+		reached[t] = ROUTE_UNREACHED;
+	}
+	reached[source_tile(r, s, &src)] = ROUTE_SOURCE;
+	r->depth[s * nt + source_tile(r, s, &src)] = 0;
+	for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++) {
+		int t = r->where[r->uses[u] / 3];
+
+		if (reached[t] == ROUTE_UNREACHED)
+			reach_tile(r, s, t, pres);
+	}
+}
+
+static void clear_routes(struct pr *r)
+{
+	for (unsigned t = 0; t < r->w * r->h * r->p->slots; t++)
+		memset(r->p->tiles[t].route, 0, sizeof(r->p->tiles[t].route));
+}
+
+/* Writes the routed trees into the switches and PE inputs. */
+static void write_routes(struct pr *r)
+{
+	int nt = r->w * r->h;
+
+	clear_routes(r);
+	for (int s = 0; s < r->g->num; s++) {
+		const signed char *reached = &r->reached[s * nt];
+
+		if (!fanout(r, s))
+			continue;
+		for (int u = 0; u < nt; u++) {
+			int t;
+
+			if (reached[u] < 0 || reached[u] >= 4)
+				continue;
+			t = neighbour(r, u, (reached[u] + 2) % 4);
+			links(r, t)[reached[u]] = source_at(r, s, t);
+		}
+		for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++) {
+			int i = r->uses[u] / 3, k = r->uses[u] % 3;
+			int t = r->where[i];
+
+			slot_cfg(r->p, t, r->slot[i])->route[LOOM_OUT_PE_A + k] =
+				source_at(r, s, t);
+			r->hops[i * 3 + k] = r->depth[s * nt + t];
+		}
+	}
+}
+
+/* Routes every value; false if some link still carries two. */
 static bool route_all(struct pr *r)
 {
-	initial_order(r);
+	int nt = r->w * r->h;
+	float pres = ROUTE_PRES_FIRST;
+
+	memset(r->occ, 0, 4 * nt * sizeof(r->occ[0]));
+	for (int l = 0; l < 4 * nt; l++)
+		r->hist[l] = 0.0f;
+	memset(r->reached, ROUTE_UNREACHED, (size_t)r->g->num * nt);
 	for (int round = 0; round < ROUTE_ROUNDS; round++) {
-		int i, failed;
+		int overused = 0;
 
-		clear_routes(r);
-		for (i = 0; i < r->g->num; i++)
-			if (!route_net(r, r->order[i]))
-				break;
-		if (i == r->g->num)
+		for (int s = 0; s < r->g->num; s++)
+			if (fanout(r, s))
+				route_value(r, s, pres);
+		for (int l = 0; l < 4 * nt; l++)
+			if (r->occ[l] > 1) {
+				overused++;
+				r->hist[l] += ROUTE_HIST_STEP;
+			}
+		if (!overused) {
+			write_routes(r);
 			return true;
-		failed = r->order[i];
-
-		memmove(&r->order[1], &r->order[0], i * sizeof(int));
-		r->order[0] = failed;
+		}
+		pres *= ROUTE_PRES_GROWTH;
 	}
 	return false;
 }
@@ -790,6 +926,286 @@ static int first_cap(const struct graph *g, unsigned w, unsigned h)
 	return cap < LOOM_PE_SLOTS ? cap : LOOM_PE_SLOTS;
 }
 
+/* ----------------------------------------------------------- anneal --- */
+
+/*
+ * Simulated annealing over single operations, for groupings the greedy
+ * placement cannot route: an operation moves to another tile with a free
+ * slot, or swaps tiles with one; a port moves to a free edge position or
+ * swaps with another port.  The cost is the wire length (each value's
+ * bounding box over its origin and its consumers) plus a penalty, per
+ * tile, for the distinct values that must enter (leave) it over more
+ * links than it has: the routes need those links, and more for the values
+ * passing through.  Moves that raise the cost are taken with probability
+ * exp(-rise / temperature), the temperature falling geometrically.
+ */
+#define ANNEAL_TRIES		6
+#define ANNEAL_STEPS		60
+#define ANNEAL_T_FIRST		3.0f
+/* per step, to about 0.02 after ANNEAL_STEPS */
+#define ANNEAL_COOLING		0.92f
+#define ANNEAL_EXCESS_WEIGHT	6.0f
+
+/* The tile where value @s enters the fabric during annealing. */
+static int origin(struct pr *r, int s)
+{
+	if (r->g->nodes[s].kind == G_PE)
+		return r->where[s];
+	return edge_tile(r, r->port_at[s] / LOOM_FABRIC_MAX_DIM,
+			 r->port_at[s] % LOOM_FABRIC_MAX_DIM);
+}
+
+static float anneal_cost(struct pr *r)
+{
+	int nt = r->w * r->h, in[PLACE_MAX_TILES] = { 0 };
+	int out[PLACE_MAX_TILES] = { 0 }, seen[PLACE_MAX_TILES];
+	float cost = 0.0f, demand[PLACE_MAX_TILES] = { 0 };
+	int pair[4 * PLACE_MAX_TILES] = { 0 };	/* values to each neighbour */
+
+	for (int t = 0; t < nt; t++)
+		seen[t] = -1;
+	for (int s = 0; s < r->g->num; s++) {
+		int o, x0, x1, y0, y1;
+		bool leaves = false;
+
+		if (!fanout(r, s))
+			continue;
+		o = origin(r, s);
+		x0 = x1 = o % (int)r->w;
+		y0 = y1 = o / (int)r->w;
+		for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++) {
+			int t = r->where[r->uses[u] / 3];
+			int x = t % (int)r->w, y = t / (int)r->w;
+
+			x0 = x < x0 ? x : x0;
+			x1 = x > x1 ? x : x1;
+			y0 = y < y0 ? y : y0;
+			y1 = y > y1 ? y : y1;
+			if (t != o && seen[t] != s) {
+				seen[t] = s;
+				in[t]++;
+				leaves = true;
+				if (dist(r, o, t) == 1)
+					pair[o * 4 + (t == o + 1 ? LOOM_DIR_E :
+						      t == o - 1 ? LOOM_DIR_W :
+						      t > o ? LOOM_DIR_S : LOOM_DIR_N)]++;
+			}
+		}
+		out[o] += leaves;
+		cost += (float)(x1 - x0 + y1 - y0);
+		/* its links, spread evenly over its bounding box */
+		if (x1 - x0 + y1 - y0) {
+			float share = (float)(x1 - x0 + y1 - y0) /
+				      (float)((x1 - x0 + 1) * (y1 - y0 + 1));
+
+			for (int y = y0; y <= y1; y++)
+				for (int x = x0; x <= x1; x++)
+					demand[y * r->w + x] += share;
+		}
+	}
+	for (int t = 0; t < nt; t++) {
+		int deg = degree(r, t);
+		int over = (in[t] > deg ? in[t] - deg : 0) +
+			   (out[t] > deg ? out[t] - deg : 0);
+		float crowd = demand[t] - (float)deg;
+
+		cost += ANNEAL_EXCESS_WEIGHT * (float)(over * over + over);
+		if (crowd > 0.0f)
+			cost += r->crowd_weight * crowd * crowd;
+		/* a second value to the same neighbour detours: 2 links more */
+		for (unsigned d = 0; d < 4; d++)
+			if (pair[t * 4 + d] > 1)
+				cost += 2.0f * (float)(pair[t * 4 + d] - 1);
+	}
+	return cost;
+}
+
+/* A uniform number in [0, 1). */
+static float unit(struct pr *r)
+{
+	return (float)rnd(r) / 32768.0f;
+}
+
+/*
+ * About exp(-@x) for x >= 0 (the Taylor series of exp(x) to the cube, in
+ * the denominator): the acceptance probability needs no libm.
+ */
+static float exp_neg(float x)
+{
+	return 1.0f / (1.0f + x * (1.0f + x * (0.5f + x / 6.0f)));
+}
+
+/* Moves PE node @i to tile @t, or swaps it with an operation there. */
+static void move_pe(struct pr *r, int i, int t, int cap, int *count,
+		    int *undo)
+{
+	undo[0] = i;
+	undo[1] = r->where[i];
+	undo[2] = -1;
+	if (count[t] >= cap) {
+		int k = rnd(r) % count[t];
+
+		for (int j = 0; j < r->g->num; j++)
+			if (r->g->nodes[j].kind == G_PE && r->where[j] == t &&
+			    k-- == 0) {
+				undo[2] = j;
+				r->where[j] = r->where[i];
+				break;
+			}
+	} else {
+		count[r->where[i]]--;
+		count[t]++;
+	}
+	r->where[i] = t;
+}
+
+static void undo_pe(struct pr *r, int *count, const int *undo)
+{
+	int i = undo[0], t = r->where[i];
+
+	if (undo[2] >= 0) {
+		r->where[undo[2]] = t;
+	} else {
+		count[t]--;
+		count[undo[1]]++;
+	}
+	r->where[i] = undo[1];
+}
+
+/* Moves port node @i to edge position @at, or swaps it with the port there. */
+static int move_port(struct pr *r, int i, int at, const int *ports, int nports)
+{
+	int other = -1;
+
+	for (int k = 0; k < nports; k++)
+		if (r->port_at[ports[k]] == at)
+			other = ports[k];
+	if (other >= 0)
+		r->port_at[other] = r->port_at[i];
+	r->port_at[i] = at;
+	return other;
+}
+
+/*
+ * Anneals the placement in r->where (PE nodes) and r->p->ports, at most
+ * @cap operations a tile, and writes it back with slots in node order.
+ */
+static void anneal(struct pr *r, int cap)
+{
+	int nt = r->w * r->h, count[PLACE_MAX_TILES] = { 0 };
+	int *pes = calloc(r->g->num + 1, sizeof(int));
+	int *ports = calloc(r->g->num + 1, sizeof(int));
+	int npes = 0, nports = 0, edges = 0, slot_used[PLACE_MAX_TILES] = { 0 };
+	int per_step;
+	float cost, t = ANNEAL_T_FIRST;
+
+	if (!pes || !ports)
+		abort();
+	for (int i = 0; i < r->g->num; i++) {
+		const struct g_node *n = &r->g->nodes[i];
+
+		if (n->kind == G_PE) {
+			pes[npes++] = i;
+			count[r->where[i]]++;
+		} else if (r->where[i] >= 0) {
+			const struct loom_port_binding *b = &r->p->ports[r->where[i]];
+
+			ports[nports++] = i;
+			r->port_at[i] = b->side * LOOM_FABRIC_MAX_DIM + b->pos;
+		}
+	}
+	for (unsigned side = 0; side < 4; side++)
+		edges += side_len(r, side);
+	per_step = 10 * (npes + nports) + 100;
+	cost = anneal_cost(r);
+	for (int step = 0; step < ANNEAL_STEPS; step++, t *= ANNEAL_COOLING) {
+		for (int m = 0; m < per_step; m++) {
+			int pick = rnd(r) % (npes + nports), undo[3], other = -1;
+			int i, was = 0;
+			float c;
+
+			if (pick < npes) {
+				i = pes[pick];
+				move_pe(r, i, rnd(r) % nt, cap, count, undo);
+			} else {
+				int at = rnd(r) % edges;
+				unsigned side = 0;
+
+				while (at >= (int)side_len(r, side))
+					at -= side_len(r, side++);
+				i = ports[pick - npes];
+				was = r->port_at[i];
+				other = move_port(r, i, side * LOOM_FABRIC_MAX_DIM + at,
+						  ports, nports);
+			}
+			c = anneal_cost(r);
+			if (c <= cost || unit(r) < exp_neg((c - cost) / t)) {
+				cost = c;
+				continue;
+			}
+			if (pick < npes) {
+				undo_pe(r, count, undo);
+			} else {
+				if (other >= 0)
+					r->port_at[other] = r->port_at[i];
+				r->port_at[i] = was;
+			}
+		}
+	}
+	/* back into the configuration: slots in node order, ports rebound */
+	memset(r->p->tiles, 0, sizeof(r->p->tiles));
+	for (int k = 0; k < npes; k++) {
+		int i = pes[k];
+		const struct g_node *n = &r->g->nodes[i];
+		struct loom_tile_config *tc;
+
+		r->slot[i] = r->p->slots == 1 ? 0 : slot_used[r->where[i]]++;
+		tc = slot_cfg(r->p, r->where[i], r->slot[i]);
+		tc->op = n->op;
+		tc->type = n->type;
+		tc->flags = (n->imm_b ? LOOM_TILE_IMM_B : 0) |
+			    (n->imm_operand ? LOOM_TILE_IMM_OPERAND : 0);
+		tc->imm = n->imm;
+	}
+	for (int k = 0; k < nports; k++) {
+		struct loom_port_binding *b = &r->p->ports[r->where[ports[k]]];
+
+		b->side = r->port_at[ports[k]] / LOOM_FABRIC_MAX_DIM;
+		b->pos = r->port_at[ports[k]] % LOOM_FABRIC_MAX_DIM;
+	}
+	free(pes);
+	free(ports);
+}
+
+/*
+ * When no greedy placement routes: annealed placements from the greedy
+ * one of the first grouping rule, each try from another seed.
+ */
+static bool anneal_route(struct pr *r, int cap)
+{
+	r->p->slots = cap == 1 ? 1 : LOOM_PE_SLOTS;
+	r->strategy = JOIN_PRODUCER;
+	r->max_inputs = GROUP_MAX_INPUTS;
+	group_pes(r, cap);
+	group_links(r);
+	for (int try = 0; try < ANNEAL_TRIES; try++) {
+		r->attempt = 0;
+		r->seed = 12345 + 7919 * try;
+		/*
+		 * Every other try also weighs the links the routes will
+		 * need against the links each tile has: neither cost alone
+		 * finds every mapping.
+		 */
+		r->crowd_weight = try % 2 ? 2.0f : 0.0f;
+		place_all(r);
+		anneal(r, cap);
+		r->attempt = try + 1;
+		if (route_all(r))
+			return true;
+	}
+	return false;
+}
+
 /* ---------------------------------------------------------- buffers --- */
 
 /*
@@ -949,7 +1365,11 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 	p->height = height;
 	p->slots = 1;
 	r.where = calloc(g->num + 1, sizeof(int));
-	r.order = calloc(g->num + 1, sizeof(int));
+	r.port_at = calloc(g->num + 1, sizeof(int));
+	r.occ = calloc(4 * PLACE_MAX_TILES, sizeof(int));
+	r.hist = calloc(4 * PLACE_MAX_TILES, sizeof(float));
+	r.reached = calloc((size_t)g->num * width * height + 1, 1);
+	r.depth = calloc((size_t)g->num * width * height + 1, sizeof(int));
 	r.group = calloc(g->num + 1, sizeof(int));
 	r.slot = calloc(g->num + 1, sizeof(int));
 	r.links_in = calloc(g->num + 1, sizeof(int));
@@ -958,7 +1378,7 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 	r.arrive = calloc(3 * g->num + 3, sizeof(int));
 	r.use_at = calloc(g->num + 1, sizeof(int));
 	r.uses = calloc(3 * g->num + 3, sizeof(int));
-	if (!r.where || !r.order || !r.group || !r.slot || !r.links_in ||
+	if (!r.where || !r.port_at || !r.occ || !r.hist || !r.reached || !r.depth || !r.group || !r.slot || !r.links_in ||
 	    !r.links_out || !r.hops || !r.arrive || !r.use_at || !r.uses)
 		abort();
 	index_uses(&r);
@@ -969,6 +1389,8 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 		r.max_inputs = GROUP_MAX_INPUTS - t / GROUP_STRATEGIES;
 		ok = place_route(&r, cap);
 	}
+	if (!ok)
+		ok = anneal_route(&r, cap);
 	if (ok) {
 		stats(&r);
 		p->stats.attempts = r.attempt;
@@ -985,7 +1407,11 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 		p->stats.slots = p->slots;
 	}
 	free(r.where);
-	free(r.order);
+	free(r.port_at);
+	free(r.occ);
+	free(r.hist);
+	free(r.reached);
+	free(r.depth);
 	free(r.group);
 	free(r.slot);
 	free(r.links_in);
@@ -1157,9 +1583,10 @@ static bool map_any(struct diag *d, struct loom_loc loc, const struct graph *g,
 		does_not_fit(d, loc, g, width, height);
 	else
 		diag_error(d, loc,
-			   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d placements",
+			   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d placements and %d annealed ones",
 			   g->thread ? g->thread : "?", graph_count(g, G_PE),
-			   graph_count(g, G_PORT), width, height, PLACE_ATTEMPTS);
+			   graph_count(g, G_PORT), width, height, PLACE_ATTEMPTS,
+			   ANNEAL_TRIES);
 	return false;
 }
 

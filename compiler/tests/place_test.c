@@ -194,15 +194,45 @@ TEST(does_not_fit)
 	free(s);
 }
 
-/* Enough tiles, too few links: a 9-PE graph in a 1 x 9 strip. */
+/*
+ * Enough slots, too few links: a 5-point stencil of 31 operations on a
+ * 2x2 fabric of 32 slots and 8 links.  (vadd in a 1 x 9 strip, the case
+ * before, routes since the router negotiates congestion.)
+ */
+static const char stencil5_src[] =
+	"dataflow.thread private @jacobi_2d " DENSE "(%src: memref<?xf32>, %dst: memref<?xf32>, %n: index) ctrl(%ctl: none) iv(%a: index, %b: index) {\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %fifth = arith.constant 0.2 : f32\n"
+	"  %i = arith.addi %a, %c1 : index\n"
+	"  %j = arith.addi %b, %c1 : index\n"
+	"  %ri = arith.muli %i, %n : index\n"
+	"  %c = arith.addi %ri, %j : index\n"
+	"  %w = arith.subi %c, %c1 : index\n"
+	"  %e = arith.addi %c, %c1 : index\n"
+	"  %s = arith.addi %c, %n : index\n"
+	"  %no = arith.subi %c, %n : index\n"
+	"  %vc = memref.load %src[%c] : memref<?xf32>\n"
+	"  %vw = memref.load %src[%w] : memref<?xf32>\n"
+	"  %ve = memref.load %src[%e] : memref<?xf32>\n"
+	"  %vs = memref.load %src[%s] : memref<?xf32>\n"
+	"  %vn = memref.load %src[%no] : memref<?xf32>\n"
+	"  %s1 = arith.addf %vc, %vw : f32\n"
+	"  %s2 = arith.addf %s1, %ve : f32\n"
+	"  %s3 = arith.addf %s2, %vs : f32\n"
+	"  %s4 = arith.addf %s3, %vn : f32\n"
+	"  %v = arith.mulf %fifth, %s4 : f32\n"
+	"  memref.store %v, %dst[%c] : memref<?xf32>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
 TEST(cannot_route)
 {
 	struct placed x;
 
-	REQUIRE(place_text(&x, vadd_src, 9, 1) == 0);
+	REQUIRE(place_text(&x, stencil5_src, 2, 2) == 0);
 	CHECK_EQ(1, x.errors);
-	CHECK(front_diag_is(&x.f, 0, DIAG_ERROR, 1, 17,
-			    "cannot route the graph of @vadd (9 operations, 4 ports) on a 9x1 fabric"));
+	CHECK(front_diag_is(&x.f, 0, DIAG_ERROR, 1, 25,
+			    "cannot route the graph of @jacobi_2d (31 operations, 5 ports) on a 2x2 fabric"));
 	placed_close(&x);
 }
 
