@@ -60,7 +60,9 @@ struct pr {
 					   direction of the last link) */
 	int *depth;			/* node * tiles + tile: links from the
 					   value's origin */
-	float crowd_weight;		/* anneal_cost()'s, on link demand */
+	float crowd_weight;		/* tally_cost()'s, on link demand */
+	float pressure[PLACE_MAX_TILES];/* tally_cost()'s, from failed routes */
+	bool tally_demand;		/* whether the cost needs the demand */
 	int *port_at;			/* port node, while annealing: side *
 					   LOOM_FABRIC_MAX_DIM + position */
 	unsigned seed;
@@ -312,11 +314,14 @@ static void place_all(struct pr *r)
  * now (the present factor, which grows round after round) and the more it
  * was overused in earlier rounds (its history).  Every round rips up and
  * reroutes every value, until no link carries two values (an output
- * selects exactly one source) or ROUTE_ROUNDS have passed.
+ * selects exactly one source), or ROUTE_ROUNDS have passed, or
+ * ROUTE_STALL_ROUNDS without fewer overused links than before (the
+ * placement is then given up sooner: most of a failing compile's time).
  */
-#define ROUTE_ROUNDS		40
+#define ROUTE_ROUNDS		80
+#define ROUTE_STALL_ROUNDS	20
 #define ROUTE_PRES_FIRST	0.5f
-#define ROUTE_PRES_GROWTH	1.6f
+#define ROUTE_PRES_GROWTH	1.3f
 #define ROUTE_HIST_STEP		1.0f
 
 /* r->reached[] of a tile a value does not reach; ROUTE_SOURCE: its origin */
@@ -552,7 +557,8 @@ static bool route_all(struct pr *r)
 	for (int l = 0; l < 4 * nt; l++)
 		r->hist[l] = 0.0f;
 	memset(r->reached, ROUTE_UNREACHED, (size_t)r->g->num * nt);
-	for (int round = 0; round < ROUTE_ROUNDS; round++) {
+	for (int round = 0, best = -1, stalled = 0;
+	     round < ROUTE_ROUNDS && stalled < ROUTE_STALL_ROUNDS; round++) {
 		int overused = 0;
 
 		for (int s = 0; s < r->g->num; s++)
@@ -568,6 +574,12 @@ static bool route_all(struct pr *r)
 			return true;
 		}
 		pres *= ROUTE_PRES_GROWTH;
+		if (best < 0 || overused < best) {
+			best = overused;
+			stalled = 0;
+		} else {
+			stalled++;
+		}
 	}
 	return false;
 }
@@ -936,14 +948,21 @@ static int first_cap(const struct graph *g, unsigned w, unsigned h)
  * bounding box over its origin and its consumers) plus a penalty, per
  * tile, for the distinct values that must enter (leave) it over more
  * links than it has: the routes need those links, and more for the values
- * passing through.  Moves that raise the cost are taken with probability
- * exp(-rise / temperature), the temperature falling geometrically.
+ * passing through; 2 for every further value sent to the same neighbour
+ * (one link each way: it detours); and, when asked, the links the values'
+ * boxes need over a tile's links (crowd_weight) and the demand on tiles
+ * where routing failed before (pressure).  Moves that raise the cost are
+ * taken with probability exp(-rise / temperature), the temperature
+ * falling geometrically.  Fixed seeds: the result is deterministic.
  */
-#define ANNEAL_TRIES		6
-#define ANNEAL_STEPS		60
+#define ANNEAL_TRIES		12
+#define ANNEAL_REFINES		3	/* re-anneals of a start that fails */
+#define ANNEAL_MOVES_PER_NODE	10	/* per temperature */
 #define ANNEAL_T_FIRST		3.0f
-/* per step, to about 0.02 after ANNEAL_STEPS */
+#define ANNEAL_T_REHEAT		0.5f
+#define ANNEAL_T_LAST		0.02f
 #define ANNEAL_COOLING		0.92f
+#define ANNEAL_PRESSURE_WEIGHT	0.5f
 #define ANNEAL_EXCESS_WEIGHT	6.0f
 
 /* The tile where value @s enters the fabric during annealing. */
@@ -955,69 +974,120 @@ static int origin(struct pr *r, int s)
 			 r->port_at[s] % LOOM_FABRIC_MAX_DIM);
 }
 
-static float anneal_cost(struct pr *r)
+/*
+ * What the values need of the tiles, kept up to date move by move (a move
+ * retallies only the values it touches).
+ */
+struct tally {
+	int in[PLACE_MAX_TILES];	/* distinct values entering */
+	int out[PLACE_MAX_TILES];	/* distinct values leaving */
+	int pair[4 * PLACE_MAX_TILES];	/* values sent to each neighbour */
+	float demand[PLACE_MAX_TILES];	/* links of the boxes over the tile */
+	float wire;			/* bounding boxes' half perimeters */
+	int seen[PLACE_MAX_TILES], stamp;
+};
+
+/* Adds (@sign 1) or removes (-1) value @s's needs. */
+static void tally_value(struct pr *r, struct tally *y, int s, int sign)
 {
-	int nt = r->w * r->h, in[PLACE_MAX_TILES] = { 0 };
-	int out[PLACE_MAX_TILES] = { 0 }, seen[PLACE_MAX_TILES];
-	float cost = 0.0f, demand[PLACE_MAX_TILES] = { 0 };
-	int pair[4 * PLACE_MAX_TILES] = { 0 };	/* values to each neighbour */
+	int o = origin(r, s), x0, x1, y0, y1, len;
+	bool leaves = false;
 
-	for (int t = 0; t < nt; t++)
-		seen[t] = -1;
-	for (int s = 0; s < r->g->num; s++) {
-		int o, x0, x1, y0, y1;
-		bool leaves = false;
+	y->stamp++;
+	x0 = x1 = o % (int)r->w;
+	y0 = y1 = o / (int)r->w;
+	for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++) {
+		int t = r->where[r->uses[u] / 3];
+		int x = t % (int)r->w, yy = t / (int)r->w;
 
-		if (!fanout(r, s))
+		x0 = x < x0 ? x : x0;
+		x1 = x > x1 ? x : x1;
+		y0 = yy < y0 ? yy : y0;
+		y1 = yy > y1 ? yy : y1;
+		if (t == o || y->seen[t] == y->stamp)
 			continue;
-		o = origin(r, s);
-		x0 = x1 = o % (int)r->w;
-		y0 = y1 = o / (int)r->w;
-		for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++) {
-			int t = r->where[r->uses[u] / 3];
-			int x = t % (int)r->w, y = t / (int)r->w;
-
-			x0 = x < x0 ? x : x0;
-			x1 = x > x1 ? x : x1;
-			y0 = y < y0 ? y : y0;
-			y1 = y > y1 ? y : y1;
-			if (t != o && seen[t] != s) {
-				seen[t] = s;
-				in[t]++;
-				leaves = true;
-				if (dist(r, o, t) == 1)
-					pair[o * 4 + (t == o + 1 ? LOOM_DIR_E :
-						      t == o - 1 ? LOOM_DIR_W :
-						      t > o ? LOOM_DIR_S : LOOM_DIR_N)]++;
-			}
-		}
-		out[o] += leaves;
-		cost += (float)(x1 - x0 + y1 - y0);
-		/* its links, spread evenly over its bounding box */
-		if (x1 - x0 + y1 - y0) {
-			float share = (float)(x1 - x0 + y1 - y0) /
-				      (float)((x1 - x0 + 1) * (y1 - y0 + 1));
-
-			for (int y = y0; y <= y1; y++)
-				for (int x = x0; x <= x1; x++)
-					demand[y * r->w + x] += share;
-		}
+		y->seen[t] = y->stamp;
+		y->in[t] += sign;
+		leaves = true;
+		if (dist(r, o, t) == 1)
+			y->pair[o * 4 + (t == o + 1 ? LOOM_DIR_E :
+					 t == o - 1 ? LOOM_DIR_W :
+					 t > o ? LOOM_DIR_S : LOOM_DIR_N)] += sign;
 	}
-	for (int t = 0; t < nt; t++) {
+	if (leaves)
+		y->out[o] += sign;
+	len = x1 - x0 + y1 - y0;
+	y->wire += (float)(sign * len);
+	/* its links, spread evenly over its bounding box */
+	if (len && r->tally_demand) {
+		float share = (float)(sign * len) /
+			      (float)((x1 - x0 + 1) * (y1 - y0 + 1));
+
+		for (int yy = y0; yy <= y1; yy++)
+			for (int x = x0; x <= x1; x++)
+				y->demand[yy * r->w + x] += share;
+	}
+}
+
+static float tally_cost(struct pr *r, const struct tally *y)
+{
+	float cost = y->wire;
+
+	for (int t = 0; t < (int)(r->w * r->h); t++) {
 		int deg = degree(r, t);
-		int over = (in[t] > deg ? in[t] - deg : 0) +
-			   (out[t] > deg ? out[t] - deg : 0);
-		float crowd = demand[t] - (float)deg;
+		int over = (y->in[t] > deg ? y->in[t] - deg : 0) +
+			   (y->out[t] > deg ? y->out[t] - deg : 0);
+		float crowd = y->demand[t] - (float)deg;
 
 		cost += ANNEAL_EXCESS_WEIGHT * (float)(over * over + over);
 		if (crowd > 0.0f)
 			cost += r->crowd_weight * crowd * crowd;
+		/* where routes failed before, links are dearer */
+		cost += ANNEAL_PRESSURE_WEIGHT * r->pressure[t] * y->demand[t];
 		/* a second value to the same neighbour detours: 2 links more */
 		for (unsigned d = 0; d < 4; d++)
-			if (pair[t * 4 + d] > 1)
-				cost += 2.0f * (float)(pair[t * 4 + d] - 1);
+			if (y->pair[t * 4 + d] > 1)
+				cost += 2.0f * (float)(y->pair[t * 4 + d] - 1);
 	}
 	return cost;
+}
+
+static float anneal_cost(struct pr *r, struct tally *y)
+{
+	memset(y, 0, sizeof(*y));
+	for (int s = 0; s < r->g->num; s++)
+		if (fanout(r, s))
+			tally_value(r, y, s, 1);
+	return tally_cost(r, y);
+}
+
+/* Adds value @s to the @n values of @list if it has consumers and is new. */
+static int list_value(struct pr *r, int *list, int n, int s)
+{
+	if (s < 0 || !fanout(r, s) || listed(list, n, s))
+		return n;
+	list[n] = s;
+	return n + 1;
+}
+
+/* The values whose needs change when node @i moves: its own, its inputs'. */
+static int values_of(struct pr *r, int i, int *list, int n)
+{
+	const struct g_node *nd = &r->g->nodes[i];
+
+	n = list_value(r, list, n, i);
+	if (nd->kind == G_PE)
+		for (int k = 0; k < 3; k++)
+			if (graph_inputs(nd) & (1U << k))
+				n = list_value(r, list, n, nd->in[k]);
+	return n;
+}
+
+static void tally_values(struct pr *r, struct tally *y, const int *list,
+			 int n, int sign)
+{
+	for (int k = 0; k < n; k++)
+		tally_value(r, y, list[k], sign);
 }
 
 /* A uniform number in [0, 1). */
@@ -1035,69 +1105,51 @@ static float exp_neg(float x)
 	return 1.0f / (1.0f + x * (1.0f + x * (0.5f + x / 6.0f)));
 }
 
-/* Moves PE node @i to tile @t, or swaps it with an operation there. */
-static void move_pe(struct pr *r, int i, int t, int cap, int *count,
-		    int *undo)
+/* An operation on tile @t, at random, or -1 if it has none. */
+static int pe_on(struct pr *r, const int *pes, int npes, int t, int count)
 {
-	undo[0] = i;
-	undo[1] = r->where[i];
-	undo[2] = -1;
-	if (count[t] >= cap) {
-		int k = rnd(r) % count[t];
+	int k = count ? (int)(rnd(r) % count) : -1;
 
-		for (int j = 0; j < r->g->num; j++)
-			if (r->g->nodes[j].kind == G_PE && r->where[j] == t &&
-			    k-- == 0) {
-				undo[2] = j;
-				r->where[j] = r->where[i];
-				break;
-			}
-	} else {
-		count[r->where[i]]--;
-		count[t]++;
-	}
-	r->where[i] = t;
+	for (int j = 0; j < npes && k >= 0; j++)
+		if (r->where[pes[j]] == t && k-- == 0)
+			return pes[j];
+	return -1;
 }
 
-static void undo_pe(struct pr *r, int *count, const int *undo)
+/* The port bound at edge position @at (anneal()'s encoding), or -1. */
+static int port_on(struct pr *r, const int *ports, int nports, int at)
 {
-	int i = undo[0], t = r->where[i];
-
-	if (undo[2] >= 0) {
-		r->where[undo[2]] = t;
-	} else {
-		count[t]--;
-		count[undo[1]]++;
-	}
-	r->where[i] = undo[1];
-}
-
-/* Moves port node @i to edge position @at, or swaps it with the port there. */
-static int move_port(struct pr *r, int i, int at, const int *ports, int nports)
-{
-	int other = -1;
-
 	for (int k = 0; k < nports; k++)
 		if (r->port_at[ports[k]] == at)
-			other = ports[k];
-	if (other >= 0)
-		r->port_at[other] = r->port_at[i];
-	r->port_at[i] = at;
-	return other;
+			return ports[k];
+	return -1;
+}
+
+/* An edge position, at random, in anneal()'s encoding. */
+static int random_edge(struct pr *r, int edges)
+{
+	int at = rnd(r) % edges;
+	unsigned side = 0;
+
+	while (at >= (int)side_len(r, side))
+		at -= side_len(r, side++);
+	return side * LOOM_FABRIC_MAX_DIM + at;
 }
 
 /*
  * Anneals the placement in r->where (PE nodes) and r->p->ports, at most
- * @cap operations a tile, and writes it back with slots in node order.
+ * @cap operations a tile, from temperature @first, and writes it back
+ * with slots in node order.
  */
-static void anneal(struct pr *r, int cap)
+static void anneal(struct pr *r, int cap, float first)
 {
 	int nt = r->w * r->h, count[PLACE_MAX_TILES] = { 0 };
 	int *pes = calloc(r->g->num + 1, sizeof(int));
 	int *ports = calloc(r->g->num + 1, sizeof(int));
 	int npes = 0, nports = 0, edges = 0, slot_used[PLACE_MAX_TILES] = { 0 };
 	int per_step;
-	float cost, t = ANNEAL_T_FIRST;
+	float cost;
+	static struct tally y;
 
 	if (!pes || !ports)
 		abort();
@@ -1116,40 +1168,66 @@ static void anneal(struct pr *r, int cap)
 	}
 	for (unsigned side = 0; side < 4; side++)
 		edges += side_len(r, side);
-	per_step = 10 * (npes + nports) + 100;
-	cost = anneal_cost(r);
-	for (int step = 0; step < ANNEAL_STEPS; step++, t *= ANNEAL_COOLING) {
+	per_step = ANNEAL_MOVES_PER_NODE * (npes + nports) + 100;
+	cost = anneal_cost(r, &y);
+	for (float t = first; t > ANNEAL_T_LAST; t *= ANNEAL_COOLING) {
 		for (int m = 0; m < per_step; m++) {
-			int pick = rnd(r) % (npes + nports), undo[3], other = -1;
-			int i, was = 0;
+			int pick = rnd(r) % (npes + nports), list[16], n = 0;
+			int i, other, from, to;
 			float c;
 
 			if (pick < npes) {
 				i = pes[pick];
-				move_pe(r, i, rnd(r) % nt, cap, count, undo);
+				from = r->where[i];
+				to = rnd(r) % nt;
+				other = count[to] >= cap ?
+					pe_on(r, pes, npes, to, count[to]) : -1;
 			} else {
-				int at = rnd(r) % edges;
-				unsigned side = 0;
-
-				while (at >= (int)side_len(r, side))
-					at -= side_len(r, side++);
 				i = ports[pick - npes];
-				was = r->port_at[i];
-				other = move_port(r, i, side * LOOM_FABRIC_MAX_DIM + at,
-						  ports, nports);
+				from = r->port_at[i];
+				to = random_edge(r, edges);
+				other = port_on(r, ports, nports, to);
 			}
-			c = anneal_cost(r);
+			if (to == from)
+				continue;
+			n = values_of(r, i, list, 0);
+			if (other >= 0)
+				n = values_of(r, other, list, n);
+			tally_values(r, &y, list, n, -1);
+			if (pick < npes) {
+				r->where[i] = to;
+				if (other >= 0) {
+					r->where[other] = from;
+				} else {
+					count[from]--;
+					count[to]++;
+				}
+			} else {
+				r->port_at[i] = to;
+				if (other >= 0)
+					r->port_at[other] = from;
+			}
+			tally_values(r, &y, list, n, 1);
+			c = tally_cost(r, &y);
 			if (c <= cost || unit(r) < exp_neg((c - cost) / t)) {
 				cost = c;
 				continue;
 			}
+			tally_values(r, &y, list, n, -1);
 			if (pick < npes) {
-				undo_pe(r, count, undo);
+				r->where[i] = from;
+				if (other >= 0) {
+					r->where[other] = to;
+				} else {
+					count[to]--;
+					count[from]++;
+				}
 			} else {
+				r->port_at[i] = from;
 				if (other >= 0)
-					r->port_at[other] = r->port_at[i];
-				r->port_at[i] = was;
+					r->port_at[other] = to;
 			}
+			tally_values(r, &y, list, n, 1);
 		}
 	}
 	/* back into the configuration: slots in node order, ports rebound */
@@ -1177,9 +1255,23 @@ static void anneal(struct pr *r, int cap)
 	free(ports);
 }
 
+/* Raises the pressure on both ends of every link routing left overused. */
+static void add_pressure(struct pr *r)
+{
+	for (int l = 0; l < (int)(4 * r->w * r->h); l++) {
+		if (r->occ[l] <= 1)
+			continue;
+		r->pressure[l / 4] += (float)(r->occ[l] - 1);
+		r->pressure[neighbour(r, l / 4, l % 4)] += (float)(r->occ[l] - 1);
+	}
+}
+
 /*
- * When no greedy placement routes: annealed placements from the greedy
- * one of the first grouping rule, each try from another seed.
+ * When no greedy placement routes: annealed placements.  Each start is the
+ * greedy placement of the first grouping rule, annealed from another
+ * seed; while its routing fails, the tiles around the links it left
+ * overused grow dearer and the placement is annealed again from a lower
+ * temperature (ANNEAL_REFINES times).
  */
 static bool anneal_route(struct pr *r, int cap)
 {
@@ -1188,20 +1280,33 @@ static bool anneal_route(struct pr *r, int cap)
 	r->max_inputs = GROUP_MAX_INPUTS;
 	group_pes(r, cap);
 	group_links(r);
-	for (int try = 0; try < ANNEAL_TRIES; try++) {
-		r->attempt = 0;
-		r->seed = 12345 + 7919 * try;
+	/*
+	 * Below the most slots a PE has, one start: a mapping at a larger
+	 * II is better than none, and each group size tried costs time.
+	 */
+	int tries = cap < LOOM_PE_SLOTS ? ANNEAL_REFINES + 1 : ANNEAL_TRIES;
+
+	for (int try = 0; try < tries; try++) {
+		bool fresh = try % (ANNEAL_REFINES + 1) == 0;
+
+		if (fresh) {
+			r->attempt = 0;
+			r->seed = 12345 + 7919 * try;
+			place_all(r);
+			memset(r->pressure, 0, sizeof(r->pressure));
+		}
 		/*
-		 * Every other try also weighs the links the routes will
+		 * Every other start also weighs the links the routes will
 		 * need against the links each tile has: neither cost alone
 		 * finds every mapping.
 		 */
-		r->crowd_weight = try % 2 ? 2.0f : 0.0f;
-		place_all(r);
-		anneal(r, cap);
+		r->crowd_weight = try / (ANNEAL_REFINES + 1) % 2 ? 2.0f : 0.0f;
+		r->tally_demand = !fresh || r->crowd_weight > 0.0f;
+		anneal(r, cap, fresh ? ANNEAL_T_FIRST : ANNEAL_T_REHEAT);
 		r->attempt = try + 1;
 		if (route_all(r))
 			return true;
+		add_pressure(r);
 	}
 	return false;
 }

@@ -482,14 +482,14 @@ static const struct kernel kernels[] = {
 	{ "gemm_tiled", gemm_tiled, ON_4X4 | ON_8X8 },
 	{ "gesummv", gesummv, 0 },
 	{ "syrk", syrk, 0 },
-	{ "trmm", trmm, ON_4X4 },
-	{ "seidel_2d", seidel_2d, ON_4X4 },
+	{ "trmm", trmm, 0 },
+	{ "seidel_2d", seidel_2d, 0 },
 	{ "atax", atax, 0 },
 	{ "bicg", bicg, 0 },
 	{ "mvt", mvt, 0 },
 	{ "jacobi_1d", jacobi_1d, 0 },
 	{ "jacobi_2d", jacobi_2d, 0 },
-	{ "trisolv", trisolv, ON_4X4 },
+	{ "trisolv", trisolv, 0 },
 };
 
 static double ms_since(const struct timespec *t0)
