@@ -27,7 +27,9 @@
  * each @cap a copy of the graph whose operands are CONSTs is tried too
  * (operands_to_consts()).
  * A pipelined mapping then gets MOVs in free slots where a fork's early
- * branch would stall it (buffer_inputs()).
+ * branch would stall it (buffer_inputs()).  When nothing maps, the mapping
+ * of a smaller fabric is embedded (map_smaller()): what maps on 4x4 maps
+ * on every larger fabric.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -1659,32 +1661,36 @@ static bool map_checked(const struct graph *g, unsigned width,
  * operands are CONSTs (which needs fewer ports and routes, and has more
  * operations).
  */
-static bool map_any(struct diag *d, struct loom_loc loc, const struct graph *g,
-		    unsigned width, unsigned height, struct placement *p)
+static bool map_any(const struct graph *g, unsigned width, unsigned height,
+		    struct placement *p, char *why, size_t n)
 {
 	bool fit = fits(g, width, height), ok = false, consts;
-	char why[160] = "";
 	struct graph c;
 
 	if (fit && graph_count(g, G_PE) <= (int)(width * height) &&
-	    map_checked(g, width, height, p, 1, why, sizeof(why)))
+	    map_checked(g, width, height, p, 1, why, n))
 		return true;
 	consts = operands_to_consts(g, &c) && fits(&c, width, height);
 	for (int cap = 2; !ok && cap <= LOOM_PE_SLOTS; cap++) {
 		ok = fit && cap >= first_cap(g, width, height) &&
-		     map_checked(g, width, height, p, cap, why, sizeof(why));
+		     map_checked(g, width, height, p, cap, why, n);
 		if (!ok && consts && cap >= first_cap(&c, width, height))
-			ok = map_checked(&c, width, height, p, cap, why,
-					 sizeof(why));
+			ok = map_checked(&c, width, height, p, cap, why, n);
 	}
 	graph_free(&c);
-	if (ok)
-		return true;
+	return ok;
+}
+
+/* The diagnostic for @g, which map_any() could not map (@why: its reason). */
+static void map_failed(struct diag *d, struct loom_loc loc,
+		       const struct graph *g, unsigned width, unsigned height,
+		       const char *why)
+{
 	if (why[0])
 		diag_error(d, loc,
 			   "refusing the mapping of @%s on a %ux%u fabric: it could deadlock: %s",
 			   g->thread ? g->thread : "?", width, height, why);
-	else if (!fit)
+	else if (!fits(g, width, height))
 		does_not_fit(d, loc, g, width, height);
 	else
 		diag_error(d, loc,
@@ -1692,15 +1698,101 @@ static bool map_any(struct diag *d, struct loom_loc loc, const struct graph *g,
 			   g->thread ? g->thread : "?", graph_count(g, G_PE),
 			   graph_count(g, G_PORT), width, height, PLACE_ATTEMPTS,
 			   ANNEAL_TRIES);
-	return false;
+}
+
+/* ------------------------------------------------------------ embed --- */
+
+#define EMBED_DEFAULT_DIM	4	/* the device's default fabric, 4x4 */
+
+/*
+ * @small's mapping, in the north-west corner of the larger @big
+ * (@width x @height).  A port on @small's east (south) edge enters @big on
+ * the same row (column) and runs west (north) to where it entered before,
+ * over tiles the mapping leaves empty; the statistics count those hops,
+ * and add the longest such run to the longest path.
+ */
+static void embed(const struct placement *small, struct placement *big,
+		  unsigned width, unsigned height)
+{
+	unsigned w = small->width, h = small->height, k = small->slots;
+	int extra = 0, longest = 0;
+
+	memset(big, 0, sizeof(*big));
+	big->width = width;
+	big->height = height;
+	big->slots = k;
+	for (unsigned y = 0; y < h; y++)
+		memcpy(&big->tiles[y * width * k], &small->tiles[y * w * k],
+		       w * k * sizeof(small->tiles[0]));
+	big->num_ports = small->num_ports;
+	memcpy(big->ports, small->ports, sizeof(big->ports));
+	for (unsigned i = 0; i < small->num_ports; i++) {
+		const struct loom_port_binding *b = &small->ports[i];
+		int run = 0;
+
+		if (b->side == LOOM_DIR_E)
+			for (unsigned x = w; x < width; x++, run++)
+				big->tiles[(b->pos * width + x) * k]
+					.route[LOOM_OUT_W] = LOOM_SRC_E;
+		if (b->side == LOOM_DIR_S)
+			for (unsigned y = h; y < height; y++, run++)
+				big->tiles[(y * width + b->pos) * k]
+					.route[LOOM_OUT_N] = LOOM_SRC_S;
+		extra += run;
+		longest = run > longest ? run : longest;
+	}
+	big->stats = small->stats;
+	big->stats.hops += extra;
+	big->stats.longest_hops += longest;
+	big->stats.longest_cycles += longest;
+}
+
+/*
+ * A mapping found for a smaller fabric serves a larger one (embed()),
+ * proven deadlock-free again: (W-1) x (H-1)'s, then the device's default
+ * 4x4's.  So what maps on 4x4 maps on every larger fabric, and what maps
+ * on W x H on (W+1) x (H+1), though the search on the larger fabric alone
+ * might not find it.
+ */
+static bool map_smaller(const struct graph *g, unsigned width,
+			unsigned height, struct placement *p)
+{
+	const unsigned sizes[][2] = {
+		{ width - 1, height - 1 },
+		{ EMBED_DEFAULT_DIM, EMBED_DEFAULT_DIM },
+	};
+	struct placement *small = malloc(sizeof(*small));
+	bool ok = false;
+
+	if (!small)
+		abort();
+	for (size_t i = 0; !ok && i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned w = sizes[i][0], h = sizes[i][1];
+		char why[160] = "";
+
+		if (w < 1 || h < 1 || w > width || h > height ||
+		    (w == width && h == height) ||
+		    (i > 0 && w == sizes[0][0] && h == sizes[0][1]) ||
+		    !map_any(g, w, h, small, why, sizeof(why)))
+			continue;
+		embed(small, p, width, height);
+		ok = deadlock_check(p, why, sizeof(why)) == 0;
+	}
+	free(small);
+	return ok;
 }
 
 unsigned place_graph(struct diag *d, struct loom_loc loc,
 		     const struct graph *g, unsigned width, unsigned height,
 		     struct placement *p)
 {
-	if (map_any(d, loc, g, width, height, p))
+	char why[160] = "";
+
+	if (map_any(g, width, height, p, why, sizeof(why)))
 		return 0;
+	if (fits(g, width, height) && map_smaller(g, width, height, p))
+		return 0;
+	map_failed(d, loc, g, width, height, why);
 	memset(p, 0, sizeof(*p));
 	p->width = width;
 	p->height = height;

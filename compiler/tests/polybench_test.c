@@ -21,8 +21,7 @@
 #define E_VA	(ER_DATA_VA + 0x40000)
 #define F_VA	(ER_DATA_VA + 0x50000)
 
-/* The fabrics each kernel is compiled for; bit k of @unmapped is fabrics[k]. */
-static const unsigned fabrics[] = { 4, 8 };
+/* struct kernel's @unmapped: the fabrics it is expected not to map on */
 #define ON_4X4	1U
 #define ON_8X8	2U
 
@@ -501,18 +500,17 @@ static double ms_since(const struct timespec *t0)
 }
 
 /*
- * Kernel @k on fabric @f: maps (or is expected not to) and, when it maps,
- * computes what C does.
+ * Kernel @k on a @w x @h fabric: maps (or, @expect_unmapped, does not)
+ * and, when it maps, computes what C does.
  */
-static void kernel_on(const struct kernel *k, unsigned f)
+static void kernel_on(const struct kernel *k, unsigned w, unsigned h,
+		      bool expect_unmapped)
 {
-	unsigned n = fabrics[f];
-	bool expect_unmapped = k->unmapped & (1U << f);
 	char path[96];
 	struct timespec t0;
+	double compile_ms;
 	char *text;
 	struct er e;
-	double compile_ms;
 	int opened;
 
 	snprintf(path, sizeof(path), "bench/polybench/%s.loom", k->name);
@@ -522,22 +520,22 @@ static void kernel_on(const struct kernel *k, unsigned f)
 		return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	opened = er_open(&e, text, n, n);
+	opened = er_open(&e, text, w, h);
 	compile_ms = ms_since(&t0);
 	if (opened) {
-		printf("#   %s does not map on %ux%u%s\n", k->name, n, n,
+		printf("#   %s does not map on %ux%u%s\n", k->name, w, h,
 		       expect_unmapped ? " (expected)" : "");
 		CHECK(expect_unmapped);
 	} else {
 		bool right = k->run(&e);
 
 		printf("#   %s maps on %ux%u (%.0f ms to compile, sanitized), %s\n",
-		       k->name, n, n, compile_ms,
+		       k->name, w, h, compile_ms,
 		       right ? "runs right" : "RUNS WRONG");
 		CHECK(right);
 		if (expect_unmapped)
 			printf("#   %s now maps on %ux%u: remove its expected failure\n",
-			       k->name, n, n);
+			       k->name, w, h);
 		CHECK(!expect_unmapped);
 	}
 	er_close(&e);
@@ -547,18 +545,35 @@ static void kernel_on(const struct kernel *k, unsigned f)
 TEST(polybench_4x4)
 {
 	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++)
-		kernel_on(&kernels[k], 0);
+		kernel_on(&kernels[k], 4, 4, kernels[k].unmapped & ON_4X4);
 }
 
 TEST(polybench_8x8)
 {
 	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++)
-		kernel_on(&kernels[k], 1);
+		kernel_on(&kernels[k], 8, 8, kernels[k].unmapped & ON_8X8);
+}
+
+/*
+ * What maps on 4x4 maps on every larger fabric (place.c's map_smaller()):
+ * 5x5, and 4x6 and 6x4, where trisolv's own search fails and 4x4's
+ * mapping, embedded, is what runs.
+ */
+TEST(what_maps_on_4x4_maps_on_larger_fabrics)
+{
+	static const unsigned sizes[][2] = { { 5, 5 }, { 4, 6 }, { 6, 4 } };
+
+	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++)
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			if (!(kernels[k].unmapped & ON_4X4))
+				kernel_on(&kernels[k], sizes[i][0], sizes[i][1],
+					  false);
 }
 
 int main(void)
 {
 	RUN(polybench_4x4);
 	RUN(polybench_8x8);
+	RUN(what_maps_on_4x4_maps_on_larger_fabrics);
 	return checks_done();
 }
