@@ -447,7 +447,7 @@ static void reach_tile(struct pr *r, int s, int dst, float pres)
 	int *depth = &r->depth[s * nt];
 	float dist[PLACE_MAX_TILES];
 	int prev[PLACE_MAX_TILES], path[PLACE_MAX_TILES], len = 0;
-	static struct heap h;
+	struct heap h;
 
 	h.n = 0;
 	for (int t = 0; t < nt; t++) {
@@ -1199,7 +1199,7 @@ static void anneal(struct pr *r, int cap, float first)
 	int npes = 0, nports = 0, edges = 0, slot_used[PLACE_MAX_TILES] = { 0 };
 	int per_step;
 	float cost;
-	static struct tally y;
+	struct tally y;
 
 	if (!pes || !ports)
 		abort();
