@@ -46,7 +46,10 @@ VM_CFLAGS = $(CFLAGS_COMMON) -static
 VM_LIBS := -ldrm -luring
 HOST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-KMOD_SRCS := Kbuild $(shell find kernel uapi -name '*.[ch]' ! -path '*/tests/*')
+# The project's one version (VERSION): loom.pc, the tools' --version, loomc,
+# loom.ko's MODULE_VERSION and DRM driver version, the DKMS package.
+LOOM_VERSION := $(shell cat VERSION)
+KMOD_SRCS := Kbuild VERSION $(shell find kernel uapi -name '*.[ch]' ! -path '*/tests/*')
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/*_test.c))
 VM_TOOLS := $(BUILD)/tools/loom-info $(BUILD)/tools/loom-run $(BUILD)/tools/loom-doctor $(BUILD)/tools/loom-top
 # Programs compiled by loomc for the VM (8x8 fabric), run by libloom.
@@ -132,10 +135,10 @@ $(BUILD)/linux-%/harness-kmod/loom_selftest_warn.ko: tools/vm/selftest/loom_self
 		> $(dir $@)/build.log 2>&1 || { cat $(dir $@)/build.log; exit 1; }
 
 # --- DKMS --------------------------------------------------------------------
-# dkms.conf's PACKAGE_VERSION is the driver's version; check-dkms keeps them
-# equal.  sudo make dkms-install [KERNELRELEASE=...] builds and installs
-# loom.ko for that kernel (default: the running one) through DKMS.
-LOOM_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+# The staged dkms.conf's PACKAGE_VERSION is the project's VERSION, as is
+# loom.ko's MODULE_VERSION; check-dkms keeps them equal.  sudo make
+# dkms-install [KERNELRELEASE=...] builds and installs loom.ko for that
+# kernel (default: the running one) through DKMS.
 DKMS_SRC := $(BUILD)/dkms/loom-$(LOOM_VERSION)
 DEB_DKMS := $(BUILD)/loom-dkms_$(LOOM_VERSION)_all.deb
 KERNELRELEASE ?= $(shell uname -r)
@@ -144,7 +147,7 @@ dkms-src: $(DKMS_SRC)/dkms.conf
 $(DKMS_SRC)/dkms.conf: dkms.conf $(KMOD_SRCS)
 	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
 	@cp -p --parents $(KMOD_SRCS) $(DKMS_SRC)/
-	@cp -p dkms.conf $@
+	@sed 's/@VERSION@/$(LOOM_VERSION)/' dkms.conf > $@
 
 dkms-install: $(DKMS_SRC)/dkms.conf
 	@command -v dkms >/dev/null || { echo "dkms-install: needs dkms (sudo apt install dkms)" >&2; exit 1; }
