@@ -11,7 +11,7 @@
 #   make shell   an interactive shell in the test VM
 #   make lib, make install, make uninstall [DESTDIR= PREFIX= LIBDIR= BINDIR=
 #                MANDIR= CFLAGS= LDFLAGS=]  libloom, its headers, loom.pc, the
-#                tools, the udev rule (Documentation/getting-started.rst)
+#                tools, the udev rule, man pages (Documentation/getting-started.rst)
 #   make checkpatch   the kernel's checkpatch --strict over kernel/ and uapi/
 #   make fuzz    random ioctls and uring_cmds in the VM [FUZZ_SECONDS= FUZZ_SEED=]
 #   make faults  injected device faults under load in the VM [FAULTS=1000]
@@ -424,15 +424,32 @@ $(INST)/bin/loom-info $(INST)/bin/loom-top: $(INST)/bin/%: tools/%.c $(shell fin
 	@echo "  CC      $@" >&2
 	@$(CC) $(INST_CFLAGS) $(LDFLAGS) -o $@ $< -ldrm
 
+# Man pages: sections 1 and 7 written in man/, section 3 generated from the
+# public headers' comments by tools/mkman3 (one page per family, a link
+# page per function).
+MAN_SRC := $(wildcard man/*.1 man/*.7)
+MAN_OUT := $(BUILD)/man
+.PHONY: man
+man: $(MAN_OUT)/.stamp
+$(MAN_OUT)/.stamp: $(MAN_SRC) tools/mkman3 $(wildcard lib/include/loom/*.h) VERSION
+	@rm -rf $(MAN_OUT) && mkdir -p $(MAN_OUT)/man1 $(MAN_OUT)/man3 $(MAN_OUT)/man7
+	@echo "  MAN     $(MAN_OUT)" >&2
+	@for f in $(MAN_SRC); do \
+		sed 's/@VERSION@/$(LOOM_VERSION)/g' $$f > $(MAN_OUT)/man$${f##*.}/$$(basename $$f) || exit 1; \
+	done
+	@tools/mkman3 --version $(LOOM_VERSION) --out $(MAN_OUT)/man3 lib/include/loom/*.h
+	@touch $@
+
 install-tools: $(addprefix $(INST)/bin/,$(INST_TOOLS))
 
 # What make install puts where, one "mode source destination" per line
 # (destination relative to DESTDIR); make uninstall removes the same list.
 INSTALL_HDRS := lib/include/loom/loom.h lib/include/loom/work.h lib/include/loom/error.h \
 	uapi/loom_image.h uapi/loom_device.h
-install: lib install-tools
+install: lib install-tools man
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-		$(DESTDIR)$(INCLUDEDIR)/loom/drm $(DESTDIR)$(UDEVRULESDIR)
+		$(DESTDIR)$(INCLUDEDIR)/loom/drm $(DESTDIR)$(UDEVRULESDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	$(INSTALL) -m 755 $(addprefix $(INST)/bin/,$(INST_TOOLS)) $(DESTDIR)$(BINDIR)/
 	$(INSTALL) -m 644 $(LIB_OUT)/libloom.a $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 755 $(LIB_OUT)/libloom.so $(DESTDIR)$(LIBDIR)/libloom.so.$(LOOM_VERSION)
@@ -442,15 +459,19 @@ install: lib install-tools
 	$(INSTALL) -m 644 $(INSTALL_HDRS) $(DESTDIR)$(INCLUDEDIR)/loom/
 	$(INSTALL) -m 644 uapi/drm/loom_drm.h $(DESTDIR)$(INCLUDEDIR)/loom/drm/
 	$(INSTALL) -m 644 tools/udev/70-loom.rules $(DESTDIR)$(UDEVRULESDIR)/
+	$(INSTALL) -m 644 $(MAN_OUT)/man1/* $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 644 $(MAN_OUT)/man3/* $(DESTDIR)$(MANDIR)/man3/
+	$(INSTALL) -m 644 $(MAN_OUT)/man7/* $(DESTDIR)$(MANDIR)/man7/
 
-# Removes what install put there and the include directories it made,
-# when they are left empty.
-uninstall:
+# Removes what install put there (the man pages of this tree's list) and
+# the directories it made, when they are left empty.
+uninstall: man
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INST_TOOLS))
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libloom.a libloom.so libloom.so.0 libloom.so.$(LOOM_VERSION))
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/loom.pc
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/loom/,$(notdir $(INSTALL_HDRS)) drm/loom_drm.h)
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/70-loom.rules
+	for f in $(MAN_OUT)/man*/*; do rm -f "$(DESTDIR)$(MANDIR)/$${f#$(MAN_OUT)/}"; done
 	rmdir $(DESTDIR)$(INCLUDEDIR)/loom/drm $(DESTDIR)$(INCLUDEDIR)/loom 2>/dev/null || true
 
 # loomc: a sanitized build for the tests, an optimised one to use.  loomc
