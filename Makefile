@@ -167,7 +167,7 @@ dkms-uninstall:
 
 deb-dkms: $(DEB_DKMS)
 	@echo $(DEB_DKMS)
-$(DEB_DKMS): $(DKMS_SRC)/dkms.conf tools/deb-dkms
+$(DEB_DKMS): $(DKMS_SRC)/dkms.conf tools/deb-dkms LICENSE
 	@echo "  DEB     $@" >&2
 	@tools/deb-dkms $(DKMS_SRC) $(LOOM_VERSION) $@ >/dev/null
 
