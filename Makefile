@@ -104,7 +104,8 @@ BENCH_BINS := $(addprefix $(BUILD)/bench/,fabric_bench compile_bench tree_bench 
 	harness-test demo run shell checkpatch bench clean
 
 # The benchmarks are built too (make test then compiles them), run by make bench.
-all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib $(LCBS) $(EXAMPLE_LCBS) $(BENCH_BINS)
+all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib install-tools man $(LCBS) $(EXAMPLE_LCBS) \
+	$(BENCH_BINS)
 
 deps:
 	@tools/loom-deps
