@@ -9,6 +9,7 @@
 #                compile a program and run it on the device in the VM
 #   make deps    install/prepare dependencies (every target does it itself)
 #   make shell   an interactive shell in the test VM
+#   make deb     Debian packages of the userspace (libloom0, -dev, loom-tools)
 #   make lib, make install, make uninstall [DESTDIR= PREFIX= LIBDIR= BINDIR=
 #                MANDIR= CFLAGS= LDFLAGS=]  libloom, its headers, loom.pc, the
 #                tools, the udev rule, man pages (Documentation/getting-started.rst)
@@ -171,6 +172,20 @@ deb-dkms: $(DEB_DKMS)
 $(DEB_DKMS): $(DKMS_SRC)/dkms.conf tools/deb-dkms LICENSE
 	@echo "  DEB     $@" >&2
 	@tools/deb-dkms $(DKMS_SRC) $(LOOM_VERSION) $@ >/dev/null
+
+# --- Debian packages of the userspace -----------------------------------------
+# make deb: libloom0, libloom-dev and loom-tools (tools/deb-userspace) from
+# a make install into $(BUILD)/deb/root with PREFIX=/usr, the multiarch
+# LIBDIR and dpkg-buildflags' CPPFLAGS, CFLAGS and LDFLAGS; their paths are printed.
+DEB_OUT := $(BUILD)/deb
+.PHONY: deb
+deb: | host-deps
+	@rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)
+	@$(MAKE) -s --no-print-directory install DESTDIR=$(DEB_OUT)/root PREFIX=/usr \
+		LIBDIR=/usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH) \
+		CFLAGS="$$(dpkg-buildflags --get CPPFLAGS) $$(dpkg-buildflags --get CFLAGS)" \
+		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" > /dev/null
+	@tools/deb-userspace $(DEB_OUT)/root $(LOOM_VERSION) $(DEB_OUT)
 
 # --- QEMU with loom-cgra -----------------------------------------------------
 # tools/build-qemu keeps its own content-keyed cache; asking it is cheap.
