@@ -9,7 +9,10 @@
 #                compile a program and run it on the device in the VM
 #   make deps    install/prepare dependencies (every target does it itself)
 #   make shell   an interactive shell in the test VM
-#   make lib, make install [DESTDIR=... PREFIX=...]   libloom and loom.pc
+#   make deb     Debian packages of the userspace (libloom0, -dev, loom-tools)
+#   make lib, make install, make uninstall [DESTDIR= PREFIX= LIBDIR= BINDIR=
+#                MANDIR= CFLAGS= LDFLAGS=]  libloom, its headers, loom.pc, the
+#                tools, the udev rule, man pages (Documentation/getting-started.rst)
 #   make checkpatch   the kernel's checkpatch --strict over kernel/ and uapi/
 #   make fuzz    random ioctls and uring_cmds in the VM [FUZZ_SECONDS= FUZZ_SEED=]
 #   make faults  injected device faults under load in the VM [FAULTS=1000]
@@ -40,13 +43,20 @@ KERNEL_ROOT = $(call lane_root,$(KERNEL))
 KSRC = $(shell tools/loom-deps --print-ksrc-dir)
 
 CC ?= cc
-CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iuapi -I/usr/include/libdrm
+# The project's own builds (tests, VM programs, benchmarks): -Werror.  What
+# make install installs is built with the user's CFLAGS instead (INST_CFLAGS).
+CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iuapi -I/usr/include/libdrm -I$(BUILD)/gen
 # Programs that run inside the VM are static: the initramfs has no libc.
 VM_CFLAGS = $(CFLAGS_COMMON) -static
 VM_LIBS := -ldrm -luring
 HOST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-KMOD_SRCS := Kbuild $(shell find kernel uapi -name '*.[ch]' ! -path '*/tests/*')
+# The project's one version (VERSION): loom.pc, the tools' --version, loomc,
+# loom.ko's MODULE_VERSION and DRM driver version, the DKMS package.
+LOOM_VERSION := $(shell cat VERSION)
+# The C programs take it from $(VERSION_H) (LOOM_PROJECT_VERSION).
+VERSION_H = $(BUILD)/gen/loom_version.h
+KMOD_SRCS := Kbuild VERSION $(shell find kernel uapi -name '*.[ch]' ! -path '*/tests/*')
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(wildcard selftests/*_test.c))
 VM_TOOLS := $(BUILD)/tools/loom-info $(BUILD)/tools/loom-run $(BUILD)/tools/loom-doctor $(BUILD)/tools/loom-top
 # Programs compiled by loomc for the VM (8x8 fabric), run by libloom.
@@ -95,7 +105,8 @@ BENCH_BINS := $(addprefix $(BUILD)/bench/,fabric_bench compile_bench tree_bench 
 	harness-test demo run shell checkpatch bench clean
 
 # The benchmarks are built too (make test then compiles them), run by make bench.
-all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib $(LCBS) $(EXAMPLE_LCBS) $(BENCH_BINS)
+all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib install-tools man $(LCBS) $(EXAMPLE_LCBS) \
+	$(BENCH_BINS)
 
 deps:
 	@tools/loom-deps
@@ -132,10 +143,10 @@ $(BUILD)/linux-%/harness-kmod/loom_selftest_warn.ko: tools/vm/selftest/loom_self
 		> $(dir $@)/build.log 2>&1 || { cat $(dir $@)/build.log; exit 1; }
 
 # --- DKMS --------------------------------------------------------------------
-# dkms.conf's PACKAGE_VERSION is the driver's version; check-dkms keeps them
-# equal.  sudo make dkms-install [KERNELRELEASE=...] builds and installs
-# loom.ko for that kernel (default: the running one) through DKMS.
-LOOM_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+# The staged dkms.conf's PACKAGE_VERSION is the project's VERSION, as is
+# loom.ko's MODULE_VERSION; check-dkms keeps them equal.  sudo make
+# dkms-install [KERNELRELEASE=...] builds and installs loom.ko for that
+# kernel (default: the running one) through DKMS.
 DKMS_SRC := $(BUILD)/dkms/loom-$(LOOM_VERSION)
 DEB_DKMS := $(BUILD)/loom-dkms_$(LOOM_VERSION)_all.deb
 KERNELRELEASE ?= $(shell uname -r)
@@ -144,7 +155,7 @@ dkms-src: $(DKMS_SRC)/dkms.conf
 $(DKMS_SRC)/dkms.conf: dkms.conf $(KMOD_SRCS)
 	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
 	@cp -p --parents $(KMOD_SRCS) $(DKMS_SRC)/
-	@cp -p dkms.conf $@
+	@sed 's/@VERSION@/$(LOOM_VERSION)/' dkms.conf > $@
 
 dkms-install: $(DKMS_SRC)/dkms.conf
 	@command -v dkms >/dev/null || { echo "dkms-install: needs dkms (sudo apt install dkms)" >&2; exit 1; }
@@ -158,9 +169,23 @@ dkms-uninstall:
 
 deb-dkms: $(DEB_DKMS)
 	@echo $(DEB_DKMS)
-$(DEB_DKMS): $(DKMS_SRC)/dkms.conf tools/deb-dkms
+$(DEB_DKMS): $(DKMS_SRC)/dkms.conf tools/deb-dkms LICENSE
 	@echo "  DEB     $@" >&2
 	@tools/deb-dkms $(DKMS_SRC) $(LOOM_VERSION) $@ >/dev/null
+
+# --- Debian packages of the userspace -----------------------------------------
+# make deb: libloom0, libloom-dev and loom-tools (tools/deb-userspace) from
+# a make install into $(BUILD)/deb/root with PREFIX=/usr, the multiarch
+# LIBDIR and dpkg-buildflags' CPPFLAGS, CFLAGS and LDFLAGS; their paths are printed.
+DEB_OUT := $(BUILD)/deb
+.PHONY: deb
+deb: | host-deps
+	@rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)
+	@$(MAKE) -s --no-print-directory install DESTDIR=$(DEB_OUT)/root PREFIX=/usr \
+		LIBDIR=/usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH) \
+		CFLAGS="$$(dpkg-buildflags --get CPPFLAGS) $$(dpkg-buildflags --get CFLAGS)" \
+		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" > /dev/null
+	@tools/deb-userspace $(DEB_OUT)/root $(LOOM_VERSION) $(DEB_OUT)
 
 # --- QEMU with loom-cgra -----------------------------------------------------
 # tools/build-qemu keeps its own content-keyed cache; asking it is cheap.
@@ -195,7 +220,7 @@ $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(ENGINE_HDRS) $(w
 	@$(CC) $(VM_CFLAGS) -isystem $(KSRC)/tools/testing/selftests \
 		$(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< $(VM_LIBS)
 
-$(BUILD)/tools/%: tools/%.c $(shell find uapi -name '*.h') | deps
+$(BUILD)/tools/%: tools/%.c $(shell find uapi -name '*.h') $(VERSION_H) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) -o $@ $< $(VM_LIBS)
@@ -309,18 +334,16 @@ $(BUILD)/vm-lib/%: lib/tests/vm/%.c $(wildcard lib/tests/vm/*.h) $(LIB_SRCS) $(L
 
 # loom-run: a program's host function on a device, through libloom.
 # loom-doctor: whether this machine and user can use a device, and the fixes.
-$(BUILD)/tools/loom-run $(BUILD)/tools/loom-doctor: $(BUILD)/tools/%: tools/%.c $(LIB_SRCS) $(LIB_HDRS) | deps
+$(BUILD)/tools/loom-run $(BUILD)/tools/loom-doctor: $(BUILD)/tools/%: tools/%.c $(LIB_SRCS) $(LIB_HDRS) $(VERSION_H) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
 
-# make doctor: loom-doctor for this machine (not the VM), run here.
+# make doctor: loom-doctor for this machine (not the VM), run here: the
+# one make install installs.
 .PHONY: doctor
-doctor: $(BUILD)/host-tools/loom-doctor
+doctor: $(BUILD)/inst/bin/loom-doctor
 	@$<
-$(BUILD)/host-tools/loom-doctor: tools/loom-doctor.c $(LIB_SRCS) $(LIB_HDRS) | host-deps
-	@mkdir -p $(dir $@)
-	@$(CC) $(CFLAGS_COMMON) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) -ldrm -luring -lpthread
 
 $(BUILD)/lcb/%.lcb: %.loom $(BUILD)/bin/loomc
 	@mkdir -p $(dir $@)
@@ -338,17 +361,48 @@ $(BUILD)/host/examples/reference: examples/reference.c | host-deps
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) -ffp-contract=off -o $@ $<
 
-# The library itself: libloom.a, libloom.so and loom.pc.
+# --- the installed build: make lib, make install, make uninstall -------------
+# What is installed is built with the user's CFLAGS and LDFLAGS (default
+# -O2 -g), the project's required flags appended, and without -Werror: that
+# is for the project's own test builds (CFLAGS_COMMON).  A change of flags
+# rebuilds it ($(INST)/flags).  Installed programs find nothing in $(BUILD).
+CFLAGS ?= -O2 -g
+LDFLAGS ?=
+INST := $(BUILD)/inst
+INST_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Iuapi -I/usr/include/libdrm -I$(BUILD)/gen
 LIB_OUT := $(BUILD)/lib
-.PHONY: lib install
-lib: $(LIB_OUT)/libloom.a $(LIB_OUT)/libloom.so
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# udev reads /usr/lib/udev/rules.d and /etc/udev/rules.d, never /usr/local.
+UDEVRULESDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,/etc/udev/rules.d)
+INSTALL ?= install
 
-$(LIB_OUT)/libloom.a: $(LIB_SRCS) $(LIB_HDRS) | host-deps
+# The version the C programs print (--version): VERSION, as a header.
+$(VERSION_H): VERSION
+	@mkdir -p $(dir $@)
+	@printf '/* generated from VERSION by the Makefile */\n#define LOOM_PROJECT_VERSION "%s"\n' \
+		'$(LOOM_VERSION)' > $@
+
+.PHONY: FORCE
+$(INST)/flags: FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(CC) $(INST_CFLAGS) $(LDFLAGS)' | cmp -s - $@ || \
+		printf '%s\n' '$(CC) $(INST_CFLAGS) $(LDFLAGS)' > $@
+
+# The library itself: libloom.a, libloom.so and loom.pc.
+.PHONY: lib install uninstall install-tools
+lib: $(LIB_OUT)/libloom.a $(LIB_OUT)/libloom.so $(LIB_OUT)/loom.pc
+
+$(LIB_OUT)/libloom.a: $(LIB_SRCS) $(LIB_HDRS) $(INST)/flags | host-deps
 	@mkdir -p $(LIB_OUT)/obj
 	@echo "  AR      $@" >&2
 	@rm -f $(LIB_OUT)/obj/*.o
 	@for f in $(LIB_SRCS); do \
-		$(CC) $(CFLAGS_COMMON) -fPIC $(LIB_CFLAGS) -c -o $(LIB_OUT)/obj/$$(basename $$f .c).o $$f || exit 1; \
+		$(CC) $(INST_CFLAGS) -fPIC $(LIB_CFLAGS) -c -o $(LIB_OUT)/obj/$$(basename $$f .c).o $$f || exit 1; \
 	done
 	@rm -f $@ && ar rcs $@ $(LIB_OUT)/obj/*.o
 
@@ -356,21 +410,85 @@ $(LIB_OUT)/libloom.a: $(LIB_SRCS) $(LIB_HDRS) | host-deps
 # (tools/testing/check-symbols keeps the three in step).
 $(LIB_OUT)/libloom.so: $(LIB_OUT)/libloom.a lib/libloom.map
 	@echo "  LD      $@" >&2
-	@$(CC) -shared -Wl,-soname,libloom.so.0 -Wl,--version-script=lib/libloom.map -o $@ \
+	@$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libloom.so.0 -Wl,--version-script=lib/libloom.map -o $@ \
 		$(LIB_OUT)/obj/*.o -ldrm -luring -lpthread
 
-PREFIX ?= /usr/local
-install: lib $(BUILD)/host-tools/loom-doctor
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/loom $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(LIB_OUT)/libloom.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIB_OUT)/libloom.so $(DESTDIR)$(PREFIX)/lib/libloom.so.0
-	ln -sf libloom.so.0 $(DESTDIR)$(PREFIX)/lib/libloom.so
-	install -m 644 lib/include/loom/loom.h lib/include/loom/work.h lib/include/loom/error.h \
-		uapi/loom_image.h uapi/loom_device.h \
-		$(DESTDIR)$(PREFIX)/include/loom/
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BUILD)/host-tools/loom-doctor $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|' lib/loom.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/loom.pc
+# loom.pc's prefix is PREFIX; libdir and includedir follow LIBDIR and
+# INCLUDEDIR, relative to ${prefix} when they lie under it.
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+$(LIB_OUT)/loom.pc: lib/loom.pc.in VERSION FORCE
+	@mkdir -p $(dir $@)
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+		-e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
+		-e 's|@VERSION@|$(LOOM_VERSION)|' $< > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+# The tools, dynamically linked against libc, libdrm and liburing; loom-run
+# and loom-doctor take libloom from its archive.
+INST_TOOLS := loomc loom-run loom-info loom-doctor loom-top
+$(INST)/bin/loomc: compiler/loomc.c $(COMPILER_SRCS) $(COMPILER_HDRS) $(VERSION_H) $(INST)/flags | host-deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(INST_CFLAGS) $(COMPILER_CFLAGS) $(LDFLAGS) -o $@ compiler/loomc.c $(COMPILER_SRCS)
+$(INST)/bin/loom-run $(INST)/bin/loom-doctor: $(INST)/bin/%: tools/%.c $(LIB_OUT)/libloom.a $(VERSION_H) | host-deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(INST_CFLAGS) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OUT)/libloom.a -ldrm -luring -lpthread
+$(INST)/bin/loom-info $(INST)/bin/loom-top: $(INST)/bin/%: tools/%.c $(shell find uapi -name '*.h') $(VERSION_H) \
+		$(INST)/flags | host-deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(INST_CFLAGS) $(LDFLAGS) -o $@ $< -ldrm
+
+# Man pages: sections 1 and 7 written in man/, section 3 generated from the
+# public headers' comments by tools/mkman3 (one page per family, a link
+# page per function).
+MAN_SRC := $(wildcard man/*.1 man/*.7)
+MAN_OUT := $(BUILD)/man
+.PHONY: man
+man: $(MAN_OUT)/.stamp
+$(MAN_OUT)/.stamp: $(MAN_SRC) tools/mkman3 $(wildcard lib/include/loom/*.h) VERSION
+	@rm -rf $(MAN_OUT) && mkdir -p $(MAN_OUT)/man1 $(MAN_OUT)/man3 $(MAN_OUT)/man7
+	@echo "  MAN     $(MAN_OUT)" >&2
+	@for f in $(MAN_SRC); do \
+		sed 's/@VERSION@/$(LOOM_VERSION)/g' $$f > $(MAN_OUT)/man$${f##*.}/$$(basename $$f) || exit 1; \
+	done
+	@tools/mkman3 --version $(LOOM_VERSION) --out $(MAN_OUT)/man3 lib/include/loom/*.h
+	@touch $@
+
+install-tools: $(addprefix $(INST)/bin/,$(INST_TOOLS))
+
+# What make install puts where, one "mode source destination" per line
+# (destination relative to DESTDIR); make uninstall removes the same list.
+INSTALL_HDRS := lib/include/loom/loom.h lib/include/loom/work.h lib/include/loom/error.h \
+	uapi/loom_image.h uapi/loom_device.h
+install: lib install-tools man
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/loom/drm $(DESTDIR)$(UDEVRULESDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 755 $(addprefix $(INST)/bin/,$(INST_TOOLS)) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 644 $(LIB_OUT)/libloom.a $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 755 $(LIB_OUT)/libloom.so $(DESTDIR)$(LIBDIR)/libloom.so.$(LOOM_VERSION)
+	ln -sf libloom.so.$(LOOM_VERSION) $(DESTDIR)$(LIBDIR)/libloom.so.0
+	ln -sf libloom.so.0 $(DESTDIR)$(LIBDIR)/libloom.so
+	$(INSTALL) -m 644 $(LIB_OUT)/loom.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	$(INSTALL) -m 644 $(INSTALL_HDRS) $(DESTDIR)$(INCLUDEDIR)/loom/
+	$(INSTALL) -m 644 uapi/drm/loom_drm.h $(DESTDIR)$(INCLUDEDIR)/loom/drm/
+	$(INSTALL) -m 644 tools/udev/70-loom.rules $(DESTDIR)$(UDEVRULESDIR)/
+	$(INSTALL) -m 644 $(MAN_OUT)/man1/* $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 644 $(MAN_OUT)/man3/* $(DESTDIR)$(MANDIR)/man3/
+	$(INSTALL) -m 644 $(MAN_OUT)/man7/* $(DESTDIR)$(MANDIR)/man7/
+
+# Removes what install put there (the man pages of this tree's list) and
+# the directories it made, when they are left empty.
+uninstall: man
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INST_TOOLS))
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libloom.a libloom.so libloom.so.0 libloom.so.$(LOOM_VERSION))
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/loom.pc
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/loom/,$(notdir $(INSTALL_HDRS)) drm/loom_drm.h)
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/70-loom.rules
+	for f in $(MAN_OUT)/man*/*; do rm -f "$(DESTDIR)$(MANDIR)/$${f#$(MAN_OUT)/}"; done
+	rmdir $(DESTDIR)$(INCLUDEDIR)/loom/drm $(DESTDIR)$(INCLUDEDIR)/loom 2>/dev/null || true
 
 # loomc: a sanitized build for the tests, an optimised one to use.  loomc
 # itself needs no engine; its tests run what it compiles on the engine.
@@ -390,11 +508,11 @@ $(BUILD)/host/compiler/%: compiler/tests/%.c $(wildcard compiler/tests/*.h) $(BU
 	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a \
 		$(BUILD)/host/engine/libengine.a -lm
 
-$(BUILD)/host/loomc: compiler/loomc.c $(BUILD)/host/compiler/libloomc.a | host-deps
+$(BUILD)/host/loomc: compiler/loomc.c $(BUILD)/host/compiler/libloomc.a $(VERSION_H) | host-deps
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a
 
-$(BUILD)/bin/loomc: compiler/loomc.c $(COMPILER_SRCS) $(COMPILER_HDRS) | host-deps
+$(BUILD)/bin/loomc: compiler/loomc.c $(COMPILER_SRCS) $(COMPILER_HDRS) $(VERSION_H) | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(CFLAGS_COMMON) $(COMPILER_CFLAGS) -o $@ compiler/loomc.c $(COMPILER_SRCS)

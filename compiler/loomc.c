@@ -3,7 +3,7 @@
  * loomc: the loom offline compiler driver.
  *
  *   loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]
- *         [--stats] [--help] file.loom
+ *         [--stats] [--help] [--version] file.loom
  *   loomc --disasm file.lcb
  *
  * --verify-only lexes, parses and verifies every "// -----" unit of the
@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "compile.h"
+#include "loom_version.h"
 #include "verifier.h"
 
 #define LOOM_STR_(x)	#x
@@ -50,7 +51,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]\n"
-		"             [--stats] [--help] file.loom\n"
+		"             [--stats] [--help] [--version] file.loom\n"
 		"       loomc --disasm file.lcb\n"
 		"\n"
 		"  --verify-only     parse and verify every '// -----' unit, print diagnostics\n"
@@ -59,7 +60,8 @@ static void usage(FILE *out)
 		"  --fabric WxH      target fabric size (default 4x4)\n"
 		"  --stats           print each thread's mapping statistics\n"
 		"  --disasm          validate and print a program image\n"
-		"  --help            this text\n"
+		"  -h, --help        this text\n"
+		"  --version         print loomc's version (the loom project's) and exit\n"
 		"\n"
 		"A file of '-' reads standard input.  Exit status: 0 success, 1 errors,\n"
 		"2 bad usage.\n"
@@ -70,7 +72,7 @@ static int bad_usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "loomc: error: ");
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'loomc --help'.\n");
+	fprintf(stderr, " (loomc --help)\n");
 	return 2;
 }
 
@@ -127,6 +129,10 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
 
 	if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 		usage(stdout);
+		return 0;
+	}
+	if (strcmp(a, "--version") == 0) {
+		printf("loomc %s\n", LOOM_PROJECT_VERSION);
 		return 0;
 	}
 	if (strcmp(a, "--verify-only") == 0) {

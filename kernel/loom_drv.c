@@ -26,7 +26,11 @@
 #include "loom_drv.h"
 
 /*
- * Driver versions (DRM major.minor):
+ * The DRM driver version (major.minor.patchlevel) and MODULE_VERSION are the
+ * project's version, the top-level VERSION file: Kbuild defines
+ * LOOM_DRIVER_MAJOR, LOOM_DRIVER_MINOR, LOOM_DRIVER_PATCHLEVEL and
+ * LOOM_PROJECT_VERSION from it.  The interface's own number is
+ * DRM_LOOM_UAPI_VERSION.  What each minor brought:
  * 0.1 - GET_PARAM: hardware ID, version, capabilities, uapi version, PCI ID
  * 0.2 - GET_PARAM: cores, fabric width and height, hardware limits
  * 0.3 - BO_CREATE, BO_MMAP_OFFSET, BO_WAIT, SUBMIT, JOB_INFO, uring_cmd
@@ -37,9 +41,12 @@
  *       has them; features say which
  * 0.6 - GET_PARAM: instruction slots per PE (temporal PEs); a cap on the
  *       memory all files pin together; missed doorbells rung again
+ * 0.7 - one project version (0.7.0); tracepoints; the fdinfo drm-cycles
+ *       and drm-total-cycles pair; AER and function-level resets
  */
-#define LOOM_DRIVER_MAJOR	0
-#define LOOM_DRIVER_MINOR	6
+#ifndef LOOM_PROJECT_VERSION
+#error "LOOM_PROJECT_VERSION: build loom.ko through Kbuild, which reads VERSION"
+#endif
 
 #define LOOM_FEATURES	(DRM_LOOM_FEATURE_SUBMIT | DRM_LOOM_FEATURE_URING_CMD | \
 			 DRM_LOOM_FEATURE_DEADLINE | DRM_LOOM_FEATURE_JOB_INFO | \
@@ -448,6 +455,7 @@ static const struct drm_driver loom_drm_driver = {
 	.date = "20261202",
 	.major = LOOM_DRIVER_MAJOR,
 	.minor = LOOM_DRIVER_MINOR,
+	.patchlevel = LOOM_DRIVER_PATCHLEVEL,
 };
 
 static int loom_check_identity(struct loom_device *ldev)
@@ -714,5 +722,5 @@ module_pci_driver(loom_pci_driver);
 
 MODULE_DESCRIPTION("loom spatial-dataflow (CGRA) accelerator");
 MODULE_LICENSE("GPL");
-/* The driver version (DRM major.minor); dkms.conf's PACKAGE_VERSION. */
-MODULE_VERSION(__stringify(LOOM_DRIVER_MAJOR) "." __stringify(LOOM_DRIVER_MINOR));
+/* The project version (VERSION): the DKMS package's PACKAGE_VERSION too. */
+MODULE_VERSION(LOOM_PROJECT_VERSION);

@@ -84,9 +84,9 @@ TEST(healthy)
 	ASSERT_LE(0, fd);
 	v = drmGetVersion(fd);
 	ASSERT_NE(NULL, v);
-	/* MODULE_VERSION is the DRM driver version */
-	snprintf(loaded, sizeof(loaded), "ok    module    loom.ko loaded (%d.%d)",
-		 v->version_major, v->version_minor);
+	/* MODULE_VERSION is the DRM driver version: the project's, VERSION */
+	snprintf(loaded, sizeof(loaded), "ok    module    loom.ko loaded (%d.%d.%d)",
+		 v->version_major, v->version_minor, v->version_patchlevel);
 	drmFreeVersion(v);
 	close(fd);
 

@@ -13,7 +13,7 @@
  *   uapi       the driver's uapi is one this libloom works with
  *   io_uring   rings can be created (kernel.io_uring_disabled, 6.6+)
  *
- * Usage: loom-doctor [--min-uapi N] [--quiet]
+ * Usage: loom-doctor [--min-uapi N] [--quiet] [--help] [--version]
  *   --min-uapi N  also require driver uapi N (what an application needs)
  *   --quiet       print failures and warnings only
  * Exit status: 0 when the device is usable (warnings allowed), 1 when a
@@ -35,6 +35,7 @@
 #include "drm/loom_drm.h"
 #include "loom/loom.h"
 #include "loom_device.h"
+#include "loom_version.h"
 
 #define MAX_NODES 16
 
@@ -396,6 +397,21 @@ static void check_io_uring(void)
 	}
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: loom-doctor [--min-uapi N] [--quiet]\n"
+		"Checks whether this machine and user can use a loom device: the kernel,\n"
+		"its headers, loom.ko, the device and its node, access to it, the uapi,\n"
+		"io_uring; prints the command that fixes each failure.\n"
+		"  --min-uapi N    also require driver uapi N (what an application needs;\n"
+		"                  default 3, what libloom needs)\n"
+		"  --quiet         print failures and warnings only\n"
+		"  -h, --help      this text\n"
+		"  --version       print the version and exit\n"
+		"Exit status: 0 usable (warnings allowed), 1 a check failed, 2 bad usage.\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct node nodes[MAX_NODES];
@@ -405,11 +421,25 @@ int main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--min-uapi") && i + 1 < argc) {
-			min_uapi = strtoul(argv[++i], NULL, 0);
+			char *end;
+
+			min_uapi = strtoul(argv[++i], &end, 0);
+			if (*end || !*argv[i]) {
+				fprintf(stderr, "loom-doctor: --min-uapi wants a number, not '%s'\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--quiet")) {
 			quiet = true;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("loom-doctor %s\n", LOOM_PROJECT_VERSION);
+			return 0;
 		} else {
-			fprintf(stderr, "usage: loom-doctor [--min-uapi N] [--quiet]\n");
+			fprintf(stderr, "loom-doctor: unknown option '%s' (loom-doctor --help)\n",
+				argv[i]);
 			return 2;
 		}
 	}

@@ -2,8 +2,9 @@
 /*
  * loom-info: list the loom devices this system has and what they report.
  *
- * Usage: loom-info [/dev/accel/accelN | /dev/dri/renderDN]
- * Exit status: 0 when at least one loom device answered, 1 otherwise.
+ * Usage: loom-info [--help] [--version] [/dev/accel/accelN | /dev/dri/renderDN]
+ * Exit status: 0 when at least one loom device answered, 1 otherwise, 2 on
+ * a usage error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 
 #include "drm/loom_drm.h"
 #include "loom_device.h"
+#include "loom_version.h"
 
 static int get_param(int fd, uint32_t param, uint64_t *value)
 {
@@ -83,10 +85,41 @@ static int show(const char *path)
 	return ret;
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: loom-info [NODE]\n"
+		"Lists the loom devices and what each reports: driver and uapi versions,\n"
+		"hardware ID and version, capabilities, cores, fabric size, PE slots, PCI ID.\n"
+		"  NODE            one device node (/dev/accel/accelN, /dev/dri/renderDN);\n"
+		"                  default: every accel node, then every render node\n"
+		"  -h, --help      this text\n"
+		"  --version       print the version and exit\n"
+		"Exit status: 0 when a loom device answered, 1 otherwise, 2 bad usage.\n");
+}
+
 int main(int argc, char **argv)
 {
 	int found = 0;
 
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--version")) {
+			printf("loom-info %s\n", LOOM_PROJECT_VERSION);
+			return 0;
+		}
+		if (argv[i][0] == '-') {
+			fprintf(stderr, "loom-info: unknown option '%s' (loom-info --help)\n", argv[i]);
+			return 2;
+		}
+	}
+	if (argc > 2) {
+		fprintf(stderr, "loom-info: one device node at most (loom-info --help)\n");
+		return 2;
+	}
 	if (argc > 1) {
 		int ret = show(argv[1]);
 

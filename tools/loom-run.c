@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "loom/loom.h"
+#include "loom_version.h"
 
 #define PROGRESS_NS	250000000ULL	/* redraw the progress line this often */
 
@@ -231,8 +232,22 @@ static int trace_close(struct run_log *log, const char *path)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: loom-run [--device PATH] [--workers N] [--stats] "
-		   "[--trace FILE] [--progress] prog.lcb\n");
+	fprintf(f,
+		"usage: loom-run [--device PATH] [--workers N] [--stats] [--trace FILE]\n"
+		"                [--progress] prog.lcb\n"
+		"Runs a loomc-compiled program's @main on a loom device through libloom.\n"
+		"  --device PATH   the device node (default: the first loom device, or\n"
+		"                  $LOOM_DEVICE)\n"
+		"  --workers N     host worker threads for dynamic work (1..1024)\n"
+		"  --stats         print jobs, device cycles, PE firings, dynamic-work\n"
+		"                  items, steals and wall time on stderr\n"
+		"  --trace FILE    write a Chrome/Perfetto JSON trace: the jobs on each\n"
+		"                  hardware queue, each dynamic-work domain's scheduling\n"
+		"  --progress      keep a progress line (items, jobs, seconds) on stderr\n"
+		"                  (the default when stderr is a terminal)\n"
+		"  -h, --help      this text\n"
+		"  --version       print the version and exit\n"
+		"Exit status: 0 success, 1 the program or the device failed, 2 bad usage.\n");
 }
 
 static void report_failure(const char *file, int ret,
@@ -281,8 +296,18 @@ static int parse_args(int argc, char **argv, struct args *a)
 		} else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			usage(stdout);
 			exit(0);
-		} else if (arg[0] == '-' || a->file) {
-			usage(stderr);
+		} else if (!strcmp(arg, "--version")) {
+			printf("loom-run %s\n", LOOM_PROJECT_VERSION);
+			exit(0);
+		} else if (!strcmp(arg, "--device") || !strcmp(arg, "--trace") ||
+			   !strcmp(arg, "--workers")) {
+			fprintf(stderr, "loom-run: %s needs a value (loom-run --help)\n", arg);
+			return 2;
+		} else if (arg[0] == '-') {
+			fprintf(stderr, "loom-run: unknown option '%s' (loom-run --help)\n", arg);
+			return 2;
+		} else if (a->file) {
+			fprintf(stderr, "loom-run: one program only, not '%s' too (loom-run --help)\n", arg);
 			return 2;
 		} else {
 			a->file = arg;

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loom_version.h"
+
 #define MAX_CORES	8
 #define MAX_DEVS	16
 #define MAX_CLIENTS	256
@@ -429,7 +431,7 @@ static void print_text(const struct sample *a, const struct sample *b)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: loom-top [-b] [-n N] [-d SECONDS] [--json] [--help]\n"
+		"usage: loom-top [-b] [-n N] [-d SECONDS] [--json] [--help] [--version]\n"
 		"Shows per loom device, core and client process: busy %%, jobs/s, jobs in\n"
 		"flight, fabric cycles/s, pinned memory and hang recoveries.\n"
 		"  -b, --batch         plain output, no screen clearing (for logs and pipes)\n"
@@ -438,6 +440,7 @@ static void usage(FILE *out)
 		"                      (default 1; fractions allowed)\n"
 		"  --json              one JSON object per update (implies -b)\n"
 		"  -h, --help          this text\n"
+		"  --version           print the version and exit\n"
 		"Busy %% is drm-cycles over drm-total-cycles from /proc/*/fdinfo; jobs/s,\n"
 		"in-flight and resets come from debugfs and need root.\n");
 }
@@ -450,6 +453,7 @@ int main(int argc, char **argv)
 		{ "delay", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	static struct sample s[2];
@@ -458,6 +462,7 @@ int main(int argc, char **argv)
 	double delay = 1;
 	int opt;
 
+	opterr = 0;	/* one line of our own for a bad option */
 	while ((opt = getopt_long(argc, argv, "bn:d:h", opts, NULL)) != -1) {
 		char *end;
 
@@ -485,13 +490,17 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			printf("loom-top %s\n", LOOM_PROJECT_VERSION);
+			return 0;
 		default:
-			usage(stderr);
+			fprintf(stderr, "loom-top: bad option or missing value: '%s' (loom-top --help)\n",
+				argv[optind - 1]);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		usage(stderr);
+		fprintf(stderr, "loom-top: unexpected argument '%s' (loom-top --help)\n", argv[optind]);
 		return 2;
 	}
 	take(&s[0]);
