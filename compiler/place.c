@@ -1191,6 +1191,25 @@ static int random_edge(struct pr *r, int edges)
  * @cap operations a tile, from temperature @first, and writes it back
  * with slots in node order.
  */
+/*
+ * Moves node @i (a PE when @pe, else a port) from @from to @to, swapping
+ * with @other there if any; undone by the same call with @from and @to
+ * exchanged.  @count: PEs on each tile.
+ */
+static void move_node(struct pr *r, bool pe, int i, int other, int from,
+		      int to, int *count)
+{
+	int *at = pe ? r->where : r->port_at;
+
+	at[i] = to;
+	if (other >= 0)
+		at[other] = from;
+	else if (pe) {
+		count[from]--;
+		count[to]++;
+	}
+}
+
 static void anneal(struct pr *r, int cap, float first)
 {
 	int nt = r->w * r->h, count[PLACE_MAX_TILES] = { 0 };
@@ -1244,19 +1263,7 @@ static void anneal(struct pr *r, int cap, float first)
 			if (other >= 0)
 				n = values_of(r, other, list, n);
 			tally_values(r, &y, list, n, -1);
-			if (pick < npes) {
-				r->where[i] = to;
-				if (other >= 0) {
-					r->where[other] = from;
-				} else {
-					count[from]--;
-					count[to]++;
-				}
-			} else {
-				r->port_at[i] = to;
-				if (other >= 0)
-					r->port_at[other] = from;
-			}
+			move_node(r, pick < npes, i, other, from, to, count);
 			tally_values(r, &y, list, n, 1);
 			c = tally_cost(r, &y);
 			if (c <= cost || unit(r) < exp_neg((c - cost) / t)) {
@@ -1264,19 +1271,7 @@ static void anneal(struct pr *r, int cap, float first)
 				continue;
 			}
 			tally_values(r, &y, list, n, -1);
-			if (pick < npes) {
-				r->where[i] = from;
-				if (other >= 0) {
-					r->where[other] = to;
-				} else {
-					count[to]--;
-					count[from]++;
-				}
-			} else {
-				r->port_at[i] = from;
-				if (other >= 0)
-					r->port_at[other] = to;
-			}
+			move_node(r, pick < npes, i, other, to, from, count);
 			tally_values(r, &y, list, n, 1);
 		}
 	}
