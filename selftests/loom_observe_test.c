@@ -502,9 +502,10 @@ static double best_map_us(int fd, uint64_t mb, int runs)
  * Finding the tables of a page must not walk every table of the address
  * space (it once did: BO_CREATE was quadratic, 2.7e8 steps to map 1 GiB).
  * Writing the page tables of 8 MiB costs the same beside a BO of 256 MiB
- * (128 more tables; what memory allows, at least 64 MiB) as beside none: within twice, where walking the list
- * of tables costs several times more.  The page allocation is not counted:
- * under TCG it dominates and varies.
+ * (128 more tables; what memory allows, at least 64 MiB) as beside none:
+ * within twice, where walking the list of tables costs several times
+ * more.  The page allocation is not counted: under TCG it dominates and
+ * varies.
  */
 TEST_F_TIMEOUT(job, mapping_cost_does_not_grow_with_the_address_space, 300)
 {
