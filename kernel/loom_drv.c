@@ -542,6 +542,9 @@ static int loom_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = drmm_mutex_init(&ldev->drm, &ldev->clients_lock);
 	if (ret)
 		return ret;
+	ret = drmm_mutex_init(&ldev->drm, &ldev->operator_reset_lock);
+	if (ret)
+		return ret;
 	INIT_LIST_HEAD(&ldev->clients);
 	ldev->quiesce_wait_ms = LOOM_QUIESCE_MS;
 	init_waitqueue_head(&ldev->files_wq);
@@ -717,6 +720,7 @@ static struct pci_driver loom_pci_driver = {
 	.probe = loom_probe,
 	.remove = loom_remove,
 	.err_handler = &loom_pci_err_handlers,
+	.dev_groups = loom_sysfs_groups,
 };
 module_pci_driver(loom_pci_driver);
 

@@ -10,6 +10,7 @@
  * loom_job.c    SUBMIT, the drm_sched backend, hang recovery, JOB_INFO
  * loom_uring.c  io_uring uring_cmd submission
  * loom_trace.h  tracepoints (TRACE_SYSTEM loom), made in loom_trace_points.c
+ * loom_sysfs.c  the operator's controls: core and device resets
  * loom_debugfs.c debugfs
  */
 #ifndef LOOM_DRV_H
@@ -94,6 +95,8 @@ enum loom_hw_fault {
  * @stopping: recovery has set CTRL.STOP; a STOPPED record of a job other
  *	than the one with @stop_seqno is a job the stop caught by mistake
  * @stop_seqno: the hardware seqno of the job recovery means to stop
+ * @stop_error: what that job fails with: -ETIMEDOUT for a hang,
+ *	-ECANCELED for an operator's reset
  * @stop_hit: the stop ended that job (its record says STOPPED)
  * @quiesced: loom_hw_quiesce() emptied the ring for a reset of the
  *	function; until loom_hw_restart() nothing the device shows is read
@@ -107,7 +110,9 @@ enum loom_hw_fault {
  * @irq: Linux IRQ number of this core's MSI-X vector
  * @jobs_done: jobs completed (debugfs)
  * @jobs_failed: jobs completed with an error (debugfs)
- * @resets: hang recoveries (debugfs)
+ * @reset_requested: an operator asked for a reset of the core (sysfs);
+ *	its hang check does it, so that it never races a hang recovery
+ * @resets: core resets: hang recoveries and operators' resets (debugfs)
  * @hw_faults: completions the driver refused (debugfs)
  * @dumps_dropped: dumps lost to full stages or a file's cap (debugfs)
  * @irqs_idle: interrupts that found no completion to reap (debugfs)
@@ -135,9 +140,11 @@ struct loom_core {
 	u32 hang_progress;
 	bool stopping;
 	u64 stop_seqno;
+	int stop_error;
 	bool stop_hit;
 	bool quiesced;
 	struct delayed_work hang_work;
+	atomic_t reset_requested;
 	ktime_t last_done;
 	ktime_t up_since;
 	struct loom_dump_stage stages[LOOM_DUMP_STAGES];
@@ -193,6 +200,8 @@ struct loom_client {
  * @file_list: every struct loom_file alive, to release their DMA at unplug
  * @clients_lock: protects @clients
  * @clients: struct loom_client of processes that opened the device
+ * @operator_reset_lock: one operator's reset (sysfs) at a time: a request
+ *	is a flag its waiter clears, which a second waiter could take
  * @unplugging: removal has begun; SUBMITs waiting for room give up
  * @resetting: a reset of the function is under way (reset_prepare to
  *	reset_done, or AER's error_detected to slot_reset): the hang checks
@@ -226,6 +235,7 @@ struct loom_device {
 	struct list_head file_list;
 	struct mutex clients_lock;	/* @clients */
 	struct list_head clients;
+	struct mutex operator_reset_lock;	/* loom_core_reset() */
 	bool unplugging;
 	bool resetting;
 	atomic_t fail_pt_alloc;
@@ -449,7 +459,7 @@ void loom_hw_cancel_all(struct loom_device *ldev);
 struct dma_fence *loom_hw_failed_fence(struct loom_core *core, int error);
 struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job,
 				    const struct loom_hw_job *desc);
-bool loom_hw_stop_and_reset(struct loom_core *core, struct loom_job *bad);
+bool loom_hw_stop_and_reset(struct loom_core *core, u64 seqno, int error);
 int loom_hw_status_errno(u32 status);
 unsigned int loom_hw_reap_locked(struct loom_core *core);
 void loom_hw_check_doorbell_locked(struct loom_core *core);
@@ -467,7 +477,7 @@ int loom_submit(struct loom_device *ldev, struct drm_file *file,
 int loom_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file);
 int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *file);
 void loom_job_hw_done_locked(struct loom_job *job,
-			     const struct loom_hw_completion *rec,
+			     const struct loom_hw_completion *rec, int error,
 			     bool dump_staged);
 void loom_job_hw_drop_locked(struct loom_job *job, int error, bool final);
 void loom_job_hw_refused_locked(struct loom_job *job);
@@ -477,6 +487,11 @@ void loom_record_attach_dump(struct loom_file *lf, u64 job_id, void *dump,
 void loom_hang_work(struct work_struct *work);
 void loom_reset_prepare(struct loom_device *ldev, bool reachable);
 void loom_reset_done(struct loom_device *ldev);
+int loom_core_reset(struct loom_core *core);
+int loom_device_reset(struct loom_device *ldev);
+
+/* loom_sysfs.c */
+extern const struct attribute_group *loom_sysfs_groups[];
 
 /* loom_uring.c */
 int loom_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);

@@ -173,6 +173,7 @@ static void loom_core_finish_slot_locked(struct loom_core *core)
 	struct loom_hw_completion rec;
 	ktime_t now = ktime_get(), start;
 	bool dump;
+	int error;
 
 	lockdep_assert_held(&core->lock);
 	core->inflight[core->head] = NULL;
@@ -202,12 +203,15 @@ static void loom_core_finish_slot_locked(struct loom_core *core)
 			return;
 		}
 		core->stop_hit = true;
+		error = core->stop_error;
+	} else {
+		error = loom_hw_status_errno(rec.status);
 	}
 	dump = rec.status != LOOM_STATUS_OK &&
 	       loom_core_stage_dump_locked(core, job, rec.seqno);
 	/* counted before the fence wakes anyone who reads them */
 	atomic64_inc(rec.status ? &core->jobs_failed : &core->jobs_done);
-	loom_job_hw_done_locked(job, &rec, dump);
+	loom_job_hw_done_locked(job, &rec, error, dump);
 }
 
 /*
@@ -526,31 +530,34 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 }
 
 /*
- * Stops a core whose job @bad looks hung, and resets it.  The stop is
- * attributed by the seqno of the record it produces: @bad, if the core
- * obeys STOP while it runs, completes with LOOM_STATUS_STOPPED (and a
- * dump); but @bad may have ended on its own since the hang check looked,
- * and the stop then catches the job after it, which is dropped like every
- * job still on the ring: its hardware fence is signalled with -ECANCELED
- * and the scheduler resubmits it.  @bad, if still on the ring (the core
- * ignored STOP), fails with -ETIMEDOUT.  Called with the scheduler stopped
- * and a reference on @bad.
+ * Stops a core and resets it; the job with hardware @seqno (a hung job,
+ * or the one an operator's reset interrupts; 0 for none) fails with
+ * @error.  The stop is attributed by the seqno of the record it produces:
+ * that job, if the core obeys STOP while it runs, completes with
+ * LOOM_STATUS_STOPPED (and a dump); but it may have ended on its own since
+ * the caller looked, and the stop then catches the job after it, which is
+ * dropped like every job still on the ring: its hardware fence is
+ * signalled with -ECANCELED and the scheduler resubmits it.  The job with
+ * @seqno, if still on the ring (the core ignored STOP), fails too.  Called
+ * with the scheduler stopped.
  *
- * Return: whether @bad was stopped (it hung), rather than ended on its own.
+ * Return: whether the job with @seqno was stopped, rather than ended on
+ * its own.
  */
-bool loom_hw_stop_and_reset(struct loom_core *core, struct loom_job *bad)
+bool loom_hw_stop_and_reset(struct loom_core *core, u64 seqno, int error)
 {
 	unsigned long flags;
 	unsigned int i;
-	bool hung;
+	bool hit;
 
 	spin_lock_irqsave(&core->lock, flags);
-	core->stop_seqno = bad->hw_seqno;
+	core->stop_seqno = seqno;
+	core->stop_error = error;
 	core->stop_hit = false;
 	core->stopping = true;
 	spin_unlock_irqrestore(&core->lock, flags);
 
-	trace_loom_core_stop(core->ldev->pdev, core->index, bad->hw_seqno);
+	trace_loom_core_stop(core->ldev->pdev, core->index, seqno);
 	loom_core_write(core, LOOM_CORE_CTRL, LOOM_CTRL_ENABLE | LOOM_CTRL_STOP);
 	for (i = 0; i < 100; i++) {
 		if (loom_core_read(core, LOOM_CORE_STATUS) & LOOM_CORE_HALTED)
@@ -560,22 +567,22 @@ bool loom_hw_stop_and_reset(struct loom_core *core, struct loom_job *bad)
 
 	spin_lock_irqsave(&core->lock, flags);
 	loom_hw_reap_locked(core);
-	hung = core->stop_hit;
+	hit = core->stop_hit;
 	for (i = 0; i < LOOM_RING_SIZE; i++) {
 		struct loom_job *job = core->inflight[i];
+		bool stopped = job && seqno && job->hw_seqno == seqno;
 
 		core->inflight[i] = NULL;
-		if (job == bad)
-			hung = true;
+		hit |= stopped;
 		if (job)
-			loom_job_hw_drop_locked(job, -ETIMEDOUT, job == bad);
+			loom_job_hw_drop_locked(job, error, stopped);
 	}
 	core->stopping = false;
 	loom_core_start_locked(core);
 	spin_unlock_irqrestore(&core->lock, flags);
 	atomic64_inc(&core->resets);
-	trace_loom_core_reset(core->ldev->pdev, core->index, hung);
-	return hung;
+	trace_loom_core_reset(core->ldev->pdev, core->index, hit);
+	return hit;
 }
 
 /*

@@ -21,9 +21,11 @@
  * record it produces: the suspected job may have ended on its own since
  * the hang check looked, and a job the stop caught instead runs again.  A
  * process whose jobs hung DRM_LOOM_MAX_HANGS times is refused further
- * submissions with -ECANCELED.  A reset of the whole PCI function (FLR,
- * AER) goes through the same stop and resubmission: loom_reset_prepare()
- * and loom_reset_done().
+ * submissions with -ECANCELED.  An operator's reset of a core (sysfs,
+ * loom_core_reset()) is the same recovery run by the hang check, with the
+ * job the core was running failed with -ECANCELED and no one blamed.  A
+ * reset of the whole PCI function (FLR, AER) goes through the same stop
+ * and resubmission: loom_reset_prepare() and loom_reset_done().
  *
  * A file has at most DRM_LOOM_MAX_INFLIGHT_JOBS jobs between SUBMIT and
  * free_job(); SUBMIT waits for room, or fails with -EAGAIN when asked not
@@ -173,16 +175,14 @@ static void loom_job_signal_hw_locked(struct loom_job *job, int error)
 }
 
 /*
- * The device is done with @job; @rec is its completion record and a stage
- * holds its dump when @dump_staged.  Called with core->lock held, from the
- * IRQ handler, the hang check or recovery.
+ * The device is done with @job; @rec is its completion record, @error what
+ * its fences report, and a stage holds its dump when @dump_staged.  Called
+ * with core->lock held, from the IRQ handler, the hang check or recovery.
  */
 void loom_job_hw_done_locked(struct loom_job *job,
-			     const struct loom_hw_completion *rec,
+			     const struct loom_hw_completion *rec, int error,
 			     bool dump_staged)
 {
-	int error = loom_hw_status_errno(rec->status);
-
 	lockdep_assert_held(&job->core->lock);
 	job->hw_done = true;
 	job->hw_error = error;
@@ -299,7 +299,7 @@ static void loom_recover(struct loom_core *core, struct loom_job *bad)
 	drm_sched_stop(&core->sched, NULL);
 	if (unlikely(delay_ms))
 		msleep(delay_ms);
-	if (loom_hw_stop_and_reset(core, bad)) {
+	if (loom_hw_stop_and_reset(core, bad->hw_seqno, -ETIMEDOUT)) {
 		loom_hang_coredump(core, bad);
 		loom_client_hung(ldev, bad->lf->client);
 	}
@@ -337,6 +337,87 @@ static void loom_trace_hang(struct loom_core *core, struct loom_job *job)
 }
 
 /*
+ * An operator's reset: stops the core, fails the job it was running with
+ * -ECANCELED (its process is not blamed: nothing says the job was at
+ * fault) and runs every other job of the core again.
+ */
+static void loom_operator_reset(struct loom_core *core)
+{
+	struct loom_job *job;
+	unsigned long flags;
+	u64 seqno = 0;
+
+	drm_sched_stop(&core->sched, NULL);
+	spin_lock_irqsave(&core->lock, flags);
+	loom_hw_reap_locked(core);
+	job = core->inflight[core->head];
+	if (job)
+		seqno = job->hw_seqno;
+	spin_unlock_irqrestore(&core->lock, flags);
+	loom_hw_stop_and_reset(core, seqno, -ECANCELED);
+	drm_sched_resubmit_jobs(&core->sched);
+	loom_sched_start(&core->sched);
+}
+
+static void loom_core_reset_request(struct loom_core *core)
+{
+	atomic_set(&core->reset_requested, 1);
+	mod_delayed_work(core->ldev->hang_wq, &core->hang_work, 0);
+}
+
+/* Waits for the reset asked of @core; 0, or -EBUSY if it was not done. */
+static int loom_core_reset_wait(struct loom_core *core)
+{
+	flush_delayed_work(&core->hang_work);
+	/* Still asked for: the hang check stood down for a function reset. */
+	return atomic_xchg(&core->reset_requested, 0) ? -EBUSY : 0;
+}
+
+/**
+ * loom_core_reset - reset a core at an operator's request
+ * @core: the core
+ *
+ * The job the core is running fails with -ECANCELED; the jobs queued
+ * behind it run.  The reset is done by the core's hang check, which
+ * therefore never races a hang recovery of the same core.  Sleeps until
+ * it is done.
+ *
+ * Return: 0, or -EBUSY if a reset of the whole function is under way.
+ */
+int loom_core_reset(struct loom_core *core)
+{
+	int ret;
+
+	mutex_lock(&core->ldev->operator_reset_lock);
+	loom_core_reset_request(core);
+	ret = loom_core_reset_wait(core);
+	mutex_unlock(&core->ldev->operator_reset_lock);
+	return ret;
+}
+
+/**
+ * loom_device_reset - reset every core at an operator's request
+ * @ldev: the device
+ *
+ * loom_core_reset() of every core, the cores in parallel.
+ *
+ * Return: 0, or -EBUSY if a reset of the whole function is under way.
+ */
+int loom_device_reset(struct loom_device *ldev)
+{
+	unsigned int i;
+	int ret = 0;
+
+	mutex_lock(&ldev->operator_reset_lock);
+	for (i = 0; i < ldev->num_cores; i++)
+		loom_core_reset_request(&ldev->cores[i]);
+	for (i = 0; i < ldev->num_cores; i++)
+		ret = loom_core_reset_wait(&ldev->cores[i]) ?: ret;
+	mutex_unlock(&ldev->operator_reset_lock);
+	return ret;
+}
+
+/*
  * The hang check: runs every LOOM_HANG_CHECK_MS while the core has jobs on
  * its ring.  It also reaps, in case an interrupt was lost or the device
  * showed a bogus head, and rings the doorbell again if the device missed it.
@@ -354,6 +435,8 @@ void loom_hang_work(struct work_struct *work)
 	/* A reset of the function is under way; loom_reset_done() re-arms. */
 	if (READ_ONCE(ldev->resetting) || !drm_dev_enter(&ldev->drm, &idx))
 		return;
+	if (atomic_xchg(&core->reset_requested, 0))
+		loom_operator_reset(core);
 	spin_lock_irqsave(&core->lock, flags);
 	loom_hw_reap_locked(core);
 	loom_hw_check_doorbell_locked(core);

@@ -114,14 +114,15 @@ static inline uint32_t long_cmd(FIXTURE_DATA(job) *self, unsigned slot, uint64_t
 }
 
 /*
- * Loads both cores: on each a long job (its counter at @scratch_va + 64 *
- * core) and eight jobs waiting on the ring behind it, the last of which
- * signals @sync[core].  @ids gets the job ids.  Returns 0, -1 if a SUBMIT
- * failed.
+ * Loads both cores: on each a long job of @extent instances (its counter
+ * at @scratch_va + 64 * core) and eight jobs waiting on the ring behind
+ * it, the last of which signals @sync[core].  @ids gets the job ids (the
+ * long jobs are 0 and 1).  Returns 0, -1 if a SUBMIT failed.
  */
 #define LOAD_JOBS	18
-static inline int submit_load(FIXTURE_DATA(job) *self, uint64_t scratch_va,
-			      uint64_t ids[LOAD_JOBS], const uint32_t sync[2])
+static inline int submit_load_of(FIXTURE_DATA(job) *self, uint64_t scratch_va,
+				 uint64_t ids[LOAD_JOBS], const uint32_t sync[2],
+				 int64_t extent)
 {
 	struct drm_loom_bo_ref refs[2] = {
 		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
@@ -131,7 +132,7 @@ static inline int submit_load(FIXTURE_DATA(job) *self, uint64_t scratch_va,
 	for (unsigned int i = 0; i < LOAD_JOBS; i++) {
 		unsigned int q = i % 2;
 		struct drm_loom_submit s = i < 2 ?
-			submit_args(self, i, long_cmd(self, i, scratch_va + 64 * q, 1 << 19),
+			submit_args(self, i, long_cmd(self, i, scratch_va + 64 * q, extent),
 				    refs + 1, 1) :
 			submit_args(self, i, counter_cmd(self, i, i), refs, 2);
 
@@ -142,6 +143,12 @@ static inline int submit_load(FIXTURE_DATA(job) *self, uint64_t scratch_va,
 		ids[i] = s.job_id;
 	}
 	return 0;
+}
+
+static inline int submit_load(FIXTURE_DATA(job) *self, uint64_t scratch_va,
+			      uint64_t ids[LOAD_JOBS], const uint32_t sync[2])
+{
+	return submit_load_of(self, scratch_va, ids, sync, 1 << 19);
 }
 
 /* loom.ko's module reference count, -1 if unreadable. */
