@@ -23,7 +23,9 @@
  *
  * Output: a table, then one line per benchmark
  *	RESULT<TAB>P1|P2<TAB><ratio><TAB><label><TAB><detail>
- * (only for a benchmark whose two measurements both succeeded), and last
+ *		<TAB><better><TAB><goal>
+ * (only for a benchmark whose two measurements both succeeded; P1 higher
+ * is better, goal 1.5, P2 lower, goal 2: issue 36), and last
  * "N passed, N failed" over the four measurements.  A failed submit, a job
  * that did not end well or a CQE with res != 0 fails its measurement, and
  * the exit status is then 1.
@@ -823,11 +825,12 @@ int main(int argc, char **argv)
 
 	if (ioc.ok && uring.ok)
 		printf("RESULT\tP1\t%.3f\tio_uring batched / ioctl per job (jobs/s)\t"
-		       "io_uring %.0f jobs/s (batch %u), ioctl %.0f jobs/s, %u jobs\n",
+		       "io_uring %.0f jobs/s (batch %u), ioctl %.0f jobs/s, %u jobs"
+		       "\thigher\t1.5\n",
 		       uring.value / ioc.value, uring.value, o.batch, ioc.value, o.jobs);
 	if (lrt.ok && vrt.ok)
 		printf("RESULT\tP2\t%.3f\tloom empty job / vgem fence round trip (median µs)\t"
-		       "loom %.1f µs, vgem %.1f µs, median of %u each\n",
+		       "loom %.1f µs, vgem %.1f µs, median of %u each\tlower\t2\n",
 		       lrt.value / vrt.value, lrt.value, vrt.value, o.trips);
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(all); i++)
