@@ -835,7 +835,9 @@ static int growth_group(struct pr *r, int i, int cap, const int *size)
 
 /*
  * The group node @i joins: a producer's (or the least growing), else a new
- * group, else the least full that takes it, else the least full.
+ * group, else the least full that takes it, else the least full.  There is
+ * always one: map_any() tries no @cap below first_cap(), so @cap groups of
+ * @max_groups hold every PE.
  */
 static int pick_group(struct pr *r, int i, int cap, int max_groups, int *size)
 {
@@ -856,10 +858,11 @@ static int pick_group(struct pr *r, int i, int cap, int max_groups, int *size)
 			    (pass || outside_inputs(r, gi, i) <= r->max_inputs) &&
 			    (best < 0 || size[gi] < size[best]))
 				best = gi;
+	if (best < 0)
+		abort();
 	return best;
 }
 
-/* Packs the PEs into groups of at most @cap; cap 1 is spatial. */
 /*
  * The one operation that consumes node @i when all of @i's inputs are
  * ports (a CONST of an operand triggered by the ctrl port, an address
