@@ -55,7 +55,8 @@ static void inject_under_load(FIXTURE_DATA(job) *self, struct __test_metadata *_
 			      int max_lost_per_core)
 {
 	struct loom_test_bo scratch = loom_bo(self->fd, 4096);
-	long long refused[2], resets[2], errors;
+	struct loom_core_counts before;
+	long long errors;
 	char slot[64], json[256], dev[96], dir[PATH_MAX];
 	int lost[2] = { 0, 0 };
 	uint64_t ids[LOAD_JOBS];
@@ -73,11 +74,9 @@ static void inject_under_load(FIXTURE_DATA(job) *self, struct __test_metadata *_
 	errors = aer_count(dir, counter->file, counter->key);
 	if (errors < 0)
 		SKIP(return, "no AER counter %s (no AER in this kernel?)", counter->file);
-	for (unsigned int q = 0; q < 2; q++) {
-		refused[q] = loom_core_stat(&self->node, q, "refused from the device: ");
-		resets[q] = loom_core_stat(&self->node, q, "resets ");
+	before = loom_core_counts(&self->node);
+	for (unsigned int q = 0; q < 2; q++)
 		ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync[q]));
-	}
 	ASSERT_EQ(0, submit_load(self, scratch.va, ids, sync));
 	usleep(200000);
 	snprintf(json, sizeof(json),
@@ -105,9 +104,9 @@ static void inject_under_load(FIXTURE_DATA(job) *self, struct __test_metadata *_
 		EXPECT_EQ(LOOM_STATUS_OK, info.hw_status);
 		for (int k = 0; k < 8; k++)
 			EXPECT_EQ(d[k] + d[1024 + k], d[2048 + k]);
-		EXPECT_EQ(refused[q], loom_core_stat(&self->node, q, "refused from the device: "))
+		EXPECT_EQ(before.refused[q], loom_core_counts(&self->node).refused[q])
 			TH_LOG("core %u: the driver read the device across the recovery", q);
-		EXPECT_EQ(resets[q], loom_core_stat(&self->node, q, "resets "))
+		EXPECT_EQ(before.resets[q], loom_core_counts(&self->node).resets[q])
 			TH_LOG("core %u: a hang recovery ran: the driver missed the error", q);
 		drmSyncobjDestroy(self->fd, sync[q]);
 	}

@@ -40,21 +40,6 @@ static bool core_running(const struct loom_node *node, unsigned int core)
 	return false;
 }
 
-struct core_counts {
-	long long resets[2], refused[2];
-};
-
-static struct core_counts core_counts(const struct loom_node *node)
-{
-	struct core_counts c;
-
-	for (unsigned int q = 0; q < 2; q++) {
-		c.resets[q] = loom_core_stat(node, q, "resets ");
-		c.refused[q] = loom_core_stat(node, q, "refused from the device: ");
-	}
-	return c;
-}
-
 /*
  * Loads both cores (a long job on each, eight jobs behind each), waits for
  * the long jobs to run, writes @value to the control @name, and waits for
@@ -98,7 +83,7 @@ TEST_F(job, controls_are_root_only)
 
 TEST_F(job, bad_requests_are_refused_and_reset_nothing)
 {
-	struct core_counts before = core_counts(&self->node), after;
+	struct loom_core_counts before = loom_core_counts(&self->node), after;
 	uint64_t cores = test_get_param(self->fd, DRM_LOOM_PARAM_NUM_CORES);
 	char core[192], device[192];
 
@@ -114,7 +99,7 @@ TEST_F(job, bad_requests_are_refused_and_reset_nothing)
 	EXPECT_EQ(-EINVAL, loom_write_file(core, "zero"));
 	EXPECT_EQ(-EINVAL, loom_write_file(device, "0"));
 	EXPECT_EQ(-EINVAL, loom_write_file(device, "maybe"));
-	after = core_counts(&self->node);
+	after = loom_core_counts(&self->node);
 	for (unsigned int q = 0; q < 2; q++)
 		EXPECT_EQ(before.resets[q], after.resets[q]);
 }
@@ -125,7 +110,7 @@ TEST_F(job, bad_requests_are_refused_and_reset_nothing)
  */
 TEST_F_TIMEOUT(job, reset_core_fails_its_running_job_only, 300)
 {
-	struct core_counts before = core_counts(&self->node), after;
+	struct loom_core_counts before = loom_core_counts(&self->node), after;
 	const int rounds = DRM_LOOM_MAX_HANGS + 1;
 	uint64_t ids[LOAD_JOBS];
 
@@ -141,7 +126,7 @@ TEST_F_TIMEOUT(job, reset_core_fails_its_running_job_only, 300)
 			EXPECT_EQ(0, job_error(self, ids[i])) TH_LOG("round %d, job %u", round, i);
 		}
 	}
-	after = core_counts(&self->node);
+	after = loom_core_counts(&self->node);
 	EXPECT_EQ(before.resets[0] + rounds, after.resets[0]);
 	EXPECT_EQ(before.resets[1], after.resets[1]);
 	for (unsigned int q = 0; q < 2; q++)
@@ -152,14 +137,14 @@ TEST_F_TIMEOUT(job, reset_core_fails_its_running_job_only, 300)
 
 TEST_F_TIMEOUT(job, reset_device_fails_each_cores_running_job, 300)
 {
-	struct core_counts before = core_counts(&self->node), after;
+	struct loom_core_counts before = loom_core_counts(&self->node), after;
 	uint64_t ids[LOAD_JOBS];
 
 	reset_under_load(self, _metadata, "reset_device", "1", ids);
 	for (unsigned int i = 0; i < LOAD_JOBS; i++) {
 		EXPECT_EQ(i < 2 ? -ECANCELED : 0, job_error(self, ids[i])) TH_LOG("job %u", i);
 	}
-	after = core_counts(&self->node);
+	after = loom_core_counts(&self->node);
 	for (unsigned int q = 0; q < 2; q++) {
 		EXPECT_EQ(before.resets[q] + 1, after.resets[q]);
 		EXPECT_EQ(before.refused[q], after.refused[q]);
@@ -170,12 +155,12 @@ TEST_F_TIMEOUT(job, reset_device_fails_each_cores_running_job, 300)
 /* An idle core resets too, and runs what comes next. */
 TEST_F(job, reset_of_an_idle_core)
 {
-	struct core_counts before = core_counts(&self->node);
+	struct loom_core_counts before = loom_core_counts(&self->node);
 	char path[192];
 
 	control_path(&self->node, "reset_core", path, sizeof(path));
 	ASSERT_EQ(0, loom_write_file(path, "1"));
-	EXPECT_EQ(before.resets[1] + 1, core_counts(&self->node).resets[1]);
+	EXPECT_EQ(before.resets[1] + 1, loom_core_counts(&self->node).resets[1]);
 	EXPECT_EQ(0, run_vadd(self, _metadata, 1, 0).error);
 }
 
@@ -196,7 +181,7 @@ static int loom_info(char *const argv[])
 
 TEST_F_TIMEOUT(job, loom_info_resets_a_core, 120)
 {
-	struct core_counts before = core_counts(&self->node);
+	struct loom_core_counts before = loom_core_counts(&self->node);
 	char *reset[] = { "loom-info", "--reset", "core", "1", self->node.path, NULL };
 	char *past[] = { "loom-info", "--reset", "core", "99", self->node.path, NULL };
 	char *what[] = { "loom-info", "--reset", "cores", self->node.path, NULL };
@@ -204,10 +189,10 @@ TEST_F_TIMEOUT(job, loom_info_resets_a_core, 120)
 	if (access(LOOM_INFO, X_OK))
 		SKIP(return, "no %s (tools/loom-vm --file)", LOOM_INFO);
 	EXPECT_EQ(0, loom_info(reset));
-	EXPECT_EQ(before.resets[1] + 1, core_counts(&self->node).resets[1]);
+	EXPECT_EQ(before.resets[1] + 1, loom_core_counts(&self->node).resets[1]);
 	EXPECT_EQ(1, loom_info(past));
 	EXPECT_EQ(2, loom_info(what));
-	EXPECT_EQ(before.resets[1] + 1, core_counts(&self->node).resets[1]);
+	EXPECT_EQ(before.resets[1] + 1, loom_core_counts(&self->node).resets[1]);
 }
 
 TEST_HARNESS_MAIN

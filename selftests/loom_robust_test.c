@@ -1111,7 +1111,7 @@ TEST_F_TIMEOUT(job, function_level_reset_under_load, 240)
 		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
 	};
 	struct loom_test_bo scratch = loom_bo(self->fd, 4096);
-	long long refused[2], resets[2];
+	struct loom_core_counts before;
 	uint64_t ids[N + 2];
 	char slot[64], path[160];
 	unsigned int lost = 0;
@@ -1122,10 +1122,7 @@ TEST_F_TIMEOUT(job, function_level_reset_under_load, 240)
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset", slot);
 	if (access(path, W_OK))
 		SKIP(return, "no %s: the device has no reset method", path);
-	for (unsigned int q = 0; q < 2; q++) {
-		refused[q] = loom_core_stat(&self->node, q, "refused from the device: ");
-		resets[q] = loom_core_stat(&self->node, q, "resets ");
-	}
+	before = loom_core_counts(&self->node);
 	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
 	for (unsigned int q = 0; q < 2; q++) {
 		struct drm_loom_submit s = submit_args(self, 100 + q,
@@ -1163,8 +1160,8 @@ TEST_F_TIMEOUT(job, function_level_reset_under_load, 240)
 		EXPECT_EQ(LOOM_STATUS_OK, info.hw_status);
 		for (int k = 0; k < 8; k++)
 			EXPECT_EQ(d[k] + d[1024 + k], d[2048 + k]);
-		EXPECT_EQ(refused[q], loom_core_stat(&self->node, q, "refused from the device: "));
-		EXPECT_EQ(resets[q], loom_core_stat(&self->node, q, "resets "))
+		EXPECT_EQ(before.refused[q], loom_core_counts(&self->node).refused[q]);
+		EXPECT_EQ(before.resets[q], loom_core_counts(&self->node).resets[q])
 			TH_LOG("core %u: a hang recovery ran: the driver missed the reset", q);
 	}
 	drmSyncobjDestroy(self->fd, sync);
@@ -1180,7 +1177,7 @@ TEST_F_TIMEOUT(job, function_level_reset_under_load, 240)
 TEST_F_TIMEOUT(job, function_level_reset_with_a_slow_stop, 240)
 {
 	struct loom_test_bo scratch = loom_bo(self->fd, 4096);
-	long long refused[2], resets[2];
+	struct loom_core_counts before;
 	char slot[64], path[160], knob[160];
 	uint64_t ids[LOAD_JOBS];
 	uint32_t sync[2];
@@ -1191,11 +1188,9 @@ TEST_F_TIMEOUT(job, function_level_reset_with_a_slow_stop, 240)
 	snprintf(knob, sizeof(knob), "%s/quiesce_wait_ms", self->node.debugfs);
 	if (access(path, W_OK) || access(knob, W_OK))
 		SKIP(return, "no %s or %s", path, knob);
-	for (unsigned int q = 0; q < 2; q++) {
-		refused[q] = loom_core_stat(&self->node, q, "refused from the device: ");
-		resets[q] = loom_core_stat(&self->node, q, "resets ");
+	before = loom_core_counts(&self->node);
+	for (unsigned int q = 0; q < 2; q++)
 		ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync[q]));
-	}
 	ASSERT_EQ(0, submit_load(self, scratch.va, ids, sync));
 	usleep(200000);
 	ASSERT_EQ(0, loom_write_file(knob, "0"));
@@ -1207,9 +1202,9 @@ TEST_F_TIMEOUT(job, function_level_reset_with_a_slow_stop, 240)
 		EXPECT_EQ(0, job_error(self, ids[i])) TH_LOG("job %u", i);
 	}
 	for (unsigned int q = 0; q < 2; q++) {
-		EXPECT_EQ(refused[q], loom_core_stat(&self->node, q, "refused from the device: "))
+		EXPECT_EQ(before.refused[q], loom_core_counts(&self->node).refused[q])
 			TH_LOG("core %u: the driver read the device across the reset", q);
-		EXPECT_EQ(resets[q], loom_core_stat(&self->node, q, "resets "));
+		EXPECT_EQ(before.resets[q], loom_core_counts(&self->node).resets[q]);
 		drmSyncobjDestroy(self->fd, sync[q]);
 	}
 }

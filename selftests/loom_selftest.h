@@ -431,6 +431,25 @@ static inline long long loom_core_stat(const struct loom_node *node, unsigned co
 }
 
 /*
+ * The counts a recovery test compares before and after, for cores 0 and 1:
+ * the hang recoveries and the records refused from the device.
+ */
+struct loom_core_counts {
+	long long resets[2], refused[2];
+};
+
+static inline struct loom_core_counts loom_core_counts(const struct loom_node *node)
+{
+	struct loom_core_counts c;
+
+	for (unsigned int q = 0; q < 2; q++) {
+		c.resets[q] = loom_core_stat(node, q, "resets ");
+		c.refused[q] = loom_core_stat(node, q, "refused from the device: ");
+	}
+	return c;
+}
+
+/*
  * Waits until no core of @node has a job on its ring (the jobs of a closed
  * file run on), at most a minute on this kernel's clock; whether they are.
  */
