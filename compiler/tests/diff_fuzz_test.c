@@ -825,6 +825,10 @@ struct stats {
 	double fab_secs[17][17];
 	unsigned fab_n[17][17];
 	double fab_max[17][17];
+	double slowest;		/* the slowest compile: its time, seed, fabric, verdict */
+	uint64_t slowest_seed;
+	unsigned slowest_w, slowest_h;
+	bool slowest_mapped;
 };
 
 static struct stats st;
@@ -972,6 +976,13 @@ static bool run_on(struct fcase *c, uint64_t seed, unsigned w, unsigned h)
 	st.fab_n[w][h]++;
 	if (dt > st.fab_max[w][h])
 		st.fab_max[w][h] = dt;
+	if (dt > st.slowest) {
+		st.slowest = dt;
+		st.slowest_seed = seed;
+		st.slowest_w = w;
+		st.slowest_h = h;
+		st.slowest_mapped = !status;
+	}
 	if (dump)
 		printf("# %ux%u: %s in %.2f s\n", w, h, status ? "refused" : "mapped", dt);
 	if (status) {
@@ -1163,6 +1174,10 @@ static void summary(double secs)
 
 static void fabric_times(void)
 {
+	if (st.slowest > 0)
+		printf("# slowest compile: seed 0x%016" PRIx64 " on %ux%u, %s in %.2f s\n",
+		       st.slowest_seed, st.slowest_w, st.slowest_h,
+		       st.slowest_mapped ? "mapped" : "refused", st.slowest);
 	printf("# place and route per fabric (mean / max s, over compiles), slowest first:\n");
 	for (int n = 0; n < 12; n++) {
 		double best = 0.05;
