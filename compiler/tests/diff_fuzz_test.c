@@ -19,6 +19,7 @@
  *   diff_fuzz_test                      the fixed-seed slice make test runs
  *   diff_fuzz_test --seconds N [--seed S] [--fabrics all] [--out DIR]
  *   diff_fuzz_test --replay FILE [--fabric WxH]
+ *   diff_fuzz_test --thread SEED [--fabric WxH]   a long run's thread, printed
  *
  * (or LOOM_FUZZ_SECONDS, LOOM_FUZZ_SEED).  A failure prints the seed, the
  * fabric and the thread, and writes the thread to DIR/diff-fuzz-SEED.loom
@@ -1288,6 +1289,10 @@ TEST(fixed_seed_slice)
 	CHECK(st.mapped >= st.compiles / 2);
 }
 
+/* The long run's thread sizes and loop share, from each thread's seed. */
+#define LONG_SIZE(s)	(4 + (int)((s) % 28))
+#define LONG_LOOPS(s)	((s) % 4 ? 0 : 40)
+
 static bool long_run(double seconds, uint64_t seed, bool all)
 {
 	double t0 = now(), last = t0;
@@ -1300,7 +1305,7 @@ static bool long_run(double seconds, uint64_t seed, bool all)
 	while (now() - t0 < seconds) {
 		uint64_t s = rng_next(&r);
 
-		fails += !one(s, 4 + (int)(s % 28), s % 4 ? 0 : 40, 3, all, NULL);
+		fails += !one(s, LONG_SIZE(s), LONG_LOOPS(s), 3, all, NULL);
 		if (now() - last >= 60) {
 			summary(now() - t0);
 			fflush(stdout);
@@ -1318,6 +1323,7 @@ int main(int argc, char **argv)
 	double seconds = env_s ? atof(env_s) : 0;
 	uint64_t seed = env_seed ? strtoull(env_seed, NULL, 0) : 1;
 	const char *replay_path = NULL;
+	uint64_t one_seed = 0;
 	unsigned fw = 0, fh = 0;
 	bool all = false;
 
@@ -1335,15 +1341,29 @@ int main(int argc, char **argv)
 			replay_path = argv[++i];
 		else if (!strcmp(a, "--fabric") && v && sscanf(argv[++i], "%ux%u", &fw, &fh) == 2)
 			;
+		else if (!strcmp(a, "--thread") && v)
+			one_seed = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(a, "--dump"))
 			dump = true;
 		else if (!strcmp(a, "--fabrics") && v)
 			all = !strcmp(argv[++i], "all");
 		else {
 			fprintf(stderr, "usage: %s [--seconds N] [--seed S] [--fabrics all|quick] [--out DIR] [--dump] "
-				"| --replay FILE [--fabric WxH]\n", argv[0]);
+				"| --replay FILE [--fabric WxH] | --thread SEED [--fabric WxH]\n", argv[0]);
 			return 2;
 		}
+	}
+	if (one_seed) {
+		/* the long run's thread of that seed, printed, on one fabric */
+		unsigned fab[1][2] = { { fw ? fw : 8, fh ? fh : 8 } };
+		bool ok;
+
+		dump = true;
+		ok = one(one_seed, LONG_SIZE(one_seed), LONG_LOOPS(one_seed), 1,
+			 false, (const unsigned (*)[2])fab);
+		summary(0);
+		printf("%d passed, %d failed\n", ok, !ok);
+		return ok ? 0 : 1;
 	}
 	if (replay_path) {
 		bool ok = replay(replay_path, fw, fh);
