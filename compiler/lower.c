@@ -618,7 +618,9 @@ static int count_uses(const struct ir_region *r, const struct ir_value *v)
 
 /*
  * An iter_arg the fabric can carry: yielded as acc OP x with OP a REDUCE
- * operation and acc used nowhere else.  Returns the operation, sets *x.
+ * operation, acc used nowhere else and the new value used by the yield
+ * alone (REDUCE gives only the final one, never a value per iteration).
+ * Returns the operation, sets *x.
  */
 static const struct ir_op *reduction(struct ir_op *loop, int i,
 				     const struct ir_value **x)
@@ -635,7 +637,8 @@ static const struct ir_op *reduction(struct ir_op *loop, int i,
 	    alu != ALU_OR && alu != ALU_XOR && alu != ALU_FADD &&
 	    alu != ALU_FMUL && alu != ALU_FMAX && alu != ALU_FMIN)
 		return NULL;
-	if (count_uses(loop->body, acc) != 1)
+	if (count_uses(loop->body, acc) != 1 ||
+	    count_uses(loop->body, &def->results[0]) != 1)
 		return NULL;
 	if (def->operands[0].value == acc)
 		*x = def->operands[1].value;
@@ -698,7 +701,7 @@ static bool check_loop(struct lower *l, struct ir_op *op,
 		red[i] = reduction(op, i, &x[i]);
 		if (!red[i]) {
 			unsupported(l, op,
-				    "an iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori, xori, addf, mulf, maximumf or minimumf, acc used once)");
+				    "an iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori, xori, addf, mulf, maximumf or minimumf, acc and the new value used once)");
 			return false;
 		}
 	}

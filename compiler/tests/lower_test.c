@@ -230,6 +230,25 @@ TEST(unsupported_is_diagnosed)
 		     "  dataflow.thread.yield %ctl : none\n"
 		     "}\n",
 		     5, 8, "cannot lower scf.for: an iter_arg that is not a reduction");
+	/*
+	 * Two reductions, the second folding the first's new value: REDUCE
+	 * gives only the final sum, %s has no value per iteration (it was
+	 * taken for a thread argument: a 4x4 run stored 4194304 for 20).
+	 */
+	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		     "  %c0 = arith.constant 0 : index\n"
+		     "  %c1 = arith.constant 1 : index\n"
+		     "  %z = arith.constant 0 : i64\n"
+		     "  %r0, %r1 = scf.for %j = %c0 to %n step %c1 iter_args(%a = %z, %b = %z) -> (i64, i64) {\n"
+		     "    %x = arith.index_cast %j : index to i64\n"
+		     "    %s = arith.addi %a, %x : i64\n"
+		     "    %t = arith.addi %b, %s : i64\n"
+		     "    scf.yield %s, %t : i64, i64\n"
+		     "  }\n"
+		     "  memref.store %r1, %m[%i] : memref<?xi64>\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     5, 14, "cannot lower scf.for: an iter_arg that is not a reduction");
 	/* a dynamic step */
 	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index, %st: index) ctrl(%ctl: none) iv(%i: index) {\n"
 		     "  %c0 = arith.constant 0 : index\n"
