@@ -198,15 +198,35 @@ static int arg_port(struct lower *l, const struct ir_value *v)
 	return port(l, LOOM_PORT_COORD, i - f->num_inputs - f->num_ctrl);
 }
 
-/* A value of an outer scope, once per iteration of loop scope @s. */
+/*
+ * A value of an outer scope, once per iteration of loop scope @s.  The
+ * INVARIANT is this loop's own: add() would hand two loops of one trip
+ * count the same one, and the second loop would then take its iterations
+ * from the first's (the deadlock proof refuses such a mapping, rightly:
+ * the fork of the shared INVARIANT waits for both loops).
+ */
 static int invariant(struct lower *l, struct scope *s, int n,
 		     struct loom_loc loc)
 {
-	if (s->count == G_NONE)
-		return pe_imm(l, LOOM_OP_INVARIANT, LOOM_TYPE_I64, n,
-			      (uint64_t)s->count_val, G_NONE, loc);
-	return pe(l, LOOM_OP_INVARIANT, LOOM_TYPE_I64, n, s->count, G_NONE,
-		  loc);
+	struct g_node inv = {
+		.kind = G_PE, .op = LOOM_OP_INVARIANT, .type = LOOM_TYPE_I64,
+		.in = { n, s->count, G_NONE }, .imm_b = s->count == G_NONE,
+		.imm = s->count == G_NONE ? (uint64_t)s->count_val : 0,
+		.loc = loc,
+	};
+
+	for (int i = 0; i < s->n; i++) {
+		const struct g_node *o;
+
+		if (s->map[i].node < 0)
+			continue;
+		o = &l->g->nodes[s->map[i].node];
+		if (o->op == LOOM_OP_INVARIANT && o->kind == G_PE &&
+		    o->imm_b == inv.imm_b && o->imm == inv.imm &&
+		    !memcmp(o->in, inv.in, sizeof(inv.in)))
+			return s->map[i].node;
+	}
+	return graph_add(l->g, &inv);
 }
 
 /* The node carrying @v in scope @s. */
