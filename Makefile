@@ -16,6 +16,8 @@
 #   make checkpatch   the kernel's checkpatch --strict over kernel/ and uapi/
 #   make fuzz    random ioctls and uring_cmds in the VM [FUZZ_SECONDS= FUZZ_SEED=]
 #   make faults  injected device faults under load in the VM [FAULTS=1000]
+#   make fuzz-compiler  random threads compiled for 2x2..16x16 fabrics, run on
+#                the host engine against the IR's interpreter [FUZZ_SECONDS= FUZZ_SEED=]
 #   make qemu10  QEMU 10.0 with the device, and the device's kselftests on it;
 #                QEMU=10 make test (or demo, bench, run, shell) runs the VM
 #                stages on QEMU 10.0 instead of Debian's 7.2
@@ -554,6 +556,25 @@ fuzz-host: $(FUZZ_BIN) $(LCBS) $(EXAMPLE_LCBS)
 	@$(BUILD)/fuzz/$(FUZZ_TARGET)_fuzz -max_total_time=$(FUZZ_SECONDS) -seed=1 -print_final_stats=1 \
 		-artifact_prefix=fuzz/crashes/$(FUZZ_TARGET)/ $(BUILD)/fuzz/corpus-$(FUZZ_TARGET) 2>&1 | \
 		grep -E 'stat::|DONE|ERROR|SUMMARY|crash-|timeout-' || true
+
+# --- differential fuzzing of loomc ---------------------------------------------
+# make fuzz-compiler [FUZZ_SECONDS=60] [FUZZ_SEED=1]: random threads compiled
+# for fabrics from 2x2 to 16x16, run on the host engine and compared with
+# the IR's reference interpreter (compiler/tests/diff_fuzz_test.c, optimised,
+# no sanitizers); make test runs its fixed-seed slice under ASan.  Failing
+# threads go to $(BUILD)/fuzz/compiler/ (replay: --replay FILE).
+$(BUILD)/fuzz/diff_fuzz: compiler/tests/diff_fuzz_test.c $(wildcard compiler/tests/*.h) $(COMPILER_SRCS) \
+		$(COMPILER_HDRS) $(ENGINE_SRCS) $(ENGINE_HDRS) | host-deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(CFLAGS_COMMON) -O2 $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -Itools/testing -o $@ $< \
+		$(COMPILER_SRCS) $(filter-out format/alu.c,$(ENGINE_SRCS)) -lm
+
+.PHONY: fuzz-compiler
+fuzz-compiler: $(BUILD)/fuzz/diff_fuzz
+	@mkdir -p $(BUILD)/fuzz/compiler
+	@$(BUILD)/fuzz/diff_fuzz --seconds $(FUZZ_SECONDS) --seed $(or $(FUZZ_SEED),1) --fabrics all \
+		--out $(BUILD)/fuzz/compiler
 
 # --- fuzzing and faults in the VM -------------------------------------------
 # loom_fuzz: random structured ioctls and uring_cmds from several processes

@@ -198,15 +198,35 @@ static int arg_port(struct lower *l, const struct ir_value *v)
 	return port(l, LOOM_PORT_COORD, i - f->num_inputs - f->num_ctrl);
 }
 
-/* A value of an outer scope, once per iteration of loop scope @s. */
+/*
+ * A value of an outer scope, once per iteration of loop scope @s.  The
+ * INVARIANT is this loop's own: add() would hand two loops of one trip
+ * count the same one, and the second loop would then take its iterations
+ * from the first's (the deadlock proof refuses such a mapping, rightly:
+ * the fork of the shared INVARIANT waits for both loops).
+ */
 static int invariant(struct lower *l, struct scope *s, int n,
 		     struct loom_loc loc)
 {
-	if (s->count == G_NONE)
-		return pe_imm(l, LOOM_OP_INVARIANT, LOOM_TYPE_I64, n,
-			      (uint64_t)s->count_val, G_NONE, loc);
-	return pe(l, LOOM_OP_INVARIANT, LOOM_TYPE_I64, n, s->count, G_NONE,
-		  loc);
+	struct g_node inv = {
+		.kind = G_PE, .op = LOOM_OP_INVARIANT, .type = LOOM_TYPE_I64,
+		.in = { n, s->count, G_NONE }, .imm_b = s->count == G_NONE,
+		.imm = s->count == G_NONE ? (uint64_t)s->count_val : 0,
+		.loc = loc,
+	};
+
+	for (int i = 0; i < s->n; i++) {
+		const struct g_node *o;
+
+		if (s->map[i].node < 0)
+			continue;
+		o = &l->g->nodes[s->map[i].node];
+		if (o->op == LOOM_OP_INVARIANT && o->kind == G_PE &&
+		    o->imm_b == inv.imm_b && o->imm == inv.imm &&
+		    !memcmp(o->in, inv.in, sizeof(inv.in)))
+			return s->map[i].node;
+	}
+	return graph_add(l->g, &inv);
 }
 
 /* The node carrying @v in scope @s. */
@@ -618,7 +638,9 @@ static int count_uses(const struct ir_region *r, const struct ir_value *v)
 
 /*
  * An iter_arg the fabric can carry: yielded as acc OP x with OP a REDUCE
- * operation and acc used nowhere else.  Returns the operation, sets *x.
+ * operation, acc used nowhere else and the new value used by the yield
+ * alone (REDUCE gives only the final one, never a value per iteration).
+ * Returns the operation, sets *x.
  */
 static const struct ir_op *reduction(struct ir_op *loop, int i,
 				     const struct ir_value **x)
@@ -635,7 +657,8 @@ static const struct ir_op *reduction(struct ir_op *loop, int i,
 	    alu != ALU_OR && alu != ALU_XOR && alu != ALU_FADD &&
 	    alu != ALU_FMUL && alu != ALU_FMAX && alu != ALU_FMIN)
 		return NULL;
-	if (count_uses(loop->body, acc) != 1)
+	if (count_uses(loop->body, acc) != 1 ||
+	    count_uses(loop->body, &def->results[0]) != 1)
 		return NULL;
 	if (def->operands[0].value == acc)
 		*x = def->operands[1].value;
@@ -698,7 +721,7 @@ static bool check_loop(struct lower *l, struct ir_op *op,
 		red[i] = reduction(op, i, &x[i]);
 		if (!red[i]) {
 			unsupported(l, op,
-				    "an iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori, xori, addf, mulf, maximumf or minimumf, acc used once)");
+				    "an iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori, xori, addf, mulf, maximumf or minimumf, acc and the new value used once)");
 			return false;
 		}
 	}

@@ -42,9 +42,13 @@ struct er {
 	unsigned errors;
 };
 
-/* Compiles @text for a @w x @h fabric and sets up a core of that size. */
-static inline int er_open(struct er *e, const char *text, unsigned w,
-			  unsigned h)
+/*
+ * Compiles @text for a @w x @h fabric and sets up a core of that size;
+ * the diagnostics go to @diag (stderr for er_open()), so a caller can
+ * tell why a thread was refused.
+ */
+static inline int er_open_diag(struct er *e, const char *text, unsigned w,
+			       unsigned h, FILE *diag)
 {
 	struct compile_options o = { .width = w, .height = h };
 	struct loom_fabric_params p = {
@@ -61,7 +65,7 @@ static inline int er_open(struct er *e, const char *text, unsigned w,
 	memset(e, 0, sizeof(*e));
 	if (loom_source_from_memory(&src, "test.loom", text, strlen(text)))
 		abort();
-	diag_init(&d, &src, stderr, false);
+	diag_init(&d, &src, diag, false);
 	image_init(&b, w, h);
 	e->errors = compile_source(&d, &o, &b);
 	if (!e->errors)
@@ -81,6 +85,13 @@ static inline int er_open(struct er *e, const char *text, unsigned w,
 	e->core.fabric = loom_fabric_create(&p);
 	e->core.bus = &e->bus.bus;
 	return e->core.fabric ? 0 : -1;
+}
+
+/* Compiles @text for a @w x @h fabric and sets up a core of that size. */
+static inline int er_open(struct er *e, const char *text, unsigned w,
+			  unsigned h)
+{
+	return er_open_diag(e, text, w, h, stderr);
 }
 
 static inline void er_close(struct er *e)
