@@ -340,71 +340,50 @@ static const char *f32_op(struct gen *g)
 	return n;
 }
 
+/*
+ * @to from a value of type @from: arith.@op, or, when @other is given,
+ * arith.@other instead in 100 - @percent of the cases.  The value is
+ * picked before the choice is drawn: a seed gives the same thread.
+ */
+static const char *convert(struct gen *g, enum vt from, enum vt to, unsigned percent,
+			   const char *op, const char *other)
+{
+	const char *x = pick(g, from), *n = def(g, to);
+
+	if (other && !chance(&g->r, percent))
+		op = other;
+	out(g, "%s = arith.%s %s : %s to %s\n", n, op, x, vt_name[from], vt_name[to]);
+	return n;
+}
+
 /* A value of type @to made from another type. */
 static const char *cast(struct gen *g, enum vt to)
 {
-	const char *x, *n;
-	enum vt from;
-
 	switch (to) {
 	case T_F32:
-		if (chance(&g->r, 30)) {
-			x = pick(g, T_I32);
-			n = def(g, T_F32);
-			out(g, "%s = arith.bitcast %s : i32 to f32\n", n, x);
-			return n;
-		}
-		from = chance(&g->r, 50) ? T_I32 : T_I64;
-		x = pick(g, from);
-		n = def(g, T_F32);
-		out(g, "%s = arith.%s %s : %s to f32\n", n,
-		    chance(&g->r, 50) ? "sitofp" : "uitofp", x, vt_name[from]);
-		return n;
+		if (chance(&g->r, 30))
+			return convert(g, T_I32, T_F32, 0, "bitcast", NULL);
+		return convert(g, chance(&g->r, 50) ? T_I32 : T_I64, T_F32, 50,
+			       "sitofp", "uitofp");
 	case T_IDX:
-		from = chance(&g->r, 50) ? T_I32 : T_I64;
-		x = pick(g, from);
-		n = def(g, T_IDX);
-		out(g, "%s = arith.%s %s : %s to index\n", n,
-		    chance(&g->r, 70) ? "index_cast" : "index_castui", x, vt_name[from]);
-		return n;
+		return convert(g, chance(&g->r, 50) ? T_I32 : T_I64, T_IDX, 70,
+			       "index_cast", "index_castui");
 	default:
 		break;
 	}
 	switch (rnd(&g->r, 4)) {
 	case 0:
-		x = pick(g, T_IDX);
-		n = def(g, to);
-		out(g, "%s = arith.%s %s : index to %s\n", n,
-		    chance(&g->r, 70) ? "index_cast" : "index_castui", x, vt_name[to]);
-		return n;
+		return convert(g, T_IDX, to, 70, "index_cast", "index_castui");
 	case 1:
-		x = pick(g, T_F32);
-		n = def(g, to);
-		out(g, "%s = arith.%s %s : f32 to %s\n", n,
-		    chance(&g->r, 50) ? "fptosi" : "fptoui", x, vt_name[to]);
-		return n;
+		return convert(g, T_F32, to, 50, "fptosi", "fptoui");
 	case 2:
-		x = pick(g, T_I1);
-		n = def(g, to);
-		out(g, "%s = arith.%s %s : i1 to %s\n", n,
-		    chance(&g->r, 50) ? "extsi" : "extui", x, vt_name[to]);
-		return n;
+		return convert(g, T_I1, to, 50, "extsi", "extui");
 	default:
-		if (to == T_I64) {
-			x = pick(g, T_I32);
-			n = def(g, to);
-			out(g, "%s = arith.%s %s : i32 to i64\n", n,
-			    chance(&g->r, 50) ? "extsi" : "extui", x);
-		} else if (chance(&g->r, 30)) {
-			x = pick(g, T_F32);
-			n = def(g, to);
-			out(g, "%s = arith.bitcast %s : f32 to i32\n", n, x);
-		} else {
-			x = pick(g, T_I64);
-			n = def(g, to);
-			out(g, "%s = arith.trunci %s : i64 to i32\n", n, x);
-		}
-		return n;
+		if (to == T_I64)
+			return convert(g, T_I32, to, 50, "extsi", "extui");
+		if (chance(&g->r, 30))
+			return convert(g, T_F32, to, 0, "bitcast", NULL);
+		return convert(g, T_I64, to, 0, "trunci", NULL);
 	}
 }
 
