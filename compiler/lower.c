@@ -77,20 +77,23 @@ static void unsupported(struct lower *l, const struct ir_op *op,
 
 /* ------------------------------------------------------------ nodes --- */
 
+/* Whether @o computes what PE node @n would: same operation and inputs. */
+static bool same_pe(const struct g_node *o, const struct g_node *n)
+{
+	return o->kind == G_PE && o->op == n->op && o->type == n->type &&
+	       o->imm_b == n->imm_b && o->imm == n->imm &&
+	       !memcmp(o->in, n->in, sizeof(n->in));
+}
+
 /*
  * Appends a node, or returns an identical pure one already there (common
  * subexpressions: every address computation asks for base + (i << k)).
  */
 static int add(struct lower *l, const struct g_node *n)
 {
-	for (int i = 0; loom_op_info(n->op)->pure && i < l->g->num; i++) {
-		const struct g_node *o = &l->g->nodes[i];
-
-		if (o->kind == G_PE && o->op == n->op && o->type == n->type &&
-		    o->imm_b == n->imm_b && o->imm == n->imm &&
-		    !memcmp(o->in, n->in, sizeof(n->in)))
+	for (int i = 0; loom_op_info(n->op)->pure && i < l->g->num; i++)
+		if (same_pe(&l->g->nodes[i], n))
 			return i;
-	}
 	return graph_add(l->g, n);
 }
 
@@ -215,17 +218,9 @@ static int invariant(struct lower *l, struct scope *s, int n,
 		.loc = loc,
 	};
 
-	for (int i = 0; i < s->n; i++) {
-		const struct g_node *o;
-
-		if (s->map[i].node < 0)
-			continue;
-		o = &l->g->nodes[s->map[i].node];
-		if (o->op == LOOM_OP_INVARIANT && o->kind == G_PE &&
-		    o->imm_b == inv.imm_b && o->imm == inv.imm &&
-		    !memcmp(o->in, inv.in, sizeof(inv.in)))
+	for (int i = 0; i < s->n; i++)
+		if (s->map[i].node >= 0 && same_pe(&l->g->nodes[s->map[i].node], &inv))
 			return s->map[i].node;
-	}
 	return graph_add(l->g, &inv);
 }
 
