@@ -255,6 +255,14 @@ int loom_fabric_run(struct loom_fabric *f, const struct loom_dispatch *d,
 void loom_fabric_dump(const struct loom_fabric *f, struct loom_hw_dump *dump,
 		      struct loom_hw_dump_tile *tiles);
 
+/*
+ * Times slot @slot of tile @tile fired in the last run (0 for an unused
+ * slot): what loom_fabric_dump() sums per tile, one slot at a time.
+ * loomc measures the II of what it compiled with it.
+ */
+uint64_t loom_fabric_slot_firings(const struct loom_fabric *f, unsigned tile,
+				  unsigned slot);
+
 /* ----------------------------------------------------------------- cp.c --- */
 
 /**

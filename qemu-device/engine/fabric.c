@@ -1424,3 +1424,16 @@ void loom_fabric_dump(const struct loom_fabric *f, struct loom_hw_dump *dump,
 			dt->links[k] = cnt[BUF_LINK + k];
 	}
 }
+
+uint64_t loom_fabric_slot_firings(const struct loom_fabric *f, unsigned tile,
+				  unsigned slot)
+{
+	int i = tile < f->ntiles ? f->group_of_tile[tile] : -1;
+	unsigned fifo = tile * f->tile_bufs + BUF_SLOT(slot) + BUF_A;
+	unsigned s;
+
+	for (s = 0; f->configured && i >= 0 && s < f->group[i].n; s++)
+		if (f->pe[f->group[i].first + s].fifo == fifo)
+			return f->pe[f->group[i].first + s].firings;
+	return 0;
+}
