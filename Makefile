@@ -83,8 +83,10 @@ LIB_HDRS := $(wildcard lib/*.h lib/include/loom/*.h) $(FORMAT_HDRS) $(shell find
 LIB_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib/%,$(wildcard lib/tests/*_test.c))
 LIB_TSAN_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib-tsan/%,$(wildcard lib/tests/*_test.c))
 LIB_VM_TESTS := $(patsubst lib/tests/vm/%.c,$(BUILD)/vm-lib/%,$(wildcard lib/tests/vm/*_test.c))
-COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c)) $(FORMAT_SRCS)
-COMPILER_HDRS := $(wildcard compiler/*.h) $(FORMAT_HDRS) lib/include/loom/loom.h $(shell find uapi -name '*.h')
+# loomc measures the II of what it compiles on the device's own fabric engine.
+COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c)) $(FORMAT_SRCS) \
+	qemu-device/engine/fabric.c
+COMPILER_HDRS := $(wildcard compiler/*.h) $(FORMAT_HDRS) qemu-device/engine/engine.h lib/include/loom/loom.h $(shell find uapi -name '*.h')
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
 HOST_TESTS := $(BUILD)/host/uapi_abi_test $(BUILD)/host/examples/reference $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
 	$(BUILD)/host/qemu/loom_qtest \
@@ -493,8 +495,9 @@ uninstall: man
 	rmdir $(DESTDIR)$(INCLUDEDIR)/loom/drm $(DESTDIR)$(INCLUDEDIR)/loom 2>/dev/null || true
 
 # loomc: a sanitized build for the tests, an optimised one to use.  loomc
-# itself needs no engine; its tests run what it compiles on the engine.
-COMPILER_CFLAGS = -Icompiler -Iformat -Ilib/include
+# links the engine's fabric (measure.c); its tests run what it compiles on
+# the whole engine.
+COMPILER_CFLAGS = -Icompiler -Iformat -Ilib/include -Iqemu-device/engine
 $(BUILD)/host/compiler/libloomc.a: $(COMPILER_SRCS) $(COMPILER_HDRS) | host-deps
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2
@@ -568,7 +571,7 @@ $(BUILD)/fuzz/diff_fuzz: compiler/tests/diff_fuzz_test.c $(wildcard compiler/tes
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(CFLAGS_COMMON) -O2 $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -Itools/testing -o $@ $< \
-		$(COMPILER_SRCS) $(filter-out format/alu.c,$(ENGINE_SRCS)) -lm
+		$(COMPILER_SRCS) $(filter-out $(COMPILER_SRCS),$(ENGINE_SRCS)) -lm
 
 .PHONY: fuzz-compiler
 fuzz-compiler: $(BUILD)/fuzz/diff_fuzz
@@ -629,7 +632,7 @@ $(BUILD)/bench/compile_bench: bench/compile_bench.c $(COMPILER_SRCS) $(COMPILER_
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(CFLAGS_COMMON) -O2 $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
-		$(COMPILER_SRCS) $(filter-out format/alu.c,$(ENGINE_SRCS))
+		$(COMPILER_SRCS) $(filter-out $(COMPILER_SRCS),$(ENGINE_SRCS))
 
 # P3's simulator cost on the host (loomc and the engine, unsanitized: it
 # runs under callgrind).
@@ -638,7 +641,7 @@ $(BUILD)/bench/items_bench: bench/items_bench.c compiler/tests/engine_run.h $(CO
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(CFLAGS_COMMON) $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -Icompiler/tests -o $@ $< \
-		$(COMPILER_SRCS) $(filter-out format/alu.c,$(ENGINE_SRCS)) -lm
+		$(COMPILER_SRCS) $(filter-out $(COMPILER_SRCS),$(ENGINE_SRCS)) -lm
 
 # P4: libloom's kernel and scheduler against OpenMP tasks, on the host.
 $(BUILD)/bench/tree_bench: bench/tree_bench.c $(LIB_SRCS) $(LIB_HDRS) | host-deps

@@ -36,6 +36,7 @@
 
 #include "deadlock.h"
 #include "loom_image.h"
+#include "measure.h"
 #include "place.h"
 
 struct pr {
@@ -836,8 +837,8 @@ static int growth_group(struct pr *r, int i, int cap, const int *size)
 /*
  * The group node @i joins: a producer's (or the least growing), else a new
  * group, else the least full that takes it, else the least full.  There is
- * always one: map_any() tries no @cap below first_cap(), so @cap groups of
- * @max_groups hold every PE.
+ * always one: map_any() tries no @cap below the PEs over the tiles (worth()),
+ * so @cap groups of @max_groups hold every PE.
  */
 static int pick_group(struct pr *r, int i, int cap, int max_groups, int *size)
 {
@@ -1702,29 +1703,73 @@ static bool map_checked(const struct graph *g, unsigned width,
 }
 
 /*
+ * Whether groups of @cap are worth a search for @g: from first_cap(), or
+ * with @least from the fewest that hold every operation (pick_group()).
+ */
+static bool worth(const struct graph *g, unsigned width, unsigned height,
+		  int cap, bool least)
+{
+	if (!least)
+		return cap >= first_cap(g, width, height);
+	return cap * (int)(width * height) >= graph_count(g, G_PE);
+}
+
+/*
+ * A mapping with groups of @cap, of @g or of its copy @c with CONSTs;
+ * @least: also below first_cap().
+ */
+static bool map_cap(const struct graph *g, const struct graph *c, bool fit,
+		    unsigned width, unsigned height, struct placement *p,
+		    int cap, bool least, char *why, size_t n)
+{
+	return (fit && worth(g, width, height, cap, least) &&
+		map_checked(g, width, height, p, cap, why, n)) ||
+	       (c && worth(c, width, height, cap, least) &&
+		map_checked(c, width, height, p, cap, why, n));
+}
+
+/*
  * Maps @g: spatially if it can, else on temporal PEs, groups growing from
  * first_cap(); at each group size @g itself, then the copy of it whose
  * operands are CONSTs (which needs fewer ports and routes, and has more
- * operations).
+ * operations).  When the engine runs the mapping found slower than its
+ * bound (measure.c), smaller groups are tried too, while they route, down
+ * to the fewest the tiles allow, and the fastest mapping is kept: a group
+ * that fills a PE's every cycle slips, and fewer operations a tile leave
+ * the handshakes room.
  */
 static bool map_any(const struct graph *g, unsigned width, unsigned height,
 		    struct placement *p, char *why, size_t n)
 {
-	bool fit = fits(g, width, height), ok = false, consts;
-	struct graph c;
+	bool fit = fits(g, width, height);
+	int found = 0;
+	struct placement *q;
+	struct graph c, *cp = NULL;
 
 	if (fit && graph_count(g, G_PE) <= (int)(width * height) &&
 	    map_checked(g, width, height, p, 1, why, n))
 		return true;
-	consts = operands_to_consts(g, &c) && fits(&c, width, height);
-	for (int cap = 2; !ok && cap <= LOOM_PE_SLOTS; cap++) {
-		ok = fit && cap >= first_cap(g, width, height) &&
-		     map_checked(g, width, height, p, cap, why, n);
-		if (!ok && consts && cap >= first_cap(&c, width, height))
-			ok = map_checked(&c, width, height, p, cap, why, n);
+	if (operands_to_consts(g, &c) && fits(&c, width, height))
+		cp = &c;
+	for (int cap = 2; !found && cap <= LOOM_PE_SLOTS; cap++)
+		if (map_cap(g, cp, fit, width, height, p, cap, false, why, n))
+			found = cap;
+	q = malloc(sizeof(*q));
+	if (!q)
+		abort();
+	if (found)
+		place_measure(g, p);
+	for (int k = found - 1; found && k >= 2 &&
+	     p->stats.measured > p->stats.ii_bound; k--) {
+		if (!map_cap(g, cp, fit, width, height, q, k, true, why, n))
+			break;
+		place_measure(g, q);
+		if (q->stats.measured > 0 && q->stats.measured < p->stats.measured)
+			*p = *q;
 	}
+	free(q);
 	graph_free(&c);
-	return ok;
+	return found;
 }
 
 /* The diagnostic for @g, which map_any() could not map (@why: its reason). */
@@ -1834,10 +1879,11 @@ unsigned place_graph(struct diag *d, struct loom_loc loc,
 {
 	char why[160] = "";
 
-	if (map_any(g, width, height, p, why, sizeof(why)))
+	if (map_any(g, width, height, p, why, sizeof(why)) ||
+	    (fits(g, width, height) && map_smaller(g, width, height, p))) {
+		place_measure(g, p);
 		return 0;
-	if (fits(g, width, height) && map_smaller(g, width, height, p))
-		return 0;
+	}
 	map_failed(d, loc, g, width, height, why);
 	memset(p, 0, sizeof(*p));
 	p->width = width;
@@ -1969,14 +2015,20 @@ int print_config(FILE *out, const void *cfg, size_t size)
 
 void place_print_stats(FILE *out, const struct place_stats *s)
 {
+	const char *unit = s->measured_per_iteration ? "loop iteration" :
+			   "instance";
+
 	fprintf(out,
-		"  stats: %d PEs, %d ports, %d route hops, longest path %d cycles (%d hops), throughput bound 1 %s per %d cycle%s, placed in %d attempt%s",
+		"  stats: %d PEs, %d ports, %d route hops, longest path %d cycles (%d hops), placed in %d attempt%s",
 		s->pes, s->ports, s->hops, s->longest_cycles, s->longest_hops,
-		s->loops ? "loop iteration" : "instance",
-		s->cycles_per_instance, s->cycles_per_instance == 1 ? "" : "s",
 		s->attempts, s->attempts == 1 ? "" : "s");
 	if (s->slots > 1)
-		fprintf(out, "; temporal PEs of %d slots, II %d against a bound of %d",
-			s->slots, s->cycles_per_instance, s->ii_bound);
-	fprintf(out, "\n");
+		fprintf(out, "; temporal PEs of %d slots", s->slots);
+	if (s->measured > 0)
+		fprintf(out, "; II %.2f cycles per %s, measured (scheduled %d, bound %d)\n",
+			s->measured, unit, s->cycles_per_instance, s->ii_bound);
+	else
+		fprintf(out, "; II not measured (%s); scheduled %d cycles per %s, bound %d\n",
+			place_measure_failure(s), s->cycles_per_instance,
+			s->loops ? "loop iteration" : "instance", s->ii_bound);
 }

@@ -7,6 +7,7 @@
 #ifndef LOOMC_PLACE_H
 #define LOOMC_PLACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -18,9 +19,9 @@
 #define PLACE_TEMPORAL_ATTEMPTS	24
 /*
  * The device model's default timing (the engine's LOOM_DEFAULT_LOAD_LATENCY,
- * LOOM_DEFAULT_MEM_PORTS and LOOM_DEFAULT_FIFO_DEPTH), for the statistics'
- * estimates and path balancing only; loomc
- * does not include the engine, place_test checks that the two agree.
+ * LOOM_DEFAULT_MEM_PORTS and LOOM_DEFAULT_FIFO_DEPTH), for the schedule's
+ * estimates, path balancing and the engine that measures the II
+ * (measure.c); place_test checks that they agree with the engine's.
  */
 #define PLACE_LOAD_LATENCY	4
 #define PLACE_MEM_PORTS		2
@@ -46,6 +47,12 @@
  *	operation can hold the tokens that wait for its late ones
  * @loops: the graph has scf.for loops
  * @attempts: placements tried until one routed (of the last group size)
+ * @measured: cycles per instance (item), or per iteration of the innermost
+ *	loop when @measured_per_iteration, that the device's fabric engine
+ *	takes for a synthetic launch of the configuration (measure.c); 0 when
+ *	not measured
+ * @measured_status: that run's enum loom_hw_status, -1 when not run
+ * @measured_per_iteration: @measured is per loop iteration
  */
 struct place_stats {
 	int pes, ports, hops;
@@ -56,6 +63,9 @@ struct place_stats {
 	int movs;
 	int loops;
 	int attempts;
+	double measured;
+	int measured_status;
+	bool measured_per_iteration;
 };
 
 /**
