@@ -20,6 +20,7 @@
 #define D_VA	(ER_DATA_VA + 0x30000)
 #define E_VA	(ER_DATA_VA + 0x40000)
 #define F_VA	(ER_DATA_VA + 0x50000)
+#define G_VA	(ER_DATA_VA + 0x60000)
 
 /* struct kernel's @unmapped: the fabrics it is expected not to map on */
 #define ON_4X4	1U
@@ -462,6 +463,105 @@ static bool trisolv(struct er *e)
 	return same(e, "x", B_VA, x, N);
 }
 
+/* -------------------------------------------------------------- 2mm --- */
+
+/* 2mm (a C name cannot start with a digit) */
+static bool mm2(struct er *e)
+{
+	enum { NI = 16, NJ = 18, NK = 22, NL = 24 };
+	float A[NI * NK], B[NK * NJ], C[NJ * NL], D[NI * NL], tmp[NI * NJ];
+	uint64_t targs[] = { f32_arg(alpha), E_VA, A_VA, B_VA, NJ, NK };
+	uint64_t dargs[] = { f32_arg(beta), D_VA, E_VA, C_VA, NJ, NL };
+	int64_t text[] = { NI, NJ }, dext[] = { NI, NL };
+
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NK; j++)
+			A[i * NK + j] = (float)((i * j + 1) % NI) / NI;
+	for (int i = 0; i < NK; i++)
+		for (int j = 0; j < NJ; j++)
+			B[i * NJ + j] = (float)(i * (j + 1) % NJ) / NJ;
+	for (int i = 0; i < NJ; i++)
+		for (int j = 0; j < NL; j++)
+			C[i * NL + j] = (float)((i * (j + 3) + 1) % NL) / NL;
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NL; j++)
+			D[i * NL + j] = (float)(i * (j + 2) % NK) / NK;
+	put(e, A_VA, A, NI * NK);
+	put(e, B_VA, B, NK * NJ);
+	put(e, C_VA, C, NJ * NL);
+	put(e, D_VA, D, NI * NL);
+	if (!launch(e, "2mm_tmp", targs, text) ||
+	    !launch(e, "2mm_d", dargs, dext))
+		return false;
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NJ; j++) {
+			tmp[i * NJ + j] = 0.0f;
+			for (int k = 0; k < NK; ++k)
+				tmp[i * NJ + j] += alpha * A[i * NK + k] * B[k * NJ + j];
+		}
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NL; j++) {
+			D[i * NL + j] *= beta;
+			for (int k = 0; k < NJ; ++k)
+				D[i * NL + j] += tmp[i * NJ + k] * C[k * NL + j];
+		}
+	return same(e, "tmp", E_VA, tmp, NI * NJ) && same(e, "D", D_VA, D, NI * NL);
+}
+
+/* -------------------------------------------------------------- 3mm --- */
+
+/* 3mm: E = A B, F = C D, G = E F, three launches of one thread */
+static bool mm3(struct er *e)
+{
+	enum { NI = 16, NJ = 18, NK = 20, NL = 22, NM = 24 };
+	float A[NI * NK], B[NK * NJ], C[NJ * NM], D[NM * NL];
+	float E[NI * NJ], F[NJ * NL], G[NI * NL];
+	uint64_t eargs[] = { E_VA, A_VA, B_VA, NJ, NK };
+	uint64_t fargs[] = { F_VA, C_VA, D_VA, NL, NM };
+	uint64_t gargs[] = { G_VA, E_VA, F_VA, NL, NJ };
+	int64_t eext[] = { NI, NJ }, fext[] = { NJ, NL }, gext[] = { NI, NL };
+
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NK; j++)
+			A[i * NK + j] = (float)((i * j + 1) % NI) / (5 * NI);
+	for (int i = 0; i < NK; i++)
+		for (int j = 0; j < NJ; j++)
+			B[i * NJ + j] = (float)((i * (j + 1) + 2) % NJ) / (5 * NJ);
+	for (int i = 0; i < NJ; i++)
+		for (int j = 0; j < NM; j++)
+			C[i * NM + j] = (float)(i * (j + 3) % NL) / (5 * NL);
+	for (int i = 0; i < NM; i++)
+		for (int j = 0; j < NL; j++)
+			D[i * NL + j] = (float)((i * (j + 2) + 2) % NK) / (5 * NK);
+	put(e, A_VA, A, NI * NK);
+	put(e, B_VA, B, NK * NJ);
+	put(e, C_VA, C, NJ * NM);
+	put(e, D_VA, D, NM * NL);
+	if (!launch(e, "3mm", eargs, eext) || !launch(e, "3mm", fargs, fext) ||
+	    !launch(e, "3mm", gargs, gext))
+		return false;
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NJ; j++) {
+			E[i * NJ + j] = 0.0f;
+			for (int k = 0; k < NK; ++k)
+				E[i * NJ + j] += A[i * NK + k] * B[k * NJ + j];
+		}
+	for (int i = 0; i < NJ; i++)
+		for (int j = 0; j < NL; j++) {
+			F[i * NL + j] = 0.0f;
+			for (int k = 0; k < NM; ++k)
+				F[i * NL + j] += C[i * NM + k] * D[k * NL + j];
+		}
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NL; j++) {
+			G[i * NL + j] = 0.0f;
+			for (int k = 0; k < NJ; ++k)
+				G[i * NL + j] += E[i * NJ + k] * F[k * NL + j];
+		}
+	return same(e, "E", E_VA, E, NI * NJ) && same(e, "F", F_VA, F, NJ * NL) &&
+	       same(e, "G", G_VA, G, NI * NL);
+}
+
 /* ------------------------------------------------------------ table --- */
 
 /**
@@ -489,6 +589,8 @@ static const struct kernel kernels[] = {
 	{ "jacobi_1d", jacobi_1d, 0 },
 	{ "jacobi_2d", jacobi_2d, 0 },
 	{ "trisolv", trisolv, 0 },
+	{ "2mm", mm2, 0 },
+	{ "3mm", mm3, 0 },
 };
 
 static double ms_since(const struct timespec *t0)
