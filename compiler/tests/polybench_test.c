@@ -562,6 +562,81 @@ static bool mm3(struct er *e)
 	       same(e, "G", G_VA, G, NI * NL);
 }
 
+/* ------------------------------------------------------------ syr2k --- */
+
+static bool syr2k(struct er *e)
+{
+	enum { M = 20, N = 30 };
+	float A[N * M], B[N * M], C[N * N];
+	uint64_t args[] = { f32_arg(alpha), f32_arg(beta), C_VA, A_VA, B_VA, N, M };
+	int64_t ext[] = { N, N };
+
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < M; j++) {
+			A[i * M + j] = (float)((i * j + 1) % N) / N;
+			B[i * M + j] = (float)((i * j + 2) % M) / M;
+		}
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			C[i * N + j] = (float)((i * j + 3) % N) / M;
+	put(e, A_VA, A, N * M);
+	put(e, B_VA, B, N * M);
+	put(e, C_VA, C, N * N);
+	if (!launch(e, "syr2k", args, ext))
+		return false;
+	for (int i = 0; i < N; i++) {
+		for (int j = 0; j <= i; j++)
+			C[i * N + j] *= beta;
+		for (int k = 0; k < M; k++)
+			for (int j = 0; j <= i; j++)
+				C[i * N + j] += A[j * M + k] * alpha * B[i * M + k] +
+						B[j * M + k] * alpha * A[i * M + k];
+	}
+	return same(e, "C", C_VA, C, N * N);
+}
+
+/* ------------------------------------------------------------- symm --- */
+
+static bool symm(struct er *e)
+{
+	enum { M = 20, N = 30 };
+	float A[M * M], B[M * N], C[M * N];
+	uint64_t sargs[] = { f32_arg(alpha), f32_arg(beta), C_VA, A_VA, B_VA, M, N };
+	uint64_t aargs[] = { f32_arg(alpha), C_VA, A_VA, B_VA, M, N };
+	int64_t ext[] = { M, N };
+
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			C[i * N + j] = (float)((i + j) % 100) / M;
+			B[i * N + j] = (float)((N + i - j) % 100) / M;
+		}
+	for (int i = 0; i < M; i++) {
+		for (int j = 0; j <= i; j++)
+			A[i * M + j] = (float)((i + j) % 100) / M;
+		for (int j = i + 1; j < M; j++)
+			A[i * M + j] = -999;
+	}
+	put(e, A_VA, A, M * M);
+	put(e, B_VA, B, M * N);
+	put(e, C_VA, C, M * N);
+	if (!launch(e, "symm_set", sargs, ext) ||
+	    !launch(e, "symm_add", aargs, ext))
+		return false;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			float temp2 = 0;
+
+			for (int k = 0; k < i; k++) {
+				C[k * N + j] += alpha * B[i * N + j] * A[i * M + k];
+				temp2 += B[k * N + j] * A[i * M + k];
+			}
+			C[i * N + j] = beta * C[i * N + j] +
+				       alpha * B[i * N + j] * A[i * M + i] +
+				       alpha * temp2;
+		}
+	return same(e, "C", C_VA, C, M * N);
+}
+
 /* ------------------------------------------------------------ table --- */
 
 /**
@@ -591,6 +666,8 @@ static const struct kernel kernels[] = {
 	{ "trisolv", trisolv, 0 },
 	{ "2mm", mm2, 0 },
 	{ "3mm", mm3, 0 },
+	{ "syr2k", syr2k, ON_4X4 },
+	{ "symm", symm, ON_4X4 },
 };
 
 static double ms_since(const struct timespec *t0)
