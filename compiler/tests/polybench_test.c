@@ -637,6 +637,105 @@ static bool symm(struct er *e)
 	return same(e, "C", C_VA, C, M * N);
 }
 
+/* ---------------------------------------------------------- fdtd-2d --- */
+
+static bool fdtd_2d(struct er *e)
+{
+	enum { TMAX = 20, NX = 20, NY = 30 };
+	float ex[NX * NY], ey[NX * NY], hz[NX * NY], fict[TMAX];
+	uint64_t eyargs[] = { B_VA, C_VA, NY }, exargs[] = { A_VA, C_VA, NY };
+	uint64_t hzargs[] = { C_VA, A_VA, B_VA, NY };
+	int64_t ey0ext[] = { NY }, eyext[] = { NX - 1, NY };
+	int64_t exext[] = { NX, NY - 1 }, hzext[] = { NX - 1, NY - 1 };
+
+	for (int i = 0; i < TMAX; i++)
+		fict[i] = (float)i;
+	for (int i = 0; i < NX; i++)
+		for (int j = 0; j < NY; j++) {
+			ex[i * NY + j] = ((float)i * (j + 1)) / NX;
+			ey[i * NY + j] = ((float)i * (j + 2)) / NY;
+			hz[i * NY + j] = ((float)i * (j + 3)) / NX;
+		}
+	put(e, A_VA, ex, NX * NY);
+	put(e, B_VA, ey, NX * NY);
+	put(e, C_VA, hz, NX * NY);
+	put(e, D_VA, fict, TMAX);
+	for (int t = 0; t < TMAX; t++) {
+		uint64_t ey0args[] = { B_VA, D_VA, t };
+
+		if (!launch(e, "fdtd_2d_ey0", ey0args, ey0ext) ||
+		    !launch(e, "fdtd_2d_ey", eyargs, eyext) ||
+		    !launch(e, "fdtd_2d_ex", exargs, exext) ||
+		    !launch(e, "fdtd_2d_hz", hzargs, hzext))
+			return false;
+	}
+	for (int t = 0; t < TMAX; t++) {
+		for (int j = 0; j < NY; j++)
+			ey[j] = fict[t];
+		for (int i = 1; i < NX; i++)
+			for (int j = 0; j < NY; j++)
+				ey[i * NY + j] = ey[i * NY + j] -
+						 0.5f * (hz[i * NY + j] - hz[(i - 1) * NY + j]);
+		for (int i = 0; i < NX; i++)
+			for (int j = 1; j < NY; j++)
+				ex[i * NY + j] = ex[i * NY + j] -
+						 0.5f * (hz[i * NY + j] - hz[i * NY + j - 1]);
+		for (int i = 0; i < NX - 1; i++)
+			for (int j = 0; j < NY - 1; j++)
+				hz[i * NY + j] = hz[i * NY + j] -
+						 0.7f * (ex[i * NY + j + 1] - ex[i * NY + j] +
+							 ey[(i + 1) * NY + j] - ey[i * NY + j]);
+	}
+	return same(e, "ex", A_VA, ex, NX * NY) && same(e, "ey", B_VA, ey, NX * NY) &&
+	       same(e, "hz", C_VA, hz, NX * NY);
+}
+
+/* ---------------------------------------------------------- heat-3d --- */
+
+enum { HEAT_3D_N = 10 };
+
+/* The published update of point (@i, @j, @k) from @X, n x n x n. */
+static float heat_3d_point(const float *X, int i, int j, int k)
+{
+	enum { N = HEAT_3D_N };
+#define X_(i, j, k)	X[((i) * N + (j)) * N + (k)]
+	return 0.125f * (X_(i + 1, j, k) - 2.0f * X_(i, j, k) + X_(i - 1, j, k))
+	     + 0.125f * (X_(i, j + 1, k) - 2.0f * X_(i, j, k) + X_(i, j - 1, k))
+	     + 0.125f * (X_(i, j, k + 1) - 2.0f * X_(i, j, k) + X_(i, j, k - 1))
+	     + X_(i, j, k);
+#undef X_
+}
+
+static bool heat_3d(struct er *e)
+{
+	enum { TSTEPS = 20, N = HEAT_3D_N };
+	float A[N * N * N], B[N * N * N];
+	uint64_t ab[] = { A_VA, B_VA, N }, ba[] = { B_VA, A_VA, N };
+	int64_t ext[] = { N - 2, N - 2, N - 2 };
+
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			for (int k = 0; k < N; k++)
+				A[(i * N + j) * N + k] = B[(i * N + j) * N + k] =
+					(float)(i + j + (N - k)) * 10 / N;
+	put(e, A_VA, A, N * N * N);
+	put(e, B_VA, B, N * N * N);
+	for (int t = 1; t <= TSTEPS; t++)
+		if (!launch(e, "heat_3d", ab, ext) || !launch(e, "heat_3d", ba, ext))
+			return false;
+	for (int t = 1; t <= TSTEPS; t++) {
+		for (int i = 1; i < N - 1; i++)
+			for (int j = 1; j < N - 1; j++)
+				for (int k = 1; k < N - 1; k++)
+					B[(i * N + j) * N + k] = heat_3d_point(A, i, j, k);
+		for (int i = 1; i < N - 1; i++)
+			for (int j = 1; j < N - 1; j++)
+				for (int k = 1; k < N - 1; k++)
+					A[(i * N + j) * N + k] = heat_3d_point(B, i, j, k);
+	}
+	return same(e, "A", A_VA, A, N * N * N) && same(e, "B", B_VA, B, N * N * N);
+}
+
 /* ------------------------------------------------------------ table --- */
 
 /**
@@ -668,6 +767,8 @@ static const struct kernel kernels[] = {
 	{ "3mm", mm3, 0 },
 	{ "syr2k", syr2k, ON_4X4 },
 	{ "symm", symm, ON_4X4 },
+	{ "fdtd_2d", fdtd_2d, 0 },
+	{ "heat_3d", heat_3d, 0 },
 };
 
 static double ms_since(const struct timespec *t0)
