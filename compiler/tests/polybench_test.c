@@ -59,6 +59,31 @@ static bool same(struct er *e, const char *what, uint64_t va,
 	return ok;
 }
 
+static void put_i32(struct er *e, uint64_t va, const int32_t *v, size_t n)
+{
+	fake_bus_poke(&e->bus, va, v, n * sizeof(*v));
+}
+
+/* Whether the @n i32 at @va are @want; prints the first that is not. */
+static bool same_i32(struct er *e, const char *what, uint64_t va,
+		     const int32_t *want, size_t n)
+{
+	int32_t *got = malloc(n * sizeof(*got));
+	bool ok = true;
+
+	if (!got)
+		abort();
+	fake_bus_peek(&e->bus, va, got, n * sizeof(*got));
+	for (size_t k = 0; k < n && ok; k++)
+		if (got[k] != want[k]) {
+			printf("#   %s[%zu] is %d, not %d\n", what, k, got[k],
+			       want[k]);
+			ok = false;
+		}
+	free(got);
+	return ok;
+}
+
 /* Launches @name; false (and says so) unless the job ends LOOM_STATUS_OK. */
 static bool launch(struct er *e, const char *name, const uint64_t *args,
 		   const int64_t *extents)
@@ -736,6 +761,37 @@ static bool heat_3d(struct er *e)
 	return same(e, "A", A_VA, A, N * N * N) && same(e, "B", B_VA, B, N * N * N);
 }
 
+/* --------------------------------------------------- floyd-warshall --- */
+
+static bool floyd_warshall(struct er *e)
+{
+	enum { N = 60 };
+	static int32_t path[N * N];
+	int64_t ext[] = { N, N };
+
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++) {
+			path[i * N + j] = i * j % 7 + 1;
+			if ((i + j) % 13 == 0 || (i + j) % 7 == 0 || (i + j) % 11 == 0)
+				path[i * N + j] = 999;
+		}
+	put_i32(e, A_VA, path, N * N);
+	for (int k = 0; k < N; k++) {
+		uint64_t args[] = { A_VA, k, N };
+
+		if (!launch(e, "floyd_warshall", args, ext))
+			return false;
+	}
+	for (int k = 0; k < N; k++)
+		for (int i = 0; i < N; i++)
+			for (int j = 0; j < N; j++) {
+				int32_t via = path[i * N + k] + path[k * N + j];
+
+				path[i * N + j] = path[i * N + j] < via ? path[i * N + j] : via;
+			}
+	return same_i32(e, "path", A_VA, path, N * N);
+}
+
 /* ------------------------------------------------------------ table --- */
 
 /**
@@ -769,6 +825,7 @@ static const struct kernel kernels[] = {
 	{ "symm", symm, ON_4X4 },
 	{ "fdtd_2d", fdtd_2d, 0 },
 	{ "heat_3d", heat_3d, 0 },
+	{ "floyd_warshall", floyd_warshall, 0 },
 };
 
 static double ms_since(const struct timespec *t0)
