@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * PolyBench/C 4.2 kernels (bench/polybench/, one .loom file each), MINI dataset, f32:
- * each is compiled for 4x4 and 8x8 fabrics, run on the host engine with
- * the published init_array, and its arrays compared bit for bit with the
- * published loops in plain C (PolyBench's SCALAR_VAL makes every constant
- * an f32 one).  A kernel that does not map is a failure unless it is
+ * PolyBench/C 4.2 kernels (bench/polybench/, one .loom file each), MINI dataset, f32
+ * (i32 for floyd-warshall, whose PolyBench type is int): each is compiled
+ * for 4x4 and 8x8 fabrics, run on the host engine with the published
+ * init_array, and its arrays compared bit for bit with the published
+ * loops in plain C (PolyBench's SCALAR_VAL makes every constant an f32
+ * one).  A kernel of several launches (a time step, a row, a k of
+ * floyd-warshall) is launched here in the published order.  A kernel that does not map is a failure unless it is
  * listed as an expected one (struct kernel's @unmapped): a kernel that
  * stops mapping fails the test, and so does one that starts to, until
  * its entry is removed.
