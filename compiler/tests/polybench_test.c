@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * PolyBench/C 4.2 kernels (bench/polybench/, one .loom file each), MINI dataset, f32:
- * each is compiled for 4x4 and 8x8 fabrics, run on the host engine with
- * the published init_array, and its arrays compared bit for bit with the
- * published loops in plain C (PolyBench's SCALAR_VAL makes every constant
- * an f32 one).  A kernel that does not map is a failure unless it is
+ * PolyBench/C 4.2 kernels (bench/polybench/, one .loom file each), MINI dataset, f32
+ * (i32 for floyd-warshall, whose PolyBench type is int): each is compiled
+ * for 4x4 and 8x8 fabrics, run on the host engine with the published
+ * init_array, and its arrays compared bit for bit with the published
+ * loops in plain C (PolyBench's SCALAR_VAL makes every constant an f32
+ * one).  A kernel of several launches (a time step, a row, a k of
+ * floyd-warshall) is launched here in the published order.  A kernel that does not map is a failure unless it is
  * listed as an expected one (struct kernel's @unmapped): a kernel that
  * stops mapping fails the test, and so does one that starts to, until
  * its entry is removed.
@@ -20,6 +22,7 @@
 #define D_VA	(ER_DATA_VA + 0x30000)
 #define E_VA	(ER_DATA_VA + 0x40000)
 #define F_VA	(ER_DATA_VA + 0x50000)
+#define G_VA	(ER_DATA_VA + 0x60000)
 
 /* struct kernel's @unmapped: the fabrics it is expected not to map on */
 #define ON_4X4	1U
@@ -52,6 +55,31 @@ static bool same(struct er *e, const char *what, uint64_t va,
 		if (memcmp(&got[k], &want[k], sizeof(float))) {
 			printf("#   %s[%zu] is %a, not %a\n", what, k,
 			       (double)got[k], (double)want[k]);
+			ok = false;
+		}
+	free(got);
+	return ok;
+}
+
+static void put_i32(struct er *e, uint64_t va, const int32_t *v, size_t n)
+{
+	fake_bus_poke(&e->bus, va, v, n * sizeof(*v));
+}
+
+/* Whether the @n i32 at @va are @want; prints the first that is not. */
+static bool same_i32(struct er *e, const char *what, uint64_t va,
+		     const int32_t *want, size_t n)
+{
+	int32_t *got = malloc(n * sizeof(*got));
+	bool ok = true;
+
+	if (!got)
+		abort();
+	fake_bus_peek(&e->bus, va, got, n * sizeof(*got));
+	for (size_t k = 0; k < n && ok; k++)
+		if (got[k] != want[k]) {
+			printf("#   %s[%zu] is %d, not %d\n", what, k, got[k],
+			       want[k]);
 			ok = false;
 		}
 	free(got);
@@ -462,6 +490,310 @@ static bool trisolv(struct er *e)
 	return same(e, "x", B_VA, x, N);
 }
 
+/* -------------------------------------------------------------- 2mm --- */
+
+/* 2mm (a C name cannot start with a digit) */
+static bool mm2(struct er *e)
+{
+	enum { NI = 16, NJ = 18, NK = 22, NL = 24 };
+	float A[NI * NK], B[NK * NJ], C[NJ * NL], D[NI * NL], tmp[NI * NJ];
+	uint64_t targs[] = { f32_arg(alpha), E_VA, A_VA, B_VA, NJ, NK };
+	uint64_t dargs[] = { f32_arg(beta), D_VA, E_VA, C_VA, NJ, NL };
+	int64_t text[] = { NI, NJ }, dext[] = { NI, NL };
+
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NK; j++)
+			A[i * NK + j] = (float)((i * j + 1) % NI) / NI;
+	for (int i = 0; i < NK; i++)
+		for (int j = 0; j < NJ; j++)
+			B[i * NJ + j] = (float)(i * (j + 1) % NJ) / NJ;
+	for (int i = 0; i < NJ; i++)
+		for (int j = 0; j < NL; j++)
+			C[i * NL + j] = (float)((i * (j + 3) + 1) % NL) / NL;
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NL; j++)
+			D[i * NL + j] = (float)(i * (j + 2) % NK) / NK;
+	put(e, A_VA, A, NI * NK);
+	put(e, B_VA, B, NK * NJ);
+	put(e, C_VA, C, NJ * NL);
+	put(e, D_VA, D, NI * NL);
+	if (!launch(e, "2mm_tmp", targs, text) ||
+	    !launch(e, "2mm_d", dargs, dext))
+		return false;
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NJ; j++) {
+			tmp[i * NJ + j] = 0.0f;
+			for (int k = 0; k < NK; ++k)
+				tmp[i * NJ + j] += alpha * A[i * NK + k] * B[k * NJ + j];
+		}
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NL; j++) {
+			D[i * NL + j] *= beta;
+			for (int k = 0; k < NJ; ++k)
+				D[i * NL + j] += tmp[i * NJ + k] * C[k * NL + j];
+		}
+	return same(e, "tmp", E_VA, tmp, NI * NJ) && same(e, "D", D_VA, D, NI * NL);
+}
+
+/* -------------------------------------------------------------- 3mm --- */
+
+/* 3mm: E = A B, F = C D, G = E F, three launches of one thread */
+static bool mm3(struct er *e)
+{
+	enum { NI = 16, NJ = 18, NK = 20, NL = 22, NM = 24 };
+	float A[NI * NK], B[NK * NJ], C[NJ * NM], D[NM * NL];
+	float E[NI * NJ], F[NJ * NL], G[NI * NL];
+	uint64_t eargs[] = { E_VA, A_VA, B_VA, NJ, NK };
+	uint64_t fargs[] = { F_VA, C_VA, D_VA, NL, NM };
+	uint64_t gargs[] = { G_VA, E_VA, F_VA, NL, NJ };
+	int64_t eext[] = { NI, NJ }, fext[] = { NJ, NL }, gext[] = { NI, NL };
+
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NK; j++)
+			A[i * NK + j] = (float)((i * j + 1) % NI) / (5 * NI);
+	for (int i = 0; i < NK; i++)
+		for (int j = 0; j < NJ; j++)
+			B[i * NJ + j] = (float)((i * (j + 1) + 2) % NJ) / (5 * NJ);
+	for (int i = 0; i < NJ; i++)
+		for (int j = 0; j < NM; j++)
+			C[i * NM + j] = (float)(i * (j + 3) % NL) / (5 * NL);
+	for (int i = 0; i < NM; i++)
+		for (int j = 0; j < NL; j++)
+			D[i * NL + j] = (float)((i * (j + 2) + 2) % NK) / (5 * NK);
+	put(e, A_VA, A, NI * NK);
+	put(e, B_VA, B, NK * NJ);
+	put(e, C_VA, C, NJ * NM);
+	put(e, D_VA, D, NM * NL);
+	if (!launch(e, "3mm", eargs, eext) || !launch(e, "3mm", fargs, fext) ||
+	    !launch(e, "3mm", gargs, gext))
+		return false;
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NJ; j++) {
+			E[i * NJ + j] = 0.0f;
+			for (int k = 0; k < NK; ++k)
+				E[i * NJ + j] += A[i * NK + k] * B[k * NJ + j];
+		}
+	for (int i = 0; i < NJ; i++)
+		for (int j = 0; j < NL; j++) {
+			F[i * NL + j] = 0.0f;
+			for (int k = 0; k < NM; ++k)
+				F[i * NL + j] += C[i * NM + k] * D[k * NL + j];
+		}
+	for (int i = 0; i < NI; i++)
+		for (int j = 0; j < NL; j++) {
+			G[i * NL + j] = 0.0f;
+			for (int k = 0; k < NJ; ++k)
+				G[i * NL + j] += E[i * NJ + k] * F[k * NL + j];
+		}
+	return same(e, "E", E_VA, E, NI * NJ) && same(e, "F", F_VA, F, NJ * NL) &&
+	       same(e, "G", G_VA, G, NI * NL);
+}
+
+/* ------------------------------------------------------------ syr2k --- */
+
+static bool syr2k(struct er *e)
+{
+	enum { M = 20, N = 30 };
+	float A[N * M], B[N * M], C[N * N];
+	uint64_t args[] = { f32_arg(alpha), f32_arg(beta), C_VA, A_VA, B_VA, N, M };
+	int64_t ext[] = { N, N };
+
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < M; j++) {
+			A[i * M + j] = (float)((i * j + 1) % N) / N;
+			B[i * M + j] = (float)((i * j + 2) % M) / M;
+		}
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			C[i * N + j] = (float)((i * j + 3) % N) / M;
+	put(e, A_VA, A, N * M);
+	put(e, B_VA, B, N * M);
+	put(e, C_VA, C, N * N);
+	if (!launch(e, "syr2k", args, ext))
+		return false;
+	for (int i = 0; i < N; i++) {
+		for (int j = 0; j <= i; j++)
+			C[i * N + j] *= beta;
+		for (int k = 0; k < M; k++)
+			for (int j = 0; j <= i; j++)
+				C[i * N + j] += A[j * M + k] * alpha * B[i * M + k] +
+						B[j * M + k] * alpha * A[i * M + k];
+	}
+	return same(e, "C", C_VA, C, N * N);
+}
+
+/* ------------------------------------------------------------- symm --- */
+
+static bool symm(struct er *e)
+{
+	enum { M = 20, N = 30 };
+	float A[M * M], B[M * N], C[M * N];
+	uint64_t sargs[] = { f32_arg(alpha), f32_arg(beta), C_VA, A_VA, B_VA, M, N };
+	uint64_t aargs[] = { f32_arg(alpha), C_VA, A_VA, B_VA, M, N };
+	int64_t ext[] = { M, N };
+
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			C[i * N + j] = (float)((i + j) % 100) / M;
+			B[i * N + j] = (float)((N + i - j) % 100) / M;
+		}
+	for (int i = 0; i < M; i++) {
+		for (int j = 0; j <= i; j++)
+			A[i * M + j] = (float)((i + j) % 100) / M;
+		for (int j = i + 1; j < M; j++)
+			A[i * M + j] = -999;
+	}
+	put(e, A_VA, A, M * M);
+	put(e, B_VA, B, M * N);
+	put(e, C_VA, C, M * N);
+	if (!launch(e, "symm_set", sargs, ext) ||
+	    !launch(e, "symm_add", aargs, ext))
+		return false;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			float temp2 = 0;
+
+			for (int k = 0; k < i; k++) {
+				C[k * N + j] += alpha * B[i * N + j] * A[i * M + k];
+				temp2 += B[k * N + j] * A[i * M + k];
+			}
+			C[i * N + j] = beta * C[i * N + j] +
+				       alpha * B[i * N + j] * A[i * M + i] +
+				       alpha * temp2;
+		}
+	return same(e, "C", C_VA, C, M * N);
+}
+
+/* ---------------------------------------------------------- fdtd-2d --- */
+
+static bool fdtd_2d(struct er *e)
+{
+	enum { TMAX = 20, NX = 20, NY = 30 };
+	float ex[NX * NY], ey[NX * NY], hz[NX * NY], fict[TMAX];
+	uint64_t eyargs[] = { B_VA, C_VA, NY }, exargs[] = { A_VA, C_VA, NY };
+	uint64_t hzargs[] = { C_VA, A_VA, B_VA, NY };
+	int64_t ey0ext[] = { NY }, eyext[] = { NX - 1, NY };
+	int64_t exext[] = { NX, NY - 1 }, hzext[] = { NX - 1, NY - 1 };
+
+	for (int i = 0; i < TMAX; i++)
+		fict[i] = (float)i;
+	for (int i = 0; i < NX; i++)
+		for (int j = 0; j < NY; j++) {
+			ex[i * NY + j] = ((float)i * (j + 1)) / NX;
+			ey[i * NY + j] = ((float)i * (j + 2)) / NY;
+			hz[i * NY + j] = ((float)i * (j + 3)) / NX;
+		}
+	put(e, A_VA, ex, NX * NY);
+	put(e, B_VA, ey, NX * NY);
+	put(e, C_VA, hz, NX * NY);
+	put(e, D_VA, fict, TMAX);
+	for (int t = 0; t < TMAX; t++) {
+		uint64_t ey0args[] = { B_VA, D_VA, t };
+
+		if (!launch(e, "fdtd_2d_ey0", ey0args, ey0ext) ||
+		    !launch(e, "fdtd_2d_ey", eyargs, eyext) ||
+		    !launch(e, "fdtd_2d_ex", exargs, exext) ||
+		    !launch(e, "fdtd_2d_hz", hzargs, hzext))
+			return false;
+	}
+	for (int t = 0; t < TMAX; t++) {
+		for (int j = 0; j < NY; j++)
+			ey[j] = fict[t];
+		for (int i = 1; i < NX; i++)
+			for (int j = 0; j < NY; j++)
+				ey[i * NY + j] = ey[i * NY + j] -
+						 0.5f * (hz[i * NY + j] - hz[(i - 1) * NY + j]);
+		for (int i = 0; i < NX; i++)
+			for (int j = 1; j < NY; j++)
+				ex[i * NY + j] = ex[i * NY + j] -
+						 0.5f * (hz[i * NY + j] - hz[i * NY + j - 1]);
+		for (int i = 0; i < NX - 1; i++)
+			for (int j = 0; j < NY - 1; j++)
+				hz[i * NY + j] = hz[i * NY + j] -
+						 0.7f * (ex[i * NY + j + 1] - ex[i * NY + j] +
+							 ey[(i + 1) * NY + j] - ey[i * NY + j]);
+	}
+	return same(e, "ex", A_VA, ex, NX * NY) && same(e, "ey", B_VA, ey, NX * NY) &&
+	       same(e, "hz", C_VA, hz, NX * NY);
+}
+
+/* ---------------------------------------------------------- heat-3d --- */
+
+enum { HEAT_3D_N = 10 };
+
+/* The published update of point (@i, @j, @k) from @X, n x n x n. */
+static float heat_3d_point(const float *X, int i, int j, int k)
+{
+	enum { N = HEAT_3D_N };
+#define X_(i, j, k)	X[((i) * N + (j)) * N + (k)]
+	return 0.125f * (X_(i + 1, j, k) - 2.0f * X_(i, j, k) + X_(i - 1, j, k))
+	     + 0.125f * (X_(i, j + 1, k) - 2.0f * X_(i, j, k) + X_(i, j - 1, k))
+	     + 0.125f * (X_(i, j, k + 1) - 2.0f * X_(i, j, k) + X_(i, j, k - 1))
+	     + X_(i, j, k);
+#undef X_
+}
+
+static bool heat_3d(struct er *e)
+{
+	enum { TSTEPS = 20, N = HEAT_3D_N };
+	float A[N * N * N], B[N * N * N];
+	uint64_t ab[] = { A_VA, B_VA, N }, ba[] = { B_VA, A_VA, N };
+	int64_t ext[] = { N - 2, N - 2, N - 2 };
+
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			for (int k = 0; k < N; k++)
+				A[(i * N + j) * N + k] = B[(i * N + j) * N + k] =
+					(float)(i + j + (N - k)) * 10 / N;
+	put(e, A_VA, A, N * N * N);
+	put(e, B_VA, B, N * N * N);
+	for (int t = 1; t <= TSTEPS; t++)
+		if (!launch(e, "heat_3d", ab, ext) || !launch(e, "heat_3d", ba, ext))
+			return false;
+	for (int t = 1; t <= TSTEPS; t++) {
+		for (int i = 1; i < N - 1; i++)
+			for (int j = 1; j < N - 1; j++)
+				for (int k = 1; k < N - 1; k++)
+					B[(i * N + j) * N + k] = heat_3d_point(A, i, j, k);
+		for (int i = 1; i < N - 1; i++)
+			for (int j = 1; j < N - 1; j++)
+				for (int k = 1; k < N - 1; k++)
+					A[(i * N + j) * N + k] = heat_3d_point(B, i, j, k);
+	}
+	return same(e, "A", A_VA, A, N * N * N) && same(e, "B", B_VA, B, N * N * N);
+}
+
+/* --------------------------------------------------- floyd-warshall --- */
+
+static bool floyd_warshall(struct er *e)
+{
+	enum { N = 60 };
+	static int32_t path[N * N];
+	int64_t ext[] = { N, N };
+
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++) {
+			path[i * N + j] = i * j % 7 + 1;
+			if ((i + j) % 13 == 0 || (i + j) % 7 == 0 || (i + j) % 11 == 0)
+				path[i * N + j] = 999;
+		}
+	put_i32(e, A_VA, path, N * N);
+	for (int k = 0; k < N; k++) {
+		uint64_t args[] = { A_VA, k, N };
+
+		if (!launch(e, "floyd_warshall", args, ext))
+			return false;
+	}
+	for (int k = 0; k < N; k++)
+		for (int i = 0; i < N; i++)
+			for (int j = 0; j < N; j++) {
+				int32_t via = path[i * N + k] + path[k * N + j];
+
+				path[i * N + j] = path[i * N + j] < via ? path[i * N + j] : via;
+			}
+	return same_i32(e, "path", A_VA, path, N * N);
+}
+
 /* ------------------------------------------------------------ table --- */
 
 /**
@@ -489,6 +821,13 @@ static const struct kernel kernels[] = {
 	{ "jacobi_1d", jacobi_1d, 0 },
 	{ "jacobi_2d", jacobi_2d, 0 },
 	{ "trisolv", trisolv, 0 },
+	{ "2mm", mm2, 0 },
+	{ "3mm", mm3, 0 },
+	{ "syr2k", syr2k, ON_4X4 },
+	{ "symm", symm, ON_4X4 },
+	{ "fdtd_2d", fdtd_2d, 0 },
+	{ "heat_3d", heat_3d, 0 },
+	{ "floyd_warshall", floyd_warshall, 0 },
 };
 
 static double ms_since(const struct timespec *t0)
