@@ -1742,7 +1742,7 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 		    struct placement *p, char *why, size_t n)
 {
 	bool fit = fits(g, width, height);
-	int found = 0;
+	int found = 0, tried = 0;
 	struct placement *q;
 	struct graph c, *cp = NULL;
 
@@ -1751,15 +1751,20 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 		return true;
 	if (operands_to_consts(g, &c) && fits(&c, width, height))
 		cp = &c;
-	for (int cap = 2; !found && cap <= LOOM_PE_SLOTS; cap++)
+	for (int cap = 2; !found && cap <= LOOM_PE_SLOTS; cap++) {
+		if (!tried && ((fit && worth(g, width, height, cap, false)) ||
+			       (cp && worth(cp, width, height, cap, false))))
+			tried = cap;
 		if (map_cap(g, cp, fit, width, height, p, cap, false, why, n))
 			found = cap;
+	}
 	q = malloc(sizeof(*q));
 	if (!q)
 		abort();
 	if (found)
 		place_measure(g, p);
-	for (int k = found - 1; found && k >= 2 &&
+	/* below the first size tried only: the search is deterministic */
+	for (int k = found - 1; found && found == tried && k >= 2 &&
 	     p->stats.measured > p->stats.ii_bound; k--) {
 		if (!map_cap(g, cp, fit, width, height, q, k, true, why, n))
 			break;
