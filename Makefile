@@ -497,7 +497,7 @@ uninstall: man
 # loomc: a sanitized build for the tests, an optimised one to use.  loomc
 # links the engine's fabric (measure.c); its tests run what it compiles on
 # the whole engine.
-COMPILER_CFLAGS = -Icompiler -Iformat -Ilib/include -Iqemu-device/engine
+COMPILER_CFLAGS = -Icompiler -Iformat -Ilib/include -Iqemu-device/engine -pthread
 $(BUILD)/host/compiler/libloomc.a: $(COMPILER_SRCS) $(COMPILER_HDRS) | host-deps
 	@mkdir -p $(dir $@)/obj
 	@echo "  AR      $@" >&2

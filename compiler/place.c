@@ -31,8 +31,11 @@
  * of a smaller fabric is embedded (map_smaller()): what maps on 4x4 maps
  * on every larger fabric.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "deadlock.h"
 #include "loom_image.h"
@@ -1728,6 +1731,117 @@ static bool map_cap(const struct graph *g, const struct graph *c, bool fit,
 		map_checked(c, width, height, p, cap, why, n));
 }
 
+/* How many threads walk_caps() uses; 0: one a CPU, at most WALK_THREADS. */
+#define WALK_THREADS	4
+static unsigned walk_threads;
+
+void place_set_threads(unsigned n)
+{
+	walk_threads = n;
+}
+
+/* One search of walk_caps(): @g with groups of @cap. */
+struct cap_task {
+	const struct graph *g;
+	int cap;
+	bool ok;
+	char why[160];
+	struct placement *p;
+};
+
+struct cap_walk {
+	unsigned width, height;
+	struct cap_task task[2 * LOOM_PE_SLOTS];
+	int n;
+	atomic_int next;
+	atomic_int best;	/* the first task that mapped, @n if none */
+};
+
+static void *walk_worker(void *arg)
+{
+	struct cap_walk *w = arg;
+
+	for (;;) {
+		int i = atomic_fetch_add(&w->next, 1), b;
+		struct cap_task *t = &w->task[i < w->n ? i : 0];
+
+		if (i >= w->n || i > atomic_load(&w->best))
+			return NULL;
+		t->p = malloc(sizeof(*t->p));
+		if (!t->p)
+			abort();
+		t->ok = map_checked(t->g, w->width, w->height, t->p, t->cap,
+				    t->why, sizeof(t->why));
+		b = atomic_load(&w->best);
+		while (t->ok && i < b &&
+		       !atomic_compare_exchange_weak(&w->best, &b, i))
+			;
+	}
+}
+
+/*
+ * The walk up the group sizes: @g (when non-NULL), then @c, at each size
+ * from first_cap() on; the first that maps goes into @p and its size is
+ * returned (0: none, @why as the last refusal left it); *@tried: the first
+ * size searched.  The searches are independent and deterministic, so
+ * they run on several threads, later sizes speculatively: the result is
+ * the sequential walk's, whatever the threads' timing.
+ */
+static int walk_caps(const struct graph *g, const struct graph *c,
+		     unsigned width, unsigned height, struct placement *p,
+		     int *tried, char *why, size_t n)
+{
+	struct cap_walk *w = calloc(1, sizeof(*w));
+	pthread_t tid[WALK_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned threads = walk_threads ? walk_threads :
+			   cpus > WALK_THREADS ? WALK_THREADS :
+			   cpus > 1 ? (unsigned)cpus : 1;
+	unsigned started = 0;
+	int found = 0;
+
+	if (!w)
+		abort();
+	w->width = width;
+	w->height = height;
+	*tried = 0;
+	for (int cap = 2; cap <= LOOM_PE_SLOTS; cap++) {
+		const struct graph *both[2] = { g, c };
+
+		for (int k = 0; k < 2; k++) {
+			if (!both[k] || !worth(both[k], width, height, cap, false))
+				continue;
+			w->task[w->n].g = both[k];
+			w->task[w->n++].cap = cap;
+			if (!*tried)
+				*tried = cap;
+		}
+	}
+	atomic_init(&w->next, 0);
+	atomic_init(&w->best, w->n);
+	if (threads > WALK_THREADS)
+		threads = WALK_THREADS;
+	for (; threads > 1 && started < threads; started++)
+		if (pthread_create(&tid[started], NULL, walk_worker, w))
+			break;
+	walk_worker(w);
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(tid[k], NULL);
+	for (int i = 0; i < w->n; i++) {
+		struct cap_task *t = &w->task[i];
+
+		if (i == atomic_load(&w->best)) {
+			*p = *t->p;
+			found = t->cap;
+		} else if (i < atomic_load(&w->best) && t->why[0]) {
+			snprintf(why, n, "%s", t->why);
+		}
+		free(t->p);
+	}
+	free(w);
+	return found;
+}
+
 /*
  * Maps @g: spatially if it can, else on temporal PEs, groups growing from
  * first_cap(); at each group size @g itself, then the copy of it whose
@@ -1751,13 +1865,7 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 		return true;
 	if (operands_to_consts(g, &c) && fits(&c, width, height))
 		cp = &c;
-	for (int cap = 2; !found && cap <= LOOM_PE_SLOTS; cap++) {
-		if (!tried && ((fit && worth(g, width, height, cap, false)) ||
-			       (cp && worth(cp, width, height, cap, false))))
-			tried = cap;
-		if (map_cap(g, cp, fit, width, height, p, cap, false, why, n))
-			found = cap;
-	}
+	found = walk_caps(fit ? g : NULL, cp, width, height, p, &tried, why, n);
 	q = malloc(sizeof(*q));
 	if (!q)
 		abort();

@@ -95,6 +95,13 @@ unsigned place_graph(struct diag *d, struct loom_loc loc,
 		     const struct graph *g, unsigned width, unsigned height,
 		     struct placement *p);
 
+/*
+ * Threads place_graph() may use to search group sizes side by side: 0 (the
+ * default) one per CPU, at most 4; 1 searches on the caller's thread.  The
+ * result does not depend on it.
+ */
+void place_set_threads(unsigned n);
+
 /* Size of the configuration image of @p. */
 size_t place_config_size(const struct placement *p);
 

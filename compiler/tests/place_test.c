@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "engine.h"
+#include "engine_run.h"
 #include "front.h"
 #include "lower.h"
 #include "place.h"
@@ -405,6 +406,37 @@ TEST(listing)
 	placed_close(&x);
 }
 
+/*
+ * The walk over group sizes runs on several threads, later sizes
+ * speculatively: the mapping must be the one-thread walk's, bit for bit.
+ * syrk walks from 4 to 8 on 4x4 before one routes.
+ */
+TEST(threads_do_not_change_the_mapping)
+{
+	char *text = er_read_file("bench/polybench/syrk.loom");
+	struct placed *one = calloc(1, sizeof(*one));
+	struct placed *four = calloc(1, sizeof(*four));
+
+	REQUIRE(text && one && four);
+	place_set_threads(1);
+	REQUIRE(place_text(one, text, 4, 4) == 0);
+	place_set_threads(4);
+	REQUIRE(place_text(four, text, 4, 4) == 0);
+	place_set_threads(0);
+	CHECK_EQ(0, one->errors);
+	CHECK_EQ(0, four->errors);
+	CHECK(one->p.slots > 1);
+	CHECK_EQ(place_config_size(&one->p), place_config_size(&four->p));
+	CHECK(!memcmp(one->p.tiles, four->p.tiles, sizeof(one->p.tiles)));
+	CHECK(!memcmp(one->p.ports, four->p.ports, sizeof(one->p.ports)));
+	CHECK(one->p.stats.measured == four->p.stats.measured);
+	placed_close(one);
+	placed_close(four);
+	free(one);
+	free(four);
+	free(text);
+}
+
 int main(void)
 {
 	RUN(vector_add_4x4);
@@ -418,5 +450,6 @@ int main(void)
 	RUN(operands_become_consts_when_ports_run_out);
 	RUN(estimates_use_the_engine_defaults);
 	RUN(listing);
+	RUN(threads_do_not_change_the_mapping);
 	return checks_done();
 }
