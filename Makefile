@@ -69,6 +69,12 @@ LCBS := $(patsubst %.loom,$(BUILD)/lcb/%.lcb,$(notdir $(wildcard compiler/tests/
 EXAMPLES := $(wildcard examples/*.loom)
 EXAMPLE_LCBS := $(patsubst examples/%.loom,$(BUILD)/examples/%.lcb,$(EXAMPLES))
 EXAMPLE_FILES = $(foreach f,$(EXAMPLE_LCBS) $(EXAMPLES:.loom=.expected),--file $(f))
+# PolyBench's kernels for the device's default 4x4 fabric, run by
+# lib/tests/vm/polybench_vm_test; the three that do not map there are
+# bench/polybench/polybench.h's ON_4X4 kernels (the test checks the two agree).
+POLYBENCH_UNMAPPED_4X4 := gemm_tiled syr2k symm
+POLYBENCH_LCBS := $(patsubst bench/polybench/%.loom,$(BUILD)/polybench/%.lcb, \
+	$(filter-out $(patsubst %,bench/polybench/%.loom,$(POLYBENCH_UNMAPPED_4X4)),$(wildcard bench/polybench/*.loom)))
 # format/: the program image format, its host-program interpreter and the
 # PE arithmetic (MIT), linked by libloom and loomc; the engine uses alu.c.
 FORMAT_SRCS := $(wildcard format/*.c)
@@ -109,7 +115,7 @@ BENCH_BINS := $(addprefix $(BUILD)/bench/,fabric_bench compile_bench tree_bench 
 	harness-test demo run shell checkpatch bench clean
 
 # The benchmarks are built too (make test then compiles them), run by make bench.
-all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib install-tools man $(LCBS) $(EXAMPLE_LCBS) \
+all: module selftests $(LIB_VM_TESTS) $(VM_TOOLS) $(HOST_TESTS) lib install-tools man $(LCBS) $(EXAMPLE_LCBS) $(POLYBENCH_LCBS) \
 	$(BENCH_BINS)
 
 deps:
@@ -329,11 +335,11 @@ $(BUILD)/host/lib-tsan/adapter_match_test: lib/tests/adapter_match_test.c $(MATC
 
 # libloom's tests that need the device run in the VM, statically linked.
 $(BUILD)/vm-lib/%: lib/tests/vm/%.c $(wildcard lib/tests/vm/*.h) $(LIB_SRCS) $(LIB_HDRS) \
-		$(wildcard qemu-device/engine/tests/*.h) | deps
+		$(wildcard qemu-device/engine/tests/*.h) bench/polybench/polybench.h | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) -isystem $(KSRC)/tools/testing/selftests $(LIB_CFLAGS) \
-		$(ENGINE_CFLAGS) -Iqemu-device/engine/tests -Iselftests \
+		$(ENGINE_CFLAGS) -Iqemu-device/engine/tests -Iselftests -Ibench/polybench \
 		-o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
 
 # loom-run: a program's host function on a device, through libloom.
@@ -353,6 +359,11 @@ $(BUILD)/lcb/%.lcb: %.loom $(BUILD)/bin/loomc
 	@mkdir -p $(dir $@)
 	@echo "  LOOMC   $@" >&2
 	@$(BUILD)/bin/loomc --fabric 8x8 -o $@ $<
+
+$(BUILD)/polybench/%.lcb: bench/polybench/%.loom $(BUILD)/bin/loomc
+	@mkdir -p $(dir $@)
+	@echo "  LOOMC   $@" >&2
+	@$(BUILD)/bin/loomc -o $@ $<
 
 $(BUILD)/examples/%.lcb: examples/%.loom $(BUILD)/bin/loomc
 	@mkdir -p $(dir $@)
@@ -507,10 +518,10 @@ $(BUILD)/host/compiler/libloomc.a: $(COMPILER_SRCS) $(COMPILER_HDRS) | host-deps
 	done
 	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
 
-$(BUILD)/host/compiler/%: compiler/tests/%.c $(wildcard compiler/tests/*.h) $(BUILD)/host/compiler/libloomc.a \
-		$(BUILD)/host/engine/libengine.a | host-deps
+$(BUILD)/host/compiler/%: compiler/tests/%.c $(wildcard compiler/tests/*.h) bench/polybench/polybench.h \
+		$(BUILD)/host/compiler/libloomc.a $(BUILD)/host/engine/libengine.a | host-deps
 	@echo "  CC      $@" >&2
-	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -o $@ $< $(BUILD)/host/compiler/libloomc.a \
+	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -Ibench/polybench -o $@ $< $(BUILD)/host/compiler/libloomc.a \
 		$(BUILD)/host/engine/libengine.a -lm
 
 $(BUILD)/host/loomc: compiler/loomc.c $(BUILD)/host/compiler/libloomc.a $(VERSION_H) | host-deps
