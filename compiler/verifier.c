@@ -232,6 +232,39 @@ static void check_attrs(struct verifier *v, const struct ir_attr *a, int n,
 	}
 }
 
+/*
+ * loom.child_capacity = N: once, on a dynamic-work thread, an integer
+ * (lowering checks its range against the thread's spawns).
+ */
+static void check_child_capacity(struct verifier *v, struct ir_func *f)
+{
+	const struct ir_attr *first = NULL;
+
+	for (int i = 0; i < f->num_attrs; i++) {
+		const struct ir_attr *a = &f->attrs[i];
+
+		if (strcmp(a->name, "loom.child_capacity") != 0)
+			continue;
+		if (first) {
+			diag_error(v->d, a->loc,
+				   "duplicate attribute 'loom.child_capacity'");
+			diag_note(v->d, first->loc,
+				  "the first 'loom.child_capacity' is here");
+			continue;
+		}
+		first = a;
+		if (f->dom_kind == LOOM_DOMAIN_DENSE) {
+			diag_error(v->d, a->loc,
+				   "'loom.child_capacity' is only allowed on a dynamic-work thread");
+			diag_note(v->d, f->domain->value_loc,
+				  "@%s has a dense domain", f->name);
+		} else if (a->kind != IR_ATTR_INT) {
+			diag_error(v->d, a->value_loc,
+				   "loom.child_capacity must be an integer");
+		}
+	}
+}
+
 /* ----------------------------------------------------- thread domain --- */
 
 static void bad_domain(struct verifier *v, const struct ir_attr *a)
@@ -1170,6 +1203,7 @@ static void check_body(struct verifier *v, struct ir_func *f)
 	if (f->is_thread) {
 		check_attrs(v, f->attrs, f->num_attrs, ON_THREAD,
 			    "a dataflow.thread");
+		check_child_capacity(v, f);
 	} else {
 		check_attrs(v, f->attrs, f->num_attrs, ON_HOST,
 			    "a host function");

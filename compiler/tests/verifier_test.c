@@ -524,6 +524,11 @@ static const struct rule rules[] = {
 	  "  dataflow.work.spawn %x {loom.reservation} : i64\n"
 	  "  dataflow.thread.yield\n}\n",
 	  { E(2, 27, "attribute 'loom.reservation' is not one loomc defines on 'dataflow.work.spawn': it takes none") } },
+	{ "loom.child_capacity on a dense thread",
+	  "dataflow.thread @k domain(#dataflow.thread_domain<dense>)() ctrl(%c: none) iv(%i: index) "
+	  "attributes {loom.child_capacity = 4} {\n  dataflow.thread.yield\n}\n",
+	  { E(1, 102, "'loom.child_capacity' is only allowed on a dynamic-work thread"),
+	    N(1, 27, "@k has a dense domain") } },
 	{ "loom.child_capacity on a host function",
 	  "func.func @main() attributes {loom.child_capacity = 4} {\n  return\n}\n",
 	  { E(1, 31, "attribute 'loom.child_capacity' is not one loomc defines on a host function") } },
@@ -532,6 +537,15 @@ static const struct rule rules[] = {
 	  "  %t = dataflow.thread.launch @bfs(%r, %m) {loom.child_capacity = 4} : (i64, memref<?xi64>) -> !dataflow.thread_token\n"
 	  "  return\n}\n",
 	  { E(5, 45, "attribute 'loom.child_capacity' is not one loomc defines on 'dataflow.thread.launch'") } },
+	{ "loom.child_capacity once",
+	  "dataflow.thread @w domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)(%x: i64) ctrl(%c: none) "
+	  "attributes {loom.child_capacity = 4, loom.child_capacity = 8} {\n  dataflow.thread.yield\n}\n",
+	  { E(1, 146, "duplicate attribute 'loom.child_capacity'"),
+	    N(1, 121, "the first 'loom.child_capacity' is here") } },
+	{ "loom.child_capacity is an integer",
+	  "dataflow.thread @w domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)(%x: i64) ctrl(%c: none) "
+	  "attributes {loom.child_capacity = \"4\"} {\n  dataflow.thread.yield\n}\n",
+	  { E(1, 143, "loom.child_capacity must be an integer") } },
 	{ "undefined value, and no cascade",
 	  "func.func @main() {\n  %a = arith.addi %b, %b : i64\n  %c = arith.muli %a, %a : i64\n  return\n}\n",
 	  { E(2, 19, "use of undefined value '%b'"), E(2, 23, "use of undefined value '%b'") } },
@@ -684,6 +698,30 @@ TEST(rank_zero_empty_and_limits_are_valid)
 	front_close(&f);
 }
 
+/* The attribute loomc defines, where it is defined, verifies and is kept. */
+TEST(child_capacity_is_defined)
+{
+	struct front f;
+	struct ir_func *t;
+
+	CHECK_EQ(0, front_verify(&f,
+		"dataflow.thread @w domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)"
+		"(%x: i64) ctrl(%c: none) attributes {loom.child_capacity = 9} {\n"
+		"  dataflow.work.spawn %x : i64\n"
+		"  dataflow.thread.yield\n}\n"
+		"dataflow.thread @v domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)"
+		"(%x: i64) ctrl(%c: none) attributes {loom.child_capacity = 2 : i64} {\n"
+		"  dataflow.thread.yield\n}\n"));
+	CHECK_EQ(0, f.d.num_recs);
+	t = f.m ? f.m->funcs : NULL;
+	REQUIRE(t);
+	REQUIRE_EQ(1, t->num_attrs);
+	CHECK(strcmp(t->attrs[0].name, "loom.child_capacity") == 0);
+	CHECK_EQ(IR_ATTR_INT, t->attrs[0].kind);
+	CHECK_EQ(9, t->attrs[0].ival);
+	front_close(&f);
+}
+
 /* Counts the units verify_source() hands over. */
 static void count_unit(struct ir_module *m, void *arg)
 {
@@ -784,6 +822,7 @@ int main(void)
 	RUN(constant_folding);
 	RUN(each_rule_reports_exactly_its_diagnostics);
 	RUN(rank_zero_empty_and_limits_are_valid);
+	RUN(child_capacity_is_defined);
 	RUN(whole_file_units);
 	RUN(printed_like_gcc);
 	RUN(notes_and_locationless_diagnostics);
