@@ -10,9 +10,9 @@
  * fold constants, define its results.  Each rule reports its own
  * diagnostic, with a note at the related definition where there is one.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "lexer.h"
 #include "parser.h"
@@ -157,60 +157,111 @@ static bool resolve(struct verifier *v, struct ir_op *op)
 /* -------------------------------------------------------- attributes --- */
 
 /*
- * Words that name physical placement or topology.  An attribute whose name
- * (or dialect attribute name) has one of them as a component, split at
- * '.', '_' and '-', is physical: "tile", "loom.pe_x", "#fabric.route".
+ * The attributes loomc defines, and where each may be written.  The list
+ * is closed: any other attribute is an error, wherever it is written.  An
+ * attribute loomc does not read would be kept without a meaning, and the
+ * ones front ends write (staticGrid, thread_axis, dataflow.map_info,
+ * B_thread, loom.accCore ...) restate what the domain and the launch say
+ * or choose placement, which is the mapping's (spec §2, §5, §8).
  */
-static const char *const physical_words[] = {
-	"pe", "tile", "tiles", "grid", "route", "routes", "routing", "core",
-	"cores", "layout", "fabric", "topology", "placement", "mapping",
-	"accore",
+enum attr_place {
+	ON_THREAD,	/* a dataflow.thread's "attributes {...}" */
+	ON_HOST,	/* a host function's "attributes {...}" */
+	ON_OP,		/* an operation's {...} */
 };
 
-static bool is_physical_word(const char *s, size_t len)
+static const struct {
+	const char *name;
+	enum attr_place place;
+} defined_attrs[] = {
+	/* dynamic-work threads; lower.c, child_capacity() */
+	{ "loom.child_capacity", ON_THREAD },
+};
+
+/* What loomc defines in each place, for the diagnostic. */
+static const char *const defined_in[] = {
+	[ON_THREAD] = "the only one is loom.child_capacity, for a dynamic-work thread",
+	[ON_HOST] = "it takes none",
+	[ON_OP] = "it takes none",
+};
+
+static bool is_defined_attr(const char *name, enum attr_place place)
 {
-	for (size_t i = 0; i < sizeof(physical_words) / sizeof(*physical_words);
+	for (size_t i = 0; i < sizeof(defined_attrs) / sizeof(*defined_attrs);
 	     i++)
-		if (strlen(physical_words[i]) == len &&
-		    strncasecmp(physical_words[i], s, len) == 0)
+		if (defined_attrs[i].place == place &&
+		    strcmp(defined_attrs[i].name, name) == 0)
 			return true;
 	return false;
 }
 
-static bool is_physical_name(const char *s)
+/*
+ * Dialect attributes in the value @a, recursively: loomc defines one,
+ * #dataflow.thread_domain, and only as a thread's domain (checked there).
+ */
+static void check_dialect_values(struct verifier *v, const struct ir_attr *a)
 {
-	if (*s == '#')
-		s++;
-	while (*s) {
-		size_t len = strcspn(s, "._-");
-
-		if (is_physical_word(s, len))
-			return true;
-		s += len;
-		if (*s)
-			s++;
+	if (a->kind == IR_ATTR_DIALECT) {
+		if (strcmp(a->str, "#dataflow.thread_domain") == 0)
+			diag_error(v->d, a->value_loc,
+				   "attribute '#dataflow.thread_domain' is only allowed as a thread's domain(...)");
+		else
+			diag_error(v->d, a->value_loc,
+				   "attribute '%s' is not one loomc defines: its only dialect attribute is #dataflow.thread_domain, a thread's domain(...)",
+				   a->str);
+		return;
 	}
-	return false;
+	for (int i = 0; i < a->num_elems; i++)
+		check_dialect_values(v, &a->elems[i]);
 }
 
-static void physical_error(struct verifier *v, struct loom_loc loc,
-			   const char *name)
-{
-	diag_error(v->d, loc,
-		   "attribute '%s' names a physical placement or topology; the software ABI carries none",
-		   name);
-}
-
-/* Rejects physical attributes in @a (@n entries), recursively. */
-static void check_attrs(struct verifier *v, const struct ir_attr *a, int n)
+/*
+ * The entries of a dictionary in @place (@what names it) that loomc does
+ * not define, with the dialect attributes in their values.
+ */
+static void check_attrs(struct verifier *v, const struct ir_attr *a, int n,
+			enum attr_place place, const char *what)
 {
 	for (int i = 0; i < n; i++) {
-		if (a[i].name && is_physical_name(a[i].name))
-			physical_error(v, a[i].loc, a[i].name);
-		else if (a[i].kind == IR_ATTR_DIALECT &&
-			 is_physical_name(a[i].str))
-			physical_error(v, a[i].value_loc, a[i].str);
-		check_attrs(v, a[i].elems, a[i].num_elems);
+		if (is_defined_attr(a[i].name, place))
+			continue;
+		diag_error(v->d, a[i].loc,
+			   "attribute '%s' is not one loomc defines on %s: %s",
+			   a[i].name, what, defined_in[place]);
+		check_dialect_values(v, &a[i]);
+	}
+}
+
+/*
+ * loom.child_capacity = N: once, on a dynamic-work thread, an integer
+ * (lowering checks its range against the thread's spawns).
+ */
+static void check_child_capacity(struct verifier *v, struct ir_func *f)
+{
+	const struct ir_attr *first = NULL;
+
+	for (int i = 0; i < f->num_attrs; i++) {
+		const struct ir_attr *a = &f->attrs[i];
+
+		if (strcmp(a->name, "loom.child_capacity") != 0)
+			continue;
+		if (first) {
+			diag_error(v->d, a->loc,
+				   "duplicate attribute 'loom.child_capacity'");
+			diag_note(v->d, first->loc,
+				  "the first 'loom.child_capacity' is here");
+			continue;
+		}
+		first = a;
+		if (f->dom_kind == LOOM_DOMAIN_DENSE) {
+			diag_error(v->d, a->loc,
+				   "'loom.child_capacity' is only allowed on a dynamic-work thread");
+			diag_note(v->d, f->domain->value_loc,
+				  "@%s has a dense domain", f->name);
+		} else if (a->kind != IR_ATTR_INT) {
+			diag_error(v->d, a->value_loc,
+				   "loom.child_capacity must be an integer");
+		}
 	}
 }
 
@@ -252,12 +303,9 @@ static const struct ir_attr *domain_param(struct verifier *v,
 		diag_error(v->d, p->value_loc,
 			   "expected 'key = value' in the thread domain");
 	} else if (strcmp(p->name, "work_item_arg") != 0) {
-		if (is_physical_name(p->name))
-			physical_error(v, p->loc, p->name);
-		else
-			diag_error(v->d, p->loc,
-				   "unexpected thread domain parameter '%s': the domain has only its kind and work_item_arg (the coordinate rank comes from iv(...))",
-				   p->name);
+		diag_error(v->d, p->loc,
+			   "unexpected thread domain parameter '%s': the domain has only its kind and work_item_arg (the coordinate rank comes from iv(...))",
+			   p->name);
 	} else if (f->dom_kind == LOOM_DOMAIN_DENSE) {
 		diag_error(v->d, p->loc, "a dense domain takes no work_item_arg");
 	} else if (seen) {
@@ -297,10 +345,6 @@ static void check_domain(struct verifier *v, struct ir_func *f)
 
 	f->dom_kind = 0;
 	f->work_item_arg = -1;
-	if (a->kind == IR_ATTR_DIALECT && is_physical_name(a->str)) {
-		physical_error(v, a->value_loc, a->str);
-		return;
-	}
 	if (a->kind != IR_ATTR_DIALECT ||
 	    strcmp(a->str, "#dataflow.thread_domain") != 0 || !a->num_elems) {
 		bad_domain(v, a);
@@ -1120,7 +1164,12 @@ static void check_op(struct verifier *v, struct ir_op *op)
 {
 	bool resolved = resolve(v, op);
 
-	check_attrs(v, op->attrs, op->num_attrs);
+	if (op->num_attrs) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "'%s'", op_name(op));
+		check_attrs(v, op->attrs, op->num_attrs, ON_OP, what);
+	}
 	if (check_context(v, op) && resolved && check_op_channels(v, op)) {
 		if (check_written_types(v, op)) {
 			if (op->code != IR_OP_THREAD_WAIT &&
@@ -1151,7 +1200,14 @@ static void check_region(struct verifier *v, struct ir_region *r)
 static void check_body(struct verifier *v, struct ir_func *f)
 {
 	v->func = f;
-	check_attrs(v, f->attrs, f->num_attrs);
+	if (f->is_thread) {
+		check_attrs(v, f->attrs, f->num_attrs, ON_THREAD,
+			    "a dataflow.thread");
+		check_child_capacity(v, f);
+	} else {
+		check_attrs(v, f->attrs, f->num_attrs, ON_HOST,
+			    "a host function");
+	}
 	check_region(v, &f->body);
 	pop_names(v, 0);
 }

@@ -484,13 +484,68 @@ static const struct rule rules[] = {
 	  { E(2, 29, "yield frontier '%n' has type index; frontiers are none") } },
 	{ "physical attribute on an operation",
 	  "func.func @main() {\n  %a = arith.constant 1 {core = 0, pipeline} : i64\n  return\n}\n",
-	  { E(2, 26, "attribute 'core' names a physical placement or topology") } },
+	  { E(2, 26, "attribute 'core' is not one loomc defines on 'arith.constant': it takes none"),
+	    E(2, 36, "attribute 'pipeline' is not one loomc defines on 'arith.constant'") } },
 	{ "physical dialect attribute as the domain",
 	  "dataflow.thread @k domain(#fabric.pe<0, 0>)() ctrl(%c: none) {\n  dataflow.thread.yield\n}\n",
-	  { E(1, 27, "attribute '#fabric.pe' names a physical placement or topology") } },
+	  { E(1, 27, "thread domain must be #dataflow.thread_domain<dense> or") } },
 	{ "physical attribute nested in an array",
 	  "func.func @main() attributes {hint = [1, [#loom.tile_x<3>]]} {\n  return\n}\n",
-	  { E(1, 43, "attribute '#loom.tile_x' names a physical placement or topology") } },
+	  { E(1, 31, "attribute 'hint' is not one loomc defines on a host function: it takes none"),
+	    E(1, 43, "attribute '#loom.tile_x' is not one loomc defines: its only dialect attribute is #dataflow.thread_domain") } },
+	{ "attributes loomc does not define, on a thread",
+	  "dataflow.thread @k domain(#dataflow.thread_domain<dense>)() ctrl(%c: none) iv(%i: index) "
+	  "attributes {staticGrid, SpatialMapping, loom.rank = 1, thread_axis = [0], dataflow.partition_domain} {\n"
+	  "  dataflow.thread.yield\n}\n",
+	  { E(1, 102, "attribute 'staticGrid' is not one loomc defines on a dataflow.thread: the only one is loom.child_capacity, for a dynamic-work thread"),
+	    E(1, 114, "attribute 'SpatialMapping' is not one loomc defines on a dataflow.thread"),
+	    E(1, 130, "attribute 'loom.rank' is not one loomc defines on a dataflow.thread"),
+	    E(1, 145, "attribute 'thread_axis' is not one loomc defines on a dataflow.thread"),
+	    E(1, 164, "attribute 'dataflow.partition_domain' is not one loomc defines on a dataflow.thread") } },
+	{ "attributes loomc does not define, on a launch", DENSE_K2
+	  "func.func @main(%m: memref<?xi64>, %x: i64, %n: index) {\n"
+	  "  %t = dataflow.thread.launch @k(%m, %x) grid(%n, %n) {loom.accCore = 1, dataflow.map_info, B_thread} : (memref<?xi64>, i64) -> !dataflow.thread_token\n"
+	  "  return\n}\n",
+	  { E(5, 56, "attribute 'loom.accCore' is not one loomc defines on 'dataflow.thread.launch': it takes none"),
+	    E(5, 74, "attribute 'dataflow.map_info' is not one loomc defines on 'dataflow.thread.launch'"),
+	    E(5, 93, "attribute 'B_thread' is not one loomc defines on 'dataflow.thread.launch'") } },
+	{ "a dialect attribute loomc does not define", DENSE_K2
+	  "func.func @main(%m: memref<?xi64>, %x: i64, %n: index) {\n"
+	  "  %t = dataflow.thread.launch @k(%m, %x) grid(%n, %n) {view = #dataflow.distributed_view<block, 4>} : (memref<?xi64>, i64) -> !dataflow.thread_token\n"
+	  "  return\n}\n",
+	  { E(5, 56, "attribute 'view' is not one loomc defines on 'dataflow.thread.launch'"),
+	    E(5, 63, "attribute '#dataflow.distributed_view' is not one loomc defines: its only dialect attribute is #dataflow.thread_domain, a thread's domain(...)") } },
+	{ "#dataflow.thread_domain is only a domain",
+	  "func.func @main() {\n  %a = arith.constant 1 {d = [#dataflow.thread_domain<dense>]} : i64\n  return\n}\n",
+	  { E(2, 26, "attribute 'd' is not one loomc defines on 'arith.constant'"),
+	    E(2, 31, "attribute '#dataflow.thread_domain' is only allowed as a thread's domain(...)") } },
+	{ "an attribute loomc does not define, on a spawn",
+	  "dataflow.thread @w domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)(%x: i64) ctrl(%c: none) {\n"
+	  "  dataflow.work.spawn %x {loom.reservation} : i64\n"
+	  "  dataflow.thread.yield\n}\n",
+	  { E(2, 27, "attribute 'loom.reservation' is not one loomc defines on 'dataflow.work.spawn': it takes none") } },
+	{ "loom.child_capacity on a dense thread",
+	  "dataflow.thread @k domain(#dataflow.thread_domain<dense>)() ctrl(%c: none) iv(%i: index) "
+	  "attributes {loom.child_capacity = 4} {\n  dataflow.thread.yield\n}\n",
+	  { E(1, 102, "'loom.child_capacity' is only allowed on a dynamic-work thread"),
+	    N(1, 27, "@k has a dense domain") } },
+	{ "loom.child_capacity on a host function",
+	  "func.func @main() attributes {loom.child_capacity = 4} {\n  return\n}\n",
+	  { E(1, 31, "attribute 'loom.child_capacity' is not one loomc defines on a host function") } },
+	{ "loom.child_capacity on a launch", BFS
+	  "func.func @main(%r: i64, %m: memref<?xi64>) {\n"
+	  "  %t = dataflow.thread.launch @bfs(%r, %m) {loom.child_capacity = 4} : (i64, memref<?xi64>) -> !dataflow.thread_token\n"
+	  "  return\n}\n",
+	  { E(5, 45, "attribute 'loom.child_capacity' is not one loomc defines on 'dataflow.thread.launch'") } },
+	{ "loom.child_capacity once",
+	  "dataflow.thread @w domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)(%x: i64) ctrl(%c: none) "
+	  "attributes {loom.child_capacity = 4, loom.child_capacity = 8} {\n  dataflow.thread.yield\n}\n",
+	  { E(1, 146, "duplicate attribute 'loom.child_capacity'"),
+	    N(1, 121, "the first 'loom.child_capacity' is here") } },
+	{ "loom.child_capacity is an integer",
+	  "dataflow.thread @w domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)(%x: i64) ctrl(%c: none) "
+	  "attributes {loom.child_capacity = \"4\"} {\n  dataflow.thread.yield\n}\n",
+	  { E(1, 143, "loom.child_capacity must be an integer") } },
 	{ "undefined value, and no cascade",
 	  "func.func @main() {\n  %a = arith.addi %b, %b : i64\n  %c = arith.muli %a, %a : i64\n  return\n}\n",
 	  { E(2, 19, "use of undefined value '%b'"), E(2, 23, "use of undefined value '%b'") } },
@@ -643,6 +698,30 @@ TEST(rank_zero_empty_and_limits_are_valid)
 	front_close(&f);
 }
 
+/* The attribute loomc defines, where it is defined, verifies and is kept. */
+TEST(child_capacity_is_defined)
+{
+	struct front f;
+	struct ir_func *t;
+
+	CHECK_EQ(0, front_verify(&f,
+		"dataflow.thread @w domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)"
+		"(%x: i64) ctrl(%c: none) attributes {loom.child_capacity = 9} {\n"
+		"  dataflow.work.spawn %x : i64\n"
+		"  dataflow.thread.yield\n}\n"
+		"dataflow.thread @v domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)"
+		"(%x: i64) ctrl(%c: none) attributes {loom.child_capacity = 2 : i64} {\n"
+		"  dataflow.thread.yield\n}\n"));
+	CHECK_EQ(0, f.d.num_recs);
+	t = f.m ? f.m->funcs : NULL;
+	REQUIRE(t);
+	REQUIRE_EQ(1, t->num_attrs);
+	CHECK(strcmp(t->attrs[0].name, "loom.child_capacity") == 0);
+	CHECK_EQ(IR_ATTR_INT, t->attrs[0].kind);
+	CHECK_EQ(9, t->attrs[0].ival);
+	front_close(&f);
+}
+
 /* Counts the units verify_source() hands over. */
 static void count_unit(struct ir_module *m, void *arg)
 {
@@ -743,6 +822,7 @@ int main(void)
 	RUN(constant_folding);
 	RUN(each_rule_reports_exactly_its_diagnostics);
 	RUN(rank_zero_empty_and_limits_are_valid);
+	RUN(child_capacity_is_defined);
 	RUN(whole_file_units);
 	RUN(printed_like_gcc);
 	RUN(notes_and_locationless_diagnostics);
