@@ -45,6 +45,7 @@ static const struct {
 	{ LOOM_E_WORK_FAILED, "a dynamic-work run of the host program failed" },
 	{ LOOM_E_HOST_FAULT, "host program access outside its buffers" },
 	{ LOOM_E_UNSUPPORTED_PAYLOAD, "work-item payload type the runtime cannot carry" },
+	{ LOOM_E_NO_DYNAMIC_WORK, "the device lacks the capability to run dynamic work" },
 	/* the dynamic-work core */
 	{ LOOM_WORK_INVALID_ARGUMENT, "invalid argument" },
 	{ LOOM_WORK_OUT_OF_MEMORY, "out of memory" },
