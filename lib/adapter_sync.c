@@ -7,7 +7,8 @@
  * children it reports are published as one group, then the item retires.
  *
  * A failure (children that do not fit, too many children, an aborting
- * callback, a publication the scheduler refuses) names the item, cancels
+ * callback, a cancel verdict that also reports children, a publication
+ * the scheduler refuses) names the item, cancels
  * the whole domain and lets the workers drain it (adapter.c).
  */
 #include <stdlib.h>
@@ -59,6 +60,10 @@ static void settle(struct sync_worker *w, const struct loom_sched_item *item)
 				     w->children, w->count);
 		return;
 	case LOOM_WORK_SYNC_CANCEL:
+		/* a cancelled item publishes nothing: its children would vanish */
+		if (w->count)
+			loom_adapter_fail(&run->common, LOOM_WORK_CANCEL_CHILDREN,
+					  0, item);
 		loom_adapter_cancel(&run->common, &w->counts, item);
 		return;
 	case LOOM_WORK_SYNC_ABORT:

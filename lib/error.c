@@ -68,6 +68,7 @@ static const struct {
 	{ LOOM_WORK_CALLBACK_ABORTED, "an item's callback aborted the domain" },
 	{ LOOM_WORK_DEVICE_ERROR, "a device launch or job of the run failed" },
 	{ LOOM_WORK_PAYLOAD_WIDTH, "a work-item payload does not fit the thread's payload type" },
+	{ LOOM_WORK_CANCEL_CHILDREN, "an item's callback cancelled it but also reported children" },
 };
 
 const char *loom_strerror(int err)

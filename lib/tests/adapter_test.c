@@ -5,7 +5,8 @@
  * with 1, 2 and 4 workers, in turn and threaded, and must give the same
  * WorkItemIds with the same payloads; a full deque, too many children or
  * an aborting callback fail the run with a typed error naming the item and
- * cancel the domain; a cancelling callback cancels just its item.  With
+ * cancel the domain; a cancelling callback cancels just its item, and
+ * one that reports children with its cancel verdict fails the run.  With
  * an i32 payload type, a root or a child outside int32 (sign-extended) is
  * the typed LOOM_WORK_PAYLOAD_WIDTH, and a type the runtime cannot carry
  * is LOOM_E_UNSUPPORTED_PAYLOAD.
@@ -33,6 +34,7 @@ struct tree {
 	uint64_t nodes;
 	uint64_t branching;
 	uint64_t cancel_node;		/* callback asks to cancel it */
+	uint64_t cancel_children_node;	/* callback reports children, then cancels */
 	uint64_t abort_node;		/* callback aborts at it */
 	uint64_t overflow_node;		/* callback reports one child too many */
 	uint64_t wide_node;		/* callback reports wide_count children */
@@ -45,7 +47,8 @@ struct tree {
 static struct tree tree(uint64_t nodes, uint64_t branching)
 {
 	return (struct tree){ .nodes = nodes, .branching = branching,
-			      .cancel_node = NONE, .abort_node = NONE,
+			      .cancel_node = NONE, .cancel_children_node = NONE,
+			      .abort_node = NONE,
 			      .overflow_node = NONE, .wide_node = NONE,
 			      .odd_node = NONE };
 }
@@ -101,6 +104,8 @@ tree_fn(void *ctx, const struct loom_sched_item *item, uint64_t *children,
 	}
 	if (n == t->odd_node && *count < capacity)
 		children[(*count)++] = t->odd_child;
+	if (n == t->cancel_children_node)
+		return LOOM_WORK_SYNC_CANCEL;
 	return LOOM_WORK_SYNC_CHILDREN;
 }
 
@@ -402,6 +407,31 @@ TEST(callback_abort_fails_naming_item)
 	check_failed_run(LOOM_WORK_CALLBACK_ABORTED, &t, &c);
 }
 
+/*
+ * A cancel verdict publishes nothing: children reported with it would be
+ * lost, so the run fails with a typed error naming the item.  A childless
+ * item's cancel verdict is still just a cancellation.
+ */
+TEST(cancel_verdict_with_children_fails_naming_item)
+{
+	struct loom_work_sync_config c = config(2, 0);
+	struct loom_work_sync_result r;
+	struct tree t = tree(40, 3);	/* 2 has children 7, 8, 9 */
+	size_t n;
+
+	t.cancel_children_node = 2;
+	check_failed_run(LOOM_WORK_CANCEL_CHILDREN, &t, &c);
+	c.flags = LOOM_WORK_SYNC_THREADED;
+	check_failed_run(LOOM_WORK_CANCEL_CHILDREN, &t, &c);
+	t.cancel_children_node = 20;	/* a leaf: 61 is past 40 */
+	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+	free(collect(&t, &n));
+	CHECK(!r.failed);
+	CHECK_EQ(39, r.items_completed);
+	CHECK_EQ(1, r.items_cancelled);
+	loom_work_sync_result_free(&r);
+}
+
 /* i32 payloads travel sign-extended: a negative one is a valid i32. */
 TEST(i32_payloads_run_sign_extended)
 {
@@ -564,6 +594,7 @@ int main(void)
 	RUN(failure_cancels_rest_of_domain);
 	RUN(child_overflow_fails_naming_item);
 	RUN(callback_abort_fails_naming_item);
+	RUN(cancel_verdict_with_children_fails_naming_item);
 	RUN(i32_payloads_run_sign_extended);
 	RUN(i32_child_out_of_range_fails_naming_item);
 	RUN(root_payload_width_and_unsupported_type_rejected);

@@ -501,7 +501,9 @@ const char *loom_sched_event_name(enum loom_sched_event_kind kind);
 /* What the callback says about its item. */
 enum loom_work_sync_verdict {
 	LOOM_WORK_SYNC_CHILDREN = 0,	/* publish the children reported, then retire */
-	LOOM_WORK_SYNC_CANCEL,		/* cancel this item (request, then cancel) */
+	LOOM_WORK_SYNC_CANCEL,		/* cancel this item (request, then cancel);
+					   it publishes nothing, so reporting
+					   children with it fails the run */
 	LOOM_WORK_SYNC_ABORT,		/* fail the run and cancel the domain */
 };
 
@@ -552,8 +554,8 @@ struct loom_work_sync_config {
  * @children_published: children queued
  * @steals: acquisitions that stole
  * @failed: the run failed because of @failed_item (the first failure)
- * @failed_item: the item whose children did not fit, that overflowed, or
- *	whose callback aborted
+ * @failed_item: the item whose children did not fit, that overflowed,
+ *	whose callback aborted, or that was cancelled with children
  * @failed_payload: its payload
  * @trace: the replay trace, empty with LOOM_SCHED_NO_TRACE; it keeps
  *	every identity above and in its events valid
@@ -578,8 +580,10 @@ struct loom_work_sync_result {
  *   LOOM_OK: every item completed or was cancelled by its callback;
  *   LOOM_WORK_QUEUE_CAPACITY: an item's children did not fit its worker's
  *	deque (publication is all or nothing, so none was queued);
- *   LOOM_WORK_CHILD_OVERFLOW, LOOM_WORK_CALLBACK_ABORTED, or any other
- *	error publication answered: likewise, naming the item;
+ *   LOOM_WORK_CHILD_OVERFLOW, LOOM_WORK_CALLBACK_ABORTED,
+ *	LOOM_WORK_CANCEL_CHILDREN (a LOOM_WORK_SYNC_CANCEL verdict that also
+ *	reported children: the item was cancelled, none was published), or
+ *	any other error publication answered: likewise, naming the item;
  *	after each of these the domain was cancelled and drained to
  *	completion, and @result->failed_item names the first failing item
  *	(a publication that ran out of memory is one of these too);
