@@ -554,7 +554,7 @@ TEST(id_parent_and_depth)
 TEST(strerror_names_every_error)
 {
 	static const int ranges[][2] = {
-		{ LOOM_WORK_CANCEL_CHILDREN, LOOM_WORK_INVALID_ARGUMENT },
+		{ LOOM_WORK_INCOMPLETE, LOOM_WORK_INVALID_ARGUMENT },
 		{ LOOM_E_NO_DYNAMIC_WORK, LOOM_E_EXTENT_COUNT },
 	};
 

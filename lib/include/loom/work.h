@@ -518,6 +518,7 @@ typedef enum loom_work_sync_verdict
 
 /* struct loom_work_sync_config.flags (the trace: @sched.flags) */
 #define LOOM_WORK_SYNC_THREADED	(1u << 0)	/* one thread per worker */
+#define LOOM_WORK_SYNC_BUDGET	(1u << 1)	/* at most @max_items callbacks */
 
 /**
  * struct loom_work_sync_config - one synchronous run
@@ -533,6 +534,8 @@ typedef enum loom_work_sync_verdict
  *	LOOM_ARG_INDEX (any u64, read as signed), or LOOM_ARG_I32 (an int32
  *	sign-extended to 64 bits, as the fabric carries it: the root and
  *	every child must be one)
+ * @max_items: with LOOM_WORK_SYNC_BUDGET, the most callbacks the run
+ *	makes (its budget; 0 runs none); ignored without that flag
  *
  * Without LOOM_WORK_SYNC_THREADED the calling thread drives the workers in
  * turn, 0, 1, ..., N-1, 0, ..., each running at most one item per turn; the
@@ -544,6 +547,7 @@ struct loom_work_sync_config {
 	uint32_t child_capacity;
 	uint32_t flags;
 	uint32_t payload_type;
+	uint32_t max_items;	/* was tail padding: read only with the flag */
 };
 
 /**
@@ -553,7 +557,8 @@ struct loom_work_sync_config {
  * @items_cancelled: items retired by cancellation (queued or active)
  * @children_published: children queued
  * @steals: acquisitions that stole
- * @failed: the run failed because of @failed_item (the first failure)
+ * @failed: the run failed because of @failed_item (the first failure;
+ *	false for LOOM_WORK_INCOMPLETE, which no item caused)
  * @failed_item: the item whose children did not fit, that overflowed,
  *	whose callback aborted, or that was cancelled with children
  * @failed_payload: its payload
@@ -577,7 +582,8 @@ struct loom_work_sync_result {
 /*
  * Admits @config->root_payload and drains the whole domain through the
  * bounded scheduler, calling @fn once per acquired item.  Returns:
- *   LOOM_OK: every item completed or was cancelled by its callback;
+ *   LOOM_OK: every item completed or was cancelled by its callback (a
+ *	budget the domain did not exceed changes nothing);
  *   LOOM_WORK_QUEUE_CAPACITY: an item's children did not fit its worker's
  *	deque (publication is all or nothing, so none was queued);
  *   LOOM_WORK_CHILD_OVERFLOW, LOOM_WORK_CALLBACK_ABORTED,
@@ -590,6 +596,12 @@ struct loom_work_sync_result {
  *   LOOM_WORK_PAYLOAD_WIDTH with @result->failed: an item reported a child
  *	that is not a value of @config->payload_type (none of its children
  *	was published); the domain was cancelled and drained likewise;
+ *   LOOM_WORK_INCOMPLETE: with LOOM_WORK_SYNC_BUDGET, the run made
+ *	@config->max_items callbacks and took an item more: it stopped there
+ *	(unless a failure above came first).  The domain was cancelled and
+ *	drained likewise (the item taken past the budget did not run);
+ *	@result counts what the run did (items_run is max_items) and holds
+ *	its trace; @result->failed is false: no item failed;
  *   LOOM_WORK_INVALID_ARGUMENT: nothing ran and @result is untouched;
  *   LOOM_E_UNSUPPORTED_PAYLOAD: @config->payload_type is no payload type;
  *	nothing ran and @result is untouched;
