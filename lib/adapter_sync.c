@@ -11,7 +11,7 @@
  * the scheduler refuses) names the item, cancels
  * the whole domain and lets the workers drain it (adapter.c).  A spent
  * budget (LOOM_WORK_SYNC_BUDGET) stops the run the same way, naming no
- * item: the first item taken past it is not run.
+ * item: an item taken past it is not run.
  */
 #include <stdatomic.h>
 #include <stddef.h>

@@ -599,7 +599,7 @@ struct loom_work_sync_result {
  *   LOOM_WORK_INCOMPLETE: with LOOM_WORK_SYNC_BUDGET, the run made
  *	@config->max_items callbacks and took an item more: it stopped there
  *	(unless a failure above came first).  The domain was cancelled and
- *	drained likewise (the item taken past the budget did not run);
+ *	drained likewise (no item taken past the budget ran);
  *	@result counts what the run did (items_run is max_items) and holds
  *	its trace; @result->failed is false: no item failed;
  *   LOOM_WORK_INVALID_ARGUMENT: nothing ran and @result is untouched;
