@@ -47,11 +47,19 @@ void loom_adapter_fail(struct loom_adapter_run *run, enum loom_error err,
 	if (!run->error) {
 		run->error = err;
 		run->device_error = device_error;
-		run->failed_item = item->id;
-		run->failed_payload = item->payload;
+		run->named = item != NULL;
+		if (item) {
+			run->failed_item = item->id;
+			run->failed_payload = item->payload;
+		}
 	}
 	run->cancelled_queued += cancelled;
 	pthread_mutex_unlock(&run->failure_lock);
+}
+
+void loom_adapter_stop(struct loom_adapter_run *run, enum loom_error err)
+{
+	loom_adapter_fail(run, err, 0, NULL);
 }
 
 void loom_adapter_cancel(struct loom_adapter_run *run,
@@ -151,8 +159,10 @@ enum loom_error loom_adapter_outcome(const struct loom_adapter_run *run,
 {
 	if (!run->error)
 		return LOOM_OK;
-	result->failed = true;
-	result->failed_item = run->failed_item;
-	result->failed_payload = run->failed_payload;
+	if (run->named) {
+		result->failed = true;
+		result->failed_item = run->failed_item;
+		result->failed_payload = run->failed_payload;
+	}
 	return run->error;
 }

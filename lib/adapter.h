@@ -30,6 +30,7 @@ struct loom_adapter_run {
 	uint64_t cancelled_queued;	/* by every cancel_all of the run */
 	enum loom_error error;
 	int device_error;
+	bool named;			/* the failure names failed_item */
 	struct loom_item_id failed_item;
 	uint64_t failed_payload;
 };
@@ -59,9 +60,18 @@ bool loom_payload_fits(uint32_t type, uint64_t payload);
 enum loom_error loom_adapter_init(struct loom_adapter_run *run);
 void loom_adapter_fini(struct loom_adapter_run *run);
 
-/* Records the first failure and cancels the domain so that it drains. */
+/*
+ * Records the first failure, naming @item (NULL: none), and cancels the
+ * domain so that it drains.
+ */
 void loom_adapter_fail(struct loom_adapter_run *run, enum loom_error err,
 		       int device_error, const struct loom_sched_item *item);
+
+/*
+ * Stops the run with @err, which no item caused (a budget spent): records
+ * it unless a failure came first, and cancels the domain so that it drains.
+ */
+void loom_adapter_stop(struct loom_adapter_run *run, enum loom_error err);
 
 /* Cancels the active @item: a request (unless one is pending), then retire. */
 void loom_adapter_cancel(struct loom_adapter_run *run,
@@ -126,7 +136,10 @@ void loom_adapter_run_workers(void *workers, size_t size, uint32_t n,
 void loom_adapter_add_counts(struct loom_work_sync_result *result,
 			     const struct loom_adapter_counts *counts);
 
-/* The run's failure into @result: its error, or LOOM_OK. */
+/*
+ * The run's failure into @result (@result->failed only when it names an
+ * item): its error, or LOOM_OK.
+ */
 enum loom_error loom_adapter_outcome(const struct loom_adapter_run *run,
 					  struct loom_work_sync_result *result);
 

@@ -7,14 +7,32 @@
  * children it reports are published as one group, then the item retires.
  *
  * A failure (children that do not fit, too many children, an aborting
- * callback, a publication the scheduler refuses) names the item, cancels
- * the whole domain and lets the workers drain it (adapter.c).
+ * callback, a cancel verdict that also reports children, a publication
+ * the scheduler refuses) names the item, cancels
+ * the whole domain and lets the workers drain it (adapter.c).  A spent
+ * budget (LOOM_WORK_SYNC_BUDGET) stops the run the same way, naming no
+ * item: an item taken past it is not run.
  */
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adapter.h"
 #include "sched_internal.h"
+
+/*
+ * @max_items went into what was the tail padding of the config: its size
+ * and every other offset are those of the struct before it, so a caller
+ * built against the old header passes a whole struct.  Its padding is
+ * indeterminate, hence LOOM_WORK_SYNC_BUDGET (which it never sets) gates
+ * the field.
+ */
+#if defined(__LP64__)
+_Static_assert(offsetof(struct loom_work_sync_config, max_items) == 44 &&
+	       sizeof(struct loom_work_sync_config) == 48,
+	       "max_items is the old tail padding");
+#endif
 
 struct sync_run;
 
@@ -25,6 +43,7 @@ struct sync_worker {
 	uint64_t *children;	/* child_capacity slots for the callback */
 	enum loom_work_sync_verdict verdict;	/* of the item run last */
 	size_t count;				/* and its children */
+	bool over_budget;			/* it was not run: budget spent */
 	struct loom_adapter_counts counts;
 } __attribute__((aligned(LOOM_CACHE_LINE)));	/* written for every item */
 
@@ -34,16 +53,33 @@ struct sync_run {
 	loom_work_sync_fn fn;
 	void *ctx;
 	struct sync_worker *workers;
+	bool budgeted;			/* LOOM_WORK_SYNC_BUDGET */
+	_Atomic uint64_t calls;		/* callbacks started, with a budget */
 };
+
+/*
+ * Whether one more callback fits the budget.  Only a budgeted run counts:
+ * the counter is one line every worker writes.  Relaxed: it orders
+ * nothing, each callback just takes one ticket below max_items.
+ */
+static inline bool within_budget(struct sync_run *run)
+{
+	return !run->budgeted ||
+	       atomic_fetch_add_explicit(&run->calls, 1, memory_order_relaxed) <
+	       run->config->max_items;
+}
 
 /* Runs the callback on @item: its verdict, and its children in w. */
 static inline void call(struct sync_worker *w, const struct loom_sched_item *item)
 {
 	struct sync_run *run = w->run;
 
-	w->counts.items_run++;
 	w->counts.steals += item->from_worker != item->worker;
 	w->count = 0;
+	w->over_budget = !within_budget(run);
+	if (w->over_budget)
+		return;
+	w->counts.items_run++;
 	w->verdict = run->fn(run->ctx, item, w->children,
 			     run->config->child_capacity, &w->count);
 }
@@ -53,12 +89,22 @@ static void settle(struct sync_worker *w, const struct loom_sched_item *item)
 {
 	struct sync_run *run = w->run;
 
+	if (w->over_budget) {
+		/* the run stops here: the domain is cancelled, this item too */
+		loom_adapter_stop(&run->common, LOOM_WORK_INCOMPLETE);
+		loom_adapter_cancel(&run->common, &w->counts, item);
+		return;
+	}
 	switch (w->verdict) {
 	case LOOM_WORK_SYNC_CHILDREN:
 		loom_adapter_publish(&run->common, &w->counts, item,
 				     w->children, w->count);
 		return;
 	case LOOM_WORK_SYNC_CANCEL:
+		/* a cancelled item publishes nothing: its children would vanish */
+		if (w->count)
+			loom_adapter_fail(&run->common, LOOM_WORK_CANCEL_CHILDREN,
+					  0, item);
 		loom_adapter_cancel(&run->common, &w->counts, item);
 		return;
 	case LOOM_WORK_SYNC_ABORT:
@@ -81,7 +127,7 @@ static bool run_in_loop(void *arg, const struct loom_sched_item *item,
 	call(w, item);
 	*payloads = w->children;
 	*count = w->count;
-	return w->verdict == LOOM_WORK_SYNC_CHILDREN &&
+	return !w->over_budget && w->verdict == LOOM_WORK_SYNC_CHILDREN &&
 	       loom_adapter_children_ok(&w->run->common, w->children,
 					w->count);
 }
@@ -207,6 +253,8 @@ enum loom_error loom_work_sync_run(const struct loom_work_sync_config *config,
 	memset(result, 0, sizeof(*result));
 	run.common.child_capacity = config->child_capacity;
 	run.common.payload_type = config->payload_type;
+	run.budgeted = config->flags & LOOM_WORK_SYNC_BUDGET;
+	atomic_init(&run.calls, 0);
 	if (loom_adapter_init(&run.common))
 		return LOOM_WORK_OUT_OF_MEMORY;
 	err = start_run(&run);

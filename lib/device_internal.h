@@ -208,7 +208,7 @@ void loom_arena_fini(struct loom_arena *a);
 /* ring.c: the ring object */
 /*
  * loom_ring_launch() of the items launch @l with its DISPATCH_ITEMS
- * replaced by @work (header ignored): LOOM_E_NOT_SUPPORTED without
+ * replaced by @work (header ignored): LOOM_E_NO_DYNAMIC_WORK without
  * LOOM_CAP_RUN_WORK.  @l's items count and VAs are checked as usual (the
  * device adapter passes the stack's).
  */

@@ -45,6 +45,7 @@ static const struct {
 	{ LOOM_E_WORK_FAILED, "a dynamic-work run of the host program failed" },
 	{ LOOM_E_HOST_FAULT, "host program access outside its buffers" },
 	{ LOOM_E_UNSUPPORTED_PAYLOAD, "work-item payload type the runtime cannot carry" },
+	{ LOOM_E_NO_DYNAMIC_WORK, "the device lacks the capability to run dynamic work" },
 	/* the dynamic-work core */
 	{ LOOM_WORK_INVALID_ARGUMENT, "invalid argument" },
 	{ LOOM_WORK_OUT_OF_MEMORY, "out of memory" },
@@ -67,6 +68,8 @@ static const struct {
 	{ LOOM_WORK_CALLBACK_ABORTED, "an item's callback aborted the domain" },
 	{ LOOM_WORK_DEVICE_ERROR, "a device launch or job of the run failed" },
 	{ LOOM_WORK_PAYLOAD_WIDTH, "a work-item payload does not fit the thread's payload type" },
+	{ LOOM_WORK_CANCEL_CHILDREN, "an item's callback cancelled it but also reported children" },
+	{ LOOM_WORK_INCOMPLETE, "the run stopped on its budget before the domain completed" },
 };
 
 const char *loom_strerror(int err)

@@ -85,9 +85,10 @@ static int check_device(const struct loom_device *dev,
 		return LOOM_E_RANK_LIMIT;
 	if (!(dev->info.features & DRM_LOOM_FEATURE_SUBMIT))
 		return LOOM_E_NOT_SUPPORTED;
+	/* a device capability, not a driver feature: its own reason */
 	if (t->domain == LOOM_DOMAIN_DYNAMIC_WORK &&
 	    !(dev->info.hw_caps & LOOM_CAP_ITEMS))
-		return LOOM_E_NOT_SUPPORTED;
+		return LOOM_E_NO_DYNAMIC_WORK;
 	return 0;
 }
 
@@ -238,7 +239,7 @@ static int check_work(const struct loom_device *dev,
 	if (l->kind != LOOM_LAUNCH_ITEMS)
 		return -EINVAL;
 	if (!(dev->info.hw_caps & LOOM_CAP_RUN_WORK))
-		return LOOM_E_NOT_SUPPORTED;
+		return LOOM_E_NO_DYNAMIC_WORK;
 	c->cmd_size += sizeof(*work) - sizeof(struct loom_pkt_dispatch_items);
 	return 0;
 }

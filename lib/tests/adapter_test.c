@@ -5,7 +5,9 @@
  * with 1, 2 and 4 workers, in turn and threaded, and must give the same
  * WorkItemIds with the same payloads; a full deque, too many children or
  * an aborting callback fail the run with a typed error naming the item and
- * cancel the domain; a cancelling callback cancels just its item.  With
+ * cancel the domain; a cancelling callback cancels just its item, and
+ * one that reports children with its cancel verdict fails the run; a run
+ * that stops on its budget is LOOM_WORK_INCOMPLETE with its counters.  With
  * an i32 payload type, a root or a child outside int32 (sign-extended) is
  * the typed LOOM_WORK_PAYLOAD_WIDTH, and a type the runtime cannot carry
  * is LOOM_E_UNSUPPORTED_PAYLOAD.
@@ -33,6 +35,7 @@ struct tree {
 	uint64_t nodes;
 	uint64_t branching;
 	uint64_t cancel_node;		/* callback asks to cancel it */
+	uint64_t cancel_children_node;	/* callback reports children, then cancels */
 	uint64_t abort_node;		/* callback aborts at it */
 	uint64_t overflow_node;		/* callback reports one child too many */
 	uint64_t wide_node;		/* callback reports wide_count children */
@@ -45,7 +48,8 @@ struct tree {
 static struct tree tree(uint64_t nodes, uint64_t branching)
 {
 	return (struct tree){ .nodes = nodes, .branching = branching,
-			      .cancel_node = NONE, .abort_node = NONE,
+			      .cancel_node = NONE, .cancel_children_node = NONE,
+			      .abort_node = NONE,
 			      .overflow_node = NONE, .wide_node = NONE,
 			      .odd_node = NONE };
 }
@@ -101,6 +105,8 @@ tree_fn(void *ctx, const struct loom_sched_item *item, uint64_t *children,
 	}
 	if (n == t->odd_node && *count < capacity)
 		children[(*count)++] = t->odd_child;
+	if (n == t->cancel_children_node)
+		return LOOM_WORK_SYNC_CANCEL;
 	return LOOM_WORK_SYNC_CHILDREN;
 }
 
@@ -402,6 +408,121 @@ TEST(callback_abort_fails_naming_item)
 	check_failed_run(LOOM_WORK_CALLBACK_ABORTED, &t, &c);
 }
 
+/*
+ * A cancel verdict publishes nothing: children reported with it would be
+ * lost, so the run fails with a typed error naming the item.  A childless
+ * item's cancel verdict is still just a cancellation.
+ */
+TEST(cancel_verdict_with_children_fails_naming_item)
+{
+	struct loom_work_sync_config c = config(2, 0);
+	struct loom_work_sync_result r;
+	struct tree t = tree(40, 3);	/* 2 has children 7, 8, 9 */
+	size_t n;
+
+	t.cancel_children_node = 2;
+	check_failed_run(LOOM_WORK_CANCEL_CHILDREN, &t, &c);
+	c.flags = LOOM_WORK_SYNC_THREADED;
+	check_failed_run(LOOM_WORK_CANCEL_CHILDREN, &t, &c);
+	t.cancel_children_node = 20;	/* a leaf: 61 is past 40 */
+	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+	free(collect(&t, &n));
+	CHECK(!r.failed);
+	CHECK_EQ(39, r.items_completed);
+	CHECK_EQ(1, r.items_cancelled);
+	loom_work_sync_result_free(&r);
+}
+
+/*
+ * A run that stops on its budget: LOOM_WORK_INCOMPLETE with its counters,
+ * no item named, every item retired once and the domain drained.
+ */
+static void check_incomplete_run(struct loom_work_sync_config *c,
+				 uint32_t budget)
+{
+	struct loom_work_sync_result r;
+	struct tree t = tree(121, 3);
+	size_t n;
+
+	c->flags |= LOOM_WORK_SYNC_BUDGET;
+	c->max_items = budget;
+	CHECK_EQ(LOOM_WORK_INCOMPLETE, loom_work_sync_run(c, tree_fn, &t, &r));
+	free(collect(&t, &n));
+	CHECK_EQ(budget, n);
+	CHECK(!r.failed);
+	CHECK_EQ(budget, r.items_run);
+	CHECK(r.items_completed <= budget);
+	CHECK_EQ(r.children_published + 1, r.items_completed + r.items_cancelled);
+	CHECK(r.items_cancelled >= 1);
+	CHECK(completes_once_at_end(r.trace));
+	CHECK_EQ(r.items_completed, count_events(r.trace, LOOM_SCHED_EV_COMPLETE));
+	CHECK_EQ(r.items_cancelled,
+		 count_events(r.trace, LOOM_SCHED_EV_CANCEL_QUEUED) +
+		 count_events(r.trace, LOOM_SCHED_EV_CANCEL_ACTIVE));
+	loom_work_sync_result_free(&r);
+}
+
+TEST(budget_stops_run_incomplete_with_counters)
+{
+	struct loom_work_sync_config c = config(1, 0);
+	struct loom_work_sync_result r;
+	struct tree t = tree(121, 3);
+	size_t n;
+
+	/*
+	 * In turn, one worker, depth first: 0 3 12 39 120 119 118 38 117 116
+	 * ran and completed (15 children); 115, taken next, and the five
+	 * still queued (1 2 10 11 37) are cancelled.
+	 */
+	check_incomplete_run(&c, 10);
+	c = config(1, 0);
+	c.flags = LOOM_WORK_SYNC_BUDGET;
+	c.max_items = 10;
+	CHECK_EQ(LOOM_WORK_INCOMPLETE, loom_work_sync_run(&c, tree_fn, &t, &r));
+	free(collect(&t, &n));
+	CHECK_EQ(10, r.items_completed);
+	CHECK_EQ(15, r.children_published);
+	CHECK_EQ(6, r.items_cancelled);
+	loom_work_sync_result_free(&r);
+	for (uint32_t workers = 2; workers <= 4; workers += 2) {
+		c = config(workers, 0);
+		check_incomplete_run(&c, 10);
+		c = config(workers, LOOM_WORK_SYNC_THREADED);
+		check_incomplete_run(&c, 10);
+		c = config(workers, LOOM_WORK_SYNC_THREADED);
+		check_incomplete_run(&c, 120);
+	}
+	c = config(2, 0);
+	check_incomplete_run(&c, 0);	/* not even the root runs */
+}
+
+/* A budget the domain does not exhaust, or no budget flag: a whole run. */
+TEST(budget_not_reached_completes)
+{
+	static const uint32_t flags[] = { 0, LOOM_WORK_SYNC_THREADED };
+	struct loom_work_sync_result r;
+	size_t n;
+
+	for (size_t i = 0; i < 2; i++) {
+		struct loom_work_sync_config c = config(2, flags[i]);
+		struct tree t = tree(121, 3);
+
+		c.flags |= LOOM_WORK_SYNC_BUDGET;
+		c.max_items = 121;	/* exactly enough */
+		CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+		free(collect(&t, &n));
+		CHECK_EQ(121, r.items_completed);
+		loom_work_sync_result_free(&r);
+		/* without the flag max_items is never read (old callers' padding) */
+		c.flags &= ~LOOM_WORK_SYNC_BUDGET;
+		c.max_items = 1;
+		CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
+		free(collect(&t, &n));
+		CHECK_EQ(121, r.items_completed);
+		loom_work_sync_result_free(&r);
+	}
+}
+
 /* i32 payloads travel sign-extended: a negative one is a valid i32. */
 TEST(i32_payloads_run_sign_extended)
 {
@@ -564,6 +685,9 @@ int main(void)
 	RUN(failure_cancels_rest_of_domain);
 	RUN(child_overflow_fails_naming_item);
 	RUN(callback_abort_fails_naming_item);
+	RUN(cancel_verdict_with_children_fails_naming_item);
+	RUN(budget_stops_run_incomplete_with_counters);
+	RUN(budget_not_reached_completes);
 	RUN(i32_payloads_run_sign_extended);
 	RUN(i32_child_out_of_range_fails_naming_item);
 	RUN(root_payload_width_and_unsupported_type_rejected);

@@ -3,7 +3,8 @@
  * image_test: program images without a device -- builder -> loader round
  * trip, every malformed-image case the loader must reject, thread lookup,
  * the builder's own rejections, the launch checks that run before any
- * submission (on a fake device whose fd is invalid), error strings and
+ * submission (on a fake device whose fd is invalid; a dynamic-work launch
+ * and a device-adapter run on one without LOOM_CAP_ITEMS), error strings and
  * loom_source_iv().
  */
 #include <elf.h>
@@ -616,6 +617,50 @@ TEST(launch_checks_before_submission)
 	free(bytes);
 }
 
+/*
+ * A dynamic-work thread needs the device's items capability: without it
+ * the launch, and a device-adapter run, fail with their own typed reason,
+ * not with the driver's missing feature (LOOM_E_NOT_SUPPORTED).
+ */
+TEST(dynamic_work_needs_the_items_capability)
+{
+	struct loom_arg args[2] = { { LOOM_ARG_MEMREF_I64, 0x1000 },
+				    { LOOM_ARG_I64, 0 } };
+	struct loom_token *tok = NULL;
+	struct loom_device dev, *devs[1] = { &dev };
+	struct loom_work_device_config c = {
+		.sched = { .workers = 1, .deque_capacity = 4 },
+		.thread = "tree", .args = args, .n_args = 2,
+		.devices = devs, .n_devices = 1,
+	};
+	struct loom_work_device_result r;
+	size_t size;
+	void *bytes = good_image(&size);
+	struct loom_image *img;
+
+	REQUIRE(bytes);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	c.image = img;
+	fake_device(&dev);
+	CHECK_EQ(LOOM_E_NO_DYNAMIC_WORK, loom_launch_items(&dev, img, "tree", args, 2, 1, 0x2000, 0x3000, NULL, 0, 0, &tok));
+	/* the run checks every device first: nothing ran, the reason is kept */
+	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_E_NO_DYNAMIC_WORK, r.device_error);
+	CHECK(!r.work.failed);
+	CHECK_EQ(0, r.work.items_run);
+	loom_work_device_result_free(&r);
+	/* a driver without SUBMIT still lacks a feature, whatever the device */
+	dev.info.features = 0;
+	CHECK_EQ(LOOM_E_NOT_SUPPORTED, loom_launch_items(&dev, img, "tree", args, 2, 1, 0x2000, 0x3000, NULL, 0, 0, &tok));
+	dev.info.features = 1;
+	dev.info.hw_caps = LOOM_CAP_ITEMS;
+	CHECK_EQ(-EBADF, loom_launch_items(&dev, img, "tree", args, 2, 1, 0x2000, 0x3000, NULL, 0, 0, &tok));
+	CHECK(tok == NULL);
+	loom_image_free(img);
+	pthread_mutex_destroy(&dev.lock);
+	free(bytes);
+}
+
 /* A thread on temporal PEs launches only on a device with as many slots. */
 TEST(launch_needs_the_slots)
 {
@@ -670,6 +715,7 @@ TEST(error_strings)
 		LOOM_E_BAD_IMAGE, LOOM_E_FABRIC_MISMATCH, LOOM_E_NO_DEVICE,
 		LOOM_E_RANK_LIMIT, LOOM_E_NOT_SUPPORTED, LOOM_E_FOREIGN_TOKEN,
 		LOOM_E_JOB_EXPIRED, LOOM_E_BAD_CONFIG, LOOM_E_DUPLICATE_THREAD,
+		LOOM_E_NO_DYNAMIC_WORK,
 	};
 	size_t n = sizeof(errs) / sizeof(errs[0]);
 
@@ -715,6 +761,7 @@ int main(void)
 	RUN(launch_needs_the_slots);
 	RUN(empty_image);
 	RUN(launch_checks_before_submission);
+	RUN(dynamic_work_needs_the_items_capability);
 	RUN(no_device_on_host_paths);
 	RUN(error_strings);
 	RUN(source_iv);

@@ -49,6 +49,8 @@ enum loom_error {
 	LOOM_WORK_CALLBACK_ABORTED = -4147,	/* adapter: the callback asked to abort the domain */
 	LOOM_WORK_DEVICE_ERROR = -4148,		/* device adapter: a launch or job failed */
 	LOOM_WORK_PAYLOAD_WIDTH = -4149,	/* adapter: a payload does not fit the thread's payload type */
+	LOOM_WORK_CANCEL_CHILDREN = -4150,	/* adapter: a cancel verdict also reported children */
+	LOOM_WORK_INCOMPLETE = -4151,		/* adapter: the run stopped on its budget */
 	/* the device runtime (<loom/loom.h>) */
 	LOOM_E_EXTENT_COUNT = -4097,	/* extents given != the thread's rank */
 	LOOM_E_NEGATIVE_EXTENT = -4098,	/* an extent is below zero */
@@ -62,7 +64,9 @@ enum loom_error {
 					   more slots per PE than it has */
 	LOOM_E_NO_DEVICE = -4105,	/* no (such) loom device node */
 	LOOM_E_RANK_LIMIT = -4106,	/* rank above the device's HW_LIMITS */
-	LOOM_E_NOT_SUPPORTED = -4107,	/* the driver lacks a needed feature */
+	LOOM_E_NOT_SUPPORTED = -4107,	/* the driver lacks a needed feature
+					   (a device capability for dynamic
+					   work is LOOM_E_NO_DYNAMIC_WORK) */
 	LOOM_E_FOREIGN_TOKEN = -4108,	/* a dependency token of another device */
 	LOOM_E_JOB_EXPIRED = -4109,	/* the driver no longer knows the job */
 	LOOM_E_BAD_CONFIG = -4110,	/* builder: a fabric configuration is malformed */
@@ -76,6 +80,9 @@ enum loom_error {
 	LOOM_E_UNSUPPORTED_PAYLOAD = -4116,/* a dynamic-work thread's payload type
 					   is not one the runtime carries
 					   (i32, i64, index) */
+	LOOM_E_NO_DYNAMIC_WORK = -4117,	/* the device lacks the capability a
+					   dynamic-work launch needs
+					   (LOOM_CAP_ITEMS) */
 };
 
 /*

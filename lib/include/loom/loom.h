@@ -308,8 +308,9 @@ loom_launch_items_of(const char *thread, const struct loom_arg *args,
  * spawning more than the capacity fails the job with -ENOSPC.  Checked
  * before anything is submitted, in this order: LOOM_E_NO_THREAD,
  * LOOM_E_DOMAIN_KIND, LOOM_E_ARG_COUNT, LOOM_E_ARG_TYPE,
- * LOOM_E_FABRIC_MISMATCH, LOOM_E_NOT_SUPPORTED (no SUBMIT feature or no
- * LOOM_CAP_ITEMS), -EINVAL (queue, deps, @count 0, a VA not 8-byte
+ * LOOM_E_FABRIC_MISMATCH, LOOM_E_NOT_SUPPORTED (no SUBMIT feature),
+ * LOOM_E_NO_DYNAMIC_WORK (no LOOM_CAP_ITEMS: the device cannot run
+ * dynamic work), -EINVAL (queue, deps, @count 0, a VA not 8-byte
  * aligned), LOOM_E_FOREIGN_TOKEN.  The payload and result BOs must
  * outlive the job.
  */
@@ -588,7 +589,8 @@ struct loom_work_device_result {
  *   LOOM_WORK_DEVICE_ERROR without @result->work.failed: the launch does
  *	not fit a device (@result->device_error: LOOM_E_NO_THREAD,
  *	LOOM_E_DOMAIN_KIND, LOOM_E_ARG_COUNT, LOOM_E_ARG_TYPE,
- *	LOOM_E_FABRIC_MISMATCH, LOOM_E_NOT_SUPPORTED, ...) or a ring or BO
+ *	LOOM_E_FABRIC_MISMATCH, LOOM_E_NOT_SUPPORTED, LOOM_E_NO_DYNAMIC_WORK,
+ *	...) or a ring or BO
  *	could not be set up: nothing ran;
  *   LOOM_WORK_PAYLOAD_WIDTH with @result->work.failed: the device reported
  *	a child that is not a value of the thread's payload type (an i32
@@ -689,7 +691,8 @@ struct loom_host_stats {
  * that does not validate; nothing ran), LOOM_E_NO_HOST_FUNC,
  * LOOM_E_CHECK_FAILED (a loom.check did not hold), LOOM_E_HOST_FAULT,
  * LOOM_E_WORK_FAILED, -ENOMEM, or any error of the launches, waits and
- * BO allocations it made.  @stats may be NULL.
+ * BO allocations it made (a dynamic-work launch on a device without
+ * LOOM_CAP_ITEMS: LOOM_E_NO_DYNAMIC_WORK).  @stats may be NULL.
  */
 int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 		  const struct loom_host_options *opt,

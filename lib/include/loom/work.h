@@ -501,7 +501,9 @@ const char *loom_sched_event_name(enum loom_sched_event_kind kind);
 /* What the callback says about its item. */
 enum loom_work_sync_verdict {
 	LOOM_WORK_SYNC_CHILDREN = 0,	/* publish the children reported, then retire */
-	LOOM_WORK_SYNC_CANCEL,		/* cancel this item (request, then cancel) */
+	LOOM_WORK_SYNC_CANCEL,		/* cancel this item (request, then cancel);
+					   it publishes nothing, so reporting
+					   children with it fails the run */
 	LOOM_WORK_SYNC_ABORT,		/* fail the run and cancel the domain */
 };
 
@@ -516,6 +518,7 @@ typedef enum loom_work_sync_verdict
 
 /* struct loom_work_sync_config.flags (the trace: @sched.flags) */
 #define LOOM_WORK_SYNC_THREADED	(1u << 0)	/* one thread per worker */
+#define LOOM_WORK_SYNC_BUDGET	(1u << 1)	/* at most @max_items callbacks */
 
 /**
  * struct loom_work_sync_config - one synchronous run
@@ -531,6 +534,8 @@ typedef enum loom_work_sync_verdict
  *	LOOM_ARG_INDEX (any u64, read as signed), or LOOM_ARG_I32 (an int32
  *	sign-extended to 64 bits, as the fabric carries it: the root and
  *	every child must be one)
+ * @max_items: with LOOM_WORK_SYNC_BUDGET, the most callbacks the run
+ *	makes (its budget; 0 runs none); ignored without that flag
  *
  * Without LOOM_WORK_SYNC_THREADED the calling thread drives the workers in
  * turn, 0, 1, ..., N-1, 0, ..., each running at most one item per turn; the
@@ -542,6 +547,7 @@ struct loom_work_sync_config {
 	uint32_t child_capacity;
 	uint32_t flags;
 	uint32_t payload_type;
+	uint32_t max_items;	/* was tail padding: read only with the flag */
 };
 
 /**
@@ -551,9 +557,10 @@ struct loom_work_sync_config {
  * @items_cancelled: items retired by cancellation (queued or active)
  * @children_published: children queued
  * @steals: acquisitions that stole
- * @failed: the run failed because of @failed_item (the first failure)
- * @failed_item: the item whose children did not fit, that overflowed, or
- *	whose callback aborted
+ * @failed: the run failed because of @failed_item (the first failure;
+ *	false for LOOM_WORK_INCOMPLETE, which no item caused)
+ * @failed_item: the item whose children did not fit, that overflowed,
+ *	whose callback aborted, or that was cancelled with children
  * @failed_payload: its payload
  * @trace: the replay trace, empty with LOOM_SCHED_NO_TRACE; it keeps
  *	every identity above and in its events valid
@@ -575,17 +582,26 @@ struct loom_work_sync_result {
 /*
  * Admits @config->root_payload and drains the whole domain through the
  * bounded scheduler, calling @fn once per acquired item.  Returns:
- *   LOOM_OK: every item completed or was cancelled by its callback;
+ *   LOOM_OK: every item completed or was cancelled by its callback (a
+ *	budget the domain did not exceed changes nothing);
  *   LOOM_WORK_QUEUE_CAPACITY: an item's children did not fit its worker's
  *	deque (publication is all or nothing, so none was queued);
- *   LOOM_WORK_CHILD_OVERFLOW, LOOM_WORK_CALLBACK_ABORTED, or any other
- *	error publication answered: likewise, naming the item;
+ *   LOOM_WORK_CHILD_OVERFLOW, LOOM_WORK_CALLBACK_ABORTED,
+ *	LOOM_WORK_CANCEL_CHILDREN (a LOOM_WORK_SYNC_CANCEL verdict that also
+ *	reported children: the item was cancelled, none was published), or
+ *	any other error publication answered: likewise, naming the item;
  *	after each of these the domain was cancelled and drained to
  *	completion, and @result->failed_item names the first failing item
  *	(a publication that ran out of memory is one of these too);
  *   LOOM_WORK_PAYLOAD_WIDTH with @result->failed: an item reported a child
  *	that is not a value of @config->payload_type (none of its children
  *	was published); the domain was cancelled and drained likewise;
+ *   LOOM_WORK_INCOMPLETE: with LOOM_WORK_SYNC_BUDGET, the run made
+ *	@config->max_items callbacks and took an item more: it stopped there
+ *	(unless a failure above came first).  The domain was cancelled and
+ *	drained likewise (no item taken past the budget ran);
+ *	@result counts what the run did (items_run is max_items) and holds
+ *	its trace; @result->failed is false: no item failed;
  *   LOOM_WORK_INVALID_ARGUMENT: nothing ran and @result is untouched;
  *   LOOM_E_UNSUPPORTED_PAYLOAD: @config->payload_type is no payload type;
  *	nothing ran and @result is untouched;
