@@ -238,6 +238,8 @@ enum loom_error loom_work_device_run(const struct loom_work_device_config *confi
 	if (loom_adapter_init(&run.common))
 		return LOOM_WORK_OUT_OF_MEMORY;
 	err = start_run(&run, &device_error);
+	if (run.common.sched)
+		result->work.occurrence = loom_adapter_occurrence(&run.common);
 	atomic_init(&run.unstarted, config->sched.workers);
 	if (!err) {
 		loom_adapter_run_workers(run.workers, sizeof(*run.workers),

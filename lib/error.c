@@ -67,6 +67,7 @@ static const struct {
 	{ LOOM_WORK_CALLBACK_ABORTED, "an item's callback aborted the domain" },
 	{ LOOM_WORK_DEVICE_ERROR, "a device launch or job of the run failed" },
 	{ LOOM_WORK_PAYLOAD_WIDTH, "a work-item payload does not fit the thread's payload type" },
+	{ LOOM_WORK_OCCURRENCES_EXHAUSTED, "the process has no dispatch occurrence left to mint" },
 };
 
 const char *loom_strerror(int err)

@@ -10,11 +10,16 @@
 
 #define OCC	7
 
+/*
+ * Identity is checked by its text and across domains of one occurrence,
+ * so these domains name theirs (the replay entry point);
+ * occurrence_test checks the minted ones.
+ */
 static struct loom_work_domain *new_domain(uint64_t occurrence)
 {
 	struct loom_work_domain *d = NULL;
 
-	if (loom_work_domain_create(occurrence, &d))
+	if (loom_work_domain_create_with_occurrence(occurrence, &d))
 		return NULL;
 	return d;
 }
@@ -550,7 +555,7 @@ TEST(id_parent_and_depth)
 TEST(strerror_names_every_error)
 {
 	static const int ranges[][2] = {
-		{ LOOM_WORK_PAYLOAD_WIDTH, LOOM_WORK_INVALID_ARGUMENT },
+		{ LOOM_WORK_OCCURRENCES_EXHAUSTED, LOOM_WORK_INVALID_ARGUMENT },
 		{ LOOM_E_UNSUPPORTED_PAYLOAD, LOOM_E_EXTENT_COUNT },
 	};
 
@@ -567,7 +572,7 @@ TEST(strerror_names_every_error)
 	}
 	CHECK(strcmp(loom_strerror(LOOM_WORK_DEVICE_ERROR), loom_strerror(LOOM_E_WORK_FAILED)));
 	CHECK_STR("unknown error", loom_strerror(1000));
-	CHECK_STR("unknown error", loom_strerror(LOOM_WORK_PAYLOAD_WIDTH - 1));
+	CHECK_STR("unknown error", loom_strerror(LOOM_WORK_OCCURRENCES_EXHAUSTED - 1));
 	CHECK_STR("Invalid argument", loom_strerror(-22));
 }
 

@@ -49,6 +49,7 @@ enum loom_error {
 	LOOM_WORK_CALLBACK_ABORTED = -4147,	/* adapter: the callback asked to abort the domain */
 	LOOM_WORK_DEVICE_ERROR = -4148,		/* device adapter: a launch or job failed */
 	LOOM_WORK_PAYLOAD_WIDTH = -4149,	/* adapter: a payload does not fit the thread's payload type */
+	LOOM_WORK_OCCURRENCES_EXHAUSTED = -4150,/* the process minted its last dispatch occurrence */
 	/* the device runtime (<loom/loom.h>) */
 	LOOM_E_EXTENT_COUNT = -4097,	/* extents given != the thread's rank */
 	LOOM_E_NEGATIVE_EXTENT = -4098,	/* an extent is below zero */

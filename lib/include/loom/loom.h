@@ -503,11 +503,12 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
 
 /**
  * struct loom_work_device_config - one device run
- * @sched: the scheduler's shape: its occurrence, workers (at least 1),
- *	deque capacity (at least 1), max_batch (items per dispatch -- on a
- *	device's work stack: initial items per job, 8192 at most there -- at
- *	most; 0 means 1) and flags (LOOM_SCHED_NO_TRACE: record no replay
- *	trace)
+ * @sched: the scheduler's shape: workers (at least 1), deque capacity
+ *	(at least 1), max_batch (items per dispatch -- on a device's work
+ *	stack: initial items per job, 8192 at most there -- at most; 0 means
+ *	1) and flags (LOOM_SCHED_NO_TRACE: record no replay trace);
+ *	@sched.replay_occurrence is 0 (the run's occurrence is minted)
+ *	unless it replays a recorded one
  * @root_payload: the launch's one root payload
  * @image: the program image
  * @thread: a dynamic-work thread of @image
@@ -598,7 +599,9 @@ struct loom_work_device_result {
  *	is not a value of the thread's payload type; nothing ran;
  *   LOOM_WORK_INVALID_ARGUMENT: nothing ran and @result is untouched;
  *   LOOM_WORK_OUT_OF_MEMORY without @result->work.failed: as for
- *	loom_work_sync_run().
+ *	loom_work_sync_run();
+ *   LOOM_WORK_OCCURRENCES_EXHAUSTED: no occurrence was left to mint;
+ *	nothing ran.
  * On every return but LOOM_WORK_INVALID_ARGUMENT, @result is filled and
  * must be released with loom_work_device_result_free().
  */
@@ -635,8 +638,9 @@ typedef void (*loom_host_print_fn)(void *ctx, enum loom_arg_type type,
  *	the same bits; a NaN is "nan" or "-nan" by its sign bit)
  * @sched: each dynamic-work launch's scheduler: workers (0 means 1),
  *	deque_capacity (0 means 65536), max_batch (items per dispatch; 0
- *	means 64); the occurrence is the run's to mint, and the trace is
- *	recorded only for @observe_domain
+ *	means 64); the trace is recorded only for @observe_domain;
+ *	@sched.replay_occurrence must be 0: each launch's occurrence is
+ *	minted
  * @timeout_ns: for each token wait; 0 or negative means forever
  * @observe_job: NULL, or called for every job once it is known to have
  *	finished (dense launches: when the run first waits for them;
@@ -688,8 +692,10 @@ struct loom_host_stats {
  * Returns 0, or the first error: LOOM_E_BAD_IMAGE (no host program, or one
  * that does not validate; nothing ran), LOOM_E_NO_HOST_FUNC,
  * LOOM_E_CHECK_FAILED (a loom.check did not hold), LOOM_E_HOST_FAULT,
- * LOOM_E_WORK_FAILED, -ENOMEM, or any error of the launches, waits and
- * BO allocations it made.  @stats may be NULL.
+ * LOOM_E_WORK_FAILED, LOOM_WORK_OCCURRENCES_EXHAUSTED, -ENOMEM, or any
+ * error of the launches, waits and BO allocations it made; -EINVAL (and
+ * nothing ran) for a NULL @dev or @img or a non-zero
+ * @opt->sched.replay_occurrence.  @stats may be NULL.
  */
 int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 		  const struct loom_host_options *opt,
