@@ -56,6 +56,7 @@ static void observe_dense(struct run *s, struct launch *l, int error,
 	struct loom_job_record rec = {
 		.thread = l->thread,
 		.worker = LOOM_SCHED_NO_WORKER,
+		.occurrence = loom_token_occurrence(l->token),
 		.error = error,
 	};
 

@@ -713,6 +713,9 @@ TEST(collective_token_orders_later_work)
 	EXPECT_EQ(N_NODES, r.work.items_completed);
 	EXPECT_EQ(0, loom_sched_trace_count(r.work.trace));
 	ASSERT_NE(NULL, r.token);
+	/* the collective token is the domain's dispatch: its occurrence */
+	EXPECT_NE(0, r.work.occurrence);
+	EXPECT_EQ(r.work.occurrence, loom_token_occurrence(r.token));
 	t = r.token;
 	r.token = NULL;
 	loom_work_device_result_free(&r);
@@ -726,6 +729,8 @@ TEST(collective_token_orders_later_work)
 	ASSERT_EQ(0, loom_ring_launch_items(ring, img, "tree", d.args, 2, 1,
 					    loom_bo_va(io), loom_bo_va(io) + 64,
 					    &t, 1, 0, 42, &rt));
+	/* a standalone items launch is a dispatch of its own, minted later */
+	EXPECT_LT(loom_token_occurrence(t), loom_token_occurrence(rt));
 	EXPECT_EQ(0, loom_token_wait(rt, 10 * SEC));
 	ASSERT_EQ(1, loom_ring_reap(ring, &cqe, 1, true));
 	EXPECT_EQ(42, cqe.user_data);
@@ -741,6 +746,7 @@ TEST(collective_token_orders_later_work)
 	ASSERT_EQ(0, loom_launch_items(d.dev, img, "tree", d.args, 2, 2,
 				       loom_bo_va(io), loom_bo_va(io) + 64,
 				       &rt, 1, 0, &it));
+	EXPECT_LT(loom_token_occurrence(rt), loom_token_occurrence(it));
 	ASSERT_EQ(0, loom_token_wait(it, 10 * SEC));
 	ASSERT_EQ(0, loom_token_counters(it, &cnt));
 	EXPECT_EQ(2, cnt.items);
