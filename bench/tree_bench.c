@@ -97,7 +97,6 @@
 #include "loom/work.h"
 
 #define MAX_WORKERS		2
-#define OCCURRENCE		4	/* any; it only names the domain */
 #define DEFAULT_REPS		3
 #define QUICK_REPS		1
 
@@ -272,7 +271,6 @@ static int run_loom(const struct tree *t, unsigned workers, bool trace,
 		    struct tally *out)
 {
 	struct loom_work_sync_config config = {
-		.sched.occurrence = OCCURRENCE,
 		.root_payload = t->root,
 		.sched.workers = workers,
 		.sched.deque_capacity = t->deque_capacity,
@@ -605,7 +603,7 @@ static void light_results(const struct variant *v)
 static double time_cancel_all(uint32_t n)
 {
 	struct loom_sched_config config = {
-		.occurrence = OCCURRENCE, .workers = 1, .deque_capacity = n,
+		.workers = 1, .deque_capacity = n,
 		.flags = LOOM_SCHED_NO_TRACE,
 	};
 	uint64_t *payloads = calloc(n, sizeof(*payloads)), cancelled = 0;

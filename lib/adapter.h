@@ -56,6 +56,12 @@ bool loom_payload_type_ok(uint32_t type);
  */
 bool loom_payload_fits(uint32_t type, uint64_t payload);
 
+/* The dispatch occurrence of @run's domain (its scheduler is made). */
+static inline uint64_t loom_adapter_occurrence(const struct loom_adapter_run *run)
+{
+	return loom_work_domain_occurrence(loom_sched_domain(run->sched));
+}
+
 /* LOOM_OK, or LOOM_WORK_OUT_OF_MEMORY when the lock cannot be made. */
 enum loom_error loom_adapter_init(struct loom_adapter_run *run);
 void loom_adapter_fini(struct loom_adapter_run *run);

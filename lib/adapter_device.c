@@ -191,15 +191,19 @@ static enum loom_error start_run(struct device_run *run, int *device_error)
 	return loom_sched_admit(run->common.sched, c->root_payload, NULL);
 }
 
-/* The collective token: a syncobj of devices[0], signalled now. */
+/*
+ * The collective token: a syncobj of devices[0], signalled now, of the
+ * domain's dispatch @occurrence.
+ */
 static int collective_token(const struct loom_work_device_config *c,
-			    struct loom_token **out)
+			    uint64_t occurrence, struct loom_token **out)
 {
 	struct loom_token *t;
 	int ret = loom_token_new(c->devices[0], &t);
 
 	if (ret)
 		return ret;
+	t->occurrence = occurrence;
 	ret = drmSyncobjSignal(loom_device_fd(c->devices[0]), &t->syncobj, 1);
 	if (ret) {
 		loom_token_free(t);
@@ -238,6 +242,8 @@ enum loom_error loom_work_device_run(const struct loom_work_device_config *confi
 	if (loom_adapter_init(&run.common))
 		return LOOM_WORK_OUT_OF_MEMORY;
 	err = start_run(&run, &device_error);
+	if (run.common.sched)
+		result->work.occurrence = loom_adapter_occurrence(&run.common);
 	atomic_init(&run.unstarted, config->sched.workers);
 	if (!err) {
 		loom_adapter_run_workers(run.workers, sizeof(*run.workers),
@@ -252,7 +258,8 @@ enum loom_error loom_work_device_run(const struct loom_work_device_config *confi
 		result->device_error = run.common.device_error;
 	}
 	if (!err && (config->flags & LOOM_WORK_DEVICE_TOKEN)) {
-		device_error = collective_token(config, &result->token);
+		device_error = collective_token(config, result->work.occurrence,
+						&result->token);
 		if (device_error) {
 			result->device_error = device_error;
 			err = LOOM_WORK_DEVICE_ERROR;

@@ -91,6 +91,7 @@ void loom_device_account_job(struct device_worker *w, size_t n,
 		.device = w->index % c->n_devices,
 		.queue = w->core,
 		.worker = w->index,
+		.occurrence = loom_adapter_occurrence(&w->run->common),
 		.items = n,
 		.submit_ns = submit_ns,
 		.done_ns = loom_now_ns(),
@@ -137,7 +138,9 @@ void loom_device_run_items(struct device_worker *w, size_t n)
 		rec->reserved = RECORD_UNWRITTEN;
 		w->counts.steals += w->batch[i].from_worker != w->batch[i].worker;
 	}
-	ret = loom_ring_launch(w->ring, c->image, &l, w->jobs, NULL);
+	ret = loom_ring_launch_for(w->ring, c->image, &l, NULL,
+				   loom_adapter_occurrence(&w->run->common),
+				   w->jobs);
 	if (!ret) {
 		w->jobs++;
 		do	/* a signal may interrupt the wait; the job runs on */

@@ -258,6 +258,8 @@ enum loom_error loom_work_sync_run(const struct loom_work_sync_config *config,
 	if (loom_adapter_init(&run.common))
 		return LOOM_WORK_OUT_OF_MEMORY;
 	err = start_run(&run);
+	if (run.common.sched)
+		result->occurrence = loom_adapter_occurrence(&run.common);
 	if (!err) {
 		if (config->flags & LOOM_WORK_SYNC_THREADED)
 			loom_adapter_run_workers(run.workers, sizeof(*run.workers),

@@ -203,7 +203,9 @@ static int work_launch(struct device_worker *w, struct work_buf *b,
 
 	status_map(b)->stop = STATUS_UNWRITTEN;
 	b->submit_ns = loom_now_ns();
-	ret = loom_ring_launch_work(w->ring, c->image, &l, p, w->jobs);
+	ret = loom_ring_launch_for(w->ring, c->image, &l, p,
+				   loom_adapter_occurrence(&w->run->common),
+				   w->jobs);
 	if (ret)
 		return ret;
 	b->job = w->jobs++;

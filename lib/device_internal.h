@@ -97,6 +97,8 @@ struct loom_token {
 	atomic_uint refs;
 	uint64_t job_id;		/* 0 until known (a ring's CQE brings it) */
 	uint64_t submit_ns;		/* CLOCK_MONOTONIC at submission */
+	uint64_t occurrence;		/* its dispatch occurrence; set once, before
+					   the token is handed out */
 	bool status_known;
 	int status;			/* once status_known */
 };
@@ -207,15 +209,18 @@ void loom_arena_fini(struct loom_arena *a);
 
 /* ring.c: the ring object */
 /*
- * loom_ring_launch() of the items launch @l with its DISPATCH_ITEMS
- * replaced by @work (header ignored): LOOM_E_NO_DYNAMIC_WORK without
- * LOOM_CAP_RUN_WORK.  @l's items count and VAs are checked as usual (the
- * device adapter passes the stack's).
+ * loom_ring_launch() of the items launch @l, without a token, as a job of
+ * the domain of dispatch @occurrence (non-zero): the device adapter's
+ * items dispatches and work-stack jobs are no dispatches of their own and
+ * mint nothing.  With @work, @l's DISPATCH_ITEMS is replaced by @work
+ * (header ignored): LOOM_E_NO_DYNAMIC_WORK without LOOM_CAP_RUN_WORK.  @l's
+ * items count and VAs are checked as usual (the device adapter passes the
+ * stack's).
  */
-int loom_ring_launch_work(struct loom_ring *r, const struct loom_image *img,
-			  const struct loom_launch *l,
-			  const struct loom_pkt_run_work *work,
-			  uint64_t user_data);
+int loom_ring_launch_for(struct loom_ring *r, const struct loom_image *img,
+			 const struct loom_launch *l,
+			 const struct loom_pkt_run_work *work,
+			 uint64_t occurrence, uint64_t user_data);
 
 /* ring.c: the io_uring transport underneath, SQEs in and CQEs out. */
 #include <liburing.h>

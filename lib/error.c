@@ -70,6 +70,7 @@ static const struct {
 	{ LOOM_WORK_PAYLOAD_WIDTH, "a work-item payload does not fit the thread's payload type" },
 	{ LOOM_WORK_CANCEL_CHILDREN, "an item's callback cancelled it but also reported children" },
 	{ LOOM_WORK_INCOMPLETE, "the run stopped on its budget before the domain completed" },
+	{ LOOM_WORK_OCCURRENCES_EXHAUSTED, "the process has no dispatch occurrence left to mint" },
 };
 
 const char *loom_strerror(int err)

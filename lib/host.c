@@ -56,6 +56,7 @@ static void observe_dense(struct run *s, struct launch *l, int error,
 	struct loom_job_record rec = {
 		.thread = l->thread,
 		.worker = LOOM_SCHED_NO_WORKER,
+		.occurrence = loom_token_occurrence(l->token),
 		.error = error,
 	};
 
@@ -238,14 +239,15 @@ static int gather_deps(struct run *s, const struct loom_interp_launch *l,
 }
 
 /*
- * The scheduler of dynamic-work launch @occurrence: the options' with
- * their defaults, tracing only for someone who looks (@traced).
+ * The scheduler of a dynamic-work launch: the options' with their
+ * defaults, tracing only for someone who looks (@traced).  No replay
+ * occurrence: each launch's domain gets one minted (loom_host_run()
+ * refuses options that name one).
  */
 static struct loom_sched_config host_sched(const struct loom_sched_config *opt,
-					   uint64_t occurrence, bool traced)
+					   bool traced)
 {
 	return (struct loom_sched_config){
-		.occurrence = occurrence,
 		.workers = opt->workers ? opt->workers : 1,
 		.deque_capacity = opt->deque_capacity ? opt->deque_capacity :
 							65536,
@@ -259,8 +261,7 @@ static int run_items(struct run *s, const struct loom_thread_info *ti,
 		     unsigned n_deps)
 {
 	struct loom_work_device_config c = {
-		.sched = host_sched(&s->opt.sched, s->n_launches + 1,
-				    s->opt.observe_domain != NULL),
+		.sched = host_sched(&s->opt.sched, s->opt.observe_domain != NULL),
 		.root_payload = args[ti->work_item_arg].value,
 		.image = s->img, .thread = ti->name,
 		.args = args, .n_args = ti->num_args,
@@ -291,7 +292,9 @@ static int run_items(struct run *s, const struct loom_thread_info *ti,
 	ret = 0;
 	if (err != LOOM_OK)
 		ret = res.device_error ? res.device_error :
-		      err == LOOM_WORK_OUT_OF_MEMORY ? -ENOMEM : LOOM_E_WORK_FAILED;
+		      err == LOOM_WORK_OUT_OF_MEMORY ? -ENOMEM :
+		      err == LOOM_WORK_OCCURRENCES_EXHAUSTED ? err :
+		      LOOM_E_WORK_FAILED;
 	loom_work_device_result_free(&res);
 	return ret;
 }
@@ -378,7 +381,8 @@ int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 	struct run s;
 	int func, ret, ret2;
 
-	if (!dev || !img)
+	/* occurrences are the runtime's: a run replays none */
+	if (!dev || !img || (opt && opt->sched.replay_occurrence))
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
 	s.st = stats ? stats : &dummy;

@@ -13,7 +13,9 @@
  * Its command buffer, the thread's template with the holes filled, is
  * written into a command arena (arena.c): the device's for @queue here,
  * the ring's for a launch through io_uring (ring.c, which checks and
- * encodes with the same functions).  Every launch gets a token (token.c).
+ * encodes with the same functions).  Every launch is a dispatch of its
+ * own: it mints an occurrence (occurrence.c) once it passed its checks,
+ * and gets a token (token.c) that carries it.
  *
  * An empty domain (a zero extent) is submitted like any other: the device
  * completes a dispatch with no instance, and because the job waits for its
@@ -28,6 +30,7 @@
 #include "loom_device.h"
 #include "device_internal.h"
 #include "loom_format.h"
+#include "occurrence.h"
 
 /* ------------------------------------------------------------ checks --- */
 
@@ -374,17 +377,20 @@ int loom_launch(struct loom_device *dev, const struct loom_image *img,
 	struct loom_arena *a;
 	struct loom_token *t;
 	struct loom_checked_launch c;
+	uint64_t occurrence;
 	uint32_t off;
 	int ret;
 
 	if (!token)
 		return -EINVAL;
 	ret = loom_launch_prepare(dev, img, l, NULL, &c);
+	if (!ret)
+		ret = loom_occurrence_mint(&occurrence);
+	if (!ret)
+		ret = loom_token_for_submit(dev, &t);
 	if (ret)
 		return ret;
-	ret = loom_token_for_submit(dev, &t);
-	if (ret)
-		return ret;
+	t->occurrence = occurrence;
 	ref = (struct drm_loom_bo_ref){ c.plan->config->handle, DRM_LOOM_BO_REF_READ };
 	for (unsigned i = 0; i < l->n_deps; i++)
 		in[i] = l->deps[i]->syncobj;

@@ -21,6 +21,7 @@
 
 #include "drm/loom_drm.h"
 #include "device_internal.h"
+#include "occurrence.h"
 
 /* A ring's arena size: its launches wait for their CQEs anyway. */
 #define RING_ARENA_SIZE		(16u * 1024)
@@ -262,9 +263,11 @@ static int ring_arena_wait(void *ring, bool all)
 	return ring_drain(ring, true);
 }
 
+/* A launch through @r, of dispatch @occurrence (0: mint one). */
 static int ring_launch(struct loom_ring *r, const struct loom_image *img,
 		       const struct loom_launch *l,
-		       const struct loom_pkt_run_work *work, uint64_t user_data,
+		       const struct loom_pkt_run_work *work,
+		       uint64_t occurrence, uint64_t user_data,
 		       struct loom_token **token)
 {
 	struct drm_loom_submit s;
@@ -278,11 +281,15 @@ static int ring_launch(struct loom_ring *r, const struct loom_image *img,
 	if (!r)
 		return -EINVAL;
 	ret = loom_launch_prepare(r->dev, img, l, work, &c);
+	if (!ret && !occurrence)
+		ret = loom_occurrence_mint(&occurrence);
 	if (ret)
 		return ret;
 	/* fresh: a punted issue attaches the fence after we return */
 	if (token)
 		ret = loom_token_new(r->dev, &t);
+	if (t)
+		t->occurrence = occurrence;
 	if (!ret)
 		ret = loom_arena_room(r->dev, &r->arena, RING_ARENA_SIZE,
 				      loom_cmd_room(c.cmd_size), &off,
@@ -332,17 +339,17 @@ int loom_ring_launch(struct loom_ring *r, const struct loom_image *img,
 		     const struct loom_launch *l, uint64_t user_data,
 		     struct loom_token **token)
 {
-	return ring_launch(r, img, l, NULL, user_data, token);
+	return ring_launch(r, img, l, NULL, 0, user_data, token);
 }
 
-int loom_ring_launch_work(struct loom_ring *r, const struct loom_image *img,
-			  const struct loom_launch *l,
-			  const struct loom_pkt_run_work *work,
-			  uint64_t user_data)
+int loom_ring_launch_for(struct loom_ring *r, const struct loom_image *img,
+			 const struct loom_launch *l,
+			 const struct loom_pkt_run_work *work,
+			 uint64_t occurrence, uint64_t user_data)
 {
-	if (!work)
+	if (!occurrence)
 		return -EINVAL;
-	return ring_launch(r, img, l, work, user_data, NULL);
+	return ring_launch(r, img, l, work, occurrence, user_data, NULL);
 }
 
 unsigned loom_ring_in_flight(const struct loom_ring *r)

@@ -252,7 +252,7 @@ enum loom_error loom_sched_create(const struct loom_sched_config *config,
 	atomic_init(&sched->epoch, 0);
 	err = alloc_workers(sched);
 	if (!err)
-		err = loom_work_domain_create_lanes(config->occurrence,
+		err = loom_work_domain_create_lanes(config->replay_occurrence,
 						    sched->nworkers,
 						    sched->tracing,
 						    &sched->domain);

@@ -209,6 +209,11 @@ loom_sched_trace_events(const struct loom_sched_trace *trace)
 	return trace ? trace->events : NULL;
 }
 
+uint64_t loom_sched_trace_occurrence(const struct loom_sched_trace *trace)
+{
+	return trace ? trace->domain->occurrence : 0;
+}
+
 void loom_sched_trace_free(struct loom_sched_trace *trace)
 {
 	if (!trace)

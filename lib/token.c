@@ -231,6 +231,11 @@ uint64_t loom_token_job_id(const struct loom_token *token)
 	return token->job_id;
 }
 
+uint64_t loom_token_occurrence(const struct loom_token *token)
+{
+	return token->occurrence;
+}
+
 int loom_token_counters(struct loom_token *token,
 			struct loom_hw_counters *c)
 {

@@ -46,6 +46,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "occurrence.h"
 #include "work_internal.h"
 
 /* ----------------------------------------------------------- identity --- */
@@ -746,8 +747,13 @@ enum loom_error loom_work_domain_create_lanes(uint64_t occurrence,
 {
 	struct loom_work_domain *domain;
 
+	enum loom_error err;
+
 	if (!out || workers == UINT32_MAX)
 		return LOOM_WORK_INVALID_ARGUMENT;
+	/* Minted first: a domain that cannot be named is not made. */
+	if (!occurrence && (err = loom_occurrence_mint(&occurrence)))
+		return err;
 	domain = aligned_alloc(LOOM_CACHE_LINE, sizeof(*domain));
 	if (!domain)
 		return LOOM_WORK_OUT_OF_MEMORY;
@@ -774,9 +780,17 @@ enum loom_error loom_work_domain_create_lanes(uint64_t occurrence,
 	return LOOM_OK;
 }
 
-enum loom_error loom_work_domain_create(uint64_t occurrence,
+enum loom_error loom_work_domain_create(struct loom_work_domain **out)
+{
+	return loom_work_domain_create_lanes(0, 0, false, out);
+}
+
+enum loom_error
+loom_work_domain_create_with_occurrence(uint64_t occurrence,
 					struct loom_work_domain **out)
 {
+	if (!occurrence)
+		return LOOM_WORK_INVALID_ARGUMENT;
 	return loom_work_domain_create_lanes(occurrence, 0, false, out);
 }
 

@@ -156,7 +156,7 @@ struct loom_work_domain {
 	pthread_mutex_t lock;
 	atomic_uint refs;		/* creator + schedulers + traces */
 	uint64_t key;			/* struct loom_work_resp.domain_key */
-	uint64_t occurrence;
+	uint64_t occurrence;		/* non-zero; minted unless replayed */
 	bool tracing;			/* chunks carry trace slots */
 	uint32_t nlanes;		/* the scheduler's workers + the shared lane */
 	struct loom_work_lane *lanes;
@@ -215,8 +215,9 @@ static inline uint32_t loom_work_shared_lane(const struct loom_work_domain *doma
 }
 
 /*
- * A domain with @workers worker lanes and one shared lane, tracing (trace
- * slots per record) or not.  loom_work_domain_create() is (0, false).
+ * A domain of dispatch @occurrence (0: one minted) with @workers worker
+ * lanes and one shared lane, tracing (trace slots per record) or not.
+ * loom_work_domain_create() is (0, 0, false).
  */
 enum loom_error loom_work_domain_create_lanes(uint64_t occurrence,
 					      uint32_t workers, bool tracing,

@@ -10,7 +10,8 @@
  * time on stderr.  --trace writes a Chrome/Perfetto JSON trace: every job as a
  * span on its hardware queue, and each dynamic-work domain's replay trace
  * (the scheduler's transitions, in order, one per microsecond of a
- * logical clock) on its workers.  A progress line (items, jobs, seconds)
+ * logical clock) on its workers; every job and domain names its dispatch
+ * occurrence (its items' ids begin with it).  A progress line (items, jobs, seconds)
  * is kept on stderr during long runs when stderr is a terminal, or with
  * --progress.
  * Exit status: 0 on success, 1 when the program (or the device, or the
@@ -156,10 +157,11 @@ static void trace_jobs(struct run_log *log)
 		}
 		trace_event(log, "{\"ph\":\"X\",\"cat\":\"job\",\"name\":\"%s\","
 			    "\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,"
-			    "\"args\":{\"items\":%u,\"cycles\":%llu,"
-			    "\"firings\":%llu,\"error\":%d}}",
+			    "\"args\":{\"occurrence\":%llu,\"items\":%u,"
+			    "\"cycles\":%llu,\"firings\":%llu,\"error\":%d}}",
 			    j->thread, 1 + j->device, j->queue,
 			    (start - t0) / 1e3, (j->done_ns - start) / 1e3,
+			    (unsigned long long)j->occurrence,
 			    j->items, (unsigned long long)j->counters.cycles,
 			    (unsigned long long)j->counters.firings, j->error);
 	}
@@ -184,7 +186,8 @@ static void observe_domain(void *ctx, const char *thread,
 	ev = loom_sched_trace_events(res->work.trace);
 	pthread_mutex_lock(&log->lock);
 	pid = 100 + log->domains++;
-	snprintf(name, sizeof(name), "%s: replay trace (logical time)", thread);
+	snprintf(name, sizeof(name), "%s, occurrence %llu: replay trace (logical time)",
+		 thread, (unsigned long long)res->work.occurrence);
 	trace_name(log, "process_name", pid, 0, name);
 	for (size_t i = 0; i < n; i++) {
 		loom_item_id_format(&ev[i].item, id, sizeof(id));

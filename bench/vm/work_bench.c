@@ -167,7 +167,7 @@ static void tree_once(struct bench *b, unsigned mode, uint32_t workers,
 	struct loom_device *devs[1] = { b->dev };
 	struct loom_arg args[4];
 	struct loom_work_device_config c = {
-		.sched.occurrence = rep + 1, .root_payload = 0,
+		.root_payload = 0,
 		.image = b->img, .thread = "tree", .args = args, .n_args = 4,
 		.devices = devs, .n_devices = 1, .sched.workers = workers,
 		/* every item queued at once still fits */

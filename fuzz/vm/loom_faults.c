@@ -269,7 +269,7 @@ static int dynamic_load(unsigned dev)
 	while (!sh->stop && !banned) {
 		struct loom_device *devs[1] = { d };
 		struct loom_work_device_config c = {
-			.sched.occurrence = 1, .root_payload = 0, .image = img, .thread = "tree",
+			.root_payload = 0, .image = img, .thread = "tree",
 			.args = args, .n_args = 2, .devices = devs, .n_devices = 1,
 			.sched.workers = 2, .sched.deque_capacity = TREE_NODES, .sched.max_batch = 8,
 			.sched.flags = LOOM_SCHED_NO_TRACE,

@@ -242,7 +242,7 @@ static void packet_and_commit(struct loom_sched *s,
 static void drain_with_budget(uint32_t budget)
 {
 	struct loom_sched_config config = {
-		.occurrence = 7, .workers = 1, .deque_capacity = 4096,
+		.workers = 1, .deque_capacity = 4096,
 		.max_batch = MAX_BATCH,
 	};
 	struct loom_sched_item batch[MAX_BATCH];

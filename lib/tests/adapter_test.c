@@ -113,7 +113,7 @@ tree_fn(void *ctx, const struct loom_sched_item *item, uint64_t *children,
 static struct loom_work_sync_config config(uint32_t workers, uint32_t flags)
 {
 	return (struct loom_work_sync_config){
-		.sched.occurrence = OCC, .root_payload = 0, .sched.workers = workers,
+		.root_payload = 0, .sched.workers = workers,
 		.sched.deque_capacity = 64, .child_capacity = 8, .flags = flags,
 	};
 }
@@ -216,6 +216,7 @@ TEST(same_ids_and_payloads_for_1_2_4_workers)
 	size_t nref, n;
 
 	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &ref_result));
+	CHECK(ref_result.occurrence != 0);
 	ref = collect(&t, &nref);
 	CHECK_EQ(1000, nref);
 	for (int threaded = 0; threaded < 2; threaded++) {
@@ -224,11 +225,14 @@ TEST(same_ids_and_payloads_for_1_2_4_workers)
 				   threaded ? LOOM_WORK_SYNC_THREADED : 0);
 			CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
 			CHECK_EQ(0, path_mismatches(&t));
+			/* Another dispatch: another occurrence, larger. */
+			CHECK(r.occurrence > ref_result.occurrence);
 			got = collect(&t, &n);
 			CHECK_EQ(nref, n);
 			for (size_t i = 0; i < n && i < nref; i++) {
 				/* Ids from different domains: structural. */
-				if (!loom_item_id_equal(&ref[i].id, &got[i].id) ||
+				if (got[i].id.occurrence != r.occurrence ||
+				    !same_path(&ref[i].id, &got[i].id) ||
 				    ref[i].payload != got[i].payload) {
 					CHECK_FAIL_("%u workers%s: item %zu is %s=%" PRIu64
 						    ", expected %s=%" PRIu64,
@@ -266,7 +270,7 @@ TEST(in_turn_run_is_deterministic)
 	for (size_t i = 0; i < n; i++) {
 		if (ea[i].kind != eb[i].kind || ea[i].worker != eb[i].worker ||
 		    ea[i].other_worker != eb[i].other_worker ||
-		    !loom_item_id_equal(&ea[i].item, &eb[i].item)) {
+		    !same_path(&ea[i].item, &eb[i].item)) {
 			CHECK_FAIL_("event %zu: %s vs %s", i, event_text(&ea[i]),
 				    event_text(&eb[i]));
 			break;
@@ -283,6 +287,8 @@ TEST(small_run_trace_is_exact)
 	struct tree t = tree(4, 2);	/* 0 -> 1, 2; 1 -> 3 */
 	size_t n;
 
+	/* an exact trace is a replay's: it names its occurrence */
+	c.sched.replay_occurrence = OCC;
 	CHECK_OK(loom_work_sync_run(&c, tree_fn, &t, &r));
 	free(collect(&t, &n));
 	CHECK_TRACE(r.trace, "admit 0 5:root", "acquire-local 0 5:root",
@@ -320,12 +326,15 @@ static void check_failed_run(enum loom_error expected, struct tree *t,
 			     struct loom_work_sync_config *c)
 {
 	struct loom_work_sync_result r;
+	char root_1[32];
 	size_t n;
 
 	CHECK_EQ(expected, loom_work_sync_run(c, tree_fn, t, &r));
 	free(collect(t, &n));
 	CHECK(r.failed);
-	CHECK_STR("5:root/1", id_text(&r.failed_item));
+	/* the run's own occurrence, minted */
+	snprintf(root_1, sizeof(root_1), "%" PRIu64 ":root/1", r.occurrence);
+	CHECK_STR(root_1, id_text(&r.failed_item));
 	CHECK_EQ(2, r.failed_payload);
 	/* Every published item retired, and the domain completed once. */
 	CHECK_EQ(r.children_published + 1, r.items_completed + r.items_cancelled);
@@ -370,6 +379,8 @@ TEST(failure_cancels_rest_of_domain)
 	c.sched.deque_capacity = 4;
 	t.wide_node = 2;
 	t.wide_count = 5;
+	/* an exact trace is a replay's: it names its occurrence */
+	c.sched.replay_occurrence = OCC;
 	CHECK_EQ(LOOM_WORK_QUEUE_CAPACITY, loom_work_sync_run(&c, tree_fn, &t, &r));
 	free(collect(&t, &n));
 	/* Node 1 (root/0) was still queued: it never runs. */

@@ -86,7 +86,7 @@ static void *chain_thief(void *arg)
 TEST(owner_pop_and_steal_race_for_every_last_item)
 {
 	struct loom_sched_config config = {
-		.occurrence = 1, .workers = 2, .deque_capacity = 1,
+		.workers = 2, .deque_capacity = 1,
 		.flags = LOOM_SCHED_NO_TRACE,
 	};
 	struct chain c = { 0 };
@@ -164,7 +164,7 @@ static void *round_worker(void *arg)
 TEST(racing_last_retirements_complete_exactly_once)
 {
 	struct loom_sched_config config = {
-		.occurrence = 1, .workers = 2, .deque_capacity = 4,
+		.workers = 2, .deque_capacity = 4,
 	};
 	struct rounds r = { 0 };
 	void *args[2][2] = { { &r, (void *)0 }, { &r, (void *)1 } };
@@ -378,7 +378,7 @@ tree_fn(void *arg, const struct loom_sched_item *item, uint64_t *children,
 static void check_threaded_trace(uint32_t workers, int mode)
 {
 	struct loom_work_sync_config config = {
-		.sched.occurrence = 5, .root_payload = 0, .sched.workers = workers,
+		.root_payload = 0, .sched.workers = workers,
 		.sched.deque_capacity = 64, .child_capacity = 2,
 		.flags = LOOM_WORK_SYNC_THREADED,
 	};
@@ -460,7 +460,7 @@ static void *parked_worker(void *arg)
 TEST(parked_workers_wake_for_work_and_for_completion)
 {
 	struct loom_sched_config config = {
-		.occurrence = 1, .workers = 4, .deque_capacity = 4,
+		.workers = 4, .deque_capacity = 4,
 	};
 	struct parked p[4];
 	pthread_t threads[4];

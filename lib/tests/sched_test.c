@@ -15,7 +15,8 @@ static struct loom_sched *new_sched(uint32_t workers, uint32_t capacity,
 				    uint32_t max_batch, uint32_t flags)
 {
 	struct loom_sched_config config = {
-		.occurrence = OCC,
+		/* exact traces name their occurrence: a replay's */
+		.replay_occurrence = OCC,
 		.workers = workers,
 		.deque_capacity = capacity,
 		.max_batch = max_batch,

@@ -286,7 +286,7 @@ static bool run(struct stress *st, uint32_t threads, uint64_t items,
 		bool cancelling, uint32_t flags)
 {
 	struct loom_sched_config config = {
-		.occurrence = 1, .workers = threads,
+		.workers = threads,
 		.deque_capacity = CAPACITY, .flags = flags,
 	};
 	struct worker workers[MAX_THREADS];
@@ -577,7 +577,7 @@ static enum loom_work_sync_verdict loop_node(void *ctx,
 static void check_loop(uint32_t threads, uint64_t cancel_every)
 {
 	struct loom_work_sync_config config = {
-		.sched.occurrence = 3, .sched.workers = threads, .sched.deque_capacity = CAPACITY,
+		.sched.workers = threads, .sched.deque_capacity = CAPACITY,
 		.child_capacity = BRANCHING,
 		.flags = LOOM_WORK_SYNC_THREADED,
 		.sched.flags = LOOM_SCHED_NO_TRACE,

@@ -32,6 +32,19 @@ static inline const char *id_text(const struct loom_item_id *id)
 
 #define CHECK_OK(call)	CHECK_EQ(LOOM_OK, (call))
 
+/*
+ * Whether @a and @b name the same ordinal path, whatever their dispatch
+ * occurrences: how items of two runs (two minted occurrences) correspond.
+ */
+static inline bool same_path(const struct loom_item_id *a,
+			     const struct loom_item_id *b)
+{
+	struct loom_item_id b_as_a = *b;
+
+	b_as_a.occurrence = a->occurrence;
+	return loom_item_id_equal(a, &b_as_a);
+}
+
 /* A trace event as text: "kind worker[<-other] id[ completes]". */
 static inline const char *event_text(const struct loom_sched_event *ev)
 {

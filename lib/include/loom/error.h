@@ -51,6 +51,7 @@ enum loom_error {
 	LOOM_WORK_PAYLOAD_WIDTH = -4149,	/* adapter: a payload does not fit the thread's payload type */
 	LOOM_WORK_CANCEL_CHILDREN = -4150,	/* adapter: a cancel verdict also reported children */
 	LOOM_WORK_INCOMPLETE = -4151,		/* adapter: the run stopped on its budget */
+	LOOM_WORK_OCCURRENCES_EXHAUSTED = -4152,/* the process minted its last dispatch occurrence */
 	/* the device runtime (<loom/loom.h>) */
 	LOOM_E_EXTENT_COUNT = -4097,	/* extents given != the thread's rank */
 	LOOM_E_NEGATIVE_EXTENT = -4098,	/* an extent is below zero */

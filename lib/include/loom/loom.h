@@ -182,9 +182,9 @@ struct loom_arg {
 };
 
 /*
- * A launch's completion: a DRM syncobj (plus the job id).  It can be
- * waited on and passed as a dependency of later launches on the same
- * device; free it with loom_token_free().
+ * A launch's completion: a DRM syncobj (plus the job id and the launch's
+ * dispatch occurrence).  It can be waited on and passed as a dependency
+ * of later launches on the same device; free it with loom_token_free().
  */
 struct loom_token;
 
@@ -234,7 +234,11 @@ struct loom_launch {
  * Launches @l on @dev by ioctl and returns its token.  Checked before
  * anything is submitted, as loom_launch_dense() and loom_launch_items()
  * list (those two are this with @kind set); -EINVAL for a NULL @dev, @img,
- * @l or @token, or an unknown @kind.  What depends only on the device and
+ * @l or @token, or an unknown @kind.  A launch that passed its checks is
+ * one concrete dispatch: libloom mints its occurrence (as for a
+ * dynamic-work domain, see loom_work_domain_create(); the token carries
+ * it, loom_token_occurrence()), or fails with
+ * LOOM_WORK_OCCURRENCES_EXHAUSTED before submitting anything.  What depends only on the device and
  * the thread is checked once per (device, image, thread) and remembered;
  * the command buffer goes into the device's command arena for @queue, not
  * a BO of its own.
@@ -263,9 +267,10 @@ loom_launch_dense_of(const char *thread, const struct loom_arg *args,
  * submitted, in this order: LOOM_E_NO_THREAD, LOOM_E_DOMAIN_KIND,
  * LOOM_E_EXTENT_COUNT, LOOM_E_NEGATIVE_EXTENT, LOOM_E_ARG_COUNT,
  * LOOM_E_ARG_TYPE, LOOM_E_FABRIC_MISMATCH, LOOM_E_RANK_LIMIT, then -EINVAL
- * (queue, too many deps) and LOOM_E_FOREIGN_TOKEN.  Rank 0 is one instance;
- * a zero extent is an empty domain: nothing runs, and the token still
- * completes only after @deps.
+ * (queue, too many deps) and LOOM_E_FOREIGN_TOKEN; then its occurrence
+ * is minted (LOOM_WORK_OCCURRENCES_EXHAUSTED).  Rank 0 is one instance;
+ * a zero extent is an empty domain, still a dispatch with an occurrence:
+ * nothing runs, and the token still completes only after @deps.
  */
 static inline int
 loom_launch_dense(struct loom_device *dev, const struct loom_image *img,
@@ -311,8 +316,9 @@ loom_launch_items_of(const char *thread, const struct loom_arg *args,
  * LOOM_E_FABRIC_MISMATCH, LOOM_E_NOT_SUPPORTED (no SUBMIT feature),
  * LOOM_E_NO_DYNAMIC_WORK (no LOOM_CAP_ITEMS: the device cannot run
  * dynamic work), -EINVAL (queue, deps, @count 0, a VA not 8-byte
- * aligned), LOOM_E_FOREIGN_TOKEN.  The payload and result BOs must
- * outlive the job.
+ * aligned), LOOM_E_FOREIGN_TOKEN, then LOOM_WORK_OCCURRENCES_EXHAUSTED
+ * (one standalone items dispatch is one dispatch, with an occurrence of
+ * its own).  The payload and result BOs must outlive the job.
  */
 static inline int
 loom_launch_items(struct loom_device *dev, const struct loom_image *img,
@@ -349,6 +355,14 @@ int loom_token_done(struct loom_token *token);
 uint64_t loom_token_job_id(const struct loom_token *token);
 
 /*
+ * The dispatch occurrence of the launch the token completes (spec §2.3):
+ * minted by libloom, non-zero, larger than any minted before in the
+ * process, shared with no other launch or domain.  A dynamic-work run's
+ * collective token carries its domain's (loom_work_sync_result.occurrence).
+ */
+uint64_t loom_token_occurrence(const struct loom_token *token);
+
+/*
  * What a finished job did (JOB_INFO); -EBUSY while it runs (a ring
  * launch's: until its completion is reaped); LOOM_E_NOT_SUPPORTED for a
  * ring launch where the driver gives no job id through io_uring.
@@ -371,6 +385,8 @@ int loom_token_times(struct loom_token *token, uint64_t *submit_ns,
  * @queue: the hardware queue (core) it ran on
  * @worker: for an items dispatch, the scheduler worker that ran it; else
  *	LOOM_SCHED_NO_WORKER
+ * @occurrence: the dispatch occurrence it belongs to: a dense launch's
+ *	own (its token's), a device run's job its domain's
  * @items: items in an items dispatch; 0 for a dense launch
  * @submit_ns: CLOCK_MONOTONIC when the library submitted it
  * @done_ns: when it completed: the fence's timestamp for a dense launch,
@@ -383,6 +399,7 @@ struct loom_job_record {
 	unsigned device;
 	unsigned queue;
 	uint32_t worker;
+	uint64_t occurrence;
 	uint32_t items;
 	uint64_t submit_ns;
 	uint64_t done_ns;
@@ -413,9 +430,9 @@ int loom_ring_create(struct loom_device *dev, unsigned entries,
 /* Waits for every launch still in flight, then frees the ring. */
 void loom_ring_destroy(struct loom_ring *ring);
 /*
- * loom_launch() through the ring: same checks, then one
- * DRM_LOOM_URING_CMD_SUBMIT whose completion carries @user_data; @token may
- * be NULL.  The command buffer goes into the ring's own command arena,
+ * loom_launch() through the ring: same checks, a minted occurrence (the
+ * token's), then one DRM_LOOM_URING_CMD_SUBMIT whose completion carries
+ * @user_data; @token may be NULL.  The command buffer goes into the ring's own command arena,
  * reused as the ring's completions arrive.
  */
 int loom_ring_launch(struct loom_ring *ring, const struct loom_image *img,
@@ -504,11 +521,12 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
 
 /**
  * struct loom_work_device_config - one device run
- * @sched: the scheduler's shape: its occurrence, workers (at least 1),
- *	deque capacity (at least 1), max_batch (items per dispatch -- on a
- *	device's work stack: initial items per job, 8192 at most there -- at
- *	most; 0 means 1) and flags (LOOM_SCHED_NO_TRACE: record no replay
- *	trace)
+ * @sched: the scheduler's shape: workers (at least 1), deque capacity
+ *	(at least 1), max_batch (items per dispatch -- on a device's work
+ *	stack: initial items per job, 8192 at most there -- at most; 0 means
+ *	1) and flags (LOOM_SCHED_NO_TRACE: record no replay trace);
+ *	@sched.replay_occurrence is 0 (the run's occurrence is minted)
+ *	unless it replays a recorded one
  * @root_payload: the launch's one root payload
  * @image: the program image
  * @thread: a dynamic-work thread of @image
@@ -600,7 +618,9 @@ struct loom_work_device_result {
  *	is not a value of the thread's payload type; nothing ran;
  *   LOOM_WORK_INVALID_ARGUMENT: nothing ran and @result is untouched;
  *   LOOM_WORK_OUT_OF_MEMORY without @result->work.failed: as for
- *	loom_work_sync_run().
+ *	loom_work_sync_run();
+ *   LOOM_WORK_OCCURRENCES_EXHAUSTED: no occurrence was left to mint;
+ *	nothing ran.
  * On every return but LOOM_WORK_INVALID_ARGUMENT, @result is filled and
  * must be released with loom_work_device_result_free().
  */
@@ -637,8 +657,9 @@ typedef void (*loom_host_print_fn)(void *ctx, enum loom_arg_type type,
  *	the same bits; a NaN is "nan" or "-nan" by its sign bit)
  * @sched: each dynamic-work launch's scheduler: workers (0 means 1),
  *	deque_capacity (0 means 65536), max_batch (items per dispatch; 0
- *	means 64); the occurrence is the run's to mint, and the trace is
- *	recorded only for @observe_domain
+ *	means 64); the trace is recorded only for @observe_domain;
+ *	@sched.replay_occurrence must be 0: each launch's occurrence is
+ *	minted
  * @timeout_ns: for each token wait; 0 or negative means forever
  * @observe_job: NULL, or called for every job once it is known to have
  *	finished (dense launches: when the run first waits for them;
@@ -690,9 +711,11 @@ struct loom_host_stats {
  * Returns 0, or the first error: LOOM_E_BAD_IMAGE (no host program, or one
  * that does not validate; nothing ran), LOOM_E_NO_HOST_FUNC,
  * LOOM_E_CHECK_FAILED (a loom.check did not hold), LOOM_E_HOST_FAULT,
- * LOOM_E_WORK_FAILED, -ENOMEM, or any error of the launches, waits and
- * BO allocations it made (a dynamic-work launch on a device without
- * LOOM_CAP_ITEMS: LOOM_E_NO_DYNAMIC_WORK).  @stats may be NULL.
+ * LOOM_E_WORK_FAILED, LOOM_WORK_OCCURRENCES_EXHAUSTED, -ENOMEM, or any
+ * error of the launches, waits and BO allocations it made (a dynamic-work
+ * launch on a device without LOOM_CAP_ITEMS: LOOM_E_NO_DYNAMIC_WORK);
+ * -EINVAL (and nothing ran) for a NULL @dev or @img or a non-zero
+ * @opt->sched.replay_occurrence.  @stats may be NULL.
  */
 int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 		  const struct loom_host_options *opt,

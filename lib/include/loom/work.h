@@ -165,14 +165,31 @@ static inline bool loom_work_resp_is_none(struct loom_work_resp resp)
 }
 
 /*
- * Creates a domain for dispatch @occurrence, its root source open.  The
- * domain keeps every identity it issues until it is destroyed (memory is
- * linear in the number of items: 64 bytes an item, 128 with a scheduler's
- * trace); then libloom keeps up to 256 MiB of that storage, mapped, for
- * the process's later domains.
+ * Creates a domain, its root source open, for a dispatch occurrence
+ * libloom mints (spec §2.3: the runtime owns them): non-zero, larger than
+ * every occurrence minted before in the process, and never minted again,
+ * so no two domains of the process share one, even of the same root
+ * launch (loom_work_domain_occurrence() tells which).  After UINT64_MAX,
+ * the last one, creation is LOOM_WORK_OCCURRENCES_EXHAUSTED.
+ *
+ * The domain keeps every identity it issues until it is destroyed (memory
+ * is linear in the number of items: 64 bytes an item, 128 with a
+ * scheduler's trace); then libloom keeps up to 256 MiB of that storage,
+ * mapped, for the process's later domains.
  */
-enum loom_error loom_work_domain_create(uint64_t occurrence,
-					     struct loom_work_domain **out);
+enum loom_error loom_work_domain_create(struct loom_work_domain **out);
+
+/*
+ * Replay and tests only: loom_work_domain_create() for the caller's
+ * @occurrence (non-zero, else LOOM_WORK_INVALID_ARGUMENT), e.g. a recorded
+ * trace's, to reproduce its ids and text exactly.  Nothing is minted or
+ * reserved: the caller vouches that no live domain or launch of the
+ * process uses @occurrence (minted occurrences only grow, so one minted
+ * earlier whose dispatch is over is safe to reuse).
+ */
+enum loom_error
+loom_work_domain_create_with_occurrence(uint64_t occurrence,
+					struct loom_work_domain **out);
 
 /*
  * Releases the caller's reference.  (A scheduler's domain is its own; its
@@ -180,6 +197,7 @@ enum loom_error loom_work_domain_create(uint64_t occurrence,
  */
 void loom_work_domain_destroy(struct loom_work_domain *domain);
 
+/* The dispatch occurrence of @domain: the first component of its ids. */
 uint64_t loom_work_domain_occurrence(const struct loom_work_domain *domain);
 enum loom_work_status loom_work_domain_status(const struct loom_work_domain *domain);
 
@@ -287,14 +305,17 @@ struct loom_sched;
  * The adapters' configurations embed it (their @sched), so a new
  * scheduling knob is added here once.
  *
- * @occurrence: dispatch occurrence of its domain
+ * @replay_occurrence: 0 (the normal case): the domain's occurrence is
+ *	minted, as by loom_work_domain_create(); else, for replay and tests
+ *	only, the occurrence to use, as loom_work_domain_create_with_occurrence()
+ *	takes it
  * @workers: number of workers, at least 1
  * @deque_capacity: queued items each worker's deque holds, at least 1
  * @max_batch: items one worker may hold active at once; 0 means 1
  * @flags: LOOM_SCHED_* flags
  */
 struct loom_sched_config {
-	uint64_t occurrence;
+	uint64_t replay_occurrence;
 	uint32_t workers;
 	uint32_t deque_capacity;
 	uint32_t max_batch;
@@ -320,6 +341,11 @@ struct loom_sched_item {
 	uint32_t from_worker;
 };
 
+/*
+ * Creates a scheduler and its domain (occurrence: see @replay_occurrence).
+ * LOOM_WORK_INVALID_ARGUMENT, LOOM_WORK_OUT_OF_MEMORY,
+ * LOOM_WORK_OCCURRENCES_EXHAUSTED.
+ */
 enum loom_error loom_sched_create(const struct loom_sched_config *config,
 				       struct loom_sched **out);
 void loom_sched_destroy(struct loom_sched *sched);
@@ -491,6 +517,11 @@ enum loom_error loom_sched_take_trace(struct loom_sched *sched,
 size_t loom_sched_trace_count(const struct loom_sched_trace *trace);
 const struct loom_sched_event *
 loom_sched_trace_events(const struct loom_sched_trace *trace);
+/*
+ * The dispatch occurrence of the domain it was taken from (every event's
+ * item carries it too), also when it holds no event; 0 for NULL.
+ */
+uint64_t loom_sched_trace_occurrence(const struct loom_sched_trace *trace);
 void loom_sched_trace_free(struct loom_sched_trace *trace);
 
 /* A constant name for @kind ("admit", "acquire-local", ...); never NULL. */
@@ -522,10 +553,11 @@ typedef enum loom_work_sync_verdict
 
 /**
  * struct loom_work_sync_config - one synchronous run
- * @sched: the scheduler's shape: its occurrence, workers (at least 1),
- *	deque capacity (at least 1) and flags (LOOM_SCHED_NO_TRACE: record
- *	no replay trace); items run one at a time, so @sched.max_batch only
- *	sizes each worker's active slots
+ * @sched: the scheduler's shape: workers (at least 1), deque capacity
+ *	(at least 1) and flags (LOOM_SCHED_NO_TRACE: record no replay
+ *	trace); items run one at a time, so @sched.max_batch only sizes each
+ *	worker's active slots; @sched.replay_occurrence is 0 unless the run
+ *	replays a recorded one
  * @root_payload: the launch's one root payload
  * @child_capacity: most children one item may report
  * @flags: LOOM_WORK_SYNC_*
@@ -557,6 +589,9 @@ struct loom_work_sync_config {
  * @items_cancelled: items retired by cancellation (queued or active)
  * @children_published: children queued
  * @steals: acquisitions that stole
+ * @occurrence: the dispatch occurrence of the run's domain, minted for it
+ *	(unless @sched.replay_occurrence named one): the first component of
+ *	every id below; 0 if the run failed before it had a domain
  * @failed: the run failed because of @failed_item (the first failure;
  *	false for LOOM_WORK_INCOMPLETE, which no item caused)
  * @failed_item: the item whose children did not fit, that overflowed,
@@ -573,6 +608,7 @@ struct loom_work_sync_result {
 	uint64_t items_cancelled;
 	uint64_t children_published;
 	uint64_t steals;
+	uint64_t occurrence;
 	bool failed;
 	struct loom_item_id failed_item;
 	uint64_t failed_payload;
@@ -609,7 +645,9 @@ struct loom_work_sync_result {
  *	not a value of @config->payload_type; nothing ran, @result is
  *	untouched;
  *   LOOM_WORK_OUT_OF_MEMORY without @result->failed: setting up failed and
- *	nothing ran, or the trace could not be handed over at the end.
+ *	nothing ran, or the trace could not be handed over at the end;
+ *   LOOM_WORK_OCCURRENCES_EXHAUSTED: no occurrence was left to mint;
+ *	nothing ran.
  * On every other return @result is filled and
  * must be released (loom_work_sync_result_free() also accepts a zeroed
  * result).

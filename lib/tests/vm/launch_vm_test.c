@@ -293,6 +293,41 @@ TEST_F(dev, rank3_every_cell_once)
 }
 
 /*
+ * Every launch is a dispatch with an occurrence libloom minted (spec §2.3):
+ * non-zero, growing in launch order, by ioctl and through a ring, also for
+ * an empty domain and for two launches of the same thread with the same
+ * arguments.
+ */
+TEST_F(dev, every_launch_mints_its_occurrence)
+{
+	struct loom_arg a[2] = { ARG(MEMREF_I64, self->va + 8), ARG(I64, 7) };
+	struct loom_arg va[3];
+	int64_t zero = 0;
+	struct loom_token *t[5];
+	struct loom_ring *ring;
+
+	vadd_args(self, va, A_C);
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", a, 2, NULL, 0, NULL, 0, 0, &t[0]));
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", a, 2, NULL, 0, NULL, 0, 0, &t[1]));
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "vadd", va, 3, &zero, 1, NULL, 0, 0, &t[2]));
+	ASSERT_EQ(0, loom_ring_create(self->dev, 4, &ring));
+	ASSERT_EQ(0, loom_ring_launch_dense(ring, self->img, "store", a, 2, NULL, 0, NULL, 0, 0, 1, &t[3]));
+	EXPECT_NE(0, loom_token_occurrence(t[0]));
+	for (int i = 1; i < 4; i++)
+		EXPECT_LT(loom_token_occurrence(t[i - 1]), loom_token_occurrence(t[i]));
+	/* a rejected launch mints nothing: the next one is the next value */
+	EXPECT_EQ(LOOM_E_NEGATIVE_EXTENT, loom_launch_dense(self->dev, self->img, "vadd", va, 3,
+			(int64_t[]){ -1 }, 1, NULL, 0, 0, &t[4]));
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", a, 2, NULL, 0, NULL, 0, 0, &t[4]));
+	EXPECT_EQ(loom_token_occurrence(t[3]) + 1, loom_token_occurrence(t[4]));
+	ASSERT_EQ(0, loom_token_wait_all(t, 5, 10 * SEC));
+	EXPECT_EQ(7, self->mem[1]);
+	loom_ring_destroy(ring);
+	for (int i = 0; i < 5; i++)
+		loom_token_free(t[i]);
+}
+
+/*
  * A (a long vector add) then empty B depending on A: B is never done
  * while A is not, and B writes nothing.
  */

@@ -173,6 +173,18 @@ static enum loom_work_sync_verdict host_fn(void *ctx, const struct loom_sched_it
 	return LOOM_WORK_SYNC_CHILDREN;
 }
 
+/*
+ * Whether @a and @b name the same ordinal path: the host's run and a
+ * device run are two dispatches, with two minted occurrences.
+ */
+static bool same_path(const struct loom_item_id *a, const struct loom_item_id *b)
+{
+	struct loom_item_id b_as_a = *b;
+
+	b_as_a.occurrence = a->occurrence;
+	return loom_item_id_equal(a, &b_as_a);
+}
+
 static int pair_cmp(const void *a, const void *b)
 {
 	const struct pair *x = a, *y = b;
@@ -187,7 +199,7 @@ static struct loom_work_sync_result host_result;
 static void host_run(struct __test_metadata *_metadata)
 {
 	struct loom_work_sync_config c = {
-		.sched.occurrence = 7, .root_payload = 0, .sched.workers = 1,
+		.root_payload = 0, .sched.workers = 1,
 		.sched.deque_capacity = (uint32_t)n_nodes, .child_capacity = MAX_FANOUT,
 	};
 
@@ -263,7 +275,7 @@ static void thread_run_flags(struct __test_metadata *_metadata, const char *thre
 		.thread = thread,
 	};
 	struct loom_work_device_config c = {
-		.sched.occurrence = 7, .root_payload = 0,
+		.root_payload = 0,
 		.image = NULL, .thread = thread, .n_args = 2, .device_args = dargs,
 		.devices = devs, .n_devices = n_dev, .sched.workers = workers,
 		.sched.deque_capacity = (uint32_t)(n_nodes < N_NODES ? N_NODES : n_nodes),
@@ -322,7 +334,7 @@ static void thread_run_flags(struct __test_metadata *_metadata, const char *thre
 	ASSERT_EQ(host.n, v.n);
 	qsort(v.pairs, v.n, sizeof(v.pairs[0]), pair_cmp);
 	for (size_t i = 0; i < v.n; i++) {
-		ASSERT_TRUE(loom_item_id_equal(&host.pairs[i].id, &v.pairs[i].id));
+		ASSERT_TRUE(same_path(&host.pairs[i].id, &v.pairs[i].id));
 		ASSERT_EQ(host.pairs[i].payload, v.pairs[i].payload);
 	}
 	TH_LOG("%s, %lld nodes, %u device(s), %u workers, batch %u: %llu jobs, %llu steals; items by worker %u %u %u %u",
@@ -420,7 +432,7 @@ static void overflow_run(struct __test_metadata *_metadata, struct devctx *d,
 {
 	struct loom_device *devs[1] = { d->dev };
 	struct loom_work_device_config c = {
-		.sched.occurrence = 7, .root_payload = 0, .thread = "tree_small",
+		.root_payload = 0, .thread = "tree_small",
 		.args = d->args, .n_args = 2, .devices = devs, .n_devices = 1,
 		.sched.workers = workers, .sched.deque_capacity = N_NODES,
 		.sched.max_batch = max_batch, .flags = flags,
@@ -445,7 +457,7 @@ static void overflow_run(struct __test_metadata *_metadata, struct devctx *d,
 		if (host.pairs[i].payload == p)
 			break;
 	ASSERT_GT(host.n, i);
-	EXPECT_TRUE(loom_item_id_equal(&host.pairs[i].id, &r.work.failed_item));
+	EXPECT_TRUE(same_path(&host.pairs[i].id, &r.work.failed_item));
 	/* every item retired, once; the domain completed */
 	EXPECT_EQ(1 + r.work.children_published,
 		  r.work.items_completed + r.work.items_cancelled);
@@ -476,7 +488,7 @@ TEST(i32_payloads_on_the_device)
 	struct devctx d;
 	struct loom_device *devs[1];
 	struct loom_work_device_config c = {
-		.sched.occurrence = 7, .thread = "tree32", .n_args = 2,
+		.thread = "tree32", .n_args = 2,
 		.n_devices = 1, .sched.workers = 2, .sched.deque_capacity = N_NODES,
 		.sched.max_batch = 4,
 	};
@@ -570,7 +582,7 @@ TEST(job_fault_names_the_item)
 		struct loom_arg args[2] = { { LOOM_ARG_MEMREF_I64, 1ULL << 40 },
 					    { LOOM_ARG_I64, 0 } };
 		struct loom_work_device_config c = {
-			.sched.occurrence = 3, .root_payload = 0, .thread = "tree",
+			.root_payload = 0, .thread = "tree",
 			.args = args, .n_args = 2, .devices = devs,
 			.n_devices = n_dev, .sched.workers = 4, .sched.deque_capacity = 8,
 			.sched.max_batch = 2, .flags = LOOM_WORK_DEVICE_TOKEN |
@@ -627,7 +639,7 @@ TEST(fault_deep_in_a_tree_fails_the_run_once)
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		struct loom_device *devs[1] = { d[0].dev };
 		struct loom_work_device_config c = {
-			.sched.occurrence = 5, .root_payload = 0, .thread = "tree",
+			.root_payload = 0, .thread = "tree",
 			.args = d[0].args, .n_args = 2, .devices = devs,
 			.n_devices = 1, .sched.workers = runs[i].workers,
 			.sched.deque_capacity = MAX_NODES, .sched.max_batch = runs[i].batch,
@@ -672,7 +684,7 @@ TEST(collective_token_orders_later_work)
 	struct devctx d;
 	struct loom_device *devs[1];
 	struct loom_work_device_config c = {
-		.sched.occurrence = 1, .root_payload = 0, .thread = "tree",
+		.root_payload = 0, .thread = "tree",
 		.n_args = 2, .n_devices = 1, .sched.workers = 2, .sched.deque_capacity = N_NODES,
 		.sched.max_batch = 4, .flags = LOOM_WORK_DEVICE_TOKEN,
 		.sched.flags = LOOM_SCHED_NO_TRACE,
@@ -701,6 +713,9 @@ TEST(collective_token_orders_later_work)
 	EXPECT_EQ(N_NODES, r.work.items_completed);
 	EXPECT_EQ(0, loom_sched_trace_count(r.work.trace));
 	ASSERT_NE(NULL, r.token);
+	/* the collective token is the domain's dispatch: its occurrence */
+	EXPECT_NE(0, r.work.occurrence);
+	EXPECT_EQ(r.work.occurrence, loom_token_occurrence(r.token));
 	t = r.token;
 	r.token = NULL;
 	loom_work_device_result_free(&r);
@@ -714,6 +729,8 @@ TEST(collective_token_orders_later_work)
 	ASSERT_EQ(0, loom_ring_launch_items(ring, img, "tree", d.args, 2, 1,
 					    loom_bo_va(io), loom_bo_va(io) + 64,
 					    &t, 1, 0, 42, &rt));
+	/* a standalone items launch is a dispatch of its own, minted later */
+	EXPECT_LT(loom_token_occurrence(t), loom_token_occurrence(rt));
 	EXPECT_EQ(0, loom_token_wait(rt, 10 * SEC));
 	ASSERT_EQ(1, loom_ring_reap(ring, &cqe, 1, true));
 	EXPECT_EQ(42, cqe.user_data);
@@ -729,6 +746,7 @@ TEST(collective_token_orders_later_work)
 	ASSERT_EQ(0, loom_launch_items(d.dev, img, "tree", d.args, 2, 2,
 				       loom_bo_va(io), loom_bo_va(io) + 64,
 				       &rt, 1, 0, &it));
+	EXPECT_LT(loom_token_occurrence(rt), loom_token_occurrence(it));
 	ASSERT_EQ(0, loom_token_wait(it, 10 * SEC));
 	ASSERT_EQ(0, loom_token_counters(it, &cnt));
 	EXPECT_EQ(2, cnt.items);
@@ -865,7 +883,7 @@ TEST(items_publish_the_record_they_checked)
 	struct devctx d;
 	struct loom_device *devs[1];
 	struct loom_work_device_config c = {
-		.sched.occurrence = 5, .root_payload = 0, .thread = "tree",
+		.root_payload = 0, .thread = "tree",
 		.n_args = 2, .devices = devs, .n_devices = 1,
 		.sched.workers = 1, .sched.deque_capacity = N_NODES,
 		.sched.max_batch = 4, .flags = LOOM_WORK_DEVICE_ITEMS_ONLY,
