@@ -55,11 +55,13 @@ static void usage(FILE *out)
 		"       loomc --disasm file.lcb\n"
 		"\n"
 		"  --verify-only     parse and verify every '// -----' unit, print diagnostics\n"
-		"  -o out            output file (image: default a.lcb; graph, asm: stdout)\n"
+		"  -o out            output file (image: default a.lcb; graph, asm: stdout);\n"
+		"                    '-o -' writes the image to standard output too\n"
 		"  --emit=KIND       image (default), graph (Graphviz DOT) or asm (listing)\n"
 		"  --fabric WxH      target fabric size (default 4x4)\n"
 		"  --stats           print each thread's mapping statistics\n"
-		"  --disasm          validate and print a program image\n"
+		"  --disasm          validate and print a program image (an error naming the\n"
+		"                    file if it is not one)\n"
 		"  -h, --help        this text\n"
 		"  --version         print loomc's version (the loom project's) and exit\n"
 		"\n"
@@ -208,14 +210,30 @@ static int disasm_file(const char *path)
 		fprintf(stderr, "loomc: error: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	ret = image_disasm(stdout, src.text, src.len) ? 1 : 0;
+	ret = image_disasm(stdout, src.name, src.text, src.len) ? 1 : 0;
 	loom_source_free(&src);
 	return ret;
 }
 
+static bool is_stdout(const char *path)
+{
+	return path && strcmp(path, "-") == 0;
+}
+
+/* Writes the image to @path, or standard output for "-". */
 static int write_file(const char *path, const void *data, size_t size)
 {
-	FILE *f = fopen(path, "wb");
+	FILE *f;
+
+	if (is_stdout(path)) {
+		if (fwrite(data, 1, size, stdout) != size || fflush(stdout)) {
+			fprintf(stderr, "loomc: error: standard output: %s\n",
+				strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
+	f = fopen(path, "wb");
 
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f)) {
 		fprintf(stderr, "loomc: error: %s: %s\n", path, strerror(errno));
@@ -231,7 +249,7 @@ static FILE *text_output(const struct options *o)
 {
 	FILE *f;
 
-	if (!o->output)
+	if (!o->output || is_stdout(o->output))
 		return stdout;
 	f = fopen(o->output, "w");
 	if (!f)
@@ -259,8 +277,8 @@ static int compile_file(const struct options *o)
 			return 1;
 		*(strcmp(emit, "graph") ? &co.listing : &co.dot) = text;
 	}
-	if (o->stats)
-		co.stats = stdout;
+	if (o->stats)	/* not into an image written to stdout */
+		co.stats = !text && is_stdout(o->output) ? stderr : stdout;
 	if (loom_source_read(&src, o->input)) {
 		fprintf(stderr, "loomc: error: %s: %s\n", o->input, strerror(errno));
 		return 1;
