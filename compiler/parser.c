@@ -22,6 +22,11 @@
  * @tok: the current token (never past the TK_EOF)
  * @m: the module being built
  * @depth: current nesting of regions, arrays and types
+ * @func: the function being parsed
+ * @misindented: in @func, the first region whose '}' is not indented like
+ *	the line of its '{' (line 0: none); the likely unclosed one when a
+ *	'}' turns out to be missing
+ * @misindented_end: that region's '}'
  * @fail: where a syntax error jumps to
  */
 struct parser {
@@ -29,6 +34,9 @@ struct parser {
 	const struct token *tok;
 	struct ir_module *m;
 	int depth;
+	const struct ir_func *func;
+	struct loom_loc misindented;
+	struct loom_loc misindented_end;
 	jmp_buf fail;
 };
 
@@ -1236,6 +1244,61 @@ static struct ir_op *operation(struct parser *p, struct ir_region *r)
 	return op;
 }
 
+/*
+ * The column of the first non-blank byte of the line holding @loc, and
+ * whether @loc is that byte.
+ */
+static uint32_t line_indent(struct parser *p, struct loom_loc loc, bool *first)
+{
+	const char *text = p->d->src->text;
+	uint32_t start = loc.offset, i;
+
+	while (start > 0 && text[start - 1] != '\n')
+		start--;
+	for (i = start; i < loc.offset && (text[i] == ' ' || text[i] == '\t'); i++)
+		;
+	*first = i == loc.offset;
+	return i - start + 1;
+}
+
+/* Remembers the first region of the function closed by a misplaced '}'. */
+static void check_indent(struct parser *p, const struct ir_region *r)
+{
+	bool first, unused;
+
+	if (p->misindented.line)
+		return;
+	if (line_indent(p, r->end, &first) != line_indent(p, r->begin, &unused) &&
+	    first) {
+		p->misindented = r->begin;
+		p->misindented_end = r->end;
+	}
+}
+
+/*
+ * A '}' is missing: the unit ended, or a new function starts, inside @r.
+ * The note shows the '{' left open: the one a misindented '}' closed
+ * earlier in the function if there is one, else @r's.
+ */
+static _Noreturn void missing_brace(struct parser *p, const struct ir_region *r)
+{
+	char buf[64];
+
+	if (p->tok->kind == TK_EOF)
+		diag_error(p->d, p->tok->loc, "expected '}', found end of input");
+	else
+		diag_error(p->d, p->tok->loc,
+			   "expected '}', found %s: the body of @%s is not closed",
+			   found(p, buf, sizeof(buf)), p->func->name);
+	if (p->misindented.line)
+		diag_note(p->d, p->misindented,
+			  "this '{' is probably the one left open: the '}' on line %u, indented like an outer block, closes it",
+			  p->misindented_end.line);
+	else
+		diag_note(p->d, r->begin, "to match this '{'");
+	longjmp(p->fail, 1);
+}
+
 /* region = "{" operation* "}" */
 static void region(struct parser *p, struct ir_region *r)
 {
@@ -1244,8 +1307,9 @@ static void region(struct parser *p, struct ir_region *r)
 	while (!at(p, "}")) {
 		struct ir_op *op;
 
-		if (p->tok->kind == TK_EOF)
-			fail_expected(p, "'}'");
+		if (p->tok->kind == TK_EOF || at(p, "func.func") ||
+		    at(p, "dataflow.thread"))
+			missing_brace(p, r);
 		op = operation(p, r);
 		if (r->last)
 			r->last->next = op;
@@ -1255,6 +1319,7 @@ static void region(struct parser *p, struct ir_region *r)
 		r->num_ops++;
 	}
 	r->end = p->tok->loc;
+	check_indent(p, r);
 	advance(p);
 	leave(p);
 }
@@ -1398,6 +1463,8 @@ static struct ir_func *top_op(struct parser *p)
 	struct ir_func *f = alloc(p, sizeof(*f));
 
 	f->kw_loc = p->tok->loc;
+	p->func = f;
+	p->misindented.line = 0;
 	if (consume(p, "dataflow.thread"))
 		thread(p, f);
 	else if (consume(p, "func.func"))
