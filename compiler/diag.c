@@ -243,3 +243,101 @@ void diag_note(struct diag *d, struct loom_loc loc, const char *fmt, ...)
 	report(d, DIAG_NOTE, loc, fmt, ap);
 	va_end(ap);
 }
+
+/* -------------------------------------------------------- did you mean --- */
+
+#define SUGGEST_MAX_LEN	64
+
+/* Same bytes in another order? */
+static bool anagram(const char *a, const char *b, size_t n)
+{
+	int count[256] = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		count[(unsigned char)a[i]]++;
+		count[(unsigned char)b[i]]--;
+	}
+	for (int i = 0; i < 256; i++)
+		if (count[i])
+			return false;
+	return true;
+}
+
+/*
+ * Edit distance (insert, delete, substitute, swap two neighbours) of short
+ * names; an anagram (arith.fadd for arith.addf) counts one less.
+ */
+static unsigned distance(const char *a, size_t n, const char *b, size_t m)
+{
+	unsigned row[3][SUGGEST_MAX_LEN + 1], d;
+
+	for (size_t j = 0; j <= m; j++)
+		row[0][j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		unsigned *cur = row[i % 3], *prev = row[(i - 1) % 3];
+		unsigned *prev2 = row[(i + 1) % 3];	/* row i - 2 */
+
+		cur[0] = i;
+		for (size_t j = 1; j <= m; j++) {
+			unsigned c = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (prev[j] + 1 < c)
+				c = prev[j] + 1;
+			if (cur[j - 1] + 1 < c)
+				c = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < c)
+				c = prev2[j - 2] + 1;
+			cur[j] = c;
+		}
+	}
+	d = row[n % 3][m];
+	if (d > 1 && n == m && anagram(a, b, n))
+		d--;
+	return d;
+}
+
+void diag_suggest_init(struct diag_suggest *s, const char *want, size_t len)
+{
+	memset(s, 0, sizeof(*s));
+	s->want = want;
+	s->len = len;
+	s->dist = ~0u;
+}
+
+void diag_suggest_add(struct diag_suggest *s, const char *name)
+{
+	size_t m = strlen(name);
+	unsigned d;
+
+	if (s->len > SUGGEST_MAX_LEN || m > SUGGEST_MAX_LEN ||
+	    m + 2 < s->len || s->len + 2 < m ||
+	    (m == s->len && !memcmp(name, s->want, m)))
+		return;
+	d = distance(s->want, s->len, name, m);
+	if (d > s->dist)
+		return;
+	if (d < s->dist) {
+		s->dist = d;
+		s->num = 0;
+	}
+	for (int i = 0; i < s->num && i < 2; i++)
+		if (!strcmp(s->best[i], name))
+			return;
+	if (s->num < 2)
+		s->best[s->num] = name;
+	s->num++;
+}
+
+const char *diag_suggest_str(const struct diag_suggest *s, const char *sigil,
+			     char *buf, size_t size)
+{
+	if (!s->num || s->num > 2 || s->dist > 2 || 3 * s->dist > s->len + 1)
+		return "";
+	if (s->num == 1)
+		snprintf(buf, size, "; did you mean '%s%s'?", sigil, s->best[0]);
+	else
+		snprintf(buf, size, "; did you mean '%s%s' or '%s%s'?", sigil,
+			 s->best[0], sigil, s->best[1]);
+	return buf;
+}

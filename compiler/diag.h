@@ -113,6 +113,35 @@ void diag_warning(struct diag *d, struct loom_loc loc, const char *fmt, ...)
 void diag_note(struct diag *d, struct loom_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/**
+ * struct diag_suggest - "did you mean": the candidates closest to a name
+ * @want: the unknown name
+ * @len: its length
+ * @best: the closest candidates so far (at most two at one distance)
+ * @num: how many are at that distance (more than two: no suggestion)
+ * @dist: that distance (edit distance; an anagram counts one less)
+ */
+struct diag_suggest {
+	const char *want;
+	size_t len;
+	const char *best[2];
+	int num;
+	unsigned dist;
+};
+
+void diag_suggest_init(struct diag_suggest *s, const char *want, size_t len);
+
+/* Considers candidate @name (NUL-terminated). */
+void diag_suggest_add(struct diag_suggest *s, const char *name);
+
+/*
+ * "; did you mean '<sigil>x'?" (or "'x' or 'y'") when a candidate is close
+ * (at most 2 edits, and at most a third of the name's length), else "".
+ * Writes into @buf.
+ */
+const char *diag_suggest_str(const struct diag_suggest *s, const char *sigil,
+			     char *buf, size_t size);
+
 /* The name GCC prints for @kind: "error", "warning", "note". */
 const char *diag_kind_name(enum diag_kind kind);
 

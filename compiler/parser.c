@@ -313,13 +313,18 @@ static const struct ir_type *dialect_type(struct parser *p)
 	if (tok_is(t, "!dataflow.thread_token"))
 		return &ir_token;
 	if (!tok_is(t, "!dataflow.channel"))
-		fail_at(p, t->loc, "unknown type '%.*s'",
-			(int)(t->len > 40 ? 40 : t->len), t->text);
+		fail_at(p, t->loc, "unknown type '%.*s' (the dialect types are %s)",
+			(int)(t->len > 40 ? 40 : t->len), t->text,
+			"!dataflow.thread_token and !dataflow.channel<T>");
 	expect(p, "<");
 	elem = type(p);
 	expect(p, ">");
 	return new_type(p, IR_TYPE_CHANNEL, 0, elem);
 }
+
+/* What loomc supports, for the diagnostics. */
+#define SUPPORTED_TYPES \
+	"i1, i32, i64, index, f32, none, memref<?xT>, !dataflow.thread_token, !dataflow.channel<T>"
 
 /* Does the identifier look like a type we do not support (i8, f32)? */
 static bool looks_like_type(const struct token *t)
@@ -353,12 +358,15 @@ static const struct ir_type *type(struct parser *p)
 	} else if (t->kind == TK_IDENT && (ty = scalar_named(t->text, t->len))) {
 		advance(p);
 	} else if (t->kind == TK_IDENT && looks_like_type(t)) {
-		diag_error(p->d, t->loc, "unsupported type '%.*s'",
-			   (int)t->len, t->text);
+		diag_error(p->d, t->loc, "unsupported type '%.*s' (the types are %s)",
+			   (int)t->len, t->text, SUPPORTED_TYPES);
 		ty = unsupported_type(p, t->text, t->len);
 		advance(p);
 	} else {
-		fail_expected(p, "a type");
+		char buf[64];
+
+		fail_at(p, t->loc, "expected a type, found %s (one of %s)",
+			found(p, buf, sizeof(buf)), SUPPORTED_TYPES);
 	}
 	leave(p);
 	return ty;
@@ -783,8 +791,9 @@ static enum ir_pred predicate(struct parser *p)
 	for (int i = 0; i < IR_PRED_COUNT; i++)
 		if (tok_is(t, ir_pred_name[i]))
 			return (enum ir_pred)i;
-	fail_at(p, t->loc, "unknown predicate '%.*s'",
-		(int)(t->len > 40 ? 40 : t->len), t->text);
+	fail_at(p, t->loc, "unknown predicate '%.*s' (one of %s)",
+		(int)(t->len > 40 ? 40 : t->len), t->text,
+		"eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge");
 }
 
 /* fpredicate = "false" | "oeq" | "ogt" | ... | "uno" | "true" */
@@ -795,8 +804,9 @@ static enum ir_fpred fpredicate(struct parser *p)
 	for (int i = 0; i < IR_FPRED_COUNT; i++)
 		if (tok_is(t, ir_fpred_name[i]))
 			return (enum ir_fpred)i;
-	fail_at(p, t->loc, "unknown predicate '%.*s'",
-		(int)(t->len > 40 ? 40 : t->len), t->text);
+	fail_at(p, t->loc, "unknown predicate '%.*s' (one of %s)",
+		(int)(t->len > 40 ? 40 : t->len), t->text,
+		"false, oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno, true");
 }
 
 /* cmpf = fpredicate "," VALUE "," VALUE attr_dict? ":" type */
@@ -1233,9 +1243,17 @@ static struct ir_op *operation(struct parser *p, struct ir_region *r)
 	if (t->kind != TK_IDENT)
 		fail_expected(p, "an operation");
 	op->code = ir_op_lookup(t->text, t->len);
-	if (op->code == IR_OP_COUNT)
-		fail_at(p, t->loc, "unknown operation '%.*s'",
-			(int)(t->len > 60 ? 60 : t->len), t->text);
+	if (op->code == IR_OP_COUNT) {
+		struct diag_suggest sg;
+		char buf[128];
+
+		diag_suggest_init(&sg, t->text, t->len);
+		for (int i = 0; i < IR_OP_COUNT; i++)
+			diag_suggest_add(&sg, ir_opinfo[i].name);
+		fail_at(p, t->loc, "unknown operation '%.*s'%s",
+			(int)(t->len > 60 ? 60 : t->len), t->text,
+			diag_suggest_str(&sg, "", buf, sizeof(buf)));
+	}
 	op->loc = t->loc;
 	op->region = r;
 	advance(p);

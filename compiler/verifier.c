@@ -146,8 +146,15 @@ static bool resolve(struct verifier *v, struct ir_op *op)
 
 		u->value = lookup(v, u->name);
 		if (!u->value) {
-			diag_error(v->d, u->loc, "use of undefined value '%%%s'",
-				   u->name);
+			struct diag_suggest sg;
+			char buf[160];
+
+			diag_suggest_init(&sg, u->name, strlen(u->name));
+			for (int k = 0; k < v->num_names; k++)
+				diag_suggest_add(&sg, v->names[k].name);
+			diag_error(v->d, u->loc, "use of undefined value '%%%s'%s",
+				   u->name,
+				   diag_suggest_str(&sg, "%", buf, sizeof(buf)));
 			ok = false;
 		}
 	}
@@ -898,8 +905,15 @@ static void check_launch(struct verifier *v, struct ir_op *op)
 	check_launch_result(v, op);
 	check_tokens(v, op, ir_launch_waits(op), op->num_waits, false);
 	if (!t) {
-		diag_error(v->d, op->callee_loc, "launch of unknown thread @%s",
-			   op->callee);
+		struct diag_suggest sg;
+		char buf[160];
+
+		diag_suggest_init(&sg, op->callee, strlen(op->callee));
+		for (struct ir_func *f = v->m->funcs; f; f = f->next)
+			if (f->is_thread)
+				diag_suggest_add(&sg, f->name);
+		diag_error(v->d, op->callee_loc, "launch of unknown thread @%s%s",
+			   op->callee, diag_suggest_str(&sg, "@", buf, sizeof(buf)));
 		return;
 	}
 	if (!t->is_thread) {
