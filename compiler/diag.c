@@ -109,6 +109,7 @@ void diag_free(struct diag *d)
 	free(d->recs);
 	d->recs = NULL;
 	d->num_recs = d->cap_recs = 0;
+	diag_release_warnings(d, false);
 }
 
 const char *diag_kind_name(enum diag_kind kind)
@@ -121,28 +122,35 @@ const char *diag_kind_name(enum diag_kind kind)
 	return "?";
 }
 
-/* Keeps a copy of the diagnostic; silently drops it when memory runs out. */
-static void record(struct diag *d, enum diag_kind kind, struct loom_loc loc,
-		   const char *msg)
+/* Appends a copy to @recs; silently drops it when memory runs out. */
+static void append(struct diag_record **recs, size_t *num, size_t *cap,
+		   enum diag_kind kind, struct loom_loc loc, const char *msg)
 {
 	struct diag_record *r;
 
-	if (d->num_recs == d->cap_recs) {
-		size_t cap = d->cap_recs ? d->cap_recs * 2 : 16;
+	if (*num == *cap) {
+		size_t n = *cap ? *cap * 2 : 16;
 
-		r = realloc(d->recs, cap * sizeof(*r));
+		r = realloc(*recs, n * sizeof(*r));
 		if (!r)
 			return;
-		d->recs = r;
-		d->cap_recs = cap;
+		*recs = r;
+		*cap = n;
 	}
-	r = &d->recs[d->num_recs];
+	r = &(*recs)[*num];
 	r->msg = strdup(msg);
 	if (!r->msg)
 		return;
 	r->kind = kind;
 	r->loc = loc;
-	d->num_recs++;
+	(*num)++;
+}
+
+/* Keeps a copy of the diagnostic. */
+static void record(struct diag *d, enum diag_kind kind, struct loom_loc loc,
+		   const char *msg)
+{
+	append(&d->recs, &d->num_recs, &d->cap_recs, kind, loc, msg);
 }
 
 /* Prints the line holding @loc, then the caret line under it. */
@@ -181,6 +189,7 @@ static void report(struct diag *d, enum diag_kind kind, struct loom_loc loc,
 		   const char *fmt, va_list ap)
 {
 	char small[512], *msg = small;
+	const char *suffix = "";
 	va_list ap2;
 	int n;
 
@@ -195,6 +204,14 @@ static void report(struct diag *d, enum diag_kind kind, struct loom_loc loc,
 	}
 	va_end(ap2);
 
+	if (kind == DIAG_WARNING && d->hold) {
+		append(&d->held, &d->num_held, &d->cap_held, kind, loc, msg);
+		goto out;
+	}
+	if (kind == DIAG_WARNING && d->werror) {
+		kind = DIAG_ERROR;
+		suffix = " [-Werror]";
+	}
 	if (kind == DIAG_ERROR)
 		d->errors++;
 	else if (kind == DIAG_WARNING)
@@ -205,16 +222,36 @@ static void report(struct diag *d, enum diag_kind kind, struct loom_loc loc,
 		record(d, kind, loc, msg);
 	if (d->out) {
 		if (loc.line)
-			fprintf(d->out, "%s:%u:%u: %s: %s\n", d->src->name,
-				loc.line, loc.col, diag_kind_name(kind), msg);
+			fprintf(d->out, "%s:%u:%u: %s: %s%s\n", d->src->name,
+				loc.line, loc.col, diag_kind_name(kind), msg,
+				suffix);
 		else
-			fprintf(d->out, "%s: %s: %s\n", d->src->name,
-				diag_kind_name(kind), msg);
+			fprintf(d->out, "%s: %s: %s%s\n", d->src->name,
+				diag_kind_name(kind), msg, suffix);
 		if (loc.line)
 			print_source_line(d, loc);
 	}
+out:
 	if (msg != small)
 		free(msg);
+}
+
+void diag_hold_warnings(struct diag *d)
+{
+	d->hold = true;
+}
+
+void diag_release_warnings(struct diag *d, bool report)
+{
+	d->hold = false;
+	for (size_t i = 0; i < d->num_held; i++) {
+		if (report)
+			diag_warning(d, d->held[i].loc, "%s", d->held[i].msg);
+		free(d->held[i].msg);
+	}
+	free(d->held);
+	d->held = NULL;
+	d->num_held = d->cap_held = 0;
 }
 
 void diag_error(struct diag *d, struct loom_loc loc, const char *fmt, ...)

@@ -83,6 +83,11 @@ struct diag_record {
  * @src: the file the locations refer to
  * @out: printed there when non-NULL
  * @record: keep every diagnostic in @recs
+ * @werror: report warnings as errors ("... [-Werror]")
+ * @hold: warnings wait in @held until diag_release_warnings()
+ * @held: those warnings
+ * @num_held: how many
+ * @cap_held: allocated entries
  * @recs: the recorded diagnostics, in order
  * @num_recs: how many
  * @cap_recs: allocated entries
@@ -94,6 +99,11 @@ struct diag {
 	const struct loom_source *src;
 	FILE *out;
 	bool record;
+	bool werror;
+	bool hold;
+	struct diag_record *held;
+	size_t num_held;
+	size_t cap_held;
 	struct diag_record *recs;
 	size_t num_recs;
 	size_t cap_recs;
@@ -141,6 +151,13 @@ void diag_suggest_add(struct diag_suggest *s, const char *name);
  */
 const char *diag_suggest_str(const struct diag_suggest *s, const char *sigil,
 			     char *buf, size_t size);
+
+/*
+ * Warnings are a file's without errors: loomc holds them back while it
+ * verifies and compiles, then reports them (@report) or drops them.
+ */
+void diag_hold_warnings(struct diag *d);
+void diag_release_warnings(struct diag *d, bool report);
 
 /* The name GCC prints for @kind: "error", "warning", "note". */
 const char *diag_kind_name(enum diag_kind kind);

@@ -3,7 +3,7 @@
  * loomc: the loom offline compiler driver.
  *
  *   loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]
- *         [--stats] [--help] [--version] file.loom
+ *         [--stats] [-Werror] [--help] [--version] file.loom
  *   loomc --disasm file.lcb
  *
  * --verify-only lexes, parses and verifies every "// -----" unit of the
@@ -35,10 +35,12 @@
  * @fabric: --fabric
  * @stats: --stats
  * @disasm: --disasm
+ * @werror: -Werror
  * @input: the source file
  */
 struct options {
 	bool verify_only;
+	bool werror;
 	bool stats;
 	bool disasm;
 	const char *output;
@@ -51,7 +53,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]\n"
-		"             [--stats] [--help] [--version] file.loom\n"
+		"             [--stats] [-Werror] [--help] [--version] file.loom\n"
 		"       loomc --disasm file.lcb\n"
 		"\n"
 		"  --verify-only     parse and verify every '// -----' unit, print diagnostics\n"
@@ -60,6 +62,7 @@ static void usage(FILE *out)
 		"  --emit=KIND       image (default), graph (Graphviz DOT) or asm (listing)\n"
 		"  --fabric WxH      target fabric size (default 4x4)\n"
 		"  --stats           print each thread's mapping statistics\n"
+		"  -Werror           make every warning an error\n"
 		"  --disasm          validate and print a program image (an error naming the\n"
 		"                    file if it is not one)\n"
 		"  -h, --help        this text\n"
@@ -145,6 +148,10 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
 		o->stats = true;
 		return -1;
 	}
+	if (strcmp(a, "-Werror") == 0) {
+		o->werror = true;
+		return -1;
+	}
 	if (strcmp(a, "--disasm") == 0) {
 		o->disasm = true;
 		return -1;
@@ -181,8 +188,22 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return -1;
 }
 
-static int verify_file(const char *path)
+/* "N warnings and N errors generated.", as clang counts them. */
+static void print_summary(const struct diag *d)
 {
+	if (d->warnings)
+		fprintf(stderr, "%u warning%s%s", d->warnings,
+			d->warnings == 1 ? "" : "s", d->errors ? " and " : "");
+	if (d->errors)
+		fprintf(stderr, "%u error%s", d->errors,
+			d->errors == 1 ? "" : "s");
+	if (d->warnings || d->errors)
+		fprintf(stderr, " generated.\n");
+}
+
+static int verify_file(const struct options *o)
+{
+	const char *path = o->input;
 	struct loom_source src;
 	struct diag d;
 	unsigned errors;
@@ -192,10 +213,9 @@ static int verify_file(const char *path)
 		return 1;
 	}
 	diag_init(&d, &src, stderr, false);
+	d.werror = o->werror;
 	errors = verify_source(&d, NULL, NULL);
-	if (errors)
-		fprintf(stderr, "%u error%s generated.\n", errors,
-			errors == 1 ? "" : "s");
+	print_summary(&d);
 	diag_free(&d);
 	loom_source_free(&src);
 	return errors ? 1 : 0;
@@ -284,11 +304,11 @@ static int compile_file(const struct options *o)
 		return 1;
 	}
 	diag_init(&d, &src, stderr, false);
+	d.werror = o->werror;
 	image_init(&img, co.width, co.height);
 	errors = compile_source(&d, &co, &img);
+	print_summary(&d);
 	if (errors) {
-		fprintf(stderr, "%u error%s generated.\n", errors,
-			errors == 1 ? "" : "s");
 		ret = 1;
 	} else if (!text) {
 		void *data;
@@ -316,6 +336,6 @@ int main(int argc, char **argv)
 	if (o.disasm)
 		return disasm_file(o.input);
 	if (o.verify_only)
-		return verify_file(o.input);
+		return verify_file(&o);
 	return compile_file(&o);
 }
