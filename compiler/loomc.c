@@ -2,12 +2,13 @@
 /*
  * loomc: the loom offline compiler driver.
  *
- *   loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]
+ *   loomc [--verify-only|--check] [-o out] [--emit=graph|asm|image] [--fabric WxH]
  *         [--stats] [-Werror] [--help] [--version] file.loom
  *   loomc --disasm file.lcb
  *
  * --verify-only lexes, parses and verifies every "// -----" unit of the
- * file and prints GCC-style diagnostics.  Otherwise every thread is
+ * file and prints GCC-style diagnostics; --check goes on to lower, place
+ * and route (everything but writing the output).  Otherwise every thread is
  * lowered, placed and routed and the program image written (-o, default
  * a.lcb), or its graphs (DOT) or configuration listing printed.
  * --disasm validates and prints an image.
@@ -30,6 +31,7 @@
 /**
  * struct options - the command line
  * @verify_only: --verify-only
+ * @check: --check
  * @output: -o
  * @emit: --emit=
  * @fabric: --fabric
@@ -40,6 +42,7 @@
  */
 struct options {
 	bool verify_only;
+	bool check;
 	bool werror;
 	bool stats;
 	bool disasm;
@@ -52,11 +55,13 @@ struct options {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]\n"
+		"usage: loomc [--verify-only|--check] [-o out] [--emit=graph|asm|image] [--fabric WxH]\n"
 		"             [--stats] [-Werror] [--help] [--version] file.loom\n"
 		"       loomc --disasm file.lcb\n"
 		"\n"
 		"  --verify-only     parse and verify every '// -----' unit, print diagnostics\n"
+		"  --check           also lower, place and route every thread (everything but\n"
+		"                    writing the output): a program it accepts compiles\n"
 		"  -o out            output file (image: default a.lcb; graph, asm: stdout);\n"
 		"                    '-o -' writes the image to standard output too\n"
 		"  --emit=KIND       image (default), graph (Graphviz DOT) or asm (listing)\n"
@@ -146,6 +151,10 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
 	}
 	if (strcmp(a, "--stats") == 0) {
 		o->stats = true;
+		return -1;
+	}
+	if (strcmp(a, "--check") == 0) {
+		o->check = true;
 		return -1;
 	}
 	if (strcmp(a, "-Werror") == 0) {
@@ -291,7 +300,7 @@ static int compile_file(const struct options *o)
 
 	if (o->fabric)
 		sscanf(o->fabric, "%ux%u", &co.width, &co.height);
-	if (strcmp(emit, "image")) {
+	if (strcmp(emit, "image") && !o->check) {
 		text = text_output(o);
 		if (!text)
 			return 1;
@@ -310,7 +319,7 @@ static int compile_file(const struct options *o)
 	print_summary(&d);
 	if (errors) {
 		ret = 1;
-	} else if (!text) {
+	} else if (!text && !o->check) {
 		void *data;
 		size_t size;
 
