@@ -83,6 +83,11 @@ struct diag_record {
  * @src: the file the locations refer to
  * @out: printed there when non-NULL
  * @record: keep every diagnostic in @recs
+ * @werror: report warnings as errors ("... [-Werror]")
+ * @hold: warnings wait in @held until diag_release_warnings()
+ * @held: those warnings
+ * @num_held: how many
+ * @cap_held: allocated entries
  * @recs: the recorded diagnostics, in order
  * @num_recs: how many
  * @cap_recs: allocated entries
@@ -94,6 +99,11 @@ struct diag {
 	const struct loom_source *src;
 	FILE *out;
 	bool record;
+	bool werror;
+	bool hold;
+	struct diag_record *held;
+	size_t num_held;
+	size_t cap_held;
 	struct diag_record *recs;
 	size_t num_recs;
 	size_t cap_recs;
@@ -112,6 +122,42 @@ void diag_warning(struct diag *d, struct loom_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void diag_note(struct diag *d, struct loom_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/**
+ * struct diag_suggest - "did you mean": the candidates closest to a name
+ * @want: the unknown name
+ * @len: its length
+ * @best: the closest candidates so far (at most two at one distance)
+ * @num: how many are at that distance (more than two: no suggestion)
+ * @dist: that distance (edit distance; an anagram counts one less)
+ */
+struct diag_suggest {
+	const char *want;
+	size_t len;
+	const char *best[2];
+	int num;
+	unsigned dist;
+};
+
+void diag_suggest_init(struct diag_suggest *s, const char *want, size_t len);
+
+/* Considers candidate @name (NUL-terminated). */
+void diag_suggest_add(struct diag_suggest *s, const char *name);
+
+/*
+ * "; did you mean '<sigil>x'?" (or "'x' or 'y'") when a candidate is close
+ * (at most 2 edits, and at most a third of the name's length), else "".
+ * Writes into @buf.
+ */
+const char *diag_suggest_str(const struct diag_suggest *s, const char *sigil,
+			     char *buf, size_t size);
+
+/*
+ * Warnings are a file's without errors: loomc holds them back while it
+ * verifies and compiles, then reports them (@report) or drops them.
+ */
+void diag_hold_warnings(struct diag *d);
+void diag_release_warnings(struct diag *d, bool report);
 
 /* The name GCC prints for @kind: "error", "warning", "note". */
 const char *diag_kind_name(enum diag_kind kind);

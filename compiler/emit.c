@@ -190,14 +190,37 @@ static void print_host(FILE *out, const struct loom_image_view *v)
 	}
 }
 
-int image_disasm(FILE *out, const void *data, size_t size)
+/* Does @data start like loom source text (a comment or a top-level op)? */
+static bool looks_like_source(const char *data, size_t size)
+{
+	static const char *const starts[] = { "//", "dataflow.thread", "func.func" };
+	size_t i = 0;
+
+	while (i < size && (data[i] == ' ' || data[i] == '\t' ||
+			    data[i] == '\n' || data[i] == '\r'))
+		i++;
+	for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++)
+		if (size - i >= strlen(starts[k]) &&
+		    !memcmp(data + i, starts[k], strlen(starts[k])))
+			return true;
+	return false;
+}
+
+int image_disasm(FILE *out, const char *name, const void *data, size_t size)
 {
 	struct loom_image_view v;
 	char err[160];
 
+	if (size < 4 || memcmp(data, "\177ELF", 4)) {
+		fprintf(stderr, "loomc: error: %s: not a program image (no ELF header)%s\n",
+			name, looks_like_source(data, size) ?
+			"; it looks like loom source: compile it with loomc first" : "");
+		return -1;
+	}
 	if (loom_view_open(&v, data, size, err, sizeof(err)) ||
 	    (v.sec[LOOM_SEC_HOST] && loom_view_check_host(&v, err, sizeof(err)))) {
-		fprintf(stderr, "loomc: error: invalid image: %s\n", err);
+		fprintf(stderr, "loomc: error: %s: invalid program image: %s\n",
+			name, err);
 		return -1;
 	}
 	fprintf(out, "image: %u thread%s, fabric %ux%u\n", v.info.num_threads,
@@ -209,7 +232,8 @@ int image_disasm(FILE *out, const void *data, size_t size)
 		print_signature(out, &v, &t);
 		if (print_config(out, v.sec[LOOM_SEC_CONFIGS] + t.config_offset,
 				 t.config_size)) {
-			fprintf(stderr, "loomc: error: invalid image: thread %u: bad configuration\n", i);
+			fprintf(stderr, "loomc: error: %s: invalid program image: thread %u: bad configuration\n",
+				name, i);
 			return -1;
 		}
 		print_template(out, &v, &t);

@@ -59,7 +59,10 @@ void image_add_thread(struct image_builder *b, const struct ir_func *f,
 /* The ELF file; *@data is malloc'd, free() it. */
 void image_write(const struct image_builder *b, void **data, size_t *size);
 
-/* Prints the image readably (loomc --disasm); -1 if it is invalid. */
-int image_disasm(FILE *out, const void *data, size_t size);
+/*
+ * Prints the image readably (loomc --disasm).  Returns -1 if it is not a
+ * valid image, after saying why on stderr, naming the file @name.
+ */
+int image_disasm(FILE *out, const char *name, const void *data, size_t size);
 
 #endif /* LOOMC_EMIT_H */

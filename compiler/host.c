@@ -271,8 +271,16 @@ static void launch(struct hc *c, struct ir_op *op)
 	int t = thread_index(c, op->callee);
 	uint32_t at = c->h->num_list;
 
-	if (t < 0)
-		return error(c, op, "its thread was not compiled");
+	/*
+	 * The verifier found the callee, a thread of this unit, and every
+	 * thread is compiled before the host functions: it is missing only
+	 * when it failed, and that error is already reported.  No second
+	 * diagnostic for one mistake.
+	 */
+	if (t < 0) {
+		c->errors++;
+		return;
+	}
 	list(c, t);
 	list(c, op->num_args);
 	for (int i = 0; i < op->num_args; i++)

@@ -375,6 +375,7 @@ struct ir_func;
  * @const_val: that value, sign-extended from the type's width (f32: its
  *	bits sign-extended from 32; i1 true is
  *	-1)
+ * @used: set by the verifier: an operand refers to it
  */
 struct ir_value {
 	const char *name;
@@ -385,6 +386,7 @@ struct ir_value {
 	int index;
 	bool is_const;
 	int64_t const_val;
+	bool used;
 };
 
 /**

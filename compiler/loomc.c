@@ -2,12 +2,13 @@
 /*
  * loomc: the loom offline compiler driver.
  *
- *   loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]
- *         [--stats] [--help] [--version] file.loom
+ *   loomc [--verify-only|--check] [-o out] [--emit=graph|asm|image] [--fabric WxH]
+ *         [--stats] [-Werror] [--help] [--version] file.loom
  *   loomc --disasm file.lcb
  *
  * --verify-only lexes, parses and verifies every "// -----" unit of the
- * file and prints GCC-style diagnostics.  Otherwise every thread is
+ * file and prints GCC-style diagnostics; --check goes on to lower, place
+ * and route (everything but writing the output).  Otherwise every thread is
  * lowered, placed and routed and the program image written (-o, default
  * a.lcb), or its graphs (DOT) or configuration listing printed.
  * --disasm validates and prints an image.
@@ -30,15 +31,19 @@
 /**
  * struct options - the command line
  * @verify_only: --verify-only
+ * @check: --check
  * @output: -o
  * @emit: --emit=
  * @fabric: --fabric
  * @stats: --stats
  * @disasm: --disasm
+ * @werror: -Werror
  * @input: the source file
  */
 struct options {
 	bool verify_only;
+	bool check;
+	bool werror;
 	bool stats;
 	bool disasm;
 	const char *output;
@@ -50,16 +55,21 @@ struct options {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: loomc [--verify-only] [-o out] [--emit=graph|asm|image] [--fabric WxH]\n"
-		"             [--stats] [--help] [--version] file.loom\n"
+		"usage: loomc [--verify-only|--check] [-o out] [--emit=graph|asm|image] [--fabric WxH]\n"
+		"             [--stats] [-Werror] [--help] [--version] file.loom\n"
 		"       loomc --disasm file.lcb\n"
 		"\n"
 		"  --verify-only     parse and verify every '// -----' unit, print diagnostics\n"
-		"  -o out            output file (image: default a.lcb; graph, asm: stdout)\n"
+		"  --check           also lower, place and route every thread (everything but\n"
+		"                    writing the output): a program it accepts compiles\n"
+		"  -o out            output file (image: default a.lcb; graph, asm: stdout);\n"
+		"                    '-o -' writes the image to standard output too\n"
 		"  --emit=KIND       image (default), graph (Graphviz DOT) or asm (listing)\n"
 		"  --fabric WxH      target fabric size (default 4x4)\n"
 		"  --stats           print each thread's mapping statistics\n"
-		"  --disasm          validate and print a program image\n"
+		"  -Werror           make every warning an error\n"
+		"  --disasm          validate and print a program image (an error naming the\n"
+		"                    file if it is not one)\n"
 		"  -h, --help        this text\n"
 		"  --version         print loomc's version (the loom project's) and exit\n"
 		"\n"
@@ -143,6 +153,14 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
 		o->stats = true;
 		return -1;
 	}
+	if (strcmp(a, "--check") == 0) {
+		o->check = true;
+		return -1;
+	}
+	if (strcmp(a, "-Werror") == 0) {
+		o->werror = true;
+		return -1;
+	}
 	if (strcmp(a, "--disasm") == 0) {
 		o->disasm = true;
 		return -1;
@@ -179,8 +197,22 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return -1;
 }
 
-static int verify_file(const char *path)
+/* "N warnings and N errors generated.", as clang counts them. */
+static void print_summary(const struct diag *d)
 {
+	if (d->warnings)
+		fprintf(stderr, "%u warning%s%s", d->warnings,
+			d->warnings == 1 ? "" : "s", d->errors ? " and " : "");
+	if (d->errors)
+		fprintf(stderr, "%u error%s", d->errors,
+			d->errors == 1 ? "" : "s");
+	if (d->warnings || d->errors)
+		fprintf(stderr, " generated.\n");
+}
+
+static int verify_file(const struct options *o)
+{
+	const char *path = o->input;
 	struct loom_source src;
 	struct diag d;
 	unsigned errors;
@@ -190,10 +222,9 @@ static int verify_file(const char *path)
 		return 1;
 	}
 	diag_init(&d, &src, stderr, false);
+	d.werror = o->werror;
 	errors = verify_source(&d, NULL, NULL);
-	if (errors)
-		fprintf(stderr, "%u error%s generated.\n", errors,
-			errors == 1 ? "" : "s");
+	print_summary(&d);
 	diag_free(&d);
 	loom_source_free(&src);
 	return errors ? 1 : 0;
@@ -208,14 +239,30 @@ static int disasm_file(const char *path)
 		fprintf(stderr, "loomc: error: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	ret = image_disasm(stdout, src.text, src.len) ? 1 : 0;
+	ret = image_disasm(stdout, src.name, src.text, src.len) ? 1 : 0;
 	loom_source_free(&src);
 	return ret;
 }
 
+static bool is_stdout(const char *path)
+{
+	return path && strcmp(path, "-") == 0;
+}
+
+/* Writes the image to @path, or standard output for "-". */
 static int write_file(const char *path, const void *data, size_t size)
 {
-	FILE *f = fopen(path, "wb");
+	FILE *f;
+
+	if (is_stdout(path)) {
+		if (fwrite(data, 1, size, stdout) != size || fflush(stdout)) {
+			fprintf(stderr, "loomc: error: standard output: %s\n",
+				strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
+	f = fopen(path, "wb");
 
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f)) {
 		fprintf(stderr, "loomc: error: %s: %s\n", path, strerror(errno));
@@ -231,7 +278,7 @@ static FILE *text_output(const struct options *o)
 {
 	FILE *f;
 
-	if (!o->output)
+	if (!o->output || is_stdout(o->output))
 		return stdout;
 	f = fopen(o->output, "w");
 	if (!f)
@@ -253,26 +300,26 @@ static int compile_file(const struct options *o)
 
 	if (o->fabric)
 		sscanf(o->fabric, "%ux%u", &co.width, &co.height);
-	if (strcmp(emit, "image")) {
+	if (strcmp(emit, "image") && !o->check) {
 		text = text_output(o);
 		if (!text)
 			return 1;
 		*(strcmp(emit, "graph") ? &co.listing : &co.dot) = text;
 	}
-	if (o->stats)
-		co.stats = stdout;
+	if (o->stats)	/* not into an image written to stdout */
+		co.stats = !text && is_stdout(o->output) ? stderr : stdout;
 	if (loom_source_read(&src, o->input)) {
 		fprintf(stderr, "loomc: error: %s: %s\n", o->input, strerror(errno));
 		return 1;
 	}
 	diag_init(&d, &src, stderr, false);
+	d.werror = o->werror;
 	image_init(&img, co.width, co.height);
 	errors = compile_source(&d, &co, &img);
+	print_summary(&d);
 	if (errors) {
-		fprintf(stderr, "%u error%s generated.\n", errors,
-			errors == 1 ? "" : "s");
 		ret = 1;
-	} else if (!text) {
+	} else if (!text && !o->check) {
 		void *data;
 		size_t size;
 
@@ -298,6 +345,6 @@ int main(int argc, char **argv)
 	if (o.disasm)
 		return disasm_file(o.input);
 	if (o.verify_only)
-		return verify_file(o.input);
+		return verify_file(&o);
 	return compile_file(&o);
 }

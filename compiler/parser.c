@@ -22,6 +22,11 @@
  * @tok: the current token (never past the TK_EOF)
  * @m: the module being built
  * @depth: current nesting of regions, arrays and types
+ * @func: the function being parsed
+ * @misindented: in @func, the first region whose '}' is not indented like
+ *	the line of its '{' (line 0: none); the likely unclosed one when a
+ *	'}' turns out to be missing
+ * @misindented_end: that region's '}'
  * @fail: where a syntax error jumps to
  */
 struct parser {
@@ -29,6 +34,9 @@ struct parser {
 	const struct token *tok;
 	struct ir_module *m;
 	int depth;
+	const struct ir_func *func;
+	struct loom_loc misindented;
+	struct loom_loc misindented_end;
 	jmp_buf fail;
 };
 
@@ -305,13 +313,18 @@ static const struct ir_type *dialect_type(struct parser *p)
 	if (tok_is(t, "!dataflow.thread_token"))
 		return &ir_token;
 	if (!tok_is(t, "!dataflow.channel"))
-		fail_at(p, t->loc, "unknown type '%.*s'",
-			(int)(t->len > 40 ? 40 : t->len), t->text);
+		fail_at(p, t->loc, "unknown type '%.*s' (the dialect types are %s)",
+			(int)(t->len > 40 ? 40 : t->len), t->text,
+			"!dataflow.thread_token and !dataflow.channel<T>");
 	expect(p, "<");
 	elem = type(p);
 	expect(p, ">");
 	return new_type(p, IR_TYPE_CHANNEL, 0, elem);
 }
+
+/* What loomc supports, for the diagnostics. */
+#define SUPPORTED_TYPES \
+	"i1, i32, i64, index, f32, none, memref<?xT>, !dataflow.thread_token, !dataflow.channel<T>"
 
 /* Does the identifier look like a type we do not support (i8, f32)? */
 static bool looks_like_type(const struct token *t)
@@ -345,12 +358,15 @@ static const struct ir_type *type(struct parser *p)
 	} else if (t->kind == TK_IDENT && (ty = scalar_named(t->text, t->len))) {
 		advance(p);
 	} else if (t->kind == TK_IDENT && looks_like_type(t)) {
-		diag_error(p->d, t->loc, "unsupported type '%.*s'",
-			   (int)t->len, t->text);
+		diag_error(p->d, t->loc, "unsupported type '%.*s' (the types are %s)",
+			   (int)t->len, t->text, SUPPORTED_TYPES);
 		ty = unsupported_type(p, t->text, t->len);
 		advance(p);
 	} else {
-		fail_expected(p, "a type");
+		char buf[64];
+
+		fail_at(p, t->loc, "expected a type, found %s (one of %s)",
+			found(p, buf, sizeof(buf)), SUPPORTED_TYPES);
 	}
 	leave(p);
 	return ty;
@@ -775,8 +791,9 @@ static enum ir_pred predicate(struct parser *p)
 	for (int i = 0; i < IR_PRED_COUNT; i++)
 		if (tok_is(t, ir_pred_name[i]))
 			return (enum ir_pred)i;
-	fail_at(p, t->loc, "unknown predicate '%.*s'",
-		(int)(t->len > 40 ? 40 : t->len), t->text);
+	fail_at(p, t->loc, "unknown predicate '%.*s' (one of %s)",
+		(int)(t->len > 40 ? 40 : t->len), t->text,
+		"eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge");
 }
 
 /* fpredicate = "false" | "oeq" | "ogt" | ... | "uno" | "true" */
@@ -787,8 +804,9 @@ static enum ir_fpred fpredicate(struct parser *p)
 	for (int i = 0; i < IR_FPRED_COUNT; i++)
 		if (tok_is(t, ir_fpred_name[i]))
 			return (enum ir_fpred)i;
-	fail_at(p, t->loc, "unknown predicate '%.*s'",
-		(int)(t->len > 40 ? 40 : t->len), t->text);
+	fail_at(p, t->loc, "unknown predicate '%.*s' (one of %s)",
+		(int)(t->len > 40 ? 40 : t->len), t->text,
+		"false, oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno, true");
 }
 
 /* cmpf = fpredicate "," VALUE "," VALUE attr_dict? ":" type */
@@ -1225,15 +1243,78 @@ static struct ir_op *operation(struct parser *p, struct ir_region *r)
 	if (t->kind != TK_IDENT)
 		fail_expected(p, "an operation");
 	op->code = ir_op_lookup(t->text, t->len);
-	if (op->code == IR_OP_COUNT)
-		fail_at(p, t->loc, "unknown operation '%.*s'",
-			(int)(t->len > 60 ? 60 : t->len), t->text);
+	if (op->code == IR_OP_COUNT) {
+		struct diag_suggest sg;
+		char buf[128];
+
+		diag_suggest_init(&sg, t->text, t->len);
+		for (int i = 0; i < IR_OP_COUNT; i++)
+			diag_suggest_add(&sg, ir_opinfo[i].name);
+		fail_at(p, t->loc, "unknown operation '%.*s'%s",
+			(int)(t->len > 60 ? 60 : t->len), t->text,
+			diag_suggest_str(&sg, "", buf, sizeof(buf)));
+	}
 	op->loc = t->loc;
 	op->region = r;
 	advance(p);
 	op_body(p, op);
 	bind_results(p, op, &names);
 	return op;
+}
+
+/*
+ * The column of the first non-blank byte of the line holding @loc, and
+ * whether @loc is that byte.
+ */
+static uint32_t line_indent(struct parser *p, struct loom_loc loc, bool *first)
+{
+	const char *text = p->d->src->text;
+	uint32_t start = loc.offset, i;
+
+	while (start > 0 && text[start - 1] != '\n')
+		start--;
+	for (i = start; i < loc.offset && (text[i] == ' ' || text[i] == '\t'); i++)
+		;
+	*first = i == loc.offset;
+	return i - start + 1;
+}
+
+/* Remembers the first region of the function closed by a misplaced '}'. */
+static void check_indent(struct parser *p, const struct ir_region *r)
+{
+	bool first, unused;
+
+	if (p->misindented.line)
+		return;
+	if (line_indent(p, r->end, &first) != line_indent(p, r->begin, &unused) &&
+	    first) {
+		p->misindented = r->begin;
+		p->misindented_end = r->end;
+	}
+}
+
+/*
+ * A '}' is missing: the unit ended, or a new function starts, inside @r.
+ * The note shows the '{' left open: the one a misindented '}' closed
+ * earlier in the function if there is one, else @r's.
+ */
+static _Noreturn void missing_brace(struct parser *p, const struct ir_region *r)
+{
+	char buf[64];
+
+	if (p->tok->kind == TK_EOF)
+		diag_error(p->d, p->tok->loc, "expected '}', found end of input");
+	else
+		diag_error(p->d, p->tok->loc,
+			   "expected '}', found %s: the body of @%s is not closed",
+			   found(p, buf, sizeof(buf)), p->func->name);
+	if (p->misindented.line)
+		diag_note(p->d, p->misindented,
+			  "this '{' is probably the one left open: the '}' on line %u, indented like an outer block, closes it",
+			  p->misindented_end.line);
+	else
+		diag_note(p->d, r->begin, "to match this '{'");
+	longjmp(p->fail, 1);
 }
 
 /* region = "{" operation* "}" */
@@ -1244,8 +1325,9 @@ static void region(struct parser *p, struct ir_region *r)
 	while (!at(p, "}")) {
 		struct ir_op *op;
 
-		if (p->tok->kind == TK_EOF)
-			fail_expected(p, "'}'");
+		if (p->tok->kind == TK_EOF || at(p, "func.func") ||
+		    at(p, "dataflow.thread"))
+			missing_brace(p, r);
 		op = operation(p, r);
 		if (r->last)
 			r->last->next = op;
@@ -1255,6 +1337,7 @@ static void region(struct parser *p, struct ir_region *r)
 		r->num_ops++;
 	}
 	r->end = p->tok->loc;
+	check_indent(p, r);
 	advance(p);
 	leave(p);
 }
@@ -1398,6 +1481,8 @@ static struct ir_func *top_op(struct parser *p)
 	struct ir_func *f = alloc(p, sizeof(*f));
 
 	f->kw_loc = p->tok->loc;
+	p->func = f;
+	p->misindented.line = 0;
 	if (consume(p, "dataflow.thread"))
 		thread(p, f);
 	else if (consume(p, "func.func"))

@@ -726,16 +726,39 @@ static bool fits(const struct graph *g, unsigned w, unsigned h)
 	       ports <= LOOM_MAX_PORTS;
 }
 
+/*
+ * The smallest square fabric with enough slots and edge ports for @g, or
+ * 0 if none up to LOOM_FABRIC_MAX_DIM has.  Capacity only: mapping on
+ * every larger size until one routes would cost seconds per thread.
+ */
+static unsigned smallest_fit(const struct graph *g)
+{
+	for (unsigned n = 1; n <= LOOM_FABRIC_MAX_DIM; n++)
+		if (fits(g, n, n))
+			return n;
+	return 0;
+}
+
 static void does_not_fit(struct diag *d, struct loom_loc loc,
 			 const struct graph *g, unsigned w, unsigned h)
 {
 	int pes = graph_count(g, G_PE), ports = graph_count(g, G_PORT);
 	int edge = 2 * (int)(w + h);
+	unsigned n = smallest_fit(g);
+	char hint[160];
 
+	if (n)
+		snprintf(hint, sizeof(hint),
+			 "; the smallest square fabric with enough slots and ports is %ux%u (capacity only: whether it routes there is not tried)",
+			 n, n);
+	else
+		snprintf(hint, sizeof(hint),
+			 "; no fabric up to %ux%u has enough slots and ports (at most %d ports)",
+			 LOOM_FABRIC_MAX_DIM, LOOM_FABRIC_MAX_DIM, LOOM_MAX_PORTS);
 	diag_error(d, loc,
-		   "graph of %d operations and %d ports does not fit a %ux%u fabric (%u tiles of %d slots, %d edge ports)",
+		   "graph of %d operations and %d ports does not fit a %ux%u fabric (%u tiles of %d slots, %d edge ports)%s",
 		   pes, ports, w, h, w * h, LOOM_PE_SLOTS,
-		   edge < LOOM_MAX_PORTS ? edge : LOOM_MAX_PORTS);
+		   edge < LOOM_MAX_PORTS ? edge : LOOM_MAX_PORTS, hint);
 }
 
 /*

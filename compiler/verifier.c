@@ -145,9 +145,18 @@ static bool resolve(struct verifier *v, struct ir_op *op)
 		struct ir_use *u = &op->operands[i];
 
 		u->value = lookup(v, u->name);
+		if (u->value)
+			u->value->used = true;
 		if (!u->value) {
-			diag_error(v->d, u->loc, "use of undefined value '%%%s'",
-				   u->name);
+			struct diag_suggest sg;
+			char buf[160];
+
+			diag_suggest_init(&sg, u->name, strlen(u->name));
+			for (int k = 0; k < v->num_names; k++)
+				diag_suggest_add(&sg, v->names[k].name);
+			diag_error(v->d, u->loc, "use of undefined value '%%%s'%s",
+				   u->name,
+				   diag_suggest_str(&sg, "%", buf, sizeof(buf)));
 			ok = false;
 		}
 	}
@@ -898,8 +907,15 @@ static void check_launch(struct verifier *v, struct ir_op *op)
 	check_launch_result(v, op);
 	check_tokens(v, op, ir_launch_waits(op), op->num_waits, false);
 	if (!t) {
-		diag_error(v->d, op->callee_loc, "launch of unknown thread @%s",
-			   op->callee);
+		struct diag_suggest sg;
+		char buf[160];
+
+		diag_suggest_init(&sg, op->callee, strlen(op->callee));
+		for (struct ir_func *f = v->m->funcs; f; f = f->next)
+			if (f->is_thread)
+				diag_suggest_add(&sg, f->name);
+		diag_error(v->d, op->callee_loc, "launch of unknown thread @%s%s",
+			   op->callee, diag_suggest_str(&sg, "@", buf, sizeof(buf)));
 		return;
 	}
 	if (!t->is_thread) {
@@ -1227,6 +1243,61 @@ static void check_symbols(struct verifier *v)
 	}
 }
 
+/* ---------------------------------------------------------- warnings --- */
+
+static bool any_result_used(const struct ir_op *op)
+{
+	for (int i = 0; i < op->num_results; i++)
+		if (op->results[i].used)
+			return true;
+	return false;
+}
+
+/*
+ * Operations none of whose results is used: computed for nothing.  (One
+ * unused result of several is not reported: the operation is needed.)
+ */
+static void warn_unused(struct verifier *v, const struct ir_region *r)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		if (op->num_results == 1 && !op->results[0].used)
+			diag_warning(v->d, op->results[0].loc,
+				     "value '%%%s' is never used",
+				     op->results[0].name);
+		else if (op->num_results > 1 && !any_result_used(op))
+			diag_warning(v->d, op->results[0].loc,
+				     "none of the %d results of '%s' is used",
+				     op->num_results, op_name(op));
+		if (op->body)
+			warn_unused(v, op->body);
+	}
+}
+
+/*
+ * Host functions have no caller that passes arguments: loom_host_run()
+ * (and loom-run) call them with none, and no operation calls them.
+ */
+static void warn_host_params(struct verifier *v, const struct ir_func *f)
+{
+	if (f->is_thread || !f->num_inputs)
+		return;
+	diag_warning(v->d, f->body.args[0].loc,
+		     "host function @%s has %d parameter%s, but nothing can pass %s: loom_host_run() and loom-run call host functions with none",
+		     f->name, f->num_inputs, plural(f->num_inputs),
+		     f->num_inputs == 1 ? "it" : "them");
+}
+
+/* The warnings of a verified unit (that has no error). */
+static void warn_module(struct diag *d, struct ir_module *m)
+{
+	struct verifier v = { .d = d, .m = m };
+
+	for (struct ir_func *f = m->funcs; f; f = f->next) {
+		warn_host_params(&v, f);
+		warn_unused(&v, &f->body);
+	}
+}
+
 unsigned verify_module(struct diag *d, struct ir_module *m)
 {
 	struct verifier v = { .d = d, .m = m };
@@ -1245,8 +1316,51 @@ unsigned verify_module(struct diag *d, struct ir_module *m)
 
 /* -------------------------------------------------------- whole files --- */
 
+/**
+ * struct program - what the units of a file hold, for its warnings
+ * @num_threads: threads
+ * @num_host: host functions
+ * @first_host: the first host function's name
+ * @has_main: a host function is named main
+ */
+struct program {
+	int num_threads;
+	int num_host;
+	struct loom_loc first_host;
+	bool has_main;
+};
+
+static void count_funcs(struct program *prog, const struct ir_module *m)
+{
+	for (const struct ir_func *f = m->funcs; f; f = f->next) {
+		if (f->is_thread) {
+			prog->num_threads++;
+			continue;
+		}
+		if (!prog->num_host++)
+			prog->first_host = f->name_loc;
+		if (!strcmp(f->name, "main"))
+			prog->has_main = true;
+	}
+}
+
+/*
+ * An image with nothing in it, or host functions none of which is the
+ * one loom-run runs.  (Threads alone are fine: a C program launches them
+ * through libloom.)
+ */
+static void warn_program(struct diag *d, const struct program *prog)
+{
+	if (!prog->num_threads && !prog->num_host)
+		diag_warning(d, (struct loom_loc){ 1, 1, 0, 0 },
+			     "empty program: no thread and no host function, the image holds nothing");
+	else if (prog->num_host && !prog->has_main)
+		diag_warning(d, prog->first_host,
+			     "no @main: loom-run runs @main (and so does loom_host_run() unless given another host function)");
+}
+
 static void verify_unit(struct diag *d, const struct unit_span *unit,
-			verify_unit_fn each, void *arg)
+			struct program *prog, verify_unit_fn each, void *arg)
 {
 	unsigned before = d->errors;
 	struct token_list toks;
@@ -1257,7 +1371,10 @@ static void verify_unit(struct diag *d, const struct unit_span *unit,
 	token_list_free(&toks);
 	if (!m)
 		return;
+	count_funcs(prog, m);
 	verify_module(d, m);
+	if (d->errors == before)
+		warn_module(d, m);
 	if (d->errors == before && each)
 		each(m, arg);
 	ir_module_free(m);
@@ -1268,13 +1385,18 @@ unsigned verify_source(struct diag *d, verify_unit_fn each, void *arg)
 	struct unit_span *units;
 	long n = lex_split_units(d->src, &units);
 	unsigned before = d->errors;
+	struct program prog = { 0 };
 
 	if (n < 0) {
 		diag_error(d, (struct loom_loc){ 0 }, "out of memory");
 		return 1;
 	}
+	diag_hold_warnings(d);
 	for (long i = 0; i < n; i++)
-		verify_unit(d, &units[i], each, arg);
+		verify_unit(d, &units[i], &prog, each, arg);
 	free(units);
+	if (d->errors == before)
+		warn_program(d, &prog);
+	diag_release_warnings(d, d->errors == before);
 	return d->errors - before;
 }

@@ -31,7 +31,10 @@ typedef void (*verify_unit_fn)(struct ir_module *m, void *arg);
  * The front end over a whole file: splits d->src into "// -----" units,
  * then lexes, parses and verifies each one independently (every unit's
  * diagnostics are reported).  Calls @each (when non-NULL) with every unit
- * that has no error, before freeing it.  Returns the number of errors.
+ * that has no error, before freeing it.  Then, if the file has no error,
+ * its warnings (unused values, host function parameters, no @main, an
+ * empty program; verify_module() gives none).  Returns the number of
+ * errors (warnings too under d->werror).
  */
 unsigned verify_source(struct diag *d, verify_unit_fn each, void *arg);
 

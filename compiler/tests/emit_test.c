@@ -334,7 +334,7 @@ TEST(disassembler)
 	REQUIRE(build(&b, src) == 0);
 	out = open_memstream(&text, &len);
 	REQUIRE(out);
-	CHECK_EQ(0, image_disasm(out, b.data, b.size));
+	CHECK_EQ(0, image_disasm(out, "test.lcb", b.data, b.size));
 	fclose(out);
 	CHECK(strstr(text, "image: 2 threads, fabric 4x4"));
 	CHECK(strstr(text, "thread @vadd dense rank 2 (memref<?xi64>, memref<?xi32>, memref<?xi64>)"));
@@ -370,7 +370,7 @@ TEST(disassembler_f32)
 	REQUIRE(build(&b, fsrc) == 0);
 	out = open_memstream(&text, &len);
 	REQUIRE(out);
-	CHECK_EQ(0, image_disasm(out, b.data, b.size));
+	CHECK_EQ(0, image_disasm(out, "test.lcb", b.data, b.size));
 	fclose(out);
 	CHECK(strstr(text, "thread @f dense rank 1 (memref<?xf32>, f32)"));
 	CHECK(strstr(text, "FMA"));
