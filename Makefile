@@ -109,7 +109,8 @@ HARNESS_KMOD := $(BUILD)/linux-$(KERNEL)/harness-kmod/loom_selftest_warn.ko
 
 # Defined before `all` names them: a rule's prerequisites are expanded as it is read.
 BENCH_BINS := $(addprefix $(BUILD)/bench/,fabric_bench compile_bench tree_bench items_bench \
-	vm/submit_bench vm/work_bench vm/launch_bench vm/work_bench.lcb)
+	vm/submit_bench vm/work_bench vm/launch_bench vm/spread_bench vm/work_bench.lcb) \
+	$(BUILD)/polybench/gemm.lcb
 
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
 	harness-test demo run shell checkpatch bench clean
@@ -673,6 +674,12 @@ $(BUILD)/bench/vm/work_bench: bench/vm/work_bench.c $(LIB_SRCS) $(LIB_HDRS) | de
 
 # P7, P8: libloom's launch against raw SUBMITs of its own command buffer.
 $(BUILD)/bench/vm/launch_bench: bench/vm/launch_bench.c $(LIB_SRCS) $(LIB_HDRS) | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
+
+# P9: one dense launch of gemm over 1, 2 and 4 cores (2 devices x 2).
+$(BUILD)/bench/vm/spread_bench: bench/vm/spread_bench.c $(LIB_SRCS) $(LIB_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread

@@ -101,6 +101,12 @@ struct loom_token {
 					   the token is handed out */
 	bool status_known;
 	int status;			/* once status_known */
+	/*
+	 * A spread launch's collective token (spread.c): its syncobj holds
+	 * the merge of its parts' fences; each part is a token of its own.
+	 */
+	struct loom_token **parts;
+	unsigned n_parts;
 };
 
 /* device.c */
@@ -135,6 +141,8 @@ struct loom_checked_launch {
 	const struct loom_plan *plan;
 	uint32_t cmd_size;
 	const struct loom_pkt_run_work *work;	/* replaces DISPATCH_ITEMS */
+	bool block;			/* DISPATCH_DENSE of [begin, end) of dim 0 */
+	int64_t begin, end;
 };
 
 /*
@@ -160,6 +168,19 @@ void loom_launch_submit_args(struct drm_loom_submit *s,
 			     const struct loom_arena *a, uint32_t off,
 			     const struct drm_loom_bo_ref *ref,
 			     const uint32_t *in, uint32_t out);
+
+/*
+ * One part of a spread launch (spread.c): @l's checks on @dev but its
+ * dependencies, which the caller gives as @n_in in-syncobjs @in of @dev;
+ * with @block, a dispatch of the block [@begin, @end) of dimension 0
+ * (LOOM_E_NOT_SUPPORTED without LOOM_CAP_DENSE_BLOCK), as dispatch
+ * occurrence @occurrence (every part of a launch shares one).  @l->deps
+ * unused.
+ */
+int loom_launch_part(struct loom_device *dev, const struct loom_image *img,
+		     const struct loom_launch *l, bool block, int64_t begin,
+		     int64_t end, const uint32_t *in, unsigned n_in,
+		     uint64_t occurrence, struct loom_token **token);
 
 /* The room a command of @size bytes takes in an arena: 8-byte aligned. */
 static inline uint32_t loom_cmd_room(uint32_t size)

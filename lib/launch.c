@@ -217,6 +217,7 @@ static int check(struct loom_device *dev, const struct loom_image *img,
 	c->plan = plan;
 	c->cmd_size = c->t->template_size +
 		      (l->counters_va ? sizeof(struct loom_pkt_write) : 0);
+	c->block = false;
 	return 0;
 }
 
@@ -295,6 +296,31 @@ static uint32_t put_work(unsigned char *p, uint32_t size,
 }
 
 /*
+ * Makes the DISPATCH_DENSE of the @size bytes at @p a block packet: its
+ * begin and end after the extents.  Returns the new size.
+ */
+static uint32_t put_block(unsigned char *p, uint32_t size,
+			  const struct loom_checked_launch *c)
+{
+	uint32_t at, h, end;
+
+	for (at = 0; at < size; at += LOOM_PKT_DWORDS(h) * 4) {
+		memcpy(&h, p + at, 4);
+		if (LOOM_PKT_OPCODE(h) == LOOM_PKT_DISPATCH_DENSE)
+			break;
+	}
+	if (at == size)
+		return size;	/* check_signature() admitted no such thread */
+	end = at + LOOM_PKT_DWORDS(h) * 4;
+	memmove(p + end + 16, p + end, size - end);
+	put64(p + end, (uint64_t)c->begin);
+	put64(p + end + 8, (uint64_t)c->end);
+	put32(p + at, LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE,
+				      LOOM_PKT_DWORDS(h) + 4));
+	return size + 16;
+}
+
+/*
  * The template, its holes filled, then a WRITE_COUNTERS if asked for: the
  * template ends with its dispatch, so the counters are exactly that
  * dispatch's.
@@ -320,6 +346,8 @@ void loom_launch_write(unsigned char *p, const struct loom_image *img,
 	loom_template_fill(p, t, &img->patches[t->patch_first], &v);
 	if (c->work)
 		size = put_work(p, size, c->work);
+	if (c->block)
+		size = put_block(p, size, c);
 	if (l->counters_va) {
 		p += size;
 		put32(p, LOOM_PKT_HEADER(LOOM_PKT_WRITE_COUNTERS,
@@ -368,44 +396,40 @@ void loom_launch_submit_args(struct drm_loom_submit *s,
 	};
 }
 
-int loom_launch(struct loom_device *dev, const struct loom_image *img,
-		const struct loom_launch *l, struct loom_token **token)
+/*
+ * Submits checked launch @c of @l by ioctl, after the @n_in syncobjs @in,
+ * as dispatch occurrence @occurrence.
+ */
+static int submit(struct loom_device *dev, const struct loom_image *img,
+		  const struct loom_launch *l,
+		  const struct loom_checked_launch *c, const uint32_t *in,
+		  unsigned n_in, uint64_t occurrence, struct loom_token **token)
 {
-	uint32_t in[DRM_LOOM_MAX_IN_SYNCOBJS];
 	struct drm_loom_bo_ref ref;
 	struct drm_loom_submit s;
 	struct loom_arena *a;
 	struct loom_token *t;
-	struct loom_checked_launch c;
-	uint64_t occurrence;
 	uint32_t off;
 	int ret;
 
-	if (!token)
-		return -EINVAL;
-	ret = loom_launch_prepare(dev, img, l, NULL, &c);
-	if (!ret)
-		ret = loom_occurrence_mint(&occurrence);
-	if (!ret)
-		ret = loom_token_for_submit(dev, &t);
+	ret = loom_token_for_submit(dev, &t);
 	if (ret)
 		return ret;
 	t->occurrence = occurrence;
-	ref = (struct drm_loom_bo_ref){ c.plan->config->handle, DRM_LOOM_BO_REF_READ };
-	for (unsigned i = 0; i < l->n_deps; i++)
-		in[i] = l->deps[i]->syncobj;
+	ref = (struct drm_loom_bo_ref){ c->plan->config->handle, DRM_LOOM_BO_REF_READ };
 	a = &dev->arenas[l->queue];
 	/* held through SUBMIT: the arena's order is its queue's */
 	pthread_mutex_lock(&a->lock);
-	ret = loom_device_arena_room(dev, a, loom_cmd_room(c.cmd_size), &off);
+	ret = loom_device_arena_room(dev, a, loom_cmd_room(c->cmd_size), &off);
 	if (!ret) {
-		loom_launch_write((unsigned char *)a->bo->map + off, img, &c, l);
-		loom_launch_submit_args(&s, l, &c, a, off, &ref, in, t->syncobj);
+		loom_launch_write((unsigned char *)a->bo->map + off, img, c, l);
+		loom_launch_submit_args(&s, l, c, a, off, &ref, in, t->syncobj);
+		s.in_syncobj_count = n_in;
 		t->submit_ns = loom_now_ns();
 		ret = drmIoctl(dev->fd, DRM_IOCTL_LOOM_SUBMIT, &s) ? -errno : 0;
 	}
 	if (!ret)
-		loom_arena_push(a, off, loom_cmd_room(c.cmd_size), t);
+		loom_arena_push(a, off, loom_cmd_room(c->cmd_size), t);
 	pthread_mutex_unlock(&a->lock);
 	if (ret) {
 		loom_token_put(t);
@@ -414,6 +438,53 @@ int loom_launch(struct loom_device *dev, const struct loom_image *img,
 	t->job_id = s.job_id;
 	*token = t;
 	return 0;
+}
+
+int loom_launch(struct loom_device *dev, const struct loom_image *img,
+		const struct loom_launch *l, struct loom_token **token)
+{
+	uint32_t in[DRM_LOOM_MAX_IN_SYNCOBJS];
+	struct loom_checked_launch c;
+	uint64_t occurrence;
+	int ret;
+
+	if (!token)
+		return -EINVAL;
+	ret = loom_launch_prepare(dev, img, l, NULL, &c);
+	if (!ret)
+		ret = loom_occurrence_mint(&occurrence);
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < l->n_deps; i++)
+		in[i] = l->deps[i]->syncobj;
+	return submit(dev, img, l, &c, in, l->n_deps, occurrence, token);
+}
+
+int loom_launch_part(struct loom_device *dev, const struct loom_image *img,
+		     const struct loom_launch *l, bool block, int64_t begin,
+		     int64_t end, const uint32_t *in, unsigned n_in,
+		     uint64_t occurrence, struct loom_token **token)
+{
+	struct loom_launch own = *l;
+	struct loom_checked_launch c;
+	int ret;
+
+	own.deps = NULL;
+	own.n_deps = 0;
+	ret = loom_launch_prepare(dev, img, &own, NULL, &c);
+	if (ret)
+		return ret;
+	if (block) {
+		if (l->kind != LOOM_LAUNCH_DENSE || !l->n_extents)
+			return -EINVAL;
+		if (!(dev->info.hw_caps & LOOM_CAP_DENSE_BLOCK))
+			return LOOM_E_NOT_SUPPORTED;
+		c.block = true;
+		c.begin = begin;
+		c.end = end;
+		c.cmd_size += 16;
+	}
+	return submit(dev, img, &own, &c, in, n_in, occurrence, token);
 }
 
 void loom_device_release_launches(struct loom_device *dev)

@@ -93,6 +93,9 @@ void loom_token_put(struct loom_token *t)
 
 	if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
 		return;
+	for (unsigned i = 0; i < t->n_parts; i++)
+		loom_token_put(t->parts[i]);
+	free(t->parts);
 	pthread_mutex_lock(&dev->lock);
 	if (dev->pool_count == dev->pool_cap && dev->pool_cap < POOL_MAX) {
 		unsigned n = dev->pool_cap ? dev->pool_cap * 2 : 64;
@@ -156,11 +159,28 @@ static int fence_info(struct loom_token *t, struct sync_file_info *info,
  * driver puts the job's error (kernel/loom_job.c) -- for every job, by
  * ioctl or io_uring, however long ago it ran.
  */
+static int wait_until(struct loom_token *t, int64_t abs_ns);
+
 static int settle(struct loom_token *t)
 {
 	struct sync_file_info info;
 	struct sync_fence_info fi;
-	int ret = fence_info(t, &info, &fi);
+	int ret;
+
+	if (t->n_parts) {
+		/* signalled: so is every part; the first failing one's error */
+		t->status = 0;
+		for (unsigned i = 0; i < t->n_parts; i++) {
+			ret = wait_until(t->parts[i], INT64_MAX);
+			if (ret == -ETIMEDOUT || ret == -EINVAL)
+				return ret;
+			if (!t->status)
+				t->status = ret;
+		}
+		t->status_known = true;
+		return 0;
+	}
+	ret = fence_info(t, &info, &fi);
 
 	if (ret)
 		return ret;
@@ -236,6 +256,31 @@ uint64_t loom_token_occurrence(const struct loom_token *token)
 	return token->occurrence;
 }
 
+/* A collective token's: the parts' sums, but cycles, the longest part's. */
+static int collective_counters(struct loom_token *token,
+			       struct loom_hw_counters *c)
+{
+	struct loom_hw_counters sum = { 0 }, part;
+
+	for (unsigned i = 0; i < token->n_parts; i++) {
+		int ret = loom_token_counters(token->parts[i], &part);
+
+		if (ret)
+			return ret;
+		if (part.cycles > sum.cycles)
+			sum.cycles = part.cycles;
+		sum.firings += part.firings;
+		sum.stalls += part.stalls;
+		sum.instances += part.instances;
+		sum.items += part.items;
+		sum.spawns += part.spawns;
+		sum.mem_reads += part.mem_reads;
+		sum.mem_writes += part.mem_writes;
+	}
+	*c = sum;
+	return 0;
+}
+
 int loom_token_counters(struct loom_token *token,
 			struct loom_hw_counters *c)
 {
@@ -243,6 +288,8 @@ int loom_token_counters(struct loom_token *token,
 
 	if (!token || !c)
 		return -EINVAL;
+	if (token->n_parts)
+		return collective_counters(token, c);
 	if (!token->job_id)	/* a ring launch whose CQE was not reaped yet */
 		return token->dev->info.features & DRM_LOOM_FEATURE_URING_JOB_ID ?
 		       -EBUSY : LOOM_E_NOT_SUPPORTED;
@@ -268,6 +315,20 @@ int loom_token_times(struct loom_token *token, uint64_t *submit_ns,
 
 	if (!token || !submit_ns || !done_ns)
 		return -EINVAL;
+	if (token->n_parts) {
+		uint64_t first = UINT64_MAX, last = 0, s, d;
+
+		for (unsigned i = 0; i < token->n_parts; i++) {
+			ret = loom_token_times(token->parts[i], &s, &d);
+			if (ret)
+				return ret;
+			first = s < first ? s : first;
+			last = d > last ? d : last;
+		}
+		*submit_ns = first;
+		*done_ns = last;
+		return 0;
+	}
 	ret = fence_info(token, &info, &fi);
 	if (ret)
 		return ret;
@@ -276,4 +337,16 @@ int loom_token_times(struct loom_token *token, uint64_t *submit_ns,
 	*submit_ns = token->submit_ns;
 	*done_ns = fi.timestamp_ns;
 	return 0;
+}
+
+unsigned loom_token_num_parts(const struct loom_token *token)
+{
+	return token && token->n_parts ? token->n_parts : 1;
+}
+
+struct loom_token *loom_token_part(struct loom_token *token, unsigned i)
+{
+	if (!token || i >= loom_token_num_parts(token))
+		return NULL;
+	return token->n_parts ? token->parts[i] : token;
 }

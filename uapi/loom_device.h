@@ -49,7 +49,7 @@
 #define LOOM_VERSION(major, minor)	(((major) << LOOM_VERSION_MAJOR_SHIFT) | (minor))
 #define LOOM_VERSION_MAJOR(v)		((v) >> LOOM_VERSION_MAJOR_SHIFT)
 #define LOOM_VERSION_MINOR(v)		((v) & LOOM_VERSION_MINOR_MASK)
-#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 5)
+#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 6)
 
 /*
  * LOOM_REG_CAPS (RO): capability bits; a set bit promises the feature.
@@ -66,6 +66,7 @@
 #define LOOM_CAP_TLB		(1U << 7)	/* TLB, LOOM_REG_MMU_INVALIDATE (0.3) */
 #define LOOM_CAP_PE_SLOTS	(1U << 8)	/* temporal PEs: LOOM_FABRIC_SLOTS (0.4) */
 #define LOOM_CAP_RUN_WORK	(1U << 9)	/* LOOM_PKT_RUN_WORK (0.5) */
+#define LOOM_CAP_DENSE_BLOCK	(1U << 10)	/* DISPATCH_DENSE of a block (0.6) */
 
 /*
  * LOOM_REG_SCRATCH (RW): holds the last value written; reset clears it.
@@ -462,7 +463,8 @@ struct loom_pkt_set_operands {
 
 /**
  * struct loom_pkt_dispatch_dense - run the loaded graph over a dense domain
- * @header: LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 2 + 2 * rank)
+ * @header: LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 2 + 2 * rank), or
+ *	2 + 2 * rank + 4 for a block (LOOM_CAP_DENSE_BLOCK)
  * @rank: number of extents that follow, 0..LOOM_MAX_RANK
  *
  * Extents are signed 64-bit; a negative extent is LOOM_STATUS_BAD_PACKET_FIELD
@@ -470,6 +472,12 @@ struct loom_pkt_set_operands {
  * [0, e0) x ... x [0, e(rank-1)) is one instance; rank 0 is one instance; a
  * zero extent is an empty domain (no instance, the packet still completes).
  * The order of instances is unspecified; they are pipelined.
+ *
+ * A block packet has two more signed 64-bit words after the extents,
+ * begin and end: only the instances with begin <= c0 < end run, each with
+ * its coordinates in the whole domain (a part of one launch split over
+ * cores).  rank >= 1 and 0 <= begin <= end <= e0, else
+ * LOOM_STATUS_BAD_PACKET_FIELD; begin == end runs nothing.
  */
 struct loom_pkt_dispatch_dense {
 	__u32 header;

@@ -696,6 +696,164 @@ TEST(launch_needs_the_slots)
 	free(bytes);
 }
 
+/*
+ * B_thread: on every device-set shape, every point of the domain is placed
+ * in exactly one part, the parts' blocks tile [0, e0) in part order (device
+ * by device, core by core) and differ by at most one row, and asking twice
+ * gives the same answer.
+ */
+TEST(placement_partitions_the_domain)
+{
+	static const unsigned shapes[][3] = {
+		{ 1, 0, 0 }, { 2, 0, 0 }, { 2, 2, 0 }, { 1, 2, 4 }, { 4, 4, 4 },
+	};
+	static const int64_t e0s[] = { 1, 2, 3, 5, 7, 12, 13, 100 };
+	struct loom_device devs[3];
+	struct loom_device *ptrs[3] = { &devs[0], &devs[1], &devs[2] };
+
+	for (unsigned d = 0; d < 3; d++)
+		fake_device(&devs[d]);
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		unsigned n_devs = 0, n_parts = 0;
+
+		for (unsigned d = 0; d < 3 && shapes[s][d]; d++) {
+			devs[d].info.num_cores = shapes[s][d];
+			n_parts += shapes[s][d];
+			n_devs++;
+		}
+		for (size_t e = 0; e < sizeof(e0s) / sizeof(e0s[0]); e++) {
+			int64_t ext[2] = { e0s[e], 3 }, expect_begin = 0;
+			unsigned last_dev = 0, last_queue = 0, seen = 0;
+			int64_t min_rows = INT64_MAX, max_rows = 0;
+			bool first = true;
+
+			for (int64_t c = 0; c < ext[0]; c++) {
+				for (int64_t c1 = 0; c1 < ext[1]; c1++) {
+					int64_t pt[2] = { c, c1 };
+					struct loom_part p, again;
+
+					REQUIRE_EQ(0, loom_launch_placement(ptrs, n_devs, ext, 2, pt, &p));
+					REQUIRE_EQ(0, loom_launch_placement(ptrs, n_devs, ext, 2, pt, &again));
+					CHECK(!memcmp(&p, &again, sizeof(p)));
+					CHECK(p.begin <= c && c < p.end);
+					CHECK(p.device < n_devs);
+					CHECK(p.queue < devs[p.device].info.num_cores);
+					if (c1 || (!first && p.begin != expect_begin))
+						continue;
+					/* a new block: it starts where the last one ended, on a later part */
+					CHECK_EQ(expect_begin, p.begin);
+					if (!first)
+						CHECK(p.device > last_dev ||
+						      (p.device == last_dev && p.queue > last_queue));
+					first = false;
+					last_dev = p.device;
+					last_queue = p.queue;
+					expect_begin = p.end;
+					min_rows = p.end - p.begin < min_rows ? p.end - p.begin : min_rows;
+					max_rows = p.end - p.begin > max_rows ? p.end - p.begin : max_rows;
+					seen++;
+				}
+			}
+			CHECK_EQ(ext[0], expect_begin);
+			CHECK_EQ(ext[0] < (int64_t)n_parts ? (unsigned)ext[0] : n_parts, seen);
+			CHECK(max_rows - min_rows <= 1);
+		}
+	}
+	for (unsigned d = 0; d < 3; d++)
+		pthread_mutex_destroy(&devs[d].lock);
+}
+
+TEST(placement_edges)
+{
+	struct loom_device a, b;
+	struct loom_device *devs[2] = { &a, &b }, *none[1] = { NULL };
+	int64_t ext[3] = { 8, 2, 2 }, zero[2] = { 4, 0 }, neg[2] = { 4, -1 };
+	int64_t pt[3] = { 5, 1, 1 }, out_of[3] = { 8, 0, 0 }, minus[3] = { -1, 0, 0 };
+	struct loom_part p;
+
+	fake_device(&a);
+	fake_device(&b);
+	/* 2 devices x 2 cores: rows 0-1, 2-3 on device 0, 4-5, 6-7 on device 1 */
+	REQUIRE_EQ(0, loom_launch_placement(devs, 2, ext, 3, pt, &p));
+	CHECK_EQ(1u, p.device);
+	CHECK_EQ(0u, p.queue);
+	CHECK_EQ(4, p.begin);
+	CHECK_EQ(6, p.end);
+	/* rank 0: one instance, device 0's core 0 */
+	REQUIRE_EQ(0, loom_launch_placement(devs, 2, NULL, 0, NULL, &p));
+	CHECK(p.device == 0 && p.queue == 0 && p.begin == 0 && p.end == 1);
+	CHECK_EQ(-EINVAL, loom_launch_placement(devs, 2, ext, 3, out_of, &p));
+	CHECK_EQ(-EINVAL, loom_launch_placement(devs, 2, ext, 3, minus, &p));
+	/* an empty domain has no point */
+	CHECK_EQ(-EINVAL, loom_launch_placement(devs, 2, zero, 2, pt, &p));
+	CHECK_EQ(LOOM_E_NEGATIVE_EXTENT, loom_launch_placement(devs, 2, neg, 2, pt, &p));
+	CHECK_EQ(-EINVAL, loom_launch_placement(devs, 0, ext, 3, pt, &p));
+	CHECK_EQ(-EINVAL, loom_launch_placement(none, 1, ext, 3, pt, &p));
+	CHECK_EQ(-EINVAL, loom_launch_placement(devs, LOOM_SPREAD_MAX_DEVICES + 1, ext, 3, pt, &p));
+	CHECK_EQ(-EINVAL, loom_launch_placement(devs, 2, ext, LOOM_MAX_RANK + 1, pt, &p));
+	CHECK_EQ(-EINVAL, loom_launch_placement(devs, 2, ext, 3, pt, NULL));
+	b.info.num_cores = 0;
+	CHECK_EQ(-EINVAL, loom_launch_placement(devs, 2, ext, 3, pt, &p));
+	pthread_mutex_destroy(&a.lock);
+	pthread_mutex_destroy(&b.lock);
+}
+
+/*
+ * A spread launch is checked on every device before any part is
+ * submitted: a refusal by the second device submits nothing on the first
+ * (-EBADF would mean a part reached the driver).
+ */
+TEST(spread_checks_every_device_first)
+{
+	struct loom_device a, b;
+	struct loom_device *devs[2] = { &a, &b };
+	struct loom_arg args[3] = { { LOOM_ARG_MEMREF_I64, 0x1000 },
+				    { LOOM_ARG_INDEX, 4 }, { LOOM_ARG_I32, 2 } };
+	int64_t ext[3] = { 4, 3, 2 }, zero[3] = { 4, 0, 2 };
+	struct loom_launch l = loom_launch_dense_of("lin3", args, 3, ext, 3, NULL, 0, 0);
+	struct loom_token *tok = NULL;
+	size_t size;
+	void *bytes = good_image(&size);
+	struct loom_image *img;
+
+	REQUIRE(bytes);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	fake_device(&a);
+	fake_device(&b);
+	a.info.hw_caps = b.info.hw_caps = LOOM_CAP_DENSE_BLOCK;
+	b.info.fabric_width = 5;
+	CHECK_EQ(LOOM_E_FABRIC_MISMATCH, loom_launch_spread(devs, 2, img, &l, &tok));
+	b.info.fabric_width = W;
+	b.info.max_rank = 2;
+	CHECK_EQ(LOOM_E_RANK_LIMIT, loom_launch_spread(devs, 2, img, &l, &tok));
+	b.info.max_rank = 4;
+	/* splitting needs the block form of DISPATCH_DENSE on every device */
+	b.info.hw_caps = 0;
+	CHECK_EQ(LOOM_E_NOT_SUPPORTED, loom_launch_spread(devs, 2, img, &l, &tok));
+	/* ... an empty domain is not split: device 0 runs it whole */
+	l.extents = zero;
+	CHECK_EQ(-EBADF, loom_launch_spread(devs, 2, img, &l, &tok));
+	l.extents = ext;
+	b.info.hw_caps = LOOM_CAP_DENSE_BLOCK;
+	l.counters_va = 0x2000;
+	CHECK_EQ(-EINVAL, loom_launch_spread(devs, 2, img, &l, &tok));
+	l.counters_va = 0;
+	l.kind = LOOM_LAUNCH_ITEMS;
+	CHECK_EQ(-EINVAL, loom_launch_spread(devs, 2, img, &l, &tok));
+	l.kind = LOOM_LAUNCH_DENSE;
+	l.thread = "tree";
+	CHECK_EQ(LOOM_E_DOMAIN_KIND, loom_launch_spread(devs, 2, img, &l, &tok));
+	l.thread = "lin3";
+	CHECK_EQ(-EINVAL, loom_launch_spread(devs, 0, img, &l, &tok));
+	/* every check passes: the first part reaches the (invalid) fd */
+	CHECK_EQ(-EBADF, loom_launch_spread(devs, 2, img, &l, &tok));
+	CHECK(tok == NULL);
+	loom_image_free(img);
+	pthread_mutex_destroy(&a.lock);
+	pthread_mutex_destroy(&b.lock);
+	free(bytes);
+}
+
 TEST(no_device_on_host_paths)
 {
 	struct loom_device *dev = NULL;
@@ -762,6 +920,9 @@ int main(void)
 	RUN(empty_image);
 	RUN(launch_checks_before_submission);
 	RUN(dynamic_work_needs_the_items_capability);
+	RUN(placement_partitions_the_domain);
+	RUN(placement_edges);
+	RUN(spread_checks_every_device_first);
 	RUN(no_device_on_host_paths);
 	RUN(error_strings);
 	RUN(source_iv);

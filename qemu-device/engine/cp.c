@@ -314,13 +314,20 @@ static int pkt_dispatch_dense(struct cp_job *j)
 
 	if (rank > LOOM_MAX_RANK)
 		return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, 0);
-	if (j->dwords != 2 + 2 * rank)
+	if (j->dwords != 2 + 2 * rank && j->dwords != 2 + 2 * rank + 4)
 		return job_fail(j, LOOM_STATUS_BAD_PACKET_SIZE, 0);
 	/* A negative extent is rejected before any instance exists. */
 	for (uint32_t i = 0; i < rank; i++) {
 		extents[i] = (int64_t)pkt_u64(j, 8 + 8 * i);
 		if (extents[i] < 0)
 			return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, i);
+	}
+	if (j->dwords == 2 + 2 * rank + 4) {
+		d.block = true;
+		d.begin = (int64_t)pkt_u64(j, 8 + 8 * rank);
+		d.end = (int64_t)pkt_u64(j, 16 + 8 * rank);
+		if (!rank || d.begin < 0 || d.begin > d.end || d.end > extents[0])
+			return job_fail(j, LOOM_STATUS_BAD_PACKET_FIELD, rank);
 	}
 	ret = run_fabric(j, &d);
 	return ret ? job_fail(j, ret, 0) : 0;

@@ -201,6 +201,12 @@ struct loom_fabric_env {
  * @extents: @rank extents, each >= 0 (the caller has rejected negatives)
  * @count: items: how many (0 runs nothing); a PAYLOAD port in a dense
  *	dispatch, or a COORD port in an item dispatch, is BAD_PACKET_FIELD
+ * @block: dense: run only the instances whose coordinate 0 lies in
+ *	[@begin, @end), the rest of the domain unchanged (a part of a launch
+ *	split over cores); 0 <= @begin <= @end <= extents[0] and rank >= 1,
+ *	else BAD_PACKET_FIELD
+ * @begin: first coordinate 0 of the block
+ * @end: one past its last
  */
 struct loom_dispatch {
 	const uint64_t *operands;
@@ -209,6 +215,9 @@ struct loom_dispatch {
 	unsigned rank;
 	const int64_t *extents;
 	uint32_t count;
+	bool block;
+	int64_t begin;
+	int64_t end;
 };
 
 struct loom_fabric;

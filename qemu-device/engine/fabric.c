@@ -1173,6 +1173,17 @@ static uint64_t port_value(const struct fab_port *p, const struct fab_run *r)
 	return 0;	/* CTRL: a none token */
 }
 
+/* Coordinate 0 runs over [dim0_begin, dim0_end): the block, or all of it. */
+static uint64_t dim0_begin(const struct loom_dispatch *d)
+{
+	return d->block ? (uint64_t)d->begin : 0;
+}
+
+static uint64_t dim0_end(const struct loom_dispatch *d)
+{
+	return (uint64_t)(d->block ? d->end : d->extents[0]);
+}
+
 /*
  * Steps the row-major odometer, or to the next item; false once every
  * instance or item is out.
@@ -1184,12 +1195,12 @@ static bool next_instance(struct fab_run *r)
 
 	if (d->items)
 		return ++r->item < d->count;
-	for (k = d->rank; k-- > 0;) {
+	for (k = d->rank; k-- > 1;) {
 		if (++r->coord[k] < (uint64_t)d->extents[k])
 			return true;
 		r->coord[k] = 0;
 	}
-	return false;
+	return d->rank && ++r->coord[0] < dim0_end(d);
 }
 
 /*
@@ -1248,6 +1259,9 @@ static bool dispatch_ok(const struct loom_fabric *f,
 	for (i = 0; !d->items && i < d->rank; i++)
 		if (d->extents[i] < 0)
 			return false;
+	if (d->block && (d->items || !d->rank || d->begin < 0 ||
+			 d->begin > d->end || d->end > d->extents[0]))
+		return false;
 	for (i = 0; i < f->npe; i++)
 		if ((f->pe[i].flags & LOOM_TILE_IMM_OPERAND) &&
 		    f->pe[i].imm >= d->num_operands)
@@ -1302,7 +1316,7 @@ static bool empty_domain(const struct loom_dispatch *d)
 	for (k = 0; k < d->rank; k++)
 		if (d->extents[k] == 0)
 			return true;
-	return false;
+	return d->block && d->begin == d->end;
 }
 
 /* One cycle; LOOM_STATUS_OK when the run goes on. */
@@ -1367,6 +1381,8 @@ int loom_fabric_run(struct loom_fabric *f, const struct loom_dispatch *d,
 	if (!dispatch_ok(f, d))
 		return LOOM_STATUS_BAD_PACKET_FIELD;
 	r.injected = empty_domain(d);
+	if (!d->items && d->rank)
+		r.coord[0] = dim0_begin(d);
 	for (;;) {
 		if (r.injected && !f->tokens && !f->busy)
 			break;

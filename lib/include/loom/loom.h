@@ -413,6 +413,76 @@ typedef void (*loom_job_observe_fn)(void *ctx,
 void loom_token_free(struct loom_token *token);
 
 /* =========================================================================
+ * One dense launch over every core of several devices (B_thread)
+ * ========================================================================= */
+
+/* Devices one spread launch may use. */
+#define LOOM_SPREAD_MAX_DEVICES	8
+
+/**
+ * struct loom_part - where a part of a spread launch runs, and what
+ * @device: index of its device in the launch's device array
+ * @queue: the core (hardware queue) of that device
+ * @begin: the first coordinate 0 of its block
+ * @end: one past the last (a domain of rank 0: 0 and 1)
+ */
+struct loom_part {
+	unsigned device;
+	unsigned queue;
+	int64_t begin;
+	int64_t end;
+};
+
+/*
+ * B_thread, libloom's placement of a dense domain on the cores of @devs
+ * (spec §5): the P cores, device by device and core by core, are parts
+ * 0..P-1, and part p runs the instances whose coordinate 0 lies in
+ * [floor(p * e0 / P), floor((p + 1) * e0 / P)).  A function of @extents
+ * and of how many cores each device has, nothing else: the same on every
+ * execution.  Rank 0 and empty domains are one part, device 0's core 0.
+ * Writes the part that runs @point (@rank coordinates) into *@out;
+ * LOOM_E_NEGATIVE_EXTENT, or -EINVAL for a point outside the domain, a
+ * NULL or empty device array (at most LOOM_SPREAD_MAX_DEVICES).
+ */
+int loom_launch_placement(struct loom_device *const *devs, unsigned n_devs,
+			  const int64_t *extents, unsigned rank,
+			  const int64_t *point, struct loom_part *out);
+
+/*
+ * One dense launch @l over every core of the @n_devs devices @devs, each
+ * core running its part of the domain as loom_launch_placement() places
+ * it (@l->queue is not used); parts with an empty block submit nothing.
+ * Every check of loom_launch_dense() is made on every device before
+ * anything is submitted; splitting needs LOOM_CAP_DENSE_BLOCK on each
+ * (LOOM_E_NOT_SUPPORTED); @l->counters_va must be 0 (-EINVAL: read the
+ * token's counters).  @l->args go to every part unchanged, so a memref
+ * argument must be valid on every device: with more than one device, use
+ * scalars and buffers each device can reach at the same VA.  @l->deps may
+ * be tokens of any of @devs; every part waits for all of them.
+ *
+ * *@token is one collective token, of devs[0]: it completes when every
+ * part has, with the first failing part's error (in part order); it can
+ * be waited on and passed as a dependency like any token.
+ * loom_token_counters() gives the parts' counters added up, but @cycles,
+ * the longest part's (the launch's makespan in device cycles);
+ * loom_token_times() the first submission and the last completion;
+ * loom_token_job_id() 0 (no one job): loom_token_part() names the parts.
+ * If a submission fails after some parts went, those are waited for and
+ * the error returned.
+ */
+int loom_launch_spread(struct loom_device *const *devs, unsigned n_devs,
+		       const struct loom_image *img,
+		       const struct loom_launch *l, struct loom_token **token);
+
+/* How many jobs a token stands for: a spread launch's parts, else 1. */
+unsigned loom_token_num_parts(const struct loom_token *token);
+/*
+ * Part @i's own token (borrowed: valid while @token is), in part order;
+ * for an ordinary token, @token itself for i = 0.  NULL past the end.
+ */
+struct loom_token *loom_token_part(struct loom_token *token, unsigned i);
+
+/* =========================================================================
  * io_uring completions
  * ========================================================================= */
 

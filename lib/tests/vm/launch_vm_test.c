@@ -328,6 +328,88 @@ TEST_F(dev, every_launch_mints_its_occurrence)
 }
 
 /*
+ * B_thread on one device: one rank-3 launch over every core, each core
+ * running its block of dimension 0; every cell written once, each part's
+ * counters the cells of the block loom_launch_placement() names, and the
+ * collective counters their sum with the longest part's cycles.
+ */
+TEST_F(dev, spread_over_the_cores_every_cell_once)
+{
+	int64_t e[3] = { 7, 4, 5 };
+	struct loom_arg a[3] = { ARG(MEMREF_I64, self->va), ARG(INDEX, e[1]), ARG(INDEX, e[2]) };
+	struct loom_launch l = loom_launch_dense_of("lin3", a, 3, e, 3, NULL, 0, 0);
+	struct loom_device *devs[1] = { self->dev };
+	unsigned cores = loom_device_info(self->dev)->num_cores;
+	struct loom_hw_counters c, pc;
+	uint64_t max_cycles = 0, sum = 0;
+	struct loom_token *t;
+
+	ASSERT_EQ(0, loom_launch_spread(devs, 1, self->img, &l, &t));
+	check_lin(_metadata, self, t, 7 * 4 * 5);
+	ASSERT_EQ(cores < 7 ? cores : 7, loom_token_num_parts(t));
+	EXPECT_EQ(NULL, loom_token_part(t, loom_token_num_parts(t)));
+	for (unsigned i = 0; i < loom_token_num_parts(t); i++) {
+		struct loom_token *p = loom_token_part(t, i);
+		int64_t pt[3] = { 0, 3, 4 };
+		struct loom_part where;
+
+		ASSERT_NE(NULL, p);
+		ASSERT_EQ(1, loom_token_done(p));
+		/* one dispatch: every part is of the launch's one occurrence */
+		EXPECT_EQ(loom_token_occurrence(t), loom_token_occurrence(p));
+		ASSERT_EQ(0, loom_token_counters(p, &pc));
+		/* the block's first row is this part's */
+		pt[0] = (int64_t)(i * 7 / cores);
+		ASSERT_EQ(0, loom_launch_placement(devs, 1, e, 3, pt, &where));
+		EXPECT_EQ(0, where.device);
+		EXPECT_EQ(i, where.queue);
+		EXPECT_EQ((where.end - where.begin) * 20, pc.instances);
+		sum += pc.instances;
+		max_cycles = pc.cycles > max_cycles ? pc.cycles : max_cycles;
+	}
+	EXPECT_EQ(140, sum);
+	EXPECT_NE(0, loom_token_occurrence(t));
+	ASSERT_EQ(0, loom_token_counters(t, &c));
+	EXPECT_EQ(max_cycles, c.cycles);
+	if (loom_token_num_parts(t) > 1)
+		EXPECT_EQ(0, loom_token_job_id(t));
+	loom_token_free(t);
+}
+
+/* Rank 0 and empty domains are one part, device 0's core 0, as before. */
+TEST_F(dev, spread_of_one_instance_and_of_none)
+{
+	struct loom_arg a[2] = { ARG(MEMREF_I64, self->va + 8), ARG(I64, 0x77) };
+	struct loom_launch one = loom_launch_dense_of("store", a, 2, NULL, 0, NULL, 0, 0);
+	int64_t e[2] = { 6, 0 };
+	struct loom_arg b[2] = { ARG(MEMREF_I64, self->va), ARG(INDEX, 0) };
+	struct loom_launch none = loom_launch_dense_of("lin2", b, 2, e, 2, NULL, 0, 0);
+	struct loom_device *devs[1] = { self->dev };
+	struct loom_hw_counters c;
+	struct loom_token *t;
+
+	ASSERT_EQ(0, loom_launch_spread(devs, 1, self->img, &one, &t));
+	ASSERT_EQ(0, loom_token_wait(t, 10 * SEC));
+	EXPECT_EQ(1, loom_token_num_parts(t));
+	EXPECT_EQ(t, loom_token_part(t, 0));
+	ASSERT_EQ(0, loom_token_counters(t, &c));
+	EXPECT_EQ(1, c.instances);
+	EXPECT_EQ(0x77, self->mem[1]);
+	EXPECT_EQ(-1, self->mem[0]);
+	loom_token_free(t);
+
+	ASSERT_EQ(0, loom_launch_spread(devs, 1, self->img, &none, &t));
+	ASSERT_EQ(0, loom_token_wait(t, 10 * SEC));
+	ASSERT_EQ(0, loom_token_counters(t, &c));
+	EXPECT_EQ(0, c.instances);
+	EXPECT_EQ(-1, self->mem[0]);
+	loom_token_free(t);
+	/* a negative extent is refused before anything runs */
+	e[1] = -1;
+	EXPECT_EQ(LOOM_E_NEGATIVE_EXTENT, loom_launch_spread(devs, 1, self->img, &none, &t));
+}
+
+/*
  * A (a long vector add) then empty B depending on A: B is never done
  * while A is not, and B writes nothing.
  */
@@ -689,6 +771,93 @@ TEST(two_devices)
 		for (int k = 0; k < 8; k++)
 			EXPECT_EQ(k * (i + 1) + 100, m[1024 + k]);
 		loom_token_free(t[i]);
+		loom_bo_free(bo[i]);
+		loom_image_free(img[i]);
+	}
+	for (int i = 0; i < n; i++)
+		loom_device_close(d[i]);
+}
+
+/*
+ * B_thread over two devices: one rank-2 launch over both devices' cores,
+ * after a dependency that runs on the second device.  Each device's
+ * buffer (the same VA on both) holds exactly the rows
+ * loom_launch_placement() gives its cores, every row on exactly one
+ * device, and the collective token completes after the dependency.
+ */
+TEST(spread_over_two_devices)
+{
+	struct loom_device *d[4];
+	struct loom_image *img[2];
+	struct loom_bo *bo[2], *vbo;
+	struct loom_token *dep, *t;
+	int n = loom_device_open_all(d, 4);
+	int64_t e[2] = { 11, 6 }, big = 50000;
+	struct loom_hw_counters c;
+	unsigned parts = 0;
+
+	if (n < 2) {
+		for (int i = 0; i < n; i++)
+			loom_device_close(d[i]);
+		SKIP(return, "needs two loom devices (got %d)", n);
+	}
+	for (int i = 0; i < 2; i++) {
+		img[i] = test_image(loom_device_info(d[i]));
+		ASSERT_NE(NULL, img[i]);
+		ASSERT_EQ(0, loom_bo_alloc(d[i], 4096, 0, &bo[i]));
+		memset(loom_bo_map(bo[i]), 0xff, 4096);
+		parts += loom_device_info(d[i])->num_cores;
+	}
+	/* fresh address spaces allocate alike: one VA names both buffers */
+	ASSERT_EQ(loom_bo_va(bo[0]), loom_bo_va(bo[1]));
+	/* the dependency: a long vector add on device 1 */
+	ASSERT_EQ(0, loom_bo_alloc(d[1], 3 * big * 8, 0, &vbo));
+	{
+		uint64_t va = loom_bo_va(vbo);
+		struct loom_arg a[3] = { ARG(MEMREF_I64, va), ARG(MEMREF_I64, va + big * 8),
+					 ARG(MEMREF_I64, va + 2 * big * 8) };
+
+		ASSERT_EQ(0, loom_launch_dense(d[1], img[1], "vadd", a, 3, &big, 1, NULL, 0, 0, &dep));
+	}
+	{
+		struct loom_arg a[2] = { ARG(MEMREF_I64, loom_bo_va(bo[0])), ARG(INDEX, e[1]) };
+		struct loom_launch l = loom_launch_dense_of("lin2", a, 2, e, 2, &dep, 1, 0);
+
+		ASSERT_EQ(0, loom_launch_spread(d, 2, img[0], &l, &t));
+	}
+	ASSERT_EQ(0, loom_token_wait(t, 30 * SEC));
+	EXPECT_EQ(1, loom_token_done(dep));
+	EXPECT_EQ(parts < 11 ? parts : 11, loom_token_num_parts(t));
+	ASSERT_EQ(0, loom_token_counters(t, &c));
+	EXPECT_EQ(66, c.instances);
+	for (int64_t r = 0; r < e[0]; r++) {
+		int64_t pt[2] = { r, 0 };
+		struct loom_part where;
+
+		ASSERT_EQ(0, loom_launch_placement(d, 2, e, 2, pt, &where));
+		for (int i = 0; i < 2; i++) {
+			int64_t *m = loom_bo_map(bo[i]);
+
+			for (int64_t k = 0; k < e[1]; k++)
+				EXPECT_EQ(where.device == (unsigned)i ? r * e[1] + k : -1,
+					  m[r * e[1] + k]);
+		}
+	}
+	/* the spread's token orders a launch on either device */
+	{
+		struct loom_arg a[2] = { ARG(MEMREF_I64, loom_bo_va(bo[0]) + 1024), ARG(I64, 5) };
+		struct loom_token *after;
+
+		ASSERT_EQ(0, loom_launch_dense(d[0], img[0], "store", a, 2, NULL, 0, &t, 1, 0, &after));
+		ASSERT_EQ(0, loom_token_wait(after, 10 * SEC));
+		EXPECT_EQ(5, ((int64_t *)loom_bo_map(bo[0]))[128]);
+		EXPECT_EQ(-1, ((int64_t *)loom_bo_map(bo[1]))[128]);
+		loom_token_free(after);
+	}
+	loom_token_free(t);
+	loom_token_free(dep);
+	loom_bo_free(vbo);
+	for (int i = 0; i < 2; i++) {
 		loom_bo_free(bo[i]);
 		loom_image_free(img[i]);
 	}

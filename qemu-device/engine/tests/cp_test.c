@@ -47,6 +47,17 @@ static void emit_dense(unsigned rank, const int64_t *extents)
 		emit64((uint64_t)extents[i]);
 }
 
+static void emit_dense_block(unsigned rank, const int64_t *extents,
+			     int64_t begin, int64_t end)
+{
+	emit32(LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 6 + 2 * rank));
+	emit32(rank);
+	for (unsigned i = 0; i < rank; i++)
+		emit64((uint64_t)extents[i]);
+	emit64((uint64_t)begin);
+	emit64((uint64_t)end);
+}
+
 static void emit_items(uint32_t count, uint64_t payload_va, uint64_t result_va,
 		       uint32_t capacity)
 {
@@ -148,6 +159,55 @@ TEST(vector_add_empty_domain)
 	CHECK_EQ(0, done.counters.instances);
 	CHECK_EQ(0, done.counters.mem_writes);
 	CHECK_EQ(77, peek64(DATA_VA + 0x20000));
+	teardown();
+}
+
+/*
+ * One launch split in blocks over three jobs (as over three cores) writes
+ * what the whole launch writes, each element once; a block that is not
+ * inside [0, e0] fails before any instance with detail = rank.
+ */
+TEST(vector_add_in_blocks)
+{
+	const int64_t n = 100, cuts[4] = { 0, 33, 34, 100 };
+	uint64_t a = DATA_VA, b = DATA_VA + 0x10000, c = DATA_VA + 0x20000;
+	uint64_t ops[3] = { a, b, c }, instances = 0;
+	struct loom_hw_completion done;
+
+	setup();
+	for (int64_t i = 0; i < n + 1; i++) {
+		poke64(a + 8 * i, (uint64_t)i);
+		poke64(b + 8 * i, (uint64_t)(1000 * i));
+		poke64(c + 8 * i, 0xdeadbeef);
+	}
+	for (unsigned p = 0; p < 3; p++) {
+		cmd_len = 0;
+		emit_load_config(CONFIG_VA, put_config(loom_test_config_vector_add));
+		emit_operands(3, ops);
+		emit_dense_block(1, &n, cuts[p], cuts[p + 1]);
+		done = run();
+		REQUIRE_EQ(LOOM_STATUS_OK, done.status);
+		CHECK_EQ(cuts[p + 1] - cuts[p], done.counters.instances);
+		CHECK_EQ(cuts[p + 1] - cuts[p], done.counters.mem_writes);
+		instances += done.counters.instances;
+	}
+	CHECK_EQ(n, instances);
+	for (int64_t i = 0; i < n; i++)
+		CHECK_EQ(1001 * i, peek64(c + 8 * i));
+	CHECK_EQ(0xdeadbeef, peek64(c + 8 * n));
+
+	cmd_len = 0;
+	emit_load_config(CONFIG_VA, put_config(loom_test_config_vector_add));
+	emit_operands(3, ops);
+	emit_dense_block(1, &n, 50, 101);
+	done = run();
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, done.status);
+	CHECK_EQ(1, done.detail);
+	CHECK_EQ(0, done.counters.instances);
+	cmd_len = 0;
+	emit_dense_block(0, NULL, 0, 0);
+	done = run();
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, done.status);
 	teardown();
 }
 
@@ -479,6 +539,8 @@ TEST(malformed_packets)
 	d = run_words(2, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 2), 5 });
 	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
 	d = run_words(4, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 3), 1, 0, 0 });
+	CHECK_EQ(LOOM_STATUS_BAD_PACKET_SIZE, d.status);
+	d = run_words(6, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 6), 1, 4, 0, 0, 0 });
 	CHECK_EQ(LOOM_STATUS_BAD_PACKET_SIZE, d.status);
 	d = run_words(2, (uint32_t[]){ LOOM_PKT_HEADER(LOOM_PKT_SET_OPERANDS, 2), 17 });
 	CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD, d.status);
@@ -971,6 +1033,7 @@ int main(void)
 {
 	RUN(vector_add_matches_c);
 	RUN(vector_add_empty_domain);
+	RUN(vector_add_in_blocks);
 	RUN(same_job_same_results_and_counters);
 	RUN(tree_spawner_bfs_matches_c);
 	RUN(child_overflow_names_the_item);

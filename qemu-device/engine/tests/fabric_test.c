@@ -1135,6 +1135,94 @@ TEST(dense_zero_extents)
 	loom_fabric_destroy(f);
 }
 
+/*
+ * Blocks of dimension 0 that partition [0, e0) run every instance of the
+ * domain exactly once, with its coordinates in the whole domain: the
+ * parts of one launch split over cores write what the launch writes.
+ */
+TEST(dense_blocks_partition_the_domain)
+{
+	static const int64_t e3[3] = { 5, 3, 4 };
+	static const int64_t cuts[][2] = { { 0, 2 }, { 2, 2 }, { 2, 3 }, { 3, 5 } };
+	struct loom_fabric *f = fabric(6, 2, 2, 4);
+	struct fake_mem *m = new_mem();
+	uint64_t base = MEM_VA, total = 0;
+	struct loom_hw_counters c;
+
+	build_dense(&fbuf, 3, e3);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	for (unsigned p = 0; p < 4; p++) {
+		struct loom_dispatch d = {
+			.operands = &base, .num_operands = 1, .rank = 3,
+			.extents = e3, .block = true,
+			.begin = cuts[p][0], .end = cuts[p][1],
+		};
+		struct loom_fabric_env env = fake_env(m);
+
+		memset(&c, 0, sizeof(c));
+		CHECK_EQ(LOOM_STATUS_OK, loom_fabric_run(f, &d, &env, &c));
+		CHECK_EQ((cuts[p][1] - cuts[p][0]) * 12, c.instances);
+		if (cuts[p][0] == cuts[p][1])
+			CHECK_EQ(0, c.cycles);
+		total += c.instances;
+	}
+	CHECK_EQ(60, total);
+	CHECK_EQ(8 * 60, fake_bytes_written(m));
+	for (int64_t i = 0; i < 5; i++)
+		for (int64_t j = 0; j < 3; j++)
+			for (int64_t k = 0; k < 4; k++) {
+				uint64_t va = base + 8 * ((i * 3 + j) * 4 + k);
+
+				CHECK_EQ(1, fake_writes(m, va));
+				CHECK_EQ(i << 16 | j << 8 | k, fake_get64(m, va));
+			}
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+/* A block outside [0, e0], reversed, or of a rank-0 domain runs nothing. */
+TEST(dense_bad_blocks_are_refused)
+{
+	static const int64_t e1[1] = { 5 };
+	static const int64_t bad[][2] = {
+		{ -1, 2 }, { 3, 2 }, { 0, 6 }, { 6, 6 }, { INT64_MIN, 0 },
+	};
+	struct loom_fabric *f = fabric(6, 2, 2, 4);
+	struct fake_mem *m = new_mem();
+	uint64_t base = MEM_VA;
+	struct loom_hw_counters c;
+
+	build_dense(&fbuf, 1, e1);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	for (unsigned p = 0; p < 5; p++) {
+		struct loom_dispatch d = {
+			.operands = &base, .num_operands = 1, .rank = 1,
+			.extents = e1, .block = true,
+			.begin = bad[p][0], .end = bad[p][1],
+		};
+		struct loom_fabric_env env = fake_env(m);
+
+		memset(&c, 0, sizeof(c));
+		CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD,
+			 loom_fabric_run(f, &d, &env, &c));
+		CHECK_EQ(0, c.instances);
+	}
+	build_dense(&fbuf, 0, NULL);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	{
+		struct loom_dispatch d = {
+			.operands = &base, .num_operands = 1, .block = true,
+		};
+		struct loom_fabric_env env = fake_env(m);
+
+		CHECK_EQ(LOOM_STATUS_BAD_PACKET_FIELD,
+			 loom_fabric_run(f, &d, &env, &c));
+	}
+	CHECK_EQ(0, fake_bytes_written(m));
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
 TEST(determinism)
 {
 	static const int64_t e3[3] = { 3, 5, 2 };
@@ -1805,6 +1893,8 @@ int main(void)
 	RUN(single_ops);
 	RUN(dense_ranks);
 	RUN(dense_zero_extents);
+	RUN(dense_blocks_partition_the_domain);
+	RUN(dense_bad_blocks_are_refused);
 	RUN(determinism);
 	RUN(determinism_same_fabric);
 	RUN(port_dispatch_mismatch);
