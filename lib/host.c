@@ -10,13 +10,16 @@
  * launches drain their domain through the device adapter.  The program is
  * checked completely (format/reader.c) before its first instruction runs.
  *
- * Host loads and stores (and dynamic-work launches, which run
- * synchronously) first wait for every launch made so far: the reference
- * interpreter runs launches synchronously in program order, and this keeps
- * its meaning for programs whose host accesses follow a launch without an
- * explicit wait.
+ * Every launch is submitted at its LAUNCH and joined at its WAIT (or when
+ * the program first needs it), dense and dynamic work alike: a dynamic-work
+ * launch drains its domain on a thread of its own, after the launches of
+ * its wait list, while the program goes on.  Host loads and stores first
+ * wait for every launch made so far: the reference interpreter runs
+ * launches synchronously in program order, and this keeps its meaning for
+ * programs whose host accesses follow a launch without an explicit wait.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +30,38 @@
 
 /* ------------------------------------------------------------- state --- */
 
+struct domain;
+
 struct launch {
 	struct loom_token *token;	/* NULL: nothing to wait for */
 	const char *thread;
 	bool counted;			/* counters taken */
+	struct domain *domain;		/* a dynamic-work launch, until joined */
+	int error;			/* a joined domain's outcome */
+};
+
+/*
+ * A dynamic-work launch in flight: its own thread waits for the launches
+ * of its wait list (@after: domains not joined yet, @deps: tokens), then
+ * drains the domain through the device adapter.  The program's thread
+ * joins it, takes its result and frees it.
+ */
+struct domain {
+	struct run *s;
+	pthread_t thread;
+	struct loom_work_device_config c;
+	struct loom_arg args[LOOM_IMAGE_MAX_ARGS];
+	struct loom_token *deps[64];
+	unsigned n_deps;
+	struct domain *after[64];
+	unsigned n_after;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;			/* @ret and @res are final */
+	bool ran;			/* the adapter was called: @res is */
+	int ret;
+	enum loom_error err;
+	struct loom_work_device_result res;
 };
 
 struct run {
@@ -68,11 +99,17 @@ static void observe_dense(struct run *s, struct launch *l, int error,
 	s->opt.observe_job(s->opt.observe_ctx, &rec);
 }
 
+static int join_domain(struct run *s, struct launch *l);
+
 static int wait_launch(struct run *s, struct launch *l)
 {
 	struct loom_hw_counters c;
 	int ret;
 
+	if (l->domain)
+		return join_domain(s, l);
+	if (l->error)
+		return l->error;
 	if (!l->token || l->counted)
 		return l->token ? loom_token_wait(l->token, timeout(s)) : 0;
 	ret = loom_token_wait(l->token, timeout(s));
@@ -113,7 +150,8 @@ static int add_launch(struct run *s, struct loom_token *token,
 		s->launches = l;
 		s->cap_launches = cap;
 	}
-	s->launches[s->n_launches] = (struct launch){ token, thread, false };
+	s->launches[s->n_launches] = (struct launch){ token, thread, false,
+						      NULL, 0 };
 	*id = s->n_launches++;
 	return 0;
 }
@@ -221,19 +259,37 @@ static int check_failed(void *ctx, int64_t lhs, int64_t rhs)
 	return LOOM_E_CHECK_FAILED;
 }
 
-/* The tokens of the launches @l waits for (dynamic work has none). */
+/*
+ * The tokens of the launches @l waits for.  A dynamic-work launch still
+ * running goes into @after if the caller can wait for it (@after), else
+ * it is joined here first: a dense launch is submitted to the device, which
+ * can only wait for a fence, and a domain has one only once it completed.
+ */
 static int gather_deps(struct run *s, const struct loom_interp_launch *l,
-		       struct loom_token **deps, unsigned *n_deps, unsigned max)
+		       struct loom_token **deps, unsigned *n_deps,
+		       struct domain **after, unsigned *n_after, unsigned max)
 {
 	*n_deps = 0;
+	if (n_after)
+		*n_after = 0;
 	for (unsigned i = 0; i < l->num_waits; i++) {
-		struct loom_token *t = s->launches[l->waits[i]].token;
+		struct launch *w = &s->launches[l->waits[i]];
+		int ret;
 
-		if (!t)
+		if (w->domain && after) {
+			if (*n_after == max)
+				return -EINVAL;
+			after[(*n_after)++] = w->domain;
+			continue;
+		}
+		ret = w->domain ? join_domain(s, w) : w->error;
+		if (ret)
+			return ret;
+		if (!w->token)
 			continue;
 		if (*n_deps == max)
 			return -EINVAL;
-		deps[(*n_deps)++] = t;
+		deps[(*n_deps)++] = w->token;
 	}
 	return 0;
 }
@@ -256,47 +312,124 @@ static struct loom_sched_config host_sched(const struct loom_sched_config *opt,
 	};
 }
 
-static int run_items(struct run *s, const struct loom_thread_info *ti,
-		     const struct loom_arg *args, struct loom_token **deps,
-		     unsigned n_deps)
+/* Blocks until @d has run; its outcome. */
+static int domain_outcome(struct domain *d)
 {
-	struct loom_work_device_config c = {
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	while (!d->done)
+		pthread_cond_wait(&d->cond, &d->lock);
+	ret = d->ret;
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+/* A domain's thread: after its wait list, the whole run. */
+static void *run_domain(void *arg)
+{
+	struct domain *d = arg;
+	int ret = 0;
+
+	for (unsigned i = 0; i < d->n_after && !ret; i++)
+		ret = domain_outcome(d->after[i]);
+	if (!ret)
+		ret = loom_token_wait_all(d->deps, d->n_deps, timeout(d->s));
+	if (!ret) {
+		d->ran = true;
+		d->err = loom_work_device_run(&d->c, &d->res);
+		ret = d->err == LOOM_OK ? 0 :
+		      d->err == LOOM_WORK_INVALID_ARGUMENT ? -EINVAL :
+		      d->res.device_error ? d->res.device_error :
+		      d->err == LOOM_WORK_OUT_OF_MEMORY ? -ENOMEM :
+		      d->err == LOOM_WORK_OCCURRENCES_EXHAUSTED ? (int)d->err :
+		      LOOM_E_WORK_FAILED;
+	}
+	pthread_mutex_lock(&d->lock);
+	d->ret = ret;
+	d->done = true;
+	pthread_cond_broadcast(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
+
+static void free_domain(struct domain *d)
+{
+	loom_work_device_result_free(&d->res);
+	pthread_cond_destroy(&d->cond);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}
+
+/*
+ * Joins @l's domain on the program's thread: its counts go into the
+ * stats, the observer sees its result, and its collective token stays as
+ * the launch's, for later launches to wait on.
+ */
+static int join_domain(struct run *s, struct launch *l)
+{
+	struct domain *d = l->domain;
+	int ret;
+
+	pthread_join(d->thread, NULL);
+	ret = d->ret;
+	l->domain = NULL;
+	l->error = ret;
+	l->counted = true;
+	if (d->ran && d->err != LOOM_WORK_INVALID_ARGUMENT) {
+		s->st->items += d->res.work.items_run;
+		s->st->steals += d->res.work.steals;
+		s->st->jobs += d->res.jobs_submitted;
+		s->st->cycles += d->res.counters.cycles;
+		s->st->firings += d->res.counters.firings;
+		if (s->opt.observe_domain)
+			s->opt.observe_domain(s->opt.observe_ctx, l->thread,
+					      &d->res);
+		l->token = d->res.token;
+		d->res.token = NULL;
+	}
+	free_domain(d);
+	return ret;
+}
+
+/* Starts a dynamic-work launch on its own thread; joined at its WAIT. */
+static int start_domain(struct run *s, const struct loom_interp_launch *l,
+			const struct loom_thread_info *ti,
+			const struct loom_arg *args, struct domain **out)
+{
+	struct domain *d = calloc(1, sizeof(*d));
+	int ret;
+
+	if (!d)
+		return -ENOMEM;
+	ret = gather_deps(s, l, d->deps, &d->n_deps, d->after, &d->n_after, 64);
+	if (ret) {
+		free(d);
+		return ret;
+	}
+	d->s = s;
+	memcpy(d->args, args, ti->num_args * sizeof(*args));
+	d->c = (struct loom_work_device_config){
 		.sched = host_sched(&s->opt.sched, s->opt.observe_domain != NULL),
 		.root_payload = args[ti->work_item_arg].value,
 		.image = s->img, .thread = ti->name,
-		.args = args, .n_args = ti->num_args,
+		.args = d->args, .n_args = ti->num_args,
 		.devices = &s->dev, .n_devices = 1,
+		.flags = LOOM_WORK_DEVICE_TOKEN,
 		.observe_job = s->opt.observe_job,
 		.observe_job_ctx = s->opt.observe_ctx,
 	};
-	struct loom_work_device_result res;
-	enum loom_error err;
-	int ret;
-
-	/* it runs now and to the end: everything before it first */
-	ret = loom_token_wait_all(deps, n_deps, timeout(s));
-	if (!ret)
-		ret = drain(s);
-	if (ret)
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->cond, NULL);
+	ret = -pthread_create(&d->thread, NULL, run_domain, d);
+	if (ret) {
+		pthread_cond_destroy(&d->cond);
+		pthread_mutex_destroy(&d->lock);
+		free(d);
 		return ret;
-	err = loom_work_device_run(&c, &res);
-	if (err == LOOM_WORK_INVALID_ARGUMENT)
-		return -EINVAL;
-	s->st->items += res.work.items_run;
-	s->st->steals += res.work.steals;
-	s->st->jobs += res.jobs_submitted;
-	s->st->cycles += res.counters.cycles;
-	s->st->firings += res.counters.firings;
-	if (s->opt.observe_domain)
-		s->opt.observe_domain(s->opt.observe_ctx, ti->name, &res);
-	ret = 0;
-	if (err != LOOM_OK)
-		ret = res.device_error ? res.device_error :
-		      err == LOOM_WORK_OUT_OF_MEMORY ? -ENOMEM :
-		      err == LOOM_WORK_OCCURRENCES_EXHAUSTED ? err :
-		      LOOM_E_WORK_FAILED;
-	loom_work_device_result_free(&res);
-	return ret;
+	}
+	*out = d;
+	return 0;
 }
 
 static int launch(void *ctx, const struct loom_interp_launch *l)
@@ -304,14 +437,13 @@ static int launch(void *ctx, const struct loom_interp_launch *l)
 	struct run *s = ctx;
 	struct loom_arg args[LOOM_IMAGE_MAX_ARGS];
 	struct loom_token *deps[64], *tok = NULL;
+	struct domain *d = NULL;
 	struct loom_thread_info ti;
 	unsigned n_deps;
 	uint64_t id;
 	int ret;
 
 	ret = loom_image_thread_at(s->img, l->thread, &ti);
-	if (!ret)
-		ret = gather_deps(s, l, deps, &n_deps, 64);
 	if (ret)
 		return ret;
 	for (unsigned i = 0; i < ti.num_args; i++) {
@@ -319,11 +451,13 @@ static int launch(void *ctx, const struct loom_interp_launch *l)
 		args[i].value = l->args[i];
 	}
 	if (ti.domain == LOOM_DOMAIN_DYNAMIC_WORK) {
-		ret = run_items(s, &ti, args, deps, n_deps);
+		ret = start_domain(s, l, &ti, args, &d);
 	} else {
-		ret = loom_launch_dense(s->dev, s->img, ti.name, args,
-					ti.num_args, l->extents, ti.rank, deps,
-					n_deps, 0, &tok);
+		ret = gather_deps(s, l, deps, &n_deps, NULL, NULL, 64);
+		if (!ret)
+			ret = loom_launch_dense(s->dev, s->img, ti.name, args,
+						ti.num_args, l->extents,
+						ti.rank, deps, n_deps, 0, &tok);
 		if (!ret)
 			s->st->jobs++;
 	}
@@ -331,9 +465,19 @@ static int launch(void *ctx, const struct loom_interp_launch *l)
 		return ret;
 	/* its number is the interpreter's count of launches: ours too */
 	ret = add_launch(s, tok, ti.name, &id);
-	if (ret && tok) {
+	if (!ret) {
+		s->launches[id].domain = d;
+		return 0;
+	}
+	if (tok) {
 		loom_token_wait(tok, -1);
 		loom_token_free(tok);
+	}
+	if (d) {
+		struct launch gone = { .domain = d, .thread = ti.name };
+
+		join_domain(s, &gone);
+		loom_token_free(gone.token);
 	}
 	return ret;
 }

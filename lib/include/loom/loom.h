@@ -707,9 +707,14 @@ void loom_work_device_result_free(struct loom_work_device_result *result);
  * ALLOC takes a zeroed BO, LOAD and STORE go through its CPU mapping (after
  * every launch made so far has completed, so host accesses see launches in
  * program order, as in the reference interpreter), a dense LAUNCH is a
- * loom_launch_dense() on queue 0 after the tokens of its wait list, WAIT
- * waits for a launch's token, a dynamic-work LAUNCH drains its domain with
- * loom_work_device_run() (after its wait list) before the next instruction.
+ * loom_launch_dense() on queue 0 after the tokens of its wait list, a
+ * dynamic-work LAUNCH starts draining its domain with loom_work_device_run()
+ * on a thread of its own (after its wait list) and the program goes on;
+ * WAIT joins a launch: its token, or its domain (whose collective token
+ * then orders later launches like a dense one's).  A dense launch that
+ * waits for a domain still draining is submitted once that domain is
+ * done, since the device can wait only for a fence.  A dynamic-work
+ * launch's error is reported where it is joined, as a dense launch's is.
  * The library prints nothing itself: PRINT goes to @print or @out.
  */
 
@@ -733,10 +738,12 @@ typedef void (*loom_host_print_fn)(void *ctx, enum loom_arg_type type,
  * @timeout_ns: for each token wait; 0 or negative means forever
  * @observe_job: NULL, or called for every job once it is known to have
  *	finished (dense launches: when the run first waits for them;
- *	items dispatches: as loom_work_device_config.observe_job)
- * @observe_domain: NULL, or called after each dynamic-work launch with
- *	its thread and result; the result then carries the scheduler's
- *	replay trace (@result->work.trace), valid during the call
+ *	items dispatches: as loom_work_device_config.observe_job, so from
+ *	a domain's threads while the program runs: it must be thread-safe)
+ * @observe_domain: NULL, or called, on the program's thread, when a
+ *	dynamic-work launch is joined, with its thread and result; the
+ *	result then carries the scheduler's replay trace
+ *	(@result->work.trace), valid during the call
  * @observe_ctx: the first argument of both
  */
 struct loom_host_options {

@@ -13,6 +13,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,74 @@ TEST_F(dev, wrong_check_fails_typed)
 	/* a function that is not there */
 	opt.func = "nosuch";
 	EXPECT_EQ(LOOM_E_NO_HOST_FUNC, loom_host_run(self->dev, img, &opt, &st));
+	loom_image_free(img);
+}
+
+/* The jobs of one host run, as its job observer saw them. */
+struct jobs_seen {
+	pthread_mutex_t lock;
+	struct loom_job_record jobs[4096];
+	unsigned n;
+};
+
+static void seen_job(void *ctx, const struct loom_job_record *job)
+{
+	struct jobs_seen *seen = ctx;
+
+	pthread_mutex_lock(&seen->lock);
+	if (seen->n < sizeof(seen->jobs) / sizeof(seen->jobs[0]))
+		seen->jobs[seen->n++] = *job;
+	pthread_mutex_unlock(&seen->lock);
+}
+
+/*
+ * A dynamic-work launch is submitted at its LAUNCH and joined at its WAIT,
+ * as a dense one is: in async_launch.lcb, @paint, launched after the first
+ * @tree without waiting for it, is submitted before that domain's last job
+ * has finished; the program's own checks see that the waits still order
+ * fill -> tree -> double -> tree.
+ */
+TEST_F(dev, dynamic_work_launches_run_while_the_program_goes_on)
+{
+	static struct jobs_seen seen = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct loom_host_options opt = {
+		.sched.workers = 2, .observe_job = seen_job, .observe_ctx = &seen,
+	};
+	uint64_t first_tree = UINT64_MAX, tree_done = 0, paint_submit = 0;
+	unsigned trees = 0, paints = 0;
+	struct loom_host_stats st;
+	struct loom_image *img;
+	int ret;
+
+	ret = load(self->dev, "async_launch.lcb", &img);
+	if (ret == -ENOENT || ret == LOOM_E_FABRIC_MISMATCH)
+		SKIP(return, DATA_DIR "/async_launch.lcb missing or not for this device");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, loom_host_run(self->dev, img, &opt, &st));
+	EXPECT_EQ(2 * 255, st.items);
+	/* the first domain is the smaller occurrence */
+	for (unsigned i = 0; i < seen.n; i++)
+		if (!strcmp(seen.jobs[i].thread, "tree") &&
+		    seen.jobs[i].occurrence < first_tree)
+			first_tree = seen.jobs[i].occurrence;
+	for (unsigned i = 0; i < seen.n; i++) {
+		const struct loom_job_record *j = &seen.jobs[i];
+
+		EXPECT_EQ(0, j->error);
+		if (!strcmp(j->thread, "paint")) {
+			paint_submit = j->submit_ns;
+			paints++;
+		} else if (!strcmp(j->thread, "tree") && j->occurrence == first_tree) {
+			tree_done = j->done_ns > tree_done ? j->done_ns : tree_done;
+			trees++;
+		}
+	}
+	ASSERT_EQ(1, paints);
+	ASSERT_LT(0, trees);
+	EXPECT_LT(paint_submit, tree_done) {
+		TH_LOG("@paint submitted %llu ns after the first @tree's last job finished",
+		       (unsigned long long)(paint_submit - tree_done));
+	}
 	loom_image_free(img);
 }
 
