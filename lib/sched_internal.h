@@ -29,6 +29,14 @@
 uint32_t loom_sched_sleepers(const struct loom_sched *sched);
 
 /*
+ * Whether the whole domain is being cancelled (loom_sched_cancel_all()
+ * was called): once true, never false again.  A worker that sees it starts
+ * nothing more; one that does not yet see it still has every item it
+ * holds cancelled.
+ */
+bool loom_sched_cancelling(const struct loom_sched *sched);
+
+/*
  * loom_sched_publish_complete(), and then, unless that completed the
  * domain or the worker still holds an item, the worker's next item as
  * loom_sched_acquire() would take it (its own newest, else a steal), all
@@ -202,6 +210,7 @@ struct loom_sched {
 	atomic_uint sleepers __attribute__((aligned(LOOM_CACHE_LINE)));
 	atomic_uint wake_pending;	/* a wake-one is in flight */
 	_Atomic uint32_t epoch;		/* the futex word */
+	atomic_bool cancelling;		/* cancel_all was called */
 };
 
 /*
