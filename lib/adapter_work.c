@@ -79,7 +79,7 @@ struct work_state {
 	bool *live;			/* max_batch: still active after a commit */
 	struct loom_work_match m;	/* slots and steps (adapter_match.h) */
 	struct loom_sched_item *items;	/* per record */
-	struct loom_work_record **held;
+	struct loom_sched_held *held;
 	size_t max_held;
 	/* a finished packet's report, copied once: the device may write on */
 	struct loom_hw_work_record *recs;	/* WORK_RECORDS */
