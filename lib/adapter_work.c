@@ -79,7 +79,7 @@ struct work_state {
 	bool *live;			/* max_batch: still active after a commit */
 	struct loom_work_match m;	/* slots and steps (adapter_match.h) */
 	struct loom_sched_item *items;	/* per record */
-	struct loom_work_record **held;
+	struct loom_sched_held *held;
 	size_t max_held;
 	/* a finished packet's report, copied once: the device may write on */
 	struct loom_hw_work_record *recs;	/* WORK_RECORDS */
@@ -319,6 +319,9 @@ static bool run_ahead(struct device_worker *w, uint32_t left)
 	bool alone;
 	struct loom_pkt_run_work p;
 
+	/* a cancelled domain runs nothing more: the commit cancels the rest */
+	if (loom_sched_cancelling(w->run->common.sched))
+		return false;
 	for (uint32_t i = ws->n_batch; i-- > 0;) {
 		/* one not carried last time is gone with its subtree */
 		if (!ws->unrun[i] || w->batch[i].worker == LOOM_SCHED_NO_WORKER)
@@ -456,6 +459,18 @@ static void take_carried(struct device_worker *w)
 	ws->cur ^= 1;
 }
 
+/*
+ * The domain is being cancelled: the batch items not run yet (each with a
+ * request pending) are cancelled instead of run.
+ */
+static void cancel_unrun(struct device_worker *w)
+{
+	for (uint32_t i = 0; i < w->work->n_batch; i++)
+		if (w->work->unrun[i])
+			loom_adapter_cancel(&w->run->common, &w->counts,
+					    &w->batch[i]);
+}
+
 /* The batch items not yet run, moved to the front of the batch: their count. */
 static size_t compact_unrun(struct device_worker *w)
 {
@@ -496,6 +511,10 @@ void loom_work_stack_run(struct device_worker *w, size_t n)
 
 			if (!count)
 				return;
+			if (loom_sched_cancelling(w->run->common.sched)) {
+				cancel_unrun(w);
+				return;
+			}
 			if (!work_packet(w, b, count, 0, &p)) {
 				loom_device_run_items(w, compact_unrun(w));
 				return;

@@ -250,6 +250,7 @@ enum loom_error loom_sched_create(const struct loom_sched_config *config,
 	atomic_init(&sched->sleepers, 0);
 	atomic_init(&sched->wake_pending, 0);
 	atomic_init(&sched->epoch, 0);
+	atomic_init(&sched->cancelling, false);
 	err = alloc_workers(sched);
 	if (!err)
 		err = loom_work_domain_create_lanes(config->replay_occurrence,
@@ -283,6 +284,12 @@ uint32_t loom_sched_sleepers(const struct loom_sched *sched)
 {
 	/* A hint: whoever acts on it must tolerate it being stale. */
 	return atomic_load_explicit(&sched->sleepers, memory_order_relaxed);
+}
+
+bool loom_sched_cancelling(const struct loom_sched *sched)
+{
+	/* Set under every owner lock with the requests: a hint outside them. */
+	return atomic_load_explicit(&sched->cancelling, memory_order_relaxed);
 }
 
 uint32_t loom_sched_queued(const struct loom_sched *sched, uint32_t worker)
@@ -930,6 +937,7 @@ enum loom_error loom_sched_cancel_all(struct loom_sched *sched,
 	if (!sched)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	lock_all(sched);
+	atomic_store_explicit(&sched->cancelling, true, memory_order_relaxed);
 	/* Requests first, so no active item can publish afterwards. */
 	for (uint32_t w = 0; w < sched->nworkers; w++) {
 		struct sched_worker *sw = &sched->workers[w];

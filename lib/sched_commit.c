@@ -12,6 +12,13 @@
  * ("held": the batch's items, then every taken child, in the order
  * taken), the others are queued on its deque.
  *
+ * A cancel request does not undo what the device ran: an item it covers
+ * (one with a pending request, and every descendant the device ran of
+ * it) still publishes its children as one group, acquiring each before
+ * it is visible, so every item that ran holds a responsibility; but it
+ * queues none -- those it took are held and covered, the others are
+ * cancelled at once -- and it is cancelled, not completed.
+ *
  * A commit is an object (struct loom_sched_commit, sched_internal.h):
  * begin takes the worker's owner lock, each step commits one record, end
  * cancels what the run failed or left held and releases the lock.  With
@@ -35,12 +42,15 @@ static struct active_item *batch_slot(struct loom_sched_commit *c, uint32_t h)
 
 static bool held_live(const struct loom_sched_commit *c, uint32_t h)
 {
-	return h < c->n_held && c->held[h] &&
-	       !(atomic_load_explicit(&c->held[h]->state,
+	return h < c->n_held && c->held[h].rec &&
+	       !(atomic_load_explicit(&c->held[h].rec->state,
 				      memory_order_relaxed) & LOOM_REC_RETIRED);
 }
 
-/* Skips @step's taken children: their items never exist. */
+/*
+ * Skips @step's taken children: the step's item is a batch item that is
+ * not active (the carry could not keep it), so none of them can exist.
+ */
 static bool skip_taken(struct loom_sched_commit *c, const struct loom_sched_step *step)
 {
 	for (uint32_t k = 0; k < step->count; k++) {
@@ -48,7 +58,7 @@ static bool skip_taken(struct loom_sched_commit *c, const struct loom_sched_step
 			continue;
 		if (c->n_held == c->max_held)
 			return false;
-		c->held[c->n_held++] = NULL;
+		c->held[c->n_held++] = (struct loom_sched_held){ NULL, false };
 	}
 	return true;
 }
@@ -65,7 +75,7 @@ static void retire_held_item(struct loom_sched_commit *c, uint32_t h,
 			     enum loom_sched_event_kind kind)
 {
 	struct loom_sched *sched = c->sched;
-	struct loom_work_record *rec = c->held[h];
+	struct loom_work_record *rec = c->held[h].rec;
 	uint64_t seq;
 
 	if (h < c->n_batch || !--c->live_taken) {
@@ -81,7 +91,7 @@ static void retire_held_item(struct loom_sched_commit *c, uint32_t h,
 static void cancel_held_item(struct loom_sched_commit *c, uint32_t h)
 {
 	struct loom_sched *sched = c->sched;
-	struct loom_work_record *rec = c->held[h];
+	struct loom_work_record *rec = c->held[h].rec;
 	struct active_item *slot = batch_slot(c, h);
 
 	if (slot) {
@@ -99,12 +109,30 @@ static void cancel_held_item(struct loom_sched_commit *c, uint32_t h)
 }
 
 /*
+ * Cancels @child, just published by an item a cancel request covers and
+ * never run: it was never visible.  That item is still live, so this is
+ * not the domain's last retirement (as in retire_held_item()).
+ */
+static void cancel_unrun_child(struct loom_sched_commit *c,
+			       struct loom_work_record *child)
+{
+	struct loom_sched *sched = c->sched;
+	uint64_t seq = sched->tracing ? trace_number(sched, 1) : 0;
+
+	loom_work_retire_held_unfenced(sched->domain, child, c->worker);
+	loom_sched_retired(sched, child, LOOM_SCHED_EV_CANCEL_QUEUED, c->worker,
+			   seq, false);
+	c->cancelled++;
+}
+
+/*
  * Publishes @step's children: every one acquired before any is visible,
- * then the taken ones held and the others queued.
+ * then the taken ones held and the others queued -- or, when a cancel
+ * request covers the item (@cancel), cancelled.
  */
 static enum loom_error publish_step(struct loom_sched_commit *c,
 				    const struct loom_sched_step *step,
-				    struct loom_work_record *rec)
+				    struct loom_work_record *rec, bool cancel)
 {
 	struct loom_sched *sched = c->sched;
 	struct sched_worker *w = &sched->workers[c->worker];
@@ -114,7 +142,7 @@ static enum loom_error publish_step(struct loom_sched_commit *c,
 
 	for (uint32_t k = 0; k < step->count; k++)
 		step->taken[k] ? nt++ : nq++;
-	if (nq > sched->capacity - (uint64_t)queued)
+	if (!cancel && nq > sched->capacity - (uint64_t)queued)
 		return LOOM_WORK_QUEUE_CAPACITY;
 	if (nt > c->max_held - c->n_held)
 		return LOOM_WORK_INVALID_ARGUMENT;
@@ -135,6 +163,10 @@ static enum loom_error publish_step(struct loom_sched_commit *c,
 		record_event(sched, child, LOOM_SLOT_CREATE,
 			     LOOM_SCHED_EV_PUBLISH, c->worker,
 			     LOOM_SCHED_NO_WORKER, seq + k, false);
+		if (!step->taken[k] && cancel) {
+			cancel_unrun_child(c, child);
+			continue;
+		}
 		if (!step->taken[k]) {
 			deque_put(&w->deque, b + q++, child);
 			continue;
@@ -143,10 +175,10 @@ static enum loom_error publish_step(struct loom_sched_commit *c,
 			     LOOM_SCHED_EV_ACQUIRE_LOCAL, c->worker,
 			     LOOM_SCHED_NO_WORKER,
 			     sched->tracing ? trace_number(sched, 1) : 0, false);
-		c->held[c->n_held++] = child;
+		c->held[c->n_held++] = (struct loom_sched_held){ child, cancel };
 		c->live_taken++;
 	}
-	if (nq) {
+	if (nq && !cancel) {
 		deque_publish_bottom(&w->deque, b + (int64_t)nq, queued == 0);
 		c->woke |= queued == 0;
 	}
@@ -162,25 +194,26 @@ static enum loom_error run_step(struct loom_sched_commit *c,
 	struct active_item *slot;
 	struct loom_work_record *rec;
 	enum loom_error err;
+	bool cancel;
 
-	if (step->held < c->n_held && !c->held[step->held])
+	if (step->held < c->n_held && !c->held[step->held].rec)
 		return skip_taken(c, step) ? LOOM_OK :
 					     LOOM_WORK_INVALID_ARGUMENT;
 	if (!held_live(c, step->held) || (step->count && !step->payloads) ||
 	    (step->count && !step->taken))
 		return LOOM_WORK_INVALID_ARGUMENT;
-	rec = c->held[step->held];
+	rec = c->held[step->held].rec;
 	slot = batch_slot(c, step->held);
-	if (slot && slot->cancel_requested) {
-		cancel_held_item(c, step->held);
-		return skip_taken(c, step) ? LOOM_OK :
-					     LOOM_WORK_INVALID_ARGUMENT;
-	}
-	err = publish_step(c, step, rec);
+	cancel = c->held[step->held].cancel || (slot && slot->cancel_requested);
+	err = publish_step(c, step, rec, cancel);
 	if (err)
 		return err;
 	if (item)
 		fill_item(c->sched, rec, c->worker, c->worker, item);
+	if (cancel) {
+		cancel_held_item(c, step->held);
+		return LOOM_OK;
+	}
 	if (slot)
 		loom_sched_finish_slot(c->sched, c->worker, slot, false, NULL);
 	else
@@ -229,9 +262,12 @@ static void carry_held(struct loom_sched_commit *c, const struct loom_sched_carr
 		}
 		if (w->end == c->sched->max_batch)
 			continue;
-		add_active(w, c->held[h]);
-		fill_item(c->sched, c->held[h], c->worker, c->worker, item);
-		c->held[h] = NULL;
+		add_active(w, c->held[h].rec);
+		if (c->held[h].cancel)
+			loom_sched_request_cancel(c->sched, c->worker,
+						  &w->active[w->end - 1]);
+		fill_item(c->sched, c->held[h].rec, c->worker, c->worker, item);
+		c->held[h].rec = NULL;
 	}
 }
 
@@ -240,13 +276,13 @@ static void name_failed(struct loom_sched_commit *c, uint32_t h)
 	if (c->has_failed || !held_live(c, h))
 		return;
 	c->has_failed = true;
-	fill_item(c->sched, c->held[h], c->worker, c->worker, &c->failed);
+	fill_item(c->sched, c->held[h].rec, c->worker, c->worker, &c->failed);
 }
 
 void loom_sched_commit_begin(struct loom_sched_commit *c,
 			     struct loom_sched *sched, uint32_t worker,
 			     const struct loom_sched_item *batch,
-			     uint32_t n_batch, struct loom_work_record **held,
+			     uint32_t n_batch, struct loom_sched_held *held,
 			     size_t max_held)
 {
 	*c = (struct loom_sched_commit){
@@ -257,7 +293,9 @@ void loom_sched_commit_begin(struct loom_sched_commit *c,
 	for (uint32_t i = 0; i < n_batch && c->n_held < max_held; i++) {
 		struct active_item *slot = batch_slot(c, i);
 
-		held[c->n_held++] = slot ? slot->rec : NULL;
+		held[c->n_held++] = (struct loom_sched_held){
+			slot ? slot->rec : NULL, false,
+		};
 	}
 }
 

@@ -29,6 +29,14 @@
 uint32_t loom_sched_sleepers(const struct loom_sched *sched);
 
 /*
+ * Whether the whole domain is being cancelled (loom_sched_cancel_all()
+ * was called): once true, never false again.  A worker that sees it starts
+ * nothing more; one that does not yet see it still has every item it
+ * holds cancelled.
+ */
+bool loom_sched_cancelling(const struct loom_sched *sched);
+
+/*
  * loom_sched_publish_complete(), and then, unless that completed the
  * domain or the worker still holds an item, the worker's next item as
  * loom_sched_acquire() would take it (its own newest, else a steal), all
@@ -99,6 +107,17 @@ struct loom_sched_carry {
 };
 
 /*
+ * An item a commit holds: @rec (NULL: a batch item that is not active, its
+ * records skipped) and whether @cancel covers it: a cancel request on it,
+ * or on the item it descends from in this run, reached it before its
+ * record was committed (it ran; it is retired by cancellation).
+ */
+struct loom_sched_held {
+	struct loom_work_record *rec;
+	bool cancel;
+};
+
+/*
  * The commit of one run of a worker (sched_commit.c): begin, one step per
  * record the device wrote, end.  The worker's owner lock is held from
  * begin to end, so no taken child is ever visible to another worker: a
@@ -113,7 +132,7 @@ struct loom_sched_commit {
 	uint32_t worker;
 	const struct loom_sched_item *batch;
 	uint32_t n_batch;
-	struct loom_work_record **held;	/* NULL: skipped */
+	struct loom_sched_held *held;
 	size_t n_held, max_held;
 	size_t live_taken;		/* taken children not yet retired */
 	bool woke;			/* a publication to an empty deque */
@@ -134,21 +153,26 @@ struct loom_sched_commit {
 /*
  * Begins a commit for @worker, whose @n_batch active items are @batch
  * (held items 0 .. @n_batch - 1): takes the worker's owner lock.  @held
- * is room for @max_held record pointers, the commit's until end.
+ * is room for @max_held held items, the commit's until end.
  */
 void loom_sched_commit_begin(struct loom_sched_commit *c,
 			     struct loom_sched *sched, uint32_t worker,
 			     const struct loom_sched_item *batch,
-			     uint32_t n_batch, struct loom_work_record **held,
+			     uint32_t n_batch, struct loom_sched_held *held,
 			     size_t max_held);
 
 /*
- * Commits one step, in record order.  An item with a pending cancel
- * request is cancelled instead, and the children it would have taken are
- * skipped with their steps.  @item, if not NULL, gets the step's item if
- * it completed, else a worker of LOOM_SCHED_NO_WORKER.  Returns
- * LOOM_OK or the refusal (c->error): the refused step's item is then
- * cancelled, and every later step only clears its @item.
+ * Commits one step, in record order.  An item a cancel request covers
+ * (a pending request on it, or on the batch item it descends from) ran
+ * all the same: it still publishes its children as one group, acquiring
+ * each before it is visible, but queues none: the children it took (they
+ * ran, or run next) are held, covered too, and the others are cancelled
+ * at once (cancel-queued); then the item is cancelled.  So every item the
+ * device ran holds a responsibility and retires exactly once.  @item, if
+ * not NULL, gets the step's item if it was retired by the step (completed
+ * or cancelled), else a worker of LOOM_SCHED_NO_WORKER.  Returns LOOM_OK
+ * or the refusal (c->error): the refused step's item is then cancelled,
+ * and every later step only clears its @item.
  */
 enum loom_error loom_sched_commit_step(struct loom_sched_commit *c,
 				       const struct loom_sched_step *step,
@@ -162,7 +186,8 @@ enum loom_error loom_sched_commit_step(struct loom_sched_commit *c,
  * @carry, if not NULL and every step committed without @fail_held: the
  * held items it names stay active on the worker instead (the device
  * already runs them in its next packet), the taken children among them in
- * new active slots, at most max_batch active items in all; each is
+ * new active slots, at most max_batch active items in all (a child a
+ * cancel request covers gets one too, with a request of its own); each is
  * reported in @carry->items, or with a worker of LOOM_SCHED_NO_WORKER if
  * it is not live, does not fit, or nothing was carried.
  */
@@ -202,6 +227,7 @@ struct loom_sched {
 	atomic_uint sleepers __attribute__((aligned(LOOM_CACHE_LINE)));
 	atomic_uint wake_pending;	/* a wake-one is in flight */
 	_Atomic uint32_t epoch;		/* the futex word */
+	atomic_bool cancelling;		/* cancel_all was called */
 };
 
 /*

@@ -201,7 +201,7 @@ static void packet_and_commit(struct loom_sched *s,
 			      uint64_t *completed)
 {
 	static struct packet p;
-	static struct loom_work_record *held[MAX_BATCH + MAX_RECORDS + 1];
+	static struct loom_sched_held held[MAX_BATCH + MAX_RECORDS + 1];
 	static struct loom_sched_item items[MAX_RECORDS];
 	struct loom_hw_work_entry stack[MAX_BATCH];
 	bool unrun[MAX_BATCH], live[MAX_BATCH];

@@ -980,7 +980,7 @@ static void commit_run(struct loom_sched *s, const struct loom_sched_item *batch
 		       const struct loom_sched_carry *carry,
 		       struct loom_sched_commit *out)
 {
-	struct loom_work_record *held[8];
+	struct loom_sched_held held[8];
 
 	loom_sched_commit_begin(out, s, 0, batch, n_batch, held, 8);
 	for (size_t i = 0; i < n_steps; i++)
@@ -1042,10 +1042,68 @@ TEST(commit_run_publishes_takes_and_completes_in_record_order)
 }
 
 /*
+ * The same run as above, with a cancel request on the root made while the
+ * device ran it: what ran still gets its responsibility, before it is
+ * visible, and retires once.  The root publishes its children as one
+ * group and queues none: the two that ran are held, the left one is
+ * cancelled at once; then each item that ran is cancelled in record
+ * order, root/2 after publishing its own child.  Every record is
+ * reported; the last cancellation completes the domain.
+ */
+TEST(commit_run_under_a_cancel_request_retires_what_ran)
+{
+	struct loom_sched *s = new_sched(2, 4, 2, 0);
+	uint64_t root_kids[3] = { 10, 11, 12 }, kid2_kids[1] = { 120 };
+	bool root_taken[3] = { true, false, true }, kid2_taken[1] = { true };
+	struct loom_sched_step steps[4] = {
+		{ .held = 0, .count = 3, .payloads = root_kids, .taken = root_taken },
+		{ .held = 1, .count = 0 },		/* root/0 */
+		{ .held = 2, .count = 1, .payloads = kid2_kids, .taken = kid2_taken },
+		{ .held = 3, .count = 0 },		/* root/2/0 */
+	};
+	struct loom_sched_item root, items[4];
+	struct loom_sched_commit out;
+	struct loom_sched_trace *t;
+	bool live[1];
+
+	REQUIRE(s);
+	CHECK_OK(loom_sched_admit(s, 100, NULL));
+	root = take(s, 0);
+	CHECK_OK(loom_sched_cancel_all(s, NULL, NULL));
+	commit_run(s, &root, 1, steps, 4, UINT32_MAX, items, live, NULL, &out);
+	CHECK_OK(out.error);
+	CHECK_EQ(0, out.completed);
+	CHECK_EQ(5, out.cancelled);
+	CHECK_EQ(4, out.published);
+	CHECK(!live[0]);
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ(0, items[i].worker);
+	CHECK_STR("7:root/2/0", id_text(&items[3].id));
+	CHECK_EQ(120, items[3].payload);
+	CHECK_EQ(0, loom_sched_queued(s, 0));
+	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 1, &root));
+	CHECK_OK(loom_sched_take_trace(s, &t));
+	CHECK_TRACE(t, "admit 0 7:root", "acquire-local 0 7:root",
+		    "cancel-request 0 7:root",
+		    "publish 0 7:root/0", "publish 0 7:root/1",
+		    "publish 0 7:root/2", "acquire-local 0 7:root/0",
+		    "cancel-queued 0 7:root/1", "acquire-local 0 7:root/2",
+		    "cancel-active 0 7:root",
+		    "cancel-request 0 7:root/0", "cancel-active 0 7:root/0",
+		    "publish 0 7:root/2/0", "acquire-local 0 7:root/2/0",
+		    "cancel-request 0 7:root/2", "cancel-active 0 7:root/2",
+		    "cancel-request 0 7:root/2/0",
+		    "cancel-active 0 7:root/2/0 completes");
+	loom_sched_trace_free(t);
+	loom_sched_destroy(s);
+}
+
+/*
  * A refused step (no room for what it leaves) and a failing item name
  * the item and cancel it; taken children without a step are cancelled;
  * batch items without one stay active; a cancel request cancels its
- * item and skips what it took.
+ * item, and the children it took (they ran) are still published, held
+ * and cancelled.
  */
 TEST(commit_run_cancels_what_it_cannot_complete)
 {
@@ -1100,9 +1158,10 @@ TEST(commit_run_cancels_what_it_cannot_complete)
 			      items, live, NULL, &out);
 	CHECK_OK(out.error);
 	CHECK_EQ(0, out.completed);
-	CHECK_EQ(1, out.cancelled);
-	CHECK_EQ(0, out.published);
+	CHECK_EQ(3, out.cancelled);
+	CHECK_EQ(2, out.published);
 	CHECK(!live[0]);
+	CHECK_EQ(0, items[0].worker);		/* it ran: reported */
 	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE,
 		 loom_sched_acquire(s, 0, &root));
 	loom_sched_destroy(s);
@@ -1230,8 +1289,9 @@ TEST(commit_run_carries_held_items_into_the_next_batch)
 /*
  * What is carried is reported, and what cannot be is never lost: a batch
  * item not run yet is carried as itself; a child with no free active slot
- * is cancelled with the commit; a child of a cancelled item never exists;
- * a refused step carries nothing.
+ * is cancelled with the commit; a child of a cancelled item that runs next
+ * is carried with a cancel request of its own, and the next commit
+ * cancels it; a refused step carries nothing.
  */
 TEST(commit_run_reports_what_it_cannot_carry)
 {
@@ -1289,7 +1349,7 @@ TEST(commit_run_reports_what_it_cannot_carry)
 	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &root));
 	loom_sched_destroy(s);
 
-	/* a cancelled item's children are never created: nothing to carry */
+	/* a cancelled item's children the device runs next: carried, cancelled */
 	s = new_sched(1, 4, 2, 0);
 	REQUIRE(s);
 	CHECK_OK(loom_sched_admit(s, 100, NULL));
@@ -1298,8 +1358,14 @@ TEST(commit_run_reports_what_it_cannot_carry)
 	commit_run(s, &root, 1, &two, 1, UINT32_MAX,
 			      NULL, live, &carry, &out);
 	CHECK_EQ(1, out.cancelled);
-	CHECK_EQ(LOOM_SCHED_NO_WORKER, carried[0].worker);
-	CHECK_EQ(LOOM_SCHED_NO_WORKER, carried[1].worker);
+	CHECK_EQ(2, out.published);
+	CHECK_EQ(0, carried[0].worker);
+	CHECK_EQ(0, carried[1].worker);
+	CHECK_EQ(LOOM_WORK_CANCEL_REQUESTED, loom_sched_complete(s, &carried[0], NULL));
+	commit_run(s, carried, 2, done, 2, UINT32_MAX,
+			      NULL, live, NULL, &out);
+	CHECK_EQ(0, out.completed);
+	CHECK_EQ(2, out.cancelled);
 	CHECK_EQ(LOOM_WORK_DOMAIN_COMPLETE, loom_sched_acquire(s, 0, &root));
 	loom_sched_destroy(s);
 
@@ -1369,6 +1435,7 @@ int main(void)
 	RUN(no_trace_flag_records_nothing);
 	RUN(identity_independent_of_worker_and_payload);
 	RUN(commit_run_publishes_takes_and_completes_in_record_order);
+	RUN(commit_run_under_a_cancel_request_retires_what_ran);
 	RUN(commit_run_cancels_what_it_cannot_complete);
 	RUN(commit_run_completes_the_domain_with_its_last_retirement);
 	RUN(commit_run_carries_held_items_into_the_next_batch);
