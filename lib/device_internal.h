@@ -84,7 +84,21 @@ struct loom_image {
 	void *host;			/* .loom.host copy, aligned; NULL if none */
 	uint64_t host_size;
 	void *bytes;			/* owns every pointer above but threads/patches */
+	uint64_t digest;		/* FNV-1a of the loaded bytes (loom_image_digest) */
+	struct loom_image_site *sites;	/* registered launch sites (point.c) */
+	size_t n_sites, cap_sites;
 };
+
+/* One launch site the program registered (loom_launch_site_register()). */
+struct loom_image_site {
+	char *name;			/* the image's copy: refs point at it */
+	uint32_t thread;
+};
+
+struct loom_image_view;
+/* A view of @img's own (aligned) sections, for format/'s readers. */
+void loom_image_view_of(const struct loom_image *img,
+			struct loom_image_view *v);
 
 /*
  * A launch's completion, whatever carried the launch: its out-syncobj.

@@ -352,25 +352,6 @@ static const struct loom_interp_backend device_backend = {
 
 /* ------------------------------------------------------------- a run --- */
 
-/* A view of @img's sections for the interpreter (its copies, aligned). */
-static void image_view(const struct loom_image *img, struct loom_image_view *v)
-{
-	memset(v, 0, sizeof(*v));
-	v->info = img->info;
-	v->sec[LOOM_SEC_THREADS] = (const uint8_t *)img->threads;
-	v->len[LOOM_SEC_THREADS] = (uint64_t)img->info.num_threads * sizeof(*img->threads);
-	v->sec[LOOM_SEC_PATCHES] = (const uint8_t *)img->patches;
-	v->len[LOOM_SEC_PATCHES] = (uint64_t)img->num_patches * sizeof(*img->patches);
-	v->sec[LOOM_SEC_CONFIGS] = img->configs;
-	v->len[LOOM_SEC_CONFIGS] = img->configs_size;
-	v->sec[LOOM_SEC_TEMPLATES] = img->templates;
-	v->len[LOOM_SEC_TEMPLATES] = img->templates_size;
-	v->sec[LOOM_SEC_STRTAB] = (const uint8_t *)img->strtab;
-	v->len[LOOM_SEC_STRTAB] = img->strtab_size;
-	v->sec[LOOM_SEC_HOST] = img->host;
-	v->len[LOOM_SEC_HOST] = img->host_size;
-}
-
 int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 		  const struct loom_host_options *opt,
 		  struct loom_host_stats *stats)
@@ -390,7 +371,7 @@ int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 	s.st->failed_insn = -1;
 	if (opt)
 		s.opt = *opt;
-	image_view(img, &v);
+	loom_image_view_of(img, &v);
 	if (loom_view_check_host(&v, NULL, 0))
 		return LOOM_E_BAD_IMAGE;
 	func = loom_view_find_host_func(&v, s.opt.func ? s.opt.func : "main");
