@@ -42,6 +42,7 @@ struct run {
 	size_t n_bos, cap_bos;
 	struct launch *launches;
 	size_t n_launches, cap_launches, drained;
+	const char *func;		/* the host function run: launch sites */
 };
 
 static int64_t timeout(const struct run *s)
@@ -256,7 +257,21 @@ static struct loom_sched_config host_sched(const struct loom_sched_config *opt,
 	};
 }
 
-static int run_items(struct run *s, const struct loom_thread_info *ti,
+/* Tells the observer launch @l's ref (loom_launch_site_host()'s). */
+static void observe_launch(struct run *s, const struct loom_interp_launch *l,
+			   uint64_t occurrence)
+{
+	struct loom_launch_ref ref = {
+		.image = loom_image_digest(s->img), .thread = l->thread,
+		.kind = LOOM_SITE_HOST, .ordinal = l->ordinal, .site = s->func,
+	};
+
+	if (s->opt.observe_launch && occurrence)
+		s->opt.observe_launch(s->opt.observe_ctx, &ref, occurrence);
+}
+
+static int run_items(struct run *s, const struct loom_interp_launch *l,
+		     const struct loom_thread_info *ti,
 		     const struct loom_arg *args, struct loom_token **deps,
 		     unsigned n_deps)
 {
@@ -287,6 +302,7 @@ static int run_items(struct run *s, const struct loom_thread_info *ti,
 	s->st->jobs += res.jobs_submitted;
 	s->st->cycles += res.counters.cycles;
 	s->st->firings += res.counters.firings;
+	observe_launch(s, l, res.work.occurrence);
 	if (s->opt.observe_domain)
 		s->opt.observe_domain(s->opt.observe_ctx, ti->name, &res);
 	ret = 0;
@@ -319,13 +335,15 @@ static int launch(void *ctx, const struct loom_interp_launch *l)
 		args[i].value = l->args[i];
 	}
 	if (ti.domain == LOOM_DOMAIN_DYNAMIC_WORK) {
-		ret = run_items(s, &ti, args, deps, n_deps);
+		ret = run_items(s, l, &ti, args, deps, n_deps);
 	} else {
 		ret = loom_launch_dense(s->dev, s->img, ti.name, args,
 					ti.num_args, l->extents, ti.rank, deps,
 					n_deps, 0, &tok);
-		if (!ret)
+		if (!ret) {
 			s->st->jobs++;
+			observe_launch(s, l, loom_token_occurrence(tok));
+		}
 	}
 	if (ret)
 		return ret;
@@ -379,6 +397,7 @@ int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 		return LOOM_E_NO_HOST_FUNC;
 	s.dev = dev;
 	s.img = img;
+	s.func = loom_view_name(&v, loom_view_host_func(&v, func).name);
 	ret = loom_interp_run(&v, func, &device_backend, &s, &is);
 	s.st->insns = is.insns;
 	s.st->failed_insn = is.failed_insn;

@@ -839,7 +839,14 @@ typedef void (*loom_host_print_fn)(void *ctx, enum loom_arg_type type,
  * @observe_domain: NULL, or called after each dynamic-work launch with
  *	its thread and result; the result then carries the scheduler's
  *	replay trace (@result->work.trace), valid during the call
- * @observe_ctx: the first argument of both
+ * @observe_ctx: the first argument of all three
+ * @observe_launch: NULL, or called once for each launch the run made,
+ *	with its launch ref (LOOM_SITE_HOST: @func and the LAUNCH's ordinal,
+ *	as loom_launch_site_host() gives it) and its dispatch occurrence:
+ *	a dense launch's once it is submitted, a dynamic-work launch's once
+ *	its domain has run (before @observe_domain sees it).  Not called for
+ *	a launch that failed before it had an occurrence.  @ref is valid
+ *	during the call, its @site while the image lives
  */
 struct loom_host_options {
 	const char *func;
@@ -852,6 +859,8 @@ struct loom_host_options {
 	void (*observe_domain)(void *ctx, const char *thread,
 			       const struct loom_work_device_result *result);
 	void *observe_ctx;
+	void (*observe_launch)(void *ctx, const struct loom_launch_ref *ref,
+			       uint64_t occurrence);
 };
 
 /**
