@@ -95,6 +95,13 @@ struct loom_image_site {
 	uint32_t thread;
 };
 
+/*
+ * Whether @site is a launch site of thread @thread of @img: its digest
+ * and thread, and for LOOM_SITE_API a name registered with it (point.c).
+ */
+bool loom_launch_site_of(const struct loom_image *img, uint32_t thread,
+			 const struct loom_launch_ref *site);
+
 struct loom_image_view;
 /* A view of @img's own (aligned) sections, for format/'s readers. */
 void loom_image_view_of(const struct loom_image *img,
@@ -113,6 +120,8 @@ struct loom_token {
 	uint64_t submit_ns;		/* CLOCK_MONOTONIC at submission */
 	uint64_t occurrence;		/* its dispatch occurrence; set once, before
 					   the token is handed out */
+	struct loom_launch_ref launch;	/* its launch site; kind 0: none.  Set
+					   with the occurrence */
 	bool status_known;
 	int status;			/* once status_known */
 };

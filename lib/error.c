@@ -50,6 +50,7 @@ static const struct {
 	{ LOOM_E_SITE_EXISTS, "the image already has a launch site of that name" },
 	{ LOOM_E_NO_LAUNCH_SITE, "no launch of that ordinal in the host function" },
 	{ LOOM_E_POINT_OUTSIDE, "coordinate outside the launch's extents" },
+	{ LOOM_E_SITE_MISMATCH, "the launch site is not one of the launch's image and thread" },
 	/* the dynamic-work core */
 	{ LOOM_WORK_INVALID_ARGUMENT, "invalid argument" },
 	{ LOOM_WORK_OUT_OF_MEMORY, "out of memory" },

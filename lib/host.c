@@ -257,17 +257,44 @@ static struct loom_sched_config host_sched(const struct loom_sched_config *opt,
 	};
 }
 
-/* Tells the observer launch @l's ref (loom_launch_site_host()'s). */
-static void observe_launch(struct run *s, const struct loom_interp_launch *l,
-			   uint64_t occurrence)
+/* Launch @l's ref: loom_launch_site_host()'s. */
+static struct loom_launch_ref site_of(const struct run *s,
+				      const struct loom_interp_launch *l)
 {
-	struct loom_launch_ref ref = {
+	return (struct loom_launch_ref){
 		.image = loom_image_digest(s->img), .thread = l->thread,
 		.kind = LOOM_SITE_HOST, .ordinal = l->ordinal, .site = s->func,
 	};
+}
+
+static void observe_launch(struct run *s, const struct loom_interp_launch *l,
+			   uint64_t occurrence)
+{
+	struct loom_launch_ref ref = site_of(s, l);
 
 	if (s->opt.observe_launch && occurrence)
 		s->opt.observe_launch(s->opt.observe_ctx, &ref, occurrence);
+}
+
+/* A dense launch on queue 0, its token carrying its launch ref. */
+static int launch_dense(struct run *s, const struct loom_interp_launch *l,
+			const struct loom_thread_info *ti,
+			const struct loom_arg *args, struct loom_token **deps,
+			unsigned n_deps, struct loom_token **tok)
+{
+	struct loom_launch_ref site = site_of(s, l);
+	struct loom_launch dl = loom_launch_dense_of(ti->name, args,
+						     ti->num_args, l->extents,
+						     ti->rank, deps, n_deps, 0);
+	int ret;
+
+	dl.site = &site;
+	ret = loom_launch(s->dev, s->img, &dl, tok);
+	if (ret)
+		return ret;
+	s->st->jobs++;
+	observe_launch(s, l, loom_token_occurrence(*tok));
+	return 0;
 }
 
 static int run_items(struct run *s, const struct loom_interp_launch *l,
@@ -337,13 +364,7 @@ static int launch(void *ctx, const struct loom_interp_launch *l)
 	if (ti.domain == LOOM_DOMAIN_DYNAMIC_WORK) {
 		ret = run_items(s, l, &ti, args, deps, n_deps);
 	} else {
-		ret = loom_launch_dense(s->dev, s->img, ti.name, args,
-					ti.num_args, l->extents, ti.rank, deps,
-					n_deps, 0, &tok);
-		if (!ret) {
-			s->st->jobs++;
-			observe_launch(s, l, loom_token_occurrence(tok));
-		}
+		ret = launch_dense(s, l, &ti, args, deps, n_deps, &tok);
 	}
 	if (ret)
 		return ret;

@@ -117,6 +117,20 @@ static bool ref_ok(const struct loom_launch_ref *ref)
 	       (ref->kind == LOOM_SITE_HOST || ref->kind == LOOM_SITE_API);
 }
 
+bool loom_launch_site_of(const struct loom_image *img, uint32_t thread,
+			 const struct loom_launch_ref *site)
+{
+	if (!ref_ok(site) || site->image != img->digest || site->thread != thread)
+		return false;
+	if (site->kind == LOOM_SITE_HOST)
+		return true;
+	for (size_t i = 0; site->ordinal == 0 && i < img->n_sites; i++)
+		if (img->sites[i].thread == thread &&
+		    !strcmp(img->sites[i].name, site->site))
+			return true;
+	return false;
+}
+
 bool loom_launch_ref_equal(const struct loom_launch_ref *a,
 			   const struct loom_launch_ref *b)
 {

@@ -530,9 +530,10 @@ TEST(point_text_rejects)
 TEST(error_strings)
 {
 	const int errs[] = { LOOM_E_SITE_NAME, LOOM_E_SITE_EXISTS,
-			     LOOM_E_NO_LAUNCH_SITE, LOOM_E_POINT_OUTSIDE };
+			     LOOM_E_NO_LAUNCH_SITE, LOOM_E_POINT_OUTSIDE,
+			     LOOM_E_SITE_MISMATCH };
 
-	for (unsigned i = 0; i < 4; i++) {
+	for (unsigned i = 0; i < 5; i++) {
 		CHECK(strcmp(loom_strerror(errs[i]), "unknown error"));
 		for (unsigned j = 0; j < i; j++)
 			CHECK(strcmp(loom_strerror(errs[i]), loom_strerror(errs[j])));

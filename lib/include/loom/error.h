@@ -93,6 +93,8 @@ enum loom_error {
 					   that ordinal */
 	LOOM_E_POINT_OUTSIDE = -4121,	/* a coordinate lies outside its
 					   extent */
+	LOOM_E_SITE_MISMATCH = -4122,	/* a launch's site is not one of its
+					   image and thread */
 };
 
 /*

@@ -188,6 +188,9 @@ struct loom_arg {
  */
 struct loom_token;
 
+/* Launch sites: see "Launch sites and logical thread points" below. */
+struct loom_launch_ref;
+
 /* What a struct loom_launch runs: a dense dispatch or an items dispatch. */
 enum loom_launch_kind {
 	LOOM_LAUNCH_DENSE = 0,
@@ -213,6 +216,10 @@ enum loom_launch_kind {
  * @deps: tokens (of the same device) the job waits for
  * @n_deps: entries of @deps, at most DRM_LOOM_MAX_IN_SYNCOBJS
  * @queue: the hardware queue (core), below num_cores
+ * @site: NULL, or the launch site the program launches from (spec §2.3):
+ *	a ref of @img naming @thread, from loom_launch_site_register() (a
+ *	name registered with @img) or loom_launch_site_host(); its token
+ *	keeps a copy (loom_token_launch())
  */
 struct loom_launch {
 	enum loom_launch_kind kind;
@@ -228,13 +235,17 @@ struct loom_launch {
 	struct loom_token *const *deps;
 	unsigned n_deps;
 	unsigned queue;
+	const struct loom_launch_ref *site;
 };
 
 /*
  * Launches @l on @dev by ioctl and returns its token.  Checked before
  * anything is submitted, as loom_launch_dense() and loom_launch_items()
- * list (those two are this with @kind set); -EINVAL for a NULL @dev, @img,
- * @l or @token, or an unknown @kind.  A launch that passed its checks is
+ * list (those two are this with @kind set and no @site), but with
+ * LOOM_E_SITE_MISMATCH right after LOOM_E_NO_THREAD for a @site that is
+ * not of @img and @l->thread (or, LOOM_SITE_API, not registered with
+ * @img); -EINVAL for a NULL @dev, @img, @l or @token, or an unknown
+ * @kind.  A launch that passed its checks is
  * one concrete dispatch: libloom mints its occurrence (as for a
  * dynamic-work domain, see loom_work_domain_create(); the token carries
  * it, loom_token_occurrence()), or fails with
@@ -361,6 +372,15 @@ uint64_t loom_token_job_id(const struct loom_token *token);
  * collective token carries its domain's (loom_work_sync_result.occurrence).
  */
 uint64_t loom_token_occurrence(const struct loom_token *token);
+
+/*
+ * The launch ref the launch was made with (struct loom_launch.site, which
+ * loom_host_run() sets for its launches) into *@ref: 0, or -ENOENT for a
+ * launch made without one, -EINVAL for NULL.  @ref->site is valid while
+ * the launch's image lives.
+ */
+int loom_token_launch(const struct loom_token *token,
+		      struct loom_launch_ref *ref);
 
 /*
  * What a finished job did (JOB_INFO); -EBUSY while it runs (a ring
