@@ -302,6 +302,7 @@ static int run_items(struct run *s, const struct loom_interp_launch *l,
 		     const struct loom_arg *args, struct loom_token **deps,
 		     unsigned n_deps)
 {
+	struct loom_launch_ref site = site_of(s, l);
 	struct loom_work_device_config c = {
 		.sched = host_sched(&s->opt.sched, s->opt.observe_domain != NULL),
 		.root_payload = args[ti->work_item_arg].value,
@@ -310,6 +311,7 @@ static int run_items(struct run *s, const struct loom_interp_launch *l,
 		.devices = &s->dev, .n_devices = 1,
 		.observe_job = s->opt.observe_job,
 		.observe_job_ctx = s->opt.observe_ctx,
+		.site = &site,
 	};
 	struct loom_work_device_result res;
 	enum loom_error err;

@@ -700,6 +700,7 @@ TEST(dynamic_work_needs_the_items_capability)
 		.devices = devs, .n_devices = 1,
 	};
 	struct loom_work_device_result r;
+	struct loom_launch_ref site, other;
 	size_t size;
 	void *bytes = good_image(&size);
 	struct loom_image *img;
@@ -709,9 +710,19 @@ TEST(dynamic_work_needs_the_items_capability)
 	c.image = img;
 	fake_device(&dev);
 	CHECK_EQ(LOOM_E_NO_DYNAMIC_WORK, loom_launch_items(&dev, img, "tree", args, 2, 1, 0x2000, 0x3000, NULL, 0, 0, &tok));
+	/* a site of another thread is refused first; the result keeps the run's */
+	REQUIRE_EQ(0, loom_launch_site_register(img, "vadd", "add", &other));
+	REQUIRE_EQ(0, loom_launch_site_register(img, "tree", "walk", &site));
+	c.site = &other;
+	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_E_SITE_MISMATCH, r.device_error);
+	CHECK(loom_launch_ref_equal(&other, &r.launch));
+	loom_work_device_result_free(&r);
+	c.site = &site;
 	/* the run checks every device first: nothing ran, the reason is kept */
 	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
 	CHECK_EQ(LOOM_E_NO_DYNAMIC_WORK, r.device_error);
+	CHECK(loom_launch_ref_equal(&site, &r.launch));
 	CHECK(!r.work.failed);
 	CHECK_EQ(0, r.work.items_run);
 	loom_work_device_result_free(&r);
