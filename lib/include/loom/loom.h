@@ -276,7 +276,7 @@ bool loom_launch_ref_equal(const struct loom_launch_ref *a,
  * characters and a NUL (nothing if @size is 0), and returns the length of
  * the whole text; -EINVAL (and an empty string if @size allows) for a NULL
  * @ref, a NULL @buf with a non-zero @size, a NULL @site or an unknown
- * @kind.
+ * @kind; -EOVERFLOW for a text longer than INT_MAX.
  */
 int loom_launch_ref_format(const struct loom_launch_ref *ref, char *buf,
 			   size_t size);
