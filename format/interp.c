@@ -38,11 +38,13 @@ struct run {
 	void *ctx;
 	uint64_t *r;
 	uint64_t *waits;		/* a launch's wait list, read */
+	uint32_t *ordinal;		/* each instruction's LAUNCH ordinal */
+	uint32_t first;			/* the function's first instruction */
 	uint64_t launches;
 };
 
-/* LAUNCH with its list at @at: registers read, waits checked. */
-static int launch(struct run *s, uint32_t at)
+/* LAUNCH @insn with its list at @at: registers read, waits checked. */
+static int launch(struct run *s, uint32_t insn, uint32_t at)
 {
 	const struct loom_image_view *v = s->v;
 	struct loom_interp_launch l = { .waits = s->waits };
@@ -64,6 +66,7 @@ static int launch(struct run *s, uint32_t at)
 	for (uint32_t i = 0; i < n; i++)
 		l.extents[i] = (int64_t)s->r[loom_view_host_list(v, at++)];
 	l.number = s->launches;
+	l.ordinal = s->ordinal[insn - s->first];
 	return s->be->launch(s->ctx, &l);
 }
 
@@ -112,7 +115,7 @@ static int step(struct run *s, const struct loom_host_func *f, uint32_t *pc)
 			*pc = x.a + 1;
 		break;
 	case LOOM_HOST_LAUNCH:
-		ret = launch(s, x.a);
+		ret = launch(s, *pc - 1, x.a);
 		if (!ret)
 			r[x.dst] = s->launches++;
 		break;
@@ -154,11 +157,17 @@ int loom_interp_run(const struct loom_image_view *v, unsigned func,
 	/* a wait list is no longer than the list holding it */
 	s.r = calloc((size_t)f.num_regs + 1, sizeof(*s.r));
 	s.waits = calloc((size_t)v->host.num_list + 1, sizeof(*s.waits));
-	if (!s.r || !s.waits) {
+	s.ordinal = calloc((size_t)f.count + 1, sizeof(*s.ordinal));
+	if (!s.r || !s.waits || !s.ordinal) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	end = f.first + f.count;
+	s.first = f.first;
+	/* launch sites: the same numbering as loom_view_host_launch() */
+	for (uint32_t i = f.first, n = 0; i < end; i++)
+		if (loom_view_host_insn(v, i).op == LOOM_HOST_LAUNCH)
+			s.ordinal[i - f.first] = n++;
 	for (pc = f.first; pc < end && !ret;) {
 		stats->failed_insn = pc;
 		stats->insns++;
@@ -170,5 +179,6 @@ int loom_interp_run(const struct loom_image_view *v, unsigned func,
 out:
 	free(s.r);
 	free(s.waits);
+	free(s.ordinal);
 	return ret;
 }

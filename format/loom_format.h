@@ -222,6 +222,12 @@ uint32_t loom_view_host_list(const struct loom_image_view *v, unsigned i);
 /* The host function called @name, or -1. */
 int loom_view_find_host_func(const struct loom_image_view *v,
 			     const char *name);
+/*
+ * The index of the @ordinal-th (from 0) LAUNCH instruction of host
+ * function @func, in instruction order, or -1 when it has no such one.
+ */
+int64_t loom_view_host_launch(const struct loom_image_view *v, unsigned func,
+			      unsigned ordinal);
 
 /* =========================================================================
  * The host-program interpreter (interp.c)
@@ -237,6 +243,8 @@ int loom_view_find_host_func(const struct loom_image_view *v,
  * @num_waits: how many
  * @extents: @desc.rank dense extents
  * @number: this launch's own number (its token)
+ * @ordinal: the LAUNCH's ordinal among its function's LAUNCH instructions,
+ *	in instruction order (its launch site, loom_view_host_launch())
  */
 struct loom_interp_launch {
 	unsigned thread;
@@ -247,6 +255,7 @@ struct loom_interp_launch {
 	unsigned num_waits;
 	int64_t extents[LOOM_MAX_RANK > 0 ? LOOM_MAX_RANK : 1];
 	uint64_t number;
+	uint32_t ordinal;
 };
 
 /**

@@ -420,6 +420,20 @@ int loom_view_find_host_func(const struct loom_image_view *v, const char *name)
 	return -1;
 }
 
+int64_t loom_view_host_launch(const struct loom_image_view *v, unsigned func,
+			      unsigned ordinal)
+{
+	struct loom_host_func f;
+
+	if (!v->sec[LOOM_SEC_HOST] || func >= v->host.num_funcs)
+		return -1;
+	f = loom_view_host_func(v, func);
+	for (uint32_t i = f.first; i < f.first + f.count; i++)
+		if (loom_view_host_insn(v, i).op == LOOM_HOST_LAUNCH && !ordinal--)
+			return i;
+	return -1;
+}
+
 /*
  * A launch's list at @at: its thread, then its arguments (as many as the
  * thread has), the launches it waits for, its extents (as many as the

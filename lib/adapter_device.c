@@ -146,6 +146,7 @@ static int check_devices(struct device_run *run)
 						 c->args,
 			.n_args = c->n_args,
 			.queue = core,
+			.site = c->site,
 		};
 		int ret = loom_launch_check(dev, c->image, &l);
 
@@ -204,6 +205,8 @@ static int collective_token(const struct loom_work_device_config *c,
 	if (ret)
 		return ret;
 	t->occurrence = occurrence;
+	if (c->site)
+		t->launch = *c->site;
 	ret = drmSyncobjSignal(loom_device_fd(c->devices[0]), &t->syncobj, 1);
 	if (ret) {
 		loom_token_free(t);
@@ -238,6 +241,8 @@ enum loom_error loom_work_device_run(const struct loom_work_device_config *confi
 	if (!config_ok(config) || !result)
 		return LOOM_WORK_INVALID_ARGUMENT;
 	memset(result, 0, sizeof(*result));
+	if (config->site)
+		result->launch = *config->site;
 	run.max_batch = config->sched.max_batch ? config->sched.max_batch : 1;
 	if (loom_adapter_init(&run.common))
 		return LOOM_WORK_OUT_OF_MEMORY;

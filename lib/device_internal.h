@@ -84,7 +84,28 @@ struct loom_image {
 	void *host;			/* .loom.host copy, aligned; NULL if none */
 	uint64_t host_size;
 	void *bytes;			/* owns every pointer above but threads/patches */
+	uint64_t digest;		/* FNV-1a of the loaded bytes (loom_image_digest) */
+	struct loom_image_site *sites;	/* registered launch sites (point.c) */
+	size_t n_sites, cap_sites;
 };
+
+/* One launch site the program registered (loom_launch_site_register()). */
+struct loom_image_site {
+	char *name;			/* the image's copy: refs point at it */
+	uint32_t thread;
+};
+
+/*
+ * Whether @site is a launch site of thread @thread of @img: its digest
+ * and thread, and for LOOM_SITE_API a name registered with it (point.c).
+ */
+bool loom_launch_site_of(const struct loom_image *img, uint32_t thread,
+			 const struct loom_launch_ref *site);
+
+struct loom_image_view;
+/* A view of @img's own (aligned) sections, for format/'s readers. */
+void loom_image_view_of(const struct loom_image *img,
+			struct loom_image_view *v);
 
 /*
  * A launch's completion, whatever carried the launch: its out-syncobj.
@@ -99,6 +120,8 @@ struct loom_token {
 	uint64_t submit_ns;		/* CLOCK_MONOTONIC at submission */
 	uint64_t occurrence;		/* its dispatch occurrence; set once, before
 					   the token is handed out */
+	struct loom_launch_ref launch;	/* its launch site; kind 0: none.  Set
+					   with the occurrence */
 	bool status_known;
 	int status;			/* once status_known */
 	/*

@@ -46,6 +46,11 @@ static const struct {
 	{ LOOM_E_HOST_FAULT, "host program access outside its buffers" },
 	{ LOOM_E_UNSUPPORTED_PAYLOAD, "work-item payload type the runtime cannot carry" },
 	{ LOOM_E_NO_DYNAMIC_WORK, "the device lacks the capability to run dynamic work" },
+	{ LOOM_E_SITE_NAME, "bad launch-site name: empty, too long, or not [A-Za-z0-9_.-]" },
+	{ LOOM_E_SITE_EXISTS, "the image already has a launch site of that name" },
+	{ LOOM_E_NO_LAUNCH_SITE, "no launch of that ordinal in the host function" },
+	{ LOOM_E_POINT_OUTSIDE, "coordinate outside the launch's extents" },
+	{ LOOM_E_SITE_MISMATCH, "the launch site is not one of the launch's image and thread" },
 	/* the dynamic-work core */
 	{ LOOM_WORK_INVALID_ARGUMENT, "invalid argument" },
 	{ LOOM_WORK_OUT_OF_MEMORY, "out of memory" },

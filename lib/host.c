@@ -49,6 +49,7 @@ struct launch {
 struct domain {
 	struct run *s;
 	pthread_t thread;
+	struct loom_launch_ref site;	/* the config's */
 	struct loom_work_device_config c;
 	struct loom_arg args[LOOM_IMAGE_MAX_ARGS];
 	struct loom_token *deps[64];
@@ -73,6 +74,7 @@ struct run {
 	size_t n_bos, cap_bos;
 	struct launch *launches;
 	size_t n_launches, cap_launches, drained;
+	const char *func;		/* the host function run: launch sites */
 };
 
 static int64_t timeout(const struct run *s)
@@ -312,6 +314,44 @@ static struct loom_sched_config host_sched(const struct loom_sched_config *opt,
 	};
 }
 
+/* Launch @l's ref: loom_launch_site_host()'s. */
+static struct loom_launch_ref site_of(const struct run *s,
+				      const struct loom_interp_launch *l)
+{
+	return (struct loom_launch_ref){
+		.image = loom_image_digest(s->img), .thread = l->thread,
+		.kind = LOOM_SITE_HOST, .ordinal = l->ordinal, .site = s->func,
+	};
+}
+
+static void observe_launch(struct run *s, const struct loom_launch_ref *ref,
+			   uint64_t occurrence)
+{
+	if (s->opt.observe_launch && occurrence)
+		s->opt.observe_launch(s->opt.observe_ctx, ref, occurrence);
+}
+
+/* A dense launch on queue 0, its token carrying its launch ref. */
+static int launch_dense(struct run *s, const struct loom_interp_launch *l,
+			const struct loom_thread_info *ti,
+			const struct loom_arg *args, struct loom_token **deps,
+			unsigned n_deps, struct loom_token **tok)
+{
+	struct loom_launch_ref site = site_of(s, l);
+	struct loom_launch dl = loom_launch_dense_of(ti->name, args,
+						     ti->num_args, l->extents,
+						     ti->rank, deps, n_deps, 0);
+	int ret;
+
+	dl.site = &site;
+	ret = loom_launch(s->dev, s->img, &dl, tok);
+	if (ret)
+		return ret;
+	s->st->jobs++;
+	observe_launch(s, &site, loom_token_occurrence(*tok));
+	return 0;
+}
+
 /* Blocks until @d has run; its outcome. */
 static int domain_outcome(struct domain *d)
 {
@@ -382,6 +422,7 @@ static int join_domain(struct run *s, struct launch *l)
 		s->st->jobs += d->res.jobs_submitted;
 		s->st->cycles += d->res.counters.cycles;
 		s->st->firings += d->res.counters.firings;
+		observe_launch(s, &d->site, d->res.work.occurrence);
 		if (s->opt.observe_domain)
 			s->opt.observe_domain(s->opt.observe_ctx, l->thread,
 					      &d->res);
@@ -408,6 +449,7 @@ static int start_domain(struct run *s, const struct loom_interp_launch *l,
 		return ret;
 	}
 	d->s = s;
+	d->site = site_of(s, l);
 	memcpy(d->args, args, ti->num_args * sizeof(*args));
 	d->c = (struct loom_work_device_config){
 		.sched = host_sched(&s->opt.sched, s->opt.observe_domain != NULL),
@@ -418,6 +460,7 @@ static int start_domain(struct run *s, const struct loom_interp_launch *l,
 		.flags = LOOM_WORK_DEVICE_TOKEN,
 		.observe_job = s->opt.observe_job,
 		.observe_job_ctx = s->opt.observe_ctx,
+		.site = &d->site,
 	};
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->cond, NULL);
@@ -455,11 +498,7 @@ static int launch(void *ctx, const struct loom_interp_launch *l)
 	} else {
 		ret = gather_deps(s, l, deps, &n_deps, NULL, NULL, 64);
 		if (!ret)
-			ret = loom_launch_dense(s->dev, s->img, ti.name, args,
-						ti.num_args, l->extents,
-						ti.rank, deps, n_deps, 0, &tok);
-		if (!ret)
-			s->st->jobs++;
+			ret = launch_dense(s, l, &ti, args, deps, n_deps, &tok);
 	}
 	if (ret)
 		return ret;
@@ -496,25 +535,6 @@ static const struct loom_interp_backend device_backend = {
 
 /* ------------------------------------------------------------- a run --- */
 
-/* A view of @img's sections for the interpreter (its copies, aligned). */
-static void image_view(const struct loom_image *img, struct loom_image_view *v)
-{
-	memset(v, 0, sizeof(*v));
-	v->info = img->info;
-	v->sec[LOOM_SEC_THREADS] = (const uint8_t *)img->threads;
-	v->len[LOOM_SEC_THREADS] = (uint64_t)img->info.num_threads * sizeof(*img->threads);
-	v->sec[LOOM_SEC_PATCHES] = (const uint8_t *)img->patches;
-	v->len[LOOM_SEC_PATCHES] = (uint64_t)img->num_patches * sizeof(*img->patches);
-	v->sec[LOOM_SEC_CONFIGS] = img->configs;
-	v->len[LOOM_SEC_CONFIGS] = img->configs_size;
-	v->sec[LOOM_SEC_TEMPLATES] = img->templates;
-	v->len[LOOM_SEC_TEMPLATES] = img->templates_size;
-	v->sec[LOOM_SEC_STRTAB] = (const uint8_t *)img->strtab;
-	v->len[LOOM_SEC_STRTAB] = img->strtab_size;
-	v->sec[LOOM_SEC_HOST] = img->host;
-	v->len[LOOM_SEC_HOST] = img->host_size;
-}
-
 int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 		  const struct loom_host_options *opt,
 		  struct loom_host_stats *stats)
@@ -534,7 +554,7 @@ int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 	s.st->failed_insn = -1;
 	if (opt)
 		s.opt = *opt;
-	image_view(img, &v);
+	loom_image_view_of(img, &v);
 	if (loom_view_check_host(&v, NULL, 0))
 		return LOOM_E_BAD_IMAGE;
 	func = loom_view_find_host_func(&v, s.opt.func ? s.opt.func : "main");
@@ -542,6 +562,7 @@ int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 		return LOOM_E_NO_HOST_FUNC;
 	s.dev = dev;
 	s.img = img;
+	s.func = loom_view_name(&v, loom_view_host_func(&v, func).name);
 	ret = loom_interp_run(&v, func, &device_backend, &s, &is);
 	s.st->insns = is.insns;
 	s.st->failed_insn = is.failed_insn;

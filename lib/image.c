@@ -75,6 +75,18 @@ static int check_payloads(const struct loom_image *img)
 	return 0;
 }
 
+/* 64-bit FNV-1a: stable across processes and hosts, no table. */
+static uint64_t fnv1a(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (n--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
 static uint64_t next_image_id(void)
 {
 	static uint64_t id;
@@ -110,6 +122,7 @@ int loom_image_load(const void *data, size_t size, struct loom_image **out)
 		return ret;
 	}
 	img->id = next_image_id();
+	img->digest = fnv1a(img->bytes, size);
 	*out = img;
 	return 0;
 }
@@ -160,7 +173,29 @@ void loom_image_free(struct loom_image *img)
 	free(img->patches);
 	free(img->host);
 	free(img->bytes);
+	for (size_t i = 0; i < img->n_sites; i++)
+		free(img->sites[i].name);
+	free(img->sites);
 	free(img);
+}
+
+void loom_image_view_of(const struct loom_image *img,
+			struct loom_image_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->info = img->info;
+	v->sec[LOOM_SEC_THREADS] = (const uint8_t *)img->threads;
+	v->len[LOOM_SEC_THREADS] = (uint64_t)img->info.num_threads * sizeof(*img->threads);
+	v->sec[LOOM_SEC_PATCHES] = (const uint8_t *)img->patches;
+	v->len[LOOM_SEC_PATCHES] = (uint64_t)img->num_patches * sizeof(*img->patches);
+	v->sec[LOOM_SEC_CONFIGS] = img->configs;
+	v->len[LOOM_SEC_CONFIGS] = img->configs_size;
+	v->sec[LOOM_SEC_TEMPLATES] = img->templates;
+	v->len[LOOM_SEC_TEMPLATES] = img->templates_size;
+	v->sec[LOOM_SEC_STRTAB] = (const uint8_t *)img->strtab;
+	v->len[LOOM_SEC_STRTAB] = img->strtab_size;
+	v->sec[LOOM_SEC_HOST] = img->host;
+	v->len[LOOM_SEC_HOST] = img->host_size;
 }
 
 const void *loom_image_host_section(const struct loom_image *img,

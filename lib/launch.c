@@ -202,6 +202,8 @@ static int check(struct loom_device *dev, const struct loom_image *img,
 	c->t = loom_image_find(img, l->thread);
 	if (!c->t)
 		return LOOM_E_NO_THREAD;
+	if (l->site && !loom_launch_site_of(img, c->t - img->threads, l->site))
+		return LOOM_E_SITE_MISMATCH;
 	ret = check_signature(c->t, l);
 	if (ret)
 		return ret;
@@ -416,6 +418,8 @@ static int submit(struct loom_device *dev, const struct loom_image *img,
 	if (ret)
 		return ret;
 	t->occurrence = occurrence;
+	if (l->site)
+		t->launch = *l->site;
 	ref = (struct drm_loom_bo_ref){ c->plan->config->handle, DRM_LOOM_BO_REF_READ };
 	a = &dev->arenas[l->queue];
 	/* held through SUBMIT: the arena's order is its queue's */

@@ -288,8 +288,11 @@ static int ring_launch(struct loom_ring *r, const struct loom_image *img,
 	/* fresh: a punted issue attaches the fence after we return */
 	if (token)
 		ret = loom_token_new(r->dev, &t);
-	if (t)
+	if (t) {
 		t->occurrence = occurrence;
+		if (l->site)
+			t->launch = *l->site;
+	}
 	if (!ret)
 		ret = loom_arena_room(r->dev, &r->arena, RING_ARENA_SIZE,
 				      loom_cmd_room(c.cmd_size), &off,

@@ -336,6 +336,8 @@ int loom_launch_spread(struct loom_device *const *devs, unsigned n_devs,
 	}
 	if (!ret)
 		ret = collective(devs[0], parts, n, occurrence, token);
+	if (!ret && l->site)
+		(*token)->launch = *l->site;
 	if (ret) {
 		/* the parts already submitted run; nothing is left behind */
 		loom_token_wait_all(parts, n, -1);

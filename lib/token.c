@@ -281,6 +281,17 @@ static int collective_counters(struct loom_token *token,
 	return 0;
 }
 
+int loom_token_launch(const struct loom_token *token,
+		      struct loom_launch_ref *ref)
+{
+	if (!token || !ref)
+		return -EINVAL;
+	if (!token->launch.kind)
+		return -ENOENT;
+	*ref = token->launch;
+	return 0;
+}
+
 int loom_token_counters(struct loom_token *token,
 			struct loom_hw_counters *c)
 {

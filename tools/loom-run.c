@@ -11,7 +11,10 @@
  * span on its hardware queue, and each dynamic-work domain's replay trace
  * (the scheduler's transitions, in order, one per microsecond of a
  * logical clock) on its workers; every job and domain names its dispatch
- * occurrence (its items' ids begin with it).  A progress line (items, jobs, seconds)
+ * occurrence (its items' ids begin with it) and its launch ref (spec §2.3:
+ * "launch", loom_launch_ref_format()'s text), written once per domain on
+ * its admit event, so each event's logical thread point is
+ * "<launch>{<item>}".  A progress line (items, jobs, seconds)
  * is kept on stderr during long runs when stderr is a terminal, or with
  * --progress.
  * Exit status: 0 on success, 1 when the program (or the device, or the
@@ -31,8 +34,16 @@
 
 #define PROGRESS_NS	250000000ULL	/* redraw the progress line this often */
 
+/* The launch ref of one dispatch occurrence, as JSON string text. */
+struct launch_name {
+	uint64_t occurrence;
+	char *ref;
+};
+
 struct run_log {
 	pthread_mutex_t lock;
+	struct launch_name *launches;	/* by occurrence, ascending */
+	size_t n_launches, cap_launches;
 	struct loom_job_record *jobs;
 	size_t n_jobs, cap_jobs;
 	FILE *trace;			/* NULL: no trace */
@@ -99,6 +110,88 @@ static void observe_job(void *ctx, const struct loom_job_record *job)
 
 /* ------------------------------------------------------------ trace --- */
 
+/* @in as the inside of a JSON string, in a malloc()ed buffer. */
+static char *json_text(const char *in)
+{
+	char *out = malloc(6 * strlen(in) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			o += sprintf(o, "\\%c", *p);
+		else if (*p < 0x20)
+			o += sprintf(o, "\\u%04x", *p);
+		else
+			*o++ = *p;
+	}
+	*o = '\0';
+	return out;
+}
+
+/*
+ * libloom reports each launch's ref with its occurrence, in launch order;
+ * occurrences only grow, so the table stays sorted.
+ */
+static void observe_launch(void *ctx, const struct loom_launch_ref *ref,
+			   uint64_t occurrence)
+{
+	struct run_log *log = ctx;
+	char text[512], *big = NULL;
+	int n = loom_launch_ref_format(ref, text, sizeof(text));
+	struct launch_name *l;
+
+	if (n >= (int)sizeof(text)) {
+		big = malloc(n + 1);
+		if (big)
+			loom_launch_ref_format(ref, big, n + 1);
+	}
+	pthread_mutex_lock(&log->lock);
+	if (n < 0 || (n >= (int)sizeof(text) && !big)) {
+		log->error = n < 0 ? n : -ENOMEM;
+		goto out;
+	}
+	if (log->n_launches == log->cap_launches) {
+		size_t cap = log->cap_launches ? 2 * log->cap_launches : 64;
+
+		l = realloc(log->launches, cap * sizeof(*l));
+		if (!l) {
+			log->error = -ENOMEM;
+			goto out;
+		}
+		log->launches = l;
+		log->cap_launches = cap;
+	}
+	l = &log->launches[log->n_launches];
+	l->occurrence = occurrence;
+	l->ref = json_text(big ? big : text);
+	if (!l->ref)
+		log->error = -ENOMEM;
+	else
+		log->n_launches++;
+out:
+	pthread_mutex_unlock(&log->lock);
+	free(big);
+}
+
+/* The launch ref text of @occurrence; "" if it was never reported. */
+static const char *launch_of(const struct run_log *log, uint64_t occurrence)
+{
+	size_t lo = 0, hi = log->n_launches;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (log->launches[mid].occurrence < occurrence)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < log->n_launches && log->launches[lo].occurrence == occurrence)
+		return log->launches[lo].ref;
+	return "";
+}
+
 static void trace_event(struct run_log *log, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -157,11 +250,13 @@ static void trace_jobs(struct run_log *log)
 		}
 		trace_event(log, "{\"ph\":\"X\",\"cat\":\"job\",\"name\":\"%s\","
 			    "\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,"
-			    "\"args\":{\"occurrence\":%llu,\"items\":%u,"
+			    "\"args\":{\"occurrence\":%llu,\"launch\":\"%s\","
+			    "\"items\":%u,"
 			    "\"cycles\":%llu,\"firings\":%llu,\"error\":%d}}",
 			    j->thread, 1 + j->device, j->queue,
 			    (start - t0) / 1e3, (j->done_ns - start) / 1e3,
 			    (unsigned long long)j->occurrence,
+			    launch_of(log, j->occurrence),
 			    j->items, (unsigned long long)j->counters.cycles,
 			    (unsigned long long)j->counters.firings, j->error);
 	}
@@ -191,12 +286,16 @@ static void observe_domain(void *ctx, const char *thread,
 	trace_name(log, "process_name", pid, 0, name);
 	for (size_t i = 0; i < n; i++) {
 		loom_item_id_format(&ev[i].item, id, sizeof(id));
+		/* the domain's launch once, on its admit: its root's point */
 		trace_event(log, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sched\","
 			    "\"name\":\"%s\",\"pid\":%d,\"tid\":%u,\"ts\":%llu,"
-			    "\"args\":{\"item\":\"%s\",\"other_worker\":%d,"
+			    "\"args\":{%s%s%s\"item\":\"%s\",\"other_worker\":%d,"
 			    "\"completes_domain\":%s}}",
 			    loom_sched_event_name(ev[i].kind), pid, ev[i].worker,
-			    (unsigned long long)log->logical_us++, id,
+			    (unsigned long long)log->logical_us++,
+			    i ? "" : "\"launch\":\"",
+			    i ? "" : launch_of(log, res->work.occurrence),
+			    i ? "" : "\",", id,
 			    ev[i].other_worker == LOOM_SCHED_NO_WORKER ? -1 :
 			    (int)ev[i].other_worker,
 			    ev[i].completes_domain ? "true" : "false");
@@ -331,6 +430,7 @@ int main(int argc, char **argv)
 		.observe_job = observe_job,
 		.observe_domain = observe_domain,
 		.observe_ctx = &log,
+		.observe_launch = observe_launch,
 	};
 	struct loom_host_stats st;
 	struct loom_device *dev = NULL;
@@ -343,8 +443,10 @@ int main(int argc, char **argv)
 		return ret;
 	opt.sched.workers = a.workers;
 	log.progress = a.progress || isatty(STDERR_FILENO);
-	if (!a.trace)
+	if (!a.trace) {
 		opt.observe_domain = NULL;	/* no replay trace to record */
+		opt.observe_launch = NULL;
+	}
 	ret = loom_image_load_file(a.file, &img);
 	if (ret) {
 		fprintf(stderr, "loom-run: %s: %s\n", a.file, loom_strerror(ret));
@@ -384,6 +486,9 @@ int main(int argc, char **argv)
 	if (a.trace && trace_close(&log, a.trace) && !ret)
 		ret = 1;
 out:
+	for (size_t i = 0; i < log.n_launches; i++)
+		free(log.launches[i].ref);
+	free(log.launches);
 	free(log.jobs);
 	loom_device_close(dev);
 	loom_image_free(img);

@@ -618,6 +618,72 @@ TEST(launch_checks_before_submission)
 }
 
 /*
+ * A launch's site must be one of its image and thread (checked right
+ * after the thread, before anything is submitted); its token keeps it.
+ */
+TEST(launch_site_checked_before_submission)
+{
+	struct loom_device dev;
+	struct loom_arg args[3] = { { LOOM_ARG_MEMREF_I64, 0x1000 },
+				    { LOOM_ARG_INDEX, 4 }, { LOOM_ARG_I32, 2 } };
+	int64_t ext[3] = { 2, 3, 4 };
+	struct loom_launch l = loom_launch_dense_of("lin3", args, 3, ext, 3,
+						    NULL, 0, 0);
+	struct loom_launch_ref site, vadd_site, forged, got = { .thread = 77 };
+	struct loom_token *tok = NULL, t = { 0 };
+	size_t size;
+	void *bytes = good_image(&size);
+	struct loom_image *img;
+
+	REQUIRE(bytes);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	REQUIRE_EQ(0, loom_launch_site_register(img, "lin3", "stencil", &site));
+	REQUIRE_EQ(0, loom_launch_site_register(img, "vadd", "add", &vadd_site));
+	fake_device(&dev);
+	/* its own site: every check passes, the launch reaches the fd */
+	l.site = &site;
+	CHECK_EQ(-EBADF, loom_launch(&dev, img, &l, &tok));
+	/* another thread's, another image's, an unregistered or odd one */
+	l.site = &vadd_site;
+	CHECK_EQ(LOOM_E_SITE_MISMATCH, loom_launch(&dev, img, &l, &tok));
+	forged = site;
+	forged.image ^= 1;
+	l.site = &forged;
+	CHECK_EQ(LOOM_E_SITE_MISMATCH, loom_launch(&dev, img, &l, &tok));
+	forged = site;
+	forged.site = "other";
+	CHECK_EQ(LOOM_E_SITE_MISMATCH, loom_launch(&dev, img, &l, &tok));
+	forged = site;
+	forged.ordinal = 1;
+	CHECK_EQ(LOOM_E_SITE_MISMATCH, loom_launch(&dev, img, &l, &tok));
+	forged = site;
+	forged.kind = 0;
+	CHECK_EQ(LOOM_E_SITE_MISMATCH, loom_launch(&dev, img, &l, &tok));
+	/* a host program's site of this image and thread is one */
+	forged = (struct loom_launch_ref){ .image = loom_image_digest(img),
+		.thread = 1, .kind = LOOM_SITE_HOST, .ordinal = 3, .site = "main" };
+	CHECK_EQ(-EBADF, loom_launch(&dev, img, &l, &tok));
+	/* the order: the thread first, the site before the domain kind */
+	l.thread = "x";
+	CHECK_EQ(LOOM_E_NO_THREAD, loom_launch(&dev, img, &l, &tok));
+	l.thread = "tree";
+	l.site = &site;
+	CHECK_EQ(LOOM_E_SITE_MISMATCH, loom_launch(&dev, img, &l, &tok));
+	CHECK(tok == NULL);
+	/* what a token tells */
+	CHECK_EQ(-ENOENT, loom_token_launch(&t, &got));
+	CHECK_EQ(77, got.thread);
+	t.launch = site;
+	CHECK_EQ(0, loom_token_launch(&t, &got));
+	CHECK(loom_launch_ref_equal(&site, &got));
+	CHECK_EQ(-EINVAL, loom_token_launch(NULL, &got));
+	CHECK_EQ(-EINVAL, loom_token_launch(&t, NULL));
+	loom_image_free(img);
+	pthread_mutex_destroy(&dev.lock);
+	free(bytes);
+}
+
+/*
  * A dynamic-work thread needs the device's items capability: without it
  * the launch, and a device-adapter run, fail with their own typed reason,
  * not with the driver's missing feature (LOOM_E_NOT_SUPPORTED).
@@ -634,6 +700,7 @@ TEST(dynamic_work_needs_the_items_capability)
 		.devices = devs, .n_devices = 1,
 	};
 	struct loom_work_device_result r;
+	struct loom_launch_ref site, other;
 	size_t size;
 	void *bytes = good_image(&size);
 	struct loom_image *img;
@@ -643,9 +710,19 @@ TEST(dynamic_work_needs_the_items_capability)
 	c.image = img;
 	fake_device(&dev);
 	CHECK_EQ(LOOM_E_NO_DYNAMIC_WORK, loom_launch_items(&dev, img, "tree", args, 2, 1, 0x2000, 0x3000, NULL, 0, 0, &tok));
+	/* a site of another thread is refused first; the result keeps the run's */
+	REQUIRE_EQ(0, loom_launch_site_register(img, "vadd", "add", &other));
+	REQUIRE_EQ(0, loom_launch_site_register(img, "tree", "walk", &site));
+	c.site = &other;
+	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_E_SITE_MISMATCH, r.device_error);
+	CHECK(loom_launch_ref_equal(&other, &r.launch));
+	loom_work_device_result_free(&r);
+	c.site = &site;
 	/* the run checks every device first: nothing ran, the reason is kept */
 	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
 	CHECK_EQ(LOOM_E_NO_DYNAMIC_WORK, r.device_error);
+	CHECK(loom_launch_ref_equal(&site, &r.launch));
 	CHECK(!r.work.failed);
 	CHECK_EQ(0, r.work.items_run);
 	loom_work_device_result_free(&r);
@@ -919,6 +996,7 @@ int main(void)
 	RUN(launch_needs_the_slots);
 	RUN(empty_image);
 	RUN(launch_checks_before_submission);
+	RUN(launch_site_checked_before_submission);
 	RUN(dynamic_work_needs_the_items_capability);
 	RUN(placement_partitions_the_domain);
 	RUN(placement_edges);

@@ -84,6 +84,17 @@ enum loom_error {
 	LOOM_E_NO_DYNAMIC_WORK = -4117,	/* the device lacks the capability a
 					   dynamic-work launch needs
 					   (LOOM_CAP_ITEMS) */
+	LOOM_E_SITE_NAME = -4118,	/* a launch-site name is empty, too long
+					   or has a character outside
+					   [A-Za-z0-9_.-] */
+	LOOM_E_SITE_EXISTS = -4119,	/* the image already has a launch site
+					   of that name */
+	LOOM_E_NO_LAUNCH_SITE = -4120,	/* the host function has no launch of
+					   that ordinal */
+	LOOM_E_POINT_OUTSIDE = -4121,	/* a coordinate lies outside its
+					   extent */
+	LOOM_E_SITE_MISMATCH = -4122,	/* a launch's site is not one of its
+					   image and thread */
 };
 
 /*

@@ -18,6 +18,8 @@
  *                  completions, the device adapter for dynamic work
  *                  (lib/device.c, bo.c, image.c, launch.c, ring.c,
  *                  adapter_device.c)
+ *   Launch sites   launch refs and logical thread points, spec §2.3
+ *                  (lib/point.c)
  */
 #ifndef LOOM_LOOM_H
 #define LOOM_LOOM_H
@@ -172,6 +174,178 @@ int loom_image_thread_at(const struct loom_image *img, unsigned index,
  */
 
 /* =========================================================================
+ * Launch sites and logical thread points (spec §2.3)
+ * =========================================================================
+ *
+ * A struct loom_launch_ref is the spec's RootThreadLaunchRef: which static
+ * root launch of a program an instance belongs to.  It is the image (by
+ * the digest of its bytes), the launched thread (by its index in the
+ * image) and the launch site: for a host program, the host function and
+ * the ordinal of the LAUNCH in it; for a program that calls the launch
+ * API itself, a name it registers once per image.  Nothing transient
+ * enters it (no dispatch occurrence, address, device, queue or time), so
+ * the same launch of the same image has the same ref in every run.
+ *
+ * A struct loom_thread_point is the spec's LogicalThreadPoint: a ref with
+ * either a dense coordinate tuple (DensePoint) or a WorkItemId
+ * (DynamicPoint, struct loom_item_id).  Points are plain values: compare
+ * them with loom_thread_point_equal(), keep them beyond the image (or,
+ * for a dynamic point, beyond its domain) as their text.
+ *
+ * Text forms (loom_launch_ref_format(), loom_thread_point_format()):
+ *
+ *   ref      <digest>/<thread>/host:<function>#<ordinal>
+ *            <digest>/<thread>/api:<name>
+ *   dense    <ref>[<c0>,<c1>,...]      ("<ref>[]" for rank 0)
+ *   dynamic  <ref>{<item id>}          (loom_item_id_format()'s text)
+ *
+ * <digest> is 16 lowercase hexadecimal digits, <thread>, <ordinal> and
+ * the coordinates are decimal, <function> is the host function's name as
+ * the image spells it, e.g. "9e3779b97f4a7c15/0/host:main#2[3,0]" or
+ * "9e3779b97f4a7c15/2/api:bfs{7:root/0/1}".
+ *
+ * These functions need no device and make no system call.  Errors are
+ * -EINVAL (a NULL pointer, a ref or point of no known kind) and the typed
+ * LOOM_E_* below.
+ */
+
+/* Where a root launch is written. */
+enum loom_launch_site_kind {
+	LOOM_SITE_HOST = 1,	/* a LAUNCH of a host function (.loom.host) */
+	LOOM_SITE_API = 2,	/* a site the program registered by name */
+};
+
+/* A registered name's longest length, its NUL excluded. */
+#define LOOM_SITE_NAME_MAX	63
+
+/**
+ * struct loom_launch_ref - RootThreadLaunchRef: one static root launch
+ * @image: the image's digest (loom_image_digest())
+ * @thread: the launched thread's index in the image
+ * @kind: enum loom_launch_site_kind
+ * @ordinal: LOOM_SITE_HOST: the LAUNCH's zero-based ordinal among the
+ *	LAUNCH instructions of its host function, in the order the image
+ *	lists them; LOOM_SITE_API: 0
+ * @site: LOOM_SITE_HOST: the host function's name; LOOM_SITE_API: the
+ *	registered name.  Points into the image: valid while it lives
+ *
+ * Two refs are equal when every field is (@site by its text).
+ */
+struct loom_launch_ref {
+	uint64_t image;
+	uint32_t thread;
+	enum loom_launch_site_kind kind;
+	uint32_t ordinal;
+	const char *site;
+};
+
+/*
+ * The digest of @img: the 64-bit FNV-1a hash of the bytes it was loaded
+ * from, the same in every process that loads them; 0 for NULL.
+ */
+uint64_t loom_image_digest(const struct loom_image *img);
+
+/*
+ * Registers the launch site @name for launches of thread @thread of @img
+ * and writes its ref to *@ref.  Call it once per site, e.g. after loading
+ * the image; the image keeps a copy of @name.  @name has 1 to
+ * LOOM_SITE_NAME_MAX characters of [A-Za-z0-9_.-].  Returns 0, -EINVAL
+ * (a NULL argument), LOOM_E_NO_THREAD, LOOM_E_SITE_NAME, LOOM_E_SITE_EXISTS
+ * (@img already has a site @name, for any thread: registering again is an
+ * error, not a lookup) or -ENOMEM.
+ */
+int loom_launch_site_register(struct loom_image *img, const char *thread,
+			      const char *name, struct loom_launch_ref *ref);
+
+/*
+ * The ref of the @ordinal-th LAUNCH (from 0) of host function @func of
+ * @img: the one loom_host_run() reports for it.  Returns 0, -EINVAL (a
+ * NULL argument), LOOM_E_BAD_IMAGE (no host program, or one that does
+ * not validate), LOOM_E_NO_HOST_FUNC or LOOM_E_NO_LAUNCH_SITE (@func has
+ * @ordinal or fewer LAUNCHes).
+ */
+int loom_launch_site_host(const struct loom_image *img, const char *func,
+			  unsigned ordinal, struct loom_launch_ref *ref);
+
+/* Field by field; false if either is NULL. */
+bool loom_launch_ref_equal(const struct loom_launch_ref *a,
+			   const struct loom_launch_ref *b);
+
+/*
+ * Writes @ref's text (see above) like snprintf: at most @size - 1
+ * characters and a NUL (nothing if @size is 0), and returns the length of
+ * the whole text; -EINVAL (and an empty string if @size allows) for a NULL
+ * @ref, a NULL @buf with a non-zero @size, a NULL @site or an unknown
+ * @kind; -EOVERFLOW for a text longer than INT_MAX.
+ */
+int loom_launch_ref_format(const struct loom_launch_ref *ref, char *buf,
+			   size_t size);
+
+/* Which variant a struct loom_thread_point is. */
+enum loom_point_kind {
+	LOOM_POINT_DENSE = 1,	/* DensePoint: a coordinate tuple */
+	LOOM_POINT_DYNAMIC = 2,	/* DynamicPoint: a WorkItemId */
+};
+
+/**
+ * struct loom_thread_point - LogicalThreadPoint: one instance of a launch
+ * @kind: enum loom_point_kind
+ * @launch: its root launch
+ * @rank: dense: the coordinate rank, the launch's number of extents
+ *	(0..LOOM_MAX_RANK); dynamic: 0
+ * @coords: dense: coords[0 .. @rank), each in [0, its extent); the rest 0
+ * @item: dynamic: the item's WorkItemId (valid while its domain's
+ *	storage is, see struct loom_item_id)
+ *
+ * Build one with loom_thread_point_dense() or loom_thread_point_dynamic().
+ * The coordinate tuple is never flattened; a dense point and a dynamic one
+ * are never equal.
+ */
+struct loom_thread_point {
+	enum loom_point_kind kind;
+	struct loom_launch_ref launch;
+	unsigned rank;
+	int64_t coords[LOOM_MAX_RANK];
+	struct loom_item_id item;
+};
+
+/*
+ * DensePoint(@ref, @coords): the point @coords[0 .. @rank) of the domain
+ * [0, extents[0]) x ... x [0, extents[rank - 1]).  @coords and @extents
+ * may be NULL when @rank is 0 (the one point of a rank-zero domain).
+ * Returns 0, -EINVAL (a NULL argument, a ref of no known kind or with no
+ * @site, @rank above LOOM_MAX_RANK) or LOOM_E_POINT_OUTSIDE (a coordinate
+ * below 0 or not below its extent: an empty domain has no point).
+ */
+int loom_thread_point_dense(const struct loom_launch_ref *ref,
+			    const int64_t *coords, const int64_t *extents,
+			    unsigned rank, struct loom_thread_point *point);
+
+/*
+ * DynamicPoint(@ref, @item).  Returns 0 or -EINVAL (a NULL argument, a ref
+ * of no known kind or with no @site, an item of occurrence 0: occurrences
+ * are never 0).
+ */
+int loom_thread_point_dynamic(const struct loom_launch_ref *ref,
+			      const struct loom_item_id *item,
+			      struct loom_thread_point *point);
+
+/*
+ * Equal kinds, equal refs and, dense, equal ranks and coordinates or,
+ * dynamic, equal items (loom_item_id_equal()); false if either is NULL.
+ */
+bool loom_thread_point_equal(const struct loom_thread_point *a,
+			     const struct loom_thread_point *b);
+
+/*
+ * Writes @point's text (see above) like loom_launch_ref_format(), whose
+ * errors it shares; also -EINVAL for an unknown @kind or a rank above
+ * LOOM_MAX_RANK.
+ */
+int loom_thread_point_format(const struct loom_thread_point *point, char *buf,
+			     size_t size);
+
+/* =========================================================================
  * Dense launch and tokens
  * ========================================================================= */
 
@@ -213,6 +387,10 @@ enum loom_launch_kind {
  * @deps: tokens (of the same device) the job waits for
  * @n_deps: entries of @deps, at most DRM_LOOM_MAX_IN_SYNCOBJS
  * @queue: the hardware queue (core), below num_cores
+ * @site: NULL, or the launch site the program launches from (spec §2.3):
+ *	a ref of @img naming @thread, from loom_launch_site_register() (a
+ *	name registered with @img) or loom_launch_site_host(); its token
+ *	keeps a copy (loom_token_launch())
  */
 struct loom_launch {
 	enum loom_launch_kind kind;
@@ -228,13 +406,17 @@ struct loom_launch {
 	struct loom_token *const *deps;
 	unsigned n_deps;
 	unsigned queue;
+	const struct loom_launch_ref *site;
 };
 
 /*
  * Launches @l on @dev by ioctl and returns its token.  Checked before
  * anything is submitted, as loom_launch_dense() and loom_launch_items()
- * list (those two are this with @kind set); -EINVAL for a NULL @dev, @img,
- * @l or @token, or an unknown @kind.  A launch that passed its checks is
+ * list (those two are this with @kind set and no @site), but with
+ * LOOM_E_SITE_MISMATCH right after LOOM_E_NO_THREAD for a @site that is
+ * not of @img and @l->thread (or, LOOM_SITE_API, not registered with
+ * @img); -EINVAL for a NULL @dev, @img, @l or @token, or an unknown
+ * @kind.  A launch that passed its checks is
  * one concrete dispatch: libloom mints its occurrence (as for a
  * dynamic-work domain, see loom_work_domain_create(); the token carries
  * it, loom_token_occurrence()), or fails with
@@ -361,6 +543,15 @@ uint64_t loom_token_job_id(const struct loom_token *token);
  * collective token carries its domain's (loom_work_sync_result.occurrence).
  */
 uint64_t loom_token_occurrence(const struct loom_token *token);
+
+/*
+ * The launch ref the launch was made with (struct loom_launch.site, which
+ * loom_host_run() sets for its launches) into *@ref: 0, or -ENOENT for a
+ * launch made without one, -EINVAL for NULL.  @ref->site is valid while
+ * the launch's image lives.
+ */
+int loom_token_launch(const struct loom_token *token,
+		      struct loom_launch_ref *ref);
 
 /*
  * What a finished job did (JOB_INFO); -EBUSY while it runs (a ring
@@ -618,6 +809,9 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
  *	stack), from the thread of the worker that ran it, after its
  *	completion was reaped
  * @observe_job_ctx: its first argument
+ * @site: NULL, or the launch's site (spec §2.3), as struct
+ *	loom_launch.site: checked with the devices (LOOM_E_SITE_MISMATCH),
+ *	kept by @result->launch and the collective token
  */
 struct loom_work_device_config {
 	struct loom_sched_config sched;
@@ -634,6 +828,7 @@ struct loom_work_device_config {
 	void *observe_ctx;
 	loom_job_observe_fn observe_job;
 	void *observe_job_ctx;
+	const struct loom_launch_ref *site;
 };
 
 /**
@@ -652,6 +847,9 @@ struct loom_work_device_config {
  *	completed): wait on it, or pass it as a dependency of later launches
  *	on that device.  loom_work_device_result_free() frees it unless the
  *	caller took it (set it to NULL and free it with loom_token_free()).
+ * @launch: @config->site's ref (kind 0 without one): with @work.trace,
+ *	each event's logical thread point is DynamicPoint(@launch, its
+ *	item) (loom_thread_point_dynamic())
  */
 struct loom_work_device_result {
 	struct loom_work_sync_result work;
@@ -659,6 +857,7 @@ struct loom_work_device_result {
 	struct loom_hw_counters counters;
 	int device_error;
 	struct loom_token *token;
+	struct loom_launch_ref launch;
 };
 
 /*
@@ -744,7 +943,15 @@ typedef void (*loom_host_print_fn)(void *ctx, enum loom_arg_type type,
  *	dynamic-work launch is joined, with its thread and result; the
  *	result then carries the scheduler's replay trace
  *	(@result->work.trace), valid during the call
- * @observe_ctx: the first argument of both
+ * @observe_ctx: the first argument of all three
+ * @observe_launch: NULL, or called once for each launch the run made,
+ *	on the program's thread, with its launch ref (LOOM_SITE_HOST: @func
+ *	and the LAUNCH's ordinal, as loom_launch_site_host() gives it) and
+ *	its dispatch occurrence: a dense launch's once it is submitted, a
+ *	dynamic-work launch's when it is joined (before @observe_domain
+ *	sees it).  Not called for a launch that failed before it had an
+ *	occurrence.  @ref is valid during the call, its @site while the
+ *	image lives
  */
 struct loom_host_options {
 	const char *func;
@@ -757,6 +964,8 @@ struct loom_host_options {
 	void (*observe_domain)(void *ctx, const char *thread,
 			       const struct loom_work_device_result *result);
 	void *observe_ctx;
+	void (*observe_launch)(void *ctx, const struct loom_launch_ref *ref,
+			       uint64_t occurrence);
 };
 
 /**

@@ -410,6 +410,37 @@ TEST_F(dev, spread_of_one_instance_and_of_none)
 }
 
 /*
+ * A launch made from a registered site (spec §2.3) carries its ref on
+ * its token, by ioctl and through a ring; one made without has none.
+ */
+TEST_F(dev, launch_site_rides_the_token)
+{
+	struct loom_arg a[2] = { ARG(MEMREF_I64, self->va + 8), ARG(I64, 9) };
+	struct loom_launch l = loom_launch_dense_of("store", a, 2, NULL, 0,
+						    NULL, 0, 0);
+	struct loom_launch_ref site, got;
+	struct loom_token *t[3];
+	struct loom_ring *ring;
+
+	ASSERT_EQ(0, loom_launch_site_register(self->img, "store", "vm.store", &site));
+	l.site = &site;
+	ASSERT_EQ(0, loom_launch(self->dev, self->img, &l, &t[0]));
+	ASSERT_EQ(0, loom_ring_create(self->dev, 4, &ring));
+	ASSERT_EQ(0, loom_ring_launch(ring, self->img, &l, 1, &t[1]));
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", a, 2, NULL, 0, NULL, 0, 0, &t[2]));
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, loom_token_launch(t[i], &got));
+		EXPECT_TRUE(loom_launch_ref_equal(&site, &got));
+	}
+	EXPECT_EQ(-ENOENT, loom_token_launch(t[2], &got));
+	ASSERT_EQ(0, loom_token_wait_all(t, 3, 10 * SEC));
+	EXPECT_EQ(9, self->mem[1]);
+	loom_ring_destroy(ring);
+	for (int i = 0; i < 3; i++)
+		loom_token_free(t[i]);
+}
+
+/*
  * A (a long vector add) then empty B depending on A: B is never done
  * while A is not, and B writes nothing.
  */
