@@ -754,7 +754,7 @@ static void gate_job(void *ctx, const struct loom_job_record *job)
 		pthread_cond_broadcast(&g->failed);
 	} else if (job->worker == 0 && ++g->worker0_jobs == 2) {
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 10;
+		until.tv_sec += 5;
 		while (!g->has_failed &&
 		       !pthread_cond_timedwait(&g->failed, &g->lock, &until))
 			;
@@ -866,7 +866,9 @@ TEST_F_TIMEOUT(cancel, during_a_job_retires_every_item_that_ran, 240)
 	 * Which worker takes node 2 is the scheduler's choice: when worker 0
 	 * takes both subtrees, no job fails while its second one is held, and
 	 * the run is repeated (the checks below hold for any run; they are
-	 * only telling for one where the cancel came during a held job).
+	 * only telling for one where the cancel came during a held job).  On
+	 * the 6.1 lane the first run nearly always is one; on 6.12 it can
+	 * take several, and after CANCEL_ATTEMPTS the test skips, saying so.
 	 */
 	for (int attempt = 1;; attempt++) {
 		g = (struct cancel_gate){
@@ -877,8 +879,17 @@ TEST_F_TIMEOUT(cancel, during_a_job_retires_every_item_that_ran, 240)
 		ASSERT_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
 		EXPECT_EQ(-EFAULT, r.device_error);
 		ASSERT_TRUE(r.work.failed);
-		if (g.held || attempt == CANCEL_ATTEMPTS)
+		if (g.held)
 			break;
+		if (attempt == CANCEL_ATTEMPTS) {
+			loom_work_device_result_free(&r);
+			loom_image_free(img);
+			devctx_close(&d);
+			n_nodes = N_NODES;
+			gen_tree();
+			SKIP(return, "in %d runs, no job failed while worker 0's second job was held",
+			     attempt);
+		}
 		TH_LOG("attempt %d: no job failed while worker 0's second job was held; again",
 		       attempt);
 		loom_work_device_result_free(&r);
