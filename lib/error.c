@@ -46,6 +46,8 @@ static const struct {
 	{ LOOM_E_HOST_FAULT, "host program access outside its buffers" },
 	{ LOOM_E_UNSUPPORTED_PAYLOAD, "work-item payload type the runtime cannot carry" },
 	{ LOOM_E_NO_DYNAMIC_WORK, "the device lacks the capability to run dynamic work" },
+	{ LOOM_E_CAPTURE_NOT_SHARED, "a memref capture is not in a BO shared with every device of the run" },
+	{ LOOM_E_CAPTURE_MISMATCH, "the devices' captures are not one capture list" },
 	/* the dynamic-work core */
 	{ LOOM_WORK_INVALID_ARGUMENT, "invalid argument" },
 	{ LOOM_WORK_OUT_OF_MEMORY, "out of memory" },

@@ -84,6 +84,13 @@ enum loom_error {
 	LOOM_E_NO_DYNAMIC_WORK = -4117,	/* the device lacks the capability a
 					   dynamic-work launch needs
 					   (LOOM_CAP_ITEMS) */
+	LOOM_E_CAPTURE_NOT_SHARED = -4118,/* a memref capture of a run on several
+					   devices lies in no BO shared
+					   (loom_bo_share()) with one of them */
+	LOOM_E_CAPTURE_MISMATCH = -4119,/* per-device captures (device_args)
+					   that are not one capture list:
+					   a scalar or type differs, or a
+					   memref is not the shared BO's */
 };
 
 /*
