@@ -94,6 +94,17 @@ static inline int loom_sched_init(struct drm_gpu_scheduler *sched,
 #define LOOM_FEATURE_NODE	0
 #endif
 
+/*
+ * Before 6.6 the dma-buf of an exported BO is mmap()ed (as an importer
+ * maps it for the CPU) through drm_driver.gem_prime_mmap; later kernels
+ * go to the object's own mmap.
+ */
+#ifdef LOOM_HAVE_GEM_PRIME_MMAP
+#define LOOM_GEM_PRIME_MMAP	.gem_prime_mmap = drm_gem_prime_mmap,
+#else
+#define LOOM_GEM_PRIME_MMAP
+#endif
+
 #ifdef LOOM_HAVE_URING_CMD_CANCEL
 #define LOOM_FEATURE_URING_CANCEL	DRM_LOOM_FEATURE_URING_CANCEL
 #else

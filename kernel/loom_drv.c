@@ -17,7 +17,9 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
@@ -42,7 +44,9 @@
  * 0.6 - GET_PARAM: instruction slots per PE (temporal PEs); a cap on the
  *       memory all files pin together; missed doorbells rung again
  * 0.7 - one project version (0.7.0); tracepoints; the fdinfo drm-cycles
- *       and drm-total-cycles pair; AER and function-level resets
+ *       and drm-total-cycles pair; AER and function-level resets;
+ *       timeline syncobjs (uapi 8); PRIME between loom devices and
+ *       BO_INFO (uapi 9)
  */
 #ifndef LOOM_PROJECT_VERSION
 #error "LOOM_PROJECT_VERSION: build loom.ko through Kbuild, which reads VERSION"
@@ -52,7 +56,8 @@
 			 DRM_LOOM_FEATURE_DEADLINE | DRM_LOOM_FEATURE_JOB_INFO | \
 			 DRM_LOOM_FEATURE_FDINFO | DRM_LOOM_FEATURE_SUBMIT_NONBLOCK | \
 			 LOOM_FEATURE_NODE | LOOM_FEATURE_URING_CANCEL | \
-			 DRM_LOOM_FEATURE_URING_JOB_ID | DRM_LOOM_FEATURE_TIMELINE)
+			 DRM_LOOM_FEATURE_URING_JOB_ID | DRM_LOOM_FEATURE_TIMELINE | \
+			 DRM_LOOM_FEATURE_PRIME)
 
 unsigned int loom_max_pinned_mb = 1024;
 module_param_named(max_pinned_mb, loom_max_pinned_mb, uint, 0644);
@@ -398,6 +403,7 @@ static int fn##_present(struct drm_device *drm, void *data,		\
 
 LOOM_IOCTL_ENTERED(loom_ioctl_bo_create)
 LOOM_IOCTL_ENTERED(loom_ioctl_bo_mmap_offset)
+LOOM_IOCTL_ENTERED(loom_ioctl_bo_info)
 LOOM_IOCTL_PRESENT(loom_ioctl_bo_wait)
 
 /* SUBMIT's waits for submission sleep on userspace: outside, first. */
@@ -428,6 +434,8 @@ static const struct drm_ioctl_desc loom_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(LOOM_SUBMIT, loom_ioctl_submit_entered, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(LOOM_JOB_INFO, loom_ioctl_job_info_present,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(LOOM_BO_INFO, loom_ioctl_bo_info_entered,
+			  DRM_RENDER_ALLOW),
 };
 
 static const struct file_operations loom_drm_fops = {
@@ -443,6 +451,11 @@ static const struct drm_driver loom_drm_driver = {
 	.open = loom_open,
 	.postclose = loom_postclose,
 	.gem_create_object = loom_gem_create_object,
+	/* PRIME between loom devices: loom_gem.c maps imports */
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
+	LOOM_GEM_PRIME_MMAP
 	.debugfs_init = LOOM_DEBUGFS_INIT,
 	.ioctls = loom_ioctls,
 	.num_ioctls = ARRAY_SIZE(loom_ioctls),

@@ -451,6 +451,7 @@ int loom_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fi
 int loom_ioctl_bo_mmap_offset(struct drm_device *drm, void *data,
 			      struct drm_file *file);
 int loom_ioctl_bo_wait(struct drm_device *drm, void *data, struct drm_file *file);
+int loom_ioctl_bo_info(struct drm_device *drm, void *data, struct drm_file *file);
 
 /* loom_hw.c */
 int loom_hw_init(struct loom_device *ldev);

@@ -20,6 +20,18 @@
  * Without the second cap, clients opening many files could pin every page
  * and leave the OOM killer to pick among processes whose RSS does not show
  * the BOs.
+ *
+ * PRIME: a BO exported as a dma-buf and imported by a file of another loom
+ * device becomes a GEM object of that device whose pages are the
+ * exporter's (its sg table DMA-mapped for the importer; the exporter keeps
+ * the pages pinned while attached).  Its handle's creation maps it into
+ * the importing file's address space, as BO_CREATE does; BO_INFO tells
+ * the VA.  The pages stay charged to the exporting file only, and the
+ * reservation object is the exporter's, so the jobs of both devices order
+ * through it.  A device-read-only BO is not exported (EINVAL): the flag
+ * would not survive the import.  A file cannot import a BO of another file
+ * of the same device (EINVAL): the DRM core hands back the exporter's own
+ * object, which lives in that file's address space.
  */
 
 #include <linux/dma-mapping.h>
@@ -28,6 +40,7 @@
 #include <linux/slab.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_prime.h>
 
 #include "loom_drv.h"
 #include "loom_trace.h"
@@ -43,7 +56,8 @@ static void loom_gem_release(struct loom_bo *bo)
 			trace_loom_bo_free(lf->ldev->pdev, lf->client_id,
 					   bo->node.start, bo->node.size);
 		loom_vm_unmap_bo(&lf->vm, bo);
-		loom_pin_uncharge(lf, bo->base.base.size);
+		if (!bo->base.base.import_attach)
+			loom_pin_uncharge(lf, bo->base.base.size);
 	}
 	drm_gem_shmem_free(&bo->base);
 	if (lf)
@@ -102,8 +116,44 @@ static void loom_gem_free(struct drm_gem_object *obj)
 	loom_gem_free_next(bo);
 }
 
+/*
+ * A new handle of @obj in @file: a BO of the file (created, or its own
+ * export imported back) is already mapped there; an import from another
+ * device is mapped now.  An imported object is reachable from the file
+ * that imported it only (another file's import of the same dma-buf makes
+ * its own object), and that file's PRIME lock serialises its imports.
+ */
+static int loom_gem_open(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct loom_file *lf = file->driver_priv;
+	struct loom_bo *bo = to_loom_bo(obj);
+	int ret;
+
+	if (bo->lf)
+		return bo->lf == lf ? 0 : -EINVAL;
+	if (!obj->import_attach)
+		return -EINVAL;
+	/* kept until the BO goes, as BO_CREATE's (see there) */
+	bo->lf = loom_file_get(lf);
+	ret = loom_vm_map_bo(&lf->vm, bo);
+	if (ret)
+		return ret;
+	trace_loom_bo_create(lf->ldev->pdev, lf->client_id, bo->node.start,
+			     bo->node.size);
+	return 0;
+}
+
+static struct dma_buf *loom_gem_prime_export(struct drm_gem_object *obj, int flags)
+{
+	if (to_loom_bo(obj)->flags & DRM_LOOM_BO_DEVICE_READ_ONLY)
+		return ERR_PTR(-EINVAL);
+	return drm_gem_prime_export(obj, flags);
+}
+
 static const struct drm_gem_object_funcs loom_gem_funcs = {
 	.free = loom_gem_free,
+	.open = loom_gem_open,
+	.export = loom_gem_prime_export,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
 	.unpin = drm_gem_shmem_object_unpin,
@@ -132,6 +182,9 @@ void loom_bo_release_dma(struct loom_bo *bo)
 {
 	struct drm_gem_shmem_object *shmem = &bo->base;
 
+	/* an import's sg table is its attachment's, unmapped at the free */
+	if (shmem->base.import_attach)
+		return;
 	dma_resv_lock(shmem->base.resv, NULL);
 	if (shmem->sgt) {
 		dma_unmap_sgtable(shmem->base.dev->dev, shmem->sgt, DMA_BIDIRECTIONAL, 0);
@@ -270,6 +323,31 @@ int loom_ioctl_bo_wait(struct drm_device *drm, void *data, struct drm_file *file
 			ret = -ETIMEDOUT;
 		else if (ret > 0)
 			ret = 0;
+	}
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+int loom_ioctl_bo_info(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct loom_file *lf = file->driver_priv;
+	struct drm_loom_bo_info *args = data;
+	struct drm_gem_object *obj;
+	struct loom_bo *bo;
+	int ret = 0;
+
+	if (args->pad)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	bo = to_loom_bo(obj);
+	/* a handle's creation mapped it (loom_gem_open), or failed */
+	if (bo->lf != lf || !drm_mm_node_allocated(&bo->node)) {
+		ret = -ENOENT;
+	} else {
+		args->va = bo->node.start;
+		args->size = obj->size;
 	}
 	drm_gem_object_put(obj);
 	return ret;

@@ -19,6 +19,13 @@
  * The items dispatch of a batch is adapter_items.c, the work stack's way
  * of running one adapter_work.c; this file is the run and its workers.
  *
+ * Captures: the launch has one capture list (config->args), whose memrefs
+ * are VAs of devices[0]; each device gets it translated through the share
+ * groups of the BOs (bo.c), so every item writes the same memory whichever
+ * device runs it.  A memref no device can be given is refused before
+ * anything runs, and so are deprecated per-device lists (device_args) that
+ * are not one list seen from each device.
+ *
  * A failure (a launch or job error, children that do not fit, more
  * children than the capacity) names the item, cancels the whole domain,
  * and every worker retires what it holds; cancelling needs no memory
@@ -116,7 +123,7 @@ static int setup_worker(struct device_run *run, uint32_t i)
 	w->run = run;
 	w->index = i;
 	w->dev = worker_device(c, i, &w->core);
-	w->args = c->device_args ? c->device_args[i % c->n_devices] : c->args;
+	w->args = run->captures + (size_t)(i % c->n_devices) * c->n_args;
 	w->batch = loom_lines_alloc(run->max_batch, sizeof(*w->batch));
 	w->children = calloc(run->common.child_capacity + 1,
 			     sizeof(*w->children));
@@ -142,8 +149,7 @@ static int check_devices(struct device_run *run)
 		struct loom_launch l = {
 			.kind = LOOM_LAUNCH_ITEMS,
 			.thread = c->thread,
-			.args = c->device_args ? c->device_args[i % c->n_devices] :
-						 c->args,
+			.args = run->captures + (size_t)(i % c->n_devices) * c->n_args,
 			.n_args = c->n_args,
 			.queue = core,
 			.site = c->site,
@@ -161,12 +167,73 @@ static int check_devices(struct device_run *run)
 	return 0;
 }
 
+static bool is_memref(enum loom_arg_type type)
+{
+	return type == LOOM_ARG_MEMREF_I32 || type == LOOM_ARG_MEMREF_I64 ||
+	       type == LOOM_ARG_MEMREF_F32;
+}
+
+/*
+ * Device @d's view of capture @k of @list, a capture list of devices[0]:
+ * a memref translated through its BO's share group.
+ */
+static int capture_on(const struct loom_work_device_config *c,
+		      const struct loom_arg *list, unsigned k, unsigned d,
+		      struct loom_arg *out)
+{
+	*out = list[k];
+	if (!is_memref(out->type))
+		return 0;
+	return loom_bo_translate_va(c->devices[0], list[k].value, c->devices[d],
+				    &out->value);
+}
+
+/*
+ * Fills run->captures: the one capture list seen from each device.  With
+ * device_args, each device's list must be devices[0]'s so seen.  The
+ * work-item entry is no capture: its value is never read.
+ */
+static int resolve_captures(struct device_run *run)
+{
+	const struct loom_work_device_config *c = run->config;
+	const struct loom_arg *list = c->device_args ? c->device_args[0] : c->args;
+	struct loom_thread_info info;
+	int item;
+
+	run->captures = calloc((size_t)c->n_devices * c->n_args + 1,
+			       sizeof(*run->captures));
+	if (!run->captures)
+		return -ENOMEM;
+	if (loom_image_thread(c->image, c->thread, &info))
+		return LOOM_E_NO_THREAD;
+	item = info.work_item_arg;
+	for (unsigned d = 0; d < c->n_devices; d++) {
+		struct loom_arg *mine = run->captures + (size_t)d * c->n_args;
+
+		for (unsigned k = 0; k < c->n_args; k++) {
+			int ret = capture_on(c, list, k, d, &mine[k]);
+
+			if (ret && (int)k != item)
+				return ret;
+			if (c->device_args && (int)k != item &&
+			    (c->device_args[d][k].type != mine[k].type ||
+			     c->device_args[d][k].value != mine[k].value))
+				return LOOM_E_CAPTURE_MISMATCH;
+		}
+	}
+	return 0;
+}
+
 static enum loom_error start_run(struct device_run *run, int *device_error)
 {
 	const struct loom_work_device_config *c = run->config;
 	enum loom_error err;
-	int ret = check_devices(run);
+	int ret = resolve_captures(run);
 
+	if (ret == -ENOMEM)
+		return LOOM_WORK_OUT_OF_MEMORY;
+	if (!ret)
+		ret = check_devices(run);
 	if (ret) {
 		*device_error = ret;
 		return LOOM_WORK_DEVICE_ERROR;
@@ -271,6 +338,7 @@ enum loom_error loom_work_device_run(const struct loom_work_device_config *confi
 		}
 	}
 	free_workers(&run);
+	free(run.captures);
 	loom_sched_destroy(run.common.sched);
 	loom_adapter_fini(&run.common);
 	return err;

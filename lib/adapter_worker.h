@@ -47,6 +47,7 @@ struct device_run {
 	uint64_t record_size;
 	struct device_worker *workers;
 	atomic_uint unstarted;		/* workers yet to take a first batch */
+	struct loom_arg *captures;	/* n_devices x n_args: each device's view */
 };
 
 #endif /* LOOM_ADAPTER_WORKER_H */

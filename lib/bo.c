@@ -4,10 +4,18 @@
  *
  * A loom BO is created, given its device VA by the driver and mapped for
  * the CPU in one step, so every BO a caller holds has both addresses.
+ *
+ * Sharing: loom_bo_share() exports a BO as a dma-buf and imports it on
+ * another device, whose driver maps it into that device's address space
+ * (BO_INFO tells where).  The BOs that are one memory form a share group,
+ * at most one per device, each on its device's shared list: what turns a
+ * capture VA of one device into the VA of the same byte on another.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <xf86drm.h>
 
 #include "drm/loom_drm.h"
@@ -61,6 +69,147 @@ err_free:
 	return ret;
 }
 
+/* Share groups: ids unique in the process, 0 for none. */
+static atomic_uint_fast64_t share_groups;
+
+/* Puts @bo on its device's shared list in group @group; under dev->lock. */
+static void share_link_locked(struct loom_bo *bo, uint64_t group)
+{
+	struct loom_device *dev = bo->dev;
+
+	bo->share_group = group;
+	bo->share_prev = NULL;
+	bo->share_next = dev->shared;
+	if (dev->shared)
+		dev->shared->share_prev = bo;
+	dev->shared = bo;
+}
+
+static void share_unlink(struct loom_bo *bo)
+{
+	struct loom_device *dev = bo->dev;
+
+	pthread_mutex_lock(&dev->lock);
+	if (bo->share_prev)
+		bo->share_prev->share_next = bo->share_next;
+	else
+		dev->shared = bo->share_next;
+	if (bo->share_next)
+		bo->share_next->share_prev = bo->share_prev;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/* @dev's BO of share group @group, NULL if none; under dev->lock. */
+static struct loom_bo *share_find_locked(const struct loom_device *dev,
+					 uint64_t group)
+{
+	struct loom_bo *b;
+
+	for (b = dev->shared; b; b = b->share_next)
+		if (b->share_group == group)
+			return b;
+	return NULL;
+}
+
+/* @bo's share group, given one now if it has none. */
+static uint64_t share_group_of(struct loom_bo *bo)
+{
+	uint64_t group;
+
+	pthread_mutex_lock(&bo->dev->lock);
+	if (!bo->share_group)
+		share_link_locked(bo, atomic_fetch_add(&share_groups, 1) + 1);
+	group = bo->share_group;
+	pthread_mutex_unlock(&bo->dev->lock);
+	return group;
+}
+
+/* Imports @bo's pages on @other: handle, VA and CPU mapping into @s. */
+static int share_import(struct loom_bo *bo, struct loom_device *other,
+			struct loom_bo *s)
+{
+	struct drm_loom_bo_info info = { 0 };
+	int fd, ret;
+
+	if (drmPrimeHandleToFD(bo->dev->fd, bo->handle, DRM_CLOEXEC | DRM_RDWR, &fd))
+		return -errno;
+	ret = drmPrimeFDToHandle(other->fd, fd, &info.handle) ? -errno : 0;
+	close(fd);
+	if (ret)
+		return ret;
+	*s = (struct loom_bo){ .dev = other, .handle = info.handle, .size = bo->size };
+	if (drmIoctl(other->fd, DRM_IOCTL_LOOM_BO_INFO, &info))
+		ret = -errno;
+	s->va = info.va;
+	if (!ret)
+		ret = bo_mmap(s);
+	if (ret)
+		drmCloseBufferHandle(other->fd, s->handle);
+	return ret;
+}
+
+int loom_bo_share(struct loom_bo *bo, struct loom_device *other,
+		  struct loom_bo **out)
+{
+	struct loom_bo *s;
+	uint64_t group;
+	int ret;
+
+	if (!bo || !other || !out || other == bo->dev)
+		return -EINVAL;
+	if (!(bo->dev->info.features & other->info.features &
+	      DRM_LOOM_FEATURE_PRIME))
+		return LOOM_E_NOT_SUPPORTED;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	group = share_group_of(bo);
+	/*
+	 * One BO per device and group: a second import on @other would be
+	 * the same GEM handle (the DRM core's PRIME cache), closed twice.
+	 */
+	pthread_mutex_lock(&other->lock);
+	ret = share_find_locked(other, group) ? -EEXIST : share_import(bo, other, s);
+	if (!ret)
+		share_link_locked(s, group);
+	pthread_mutex_unlock(&other->lock);
+	if (ret) {
+		free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+int loom_bo_translate_va(struct loom_device *from, uint64_t va,
+			 struct loom_device *to, uint64_t *out)
+{
+	uint64_t group = 0, offset = 0;
+	struct loom_bo *b;
+
+	if (from == to) {
+		*out = va;
+		return 0;
+	}
+	pthread_mutex_lock(&from->lock);
+	for (b = from->shared; b; b = b->share_next) {
+		if (va >= b->va && va - b->va < b->size) {
+			group = b->share_group;
+			offset = va - b->va;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&from->lock);
+	if (!group)
+		return LOOM_E_CAPTURE_NOT_SHARED;
+	pthread_mutex_lock(&to->lock);
+	b = share_find_locked(to, group);
+	if (b)
+		*out = b->va + offset;
+	pthread_mutex_unlock(&to->lock);
+	return b ? 0 : LOOM_E_CAPTURE_NOT_SHARED;
+}
+
 void *loom_bo_map(const struct loom_bo *bo)
 {
 	return bo->map;
@@ -89,6 +238,8 @@ void loom_bo_free(struct loom_bo *bo)
 {
 	if (!bo)
 		return;
+	if (bo->share_group)
+		share_unlink(bo);
 	munmap(bo->map, bo->size);
 	drmCloseBufferHandle(bo->dev->fd, bo->handle);
 	free(bo);

@@ -54,11 +54,12 @@ struct loom_arena {
 struct loom_device {
 	int fd;
 	struct loom_device_info info;
-	pthread_mutex_t lock;		/* protects configs and the syncobj pool */
+	pthread_mutex_t lock;		/* protects configs, the syncobj pool, shared */
 	struct loom_plan *configs;	/* the plans, each with its configuration */
 	uint32_t *pool;			/* idle syncobjs, reused by launches */
 	unsigned pool_count, pool_cap;
 	struct loom_arena *arenas;	/* one per hardware queue */
+	struct loom_bo *shared;		/* BOs of share groups, under lock */
 };
 
 struct loom_bo {
@@ -67,6 +68,13 @@ struct loom_bo {
 	uint64_t va;
 	uint64_t size;
 	void *map;
+	/*
+	 * 0, or the id of the group of BOs, at most one per device, that are
+	 * one memory (loom_bo_share()); then the BO is on its device's
+	 * shared list.
+	 */
+	uint64_t share_group;
+	struct loom_bo *share_prev, *share_next;
 };
 
 struct loom_image {
@@ -131,6 +139,15 @@ struct loom_token {
 	struct loom_token **parts;
 	unsigned n_parts;
 };
+
+/* bo.c */
+/*
+ * The VA on @to of the byte at @va on @from: @va itself when the devices
+ * are one, else the same offset in @to's BO of the share group of the BO
+ * of @from that holds @va; LOOM_E_CAPTURE_NOT_SHARED when there is none.
+ */
+int loom_bo_translate_va(struct loom_device *from, uint64_t va,
+			 struct loom_device *to, uint64_t *out);
 
 /* device.c */
 int loom_get_param(int fd, uint32_t param, uint64_t *value);

@@ -51,6 +51,8 @@ static const struct {
 	{ LOOM_E_NO_LAUNCH_SITE, "no launch of that ordinal in the host function" },
 	{ LOOM_E_POINT_OUTSIDE, "coordinate outside the launch's extents" },
 	{ LOOM_E_SITE_MISMATCH, "the launch site is not one of the launch's image and thread" },
+	{ LOOM_E_CAPTURE_NOT_SHARED, "a memref capture is not in a BO shared with every device of the run" },
+	{ LOOM_E_CAPTURE_MISMATCH, "the devices' captures are not one capture list" },
 	/* the dynamic-work core */
 	{ LOOM_WORK_INVALID_ARGUMENT, "invalid argument" },
 	{ LOOM_WORK_OUT_OF_MEMORY, "out of memory" },

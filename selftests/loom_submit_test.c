@@ -795,6 +795,115 @@ TEST(the_other_device_is_unaffected)
 		close(d[i].fd);
 }
 
+/* ---- PRIME between devices (uapi 9) ------------------------------------------------ */
+
+static int _test_bo_info(int fd, uint32_t handle, uint32_t pad, struct drm_loom_bo_info *info)
+{
+	*info = (struct drm_loom_bo_info){ .handle = handle, .pad = pad };
+	return ioctl(fd, DRM_IOCTL_LOOM_BO_INFO, info) ? -errno : 0;
+}
+
+/*
+ * A BO of device 0 exported as a dma-buf and imported by a file of device
+ * 1 is mapped in that file's address space: a job of device 1 writes
+ * through its VA into the memory device 0's CPU mapping shows.  A
+ * device-read-only BO is not exported; another file of the same device
+ * cannot import it.
+ */
+TEST(prime_import_maps_a_bo_of_another_device)
+{
+	struct loom_node nodes[2];
+	struct loom_test_bo cmd, cfg, shared, ro = { 0 };
+	struct drm_loom_bo_mmap_offset off = { 0 };
+	struct drm_loom_bo_info info;
+	struct drm_loom_bo_ref refs[3];
+	struct drm_loom_submit s;
+	struct drm_loom_job_info ji;
+	uint32_t words[32], h1, h, sync;
+	struct loom_cmd c = { words, 0 };
+	int fd0, fd1, other, dmafd, rofd;
+	int64_t n = 512, *a, *via1;
+
+	if (loom_find_nodes(nodes, 2) < 2)
+		SKIP(return, "needs two loom devices");
+	fd0 = open(nodes[0].path, O_RDWR | O_CLOEXEC);
+	fd1 = open(nodes[1].path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd0);
+	ASSERT_LE(0, fd1);
+	EXPECT_LE(9, test_get_param(fd1, DRM_LOOM_PARAM_UAPI_VERSION));
+	EXPECT_TRUE(test_get_param(fd1, DRM_LOOM_PARAM_FEATURES) & DRM_LOOM_FEATURE_PRIME);
+	shared = loom_bo(fd0, 65536);
+	ASSERT_NE(NULL, shared.map);
+	a = shared.map;
+	for (int i = 0; i < 8192; i++)
+		a[i] = i < 4096 ? i : -1;
+	ASSERT_EQ(0, drmPrimeHandleToFD(fd0, shared.handle, DRM_CLOEXEC | DRM_RDWR, &dmafd));
+	ASSERT_EQ(0, drmPrimeFDToHandle(fd1, dmafd, &h1));
+	ASSERT_EQ(0, _test_bo_info(fd1, h1, 0, &info));
+	EXPECT_EQ(65536, info.size);
+	EXPECT_NE(0, info.va);
+	EXPECT_EQ(-EINVAL, _test_bo_info(fd1, h1, 1, &info));
+	EXPECT_EQ(-ENOENT, _test_bo_info(fd1, h1 + 100, 0, &info));
+	/* importing it again gives the same handle */
+	ASSERT_EQ(0, drmPrimeFDToHandle(fd1, dmafd, &h));
+	EXPECT_EQ(h1, h);
+
+	/* c = a + a on device 1, through the imported BO's VA */
+	cmd = loom_bo(fd1, 4096);
+	cfg = loom_bo(fd1, 4096);
+	ASSERT_NE(NULL, cfg.map);
+	ASSERT_EQ(0, _test_bo_info(fd1, h1, 0, &info));
+	cmd_load_config(&c, cfg.va, loom_test_config_vector_add(cfg.map, 4096, 4, 4));
+	cmd_operands(&c, 3, (uint64_t[]){ info.va, info.va, info.va + 32768 });
+	cmd_dense(&c, 1, &n);
+	memcpy(cmd.map, words, c.len * 4);
+	refs[0] = (struct drm_loom_bo_ref){ h1, DRM_LOOM_BO_REF_WRITE };
+	refs[1] = (struct drm_loom_bo_ref){ cfg.handle, DRM_LOOM_BO_REF_READ };
+	ASSERT_EQ(0, drmSyncobjCreate(fd1, 0, &sync));
+	s = (struct drm_loom_submit){
+		.cmd_handle = cmd.handle, .cmd_size = c.len * 4,
+		.bo_count = 2, .bos = (uintptr_t)refs, .out_syncobj = sync,
+	};
+	ASSERT_EQ(0, _test_submit(fd1, &s));
+	ASSERT_EQ(0, loom_syncobj_wait(fd1, sync, 10000));
+	ASSERT_EQ(0, _test_job_info(fd1, s.job_id, &ji));
+	EXPECT_EQ(0, ji.error);
+	for (int i = 0; i < 4096; i++) {
+		int64_t want = i < n ? 2 * i : -1;
+
+		ASSERT_EQ(want, a[4096 + i]);
+	}
+	/* the importer maps the same pages for the CPU */
+	off.handle = h1;
+	ASSERT_EQ(0, ioctl(fd1, DRM_IOCTL_LOOM_BO_MMAP_OFFSET, &off));
+	via1 = mmap(NULL, 65536, PROT_READ, MAP_SHARED, fd1, off.offset);
+	ASSERT_NE(MAP_FAILED, via1);
+	EXPECT_EQ(2 * 100, via1[4096 + 100]);
+	munmap(via1, 65536);
+
+	/* another file of device 0 cannot take device 0's own BO */
+	other = open(nodes[0].path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-EINVAL, drmPrimeFDToHandle(other, dmafd, &h) ? -errno : 0);
+	close(other);
+	/* a device-read-only BO is not exported */
+	ASSERT_EQ(0, _test_bo_create(fd0, 4096, DRM_LOOM_BO_DEVICE_READ_ONLY, &ro));
+	EXPECT_EQ(-EINVAL, drmPrimeHandleToFD(fd0, ro.handle, DRM_CLOEXEC, &rofd) ?
+			   -errno : 0);
+
+	/* the exporter's handle and file go first: the import keeps the pages */
+	close(dmafd);
+	close(fd0);
+	refs[0] = (struct drm_loom_bo_ref){ h1, DRM_LOOM_BO_REF_WRITE };
+	s.out_syncobj = sync;
+	s.job_id = 0;
+	ASSERT_EQ(0, _test_submit(fd1, &s));
+	ASSERT_EQ(0, loom_syncobj_wait(fd1, sync, 10000));
+	ASSERT_EQ(0, _test_job_info(fd1, s.job_id, &ji));
+	EXPECT_EQ(0, ji.error);
+	close(fd1);
+}
+
 TEST(fdinfo_keys)
 {
 	struct loom_node node;

@@ -738,6 +738,105 @@ TEST(dynamic_work_needs_the_items_capability)
 	free(bytes);
 }
 
+/*
+ * A run on two devices takes one capture list: a memref capture reaches
+ * the second device as the same offset of its BO of the capture's share
+ * group, and one in no group shared with it is refused, typed, before any
+ * device is touched.  Deprecated per-device lists (device_args) must be
+ * that one list seen from each device.  Here the checks pass on to the
+ * device checks, which this fake device fails (no LOOM_CAP_ITEMS).
+ */
+TEST(captures_are_one_list_across_devices)
+{
+	static const enum loom_arg_type types[3] = {
+		LOOM_ARG_MEMREF_I64, LOOM_ARG_I64, LOOM_ARG_I32,
+	};
+	struct loom_device a, b, *devs[2] = { &a, &b };
+	struct loom_bo on_a = { .dev = &a, .va = 0x10000, .size = 0x3000, .share_group = 7 };
+	struct loom_bo on_b = { .dev = &b, .va = 0x40000, .size = 0x3000, .share_group = 7 };
+	struct loom_arg args[3] = { { LOOM_ARG_MEMREF_I64, 0x11008 },
+				    { LOOM_ARG_I64, 0 }, { LOOM_ARG_I32, 3 } };
+	struct loom_arg args_b[3] = { { LOOM_ARG_MEMREF_I64, 0x41008 },
+				      { LOOM_ARG_I64, 99 }, { LOOM_ARG_I32, 3 } };
+	const struct loom_arg *dargs[2] = { args, args_b };
+	struct loom_work_device_config c = {
+		.sched = { .workers = 2, .deque_capacity = 4 },
+		.thread = "cap", .args = args, .n_args = 3,
+		.devices = devs, .n_devices = 2,
+	};
+	struct loom_work_device_result r;
+	struct loom_image_builder *bld;
+	struct loom_image *img;
+	void *bytes = NULL;
+	size_t size;
+	uint64_t va;
+
+	REQUIRE_EQ(0, loom_builder_new(W, H, &bld));
+	REQUIRE_EQ(0, loom_builder_add_dynamic(bld, "cap", types, 3, 1, 8, cfg_tree, tree_size));
+	REQUIRE_EQ(0, loom_builder_finish(bld, &bytes, &size));
+	loom_builder_free(bld);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	c.image = img;
+	fake_device(&a);
+	fake_device(&b);
+
+	/* no share group: refused, nothing ran */
+	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_E_CAPTURE_NOT_SHARED, r.device_error);
+	CHECK(!r.work.failed);
+	CHECK_EQ(0, r.work.items_run);
+	loom_work_device_result_free(&r);
+	/* one device (or the same one twice) needs none */
+	c.n_devices = 1;
+	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_E_NO_DYNAMIC_WORK, r.device_error);
+	loom_work_device_result_free(&r);
+	c.n_devices = 2;
+
+	/* a shares its BO with b */
+	a.shared = &on_a;
+	b.shared = &on_b;
+	CHECK_EQ(0, loom_bo_translate_va(&a, 0x11008, &b, &va));
+	CHECK_EQ(0x41008, va);
+	CHECK_EQ(0, loom_bo_translate_va(&b, 0x40000, &a, &va));
+	CHECK_EQ(0x10000, va);
+	CHECK_EQ(0, loom_bo_translate_va(&a, 0x5, &a, &va));
+	CHECK_EQ(0x5, va);
+	CHECK_EQ(LOOM_E_CAPTURE_NOT_SHARED, loom_bo_translate_va(&a, 0x13000, &b, &va));
+	CHECK_EQ(LOOM_E_CAPTURE_NOT_SHARED, loom_bo_translate_va(&a, 0xfff8, &b, &va));
+	on_b.share_group = 8;	/* b's BO is another memory */
+	CHECK_EQ(LOOM_E_CAPTURE_NOT_SHARED, loom_bo_translate_va(&a, 0x11008, &b, &va));
+	on_b.share_group = 7;
+	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_E_NO_DYNAMIC_WORK, r.device_error);
+	loom_work_device_result_free(&r);
+
+	/* device_args: b's list is a's seen from b (the work item aside) */
+	c.device_args = dargs;
+	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_E_NO_DYNAMIC_WORK, r.device_error);
+	loom_work_device_result_free(&r);
+	args_b[2].value = 4;	/* a scalar capture that differs */
+	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_E_CAPTURE_MISMATCH, r.device_error);
+	loom_work_device_result_free(&r);
+	args_b[2].value = 3;
+	args_b[0].value = 0x41000;	/* the shared BO, another offset */
+	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_E_CAPTURE_MISMATCH, r.device_error);
+	loom_work_device_result_free(&r);
+	args_b[0].value = 0x41008;
+	args[0].value = 0x20000;	/* in no BO of a */
+	CHECK_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+	CHECK_EQ(LOOM_E_CAPTURE_NOT_SHARED, r.device_error);
+	loom_work_device_result_free(&r);
+
+	loom_image_free(img);
+	pthread_mutex_destroy(&a.lock);
+	pthread_mutex_destroy(&b.lock);
+	free(bytes);
+}
+
 /* A thread on temporal PEs launches only on a device with as many slots. */
 TEST(launch_needs_the_slots)
 {
@@ -998,6 +1097,7 @@ int main(void)
 	RUN(launch_checks_before_submission);
 	RUN(launch_site_checked_before_submission);
 	RUN(dynamic_work_needs_the_items_capability);
+	RUN(captures_are_one_list_across_devices);
 	RUN(placement_partitions_the_domain);
 	RUN(placement_edges);
 	RUN(spread_checks_every_device_first);

@@ -30,7 +30,7 @@ extern "C" {
  * uapi version, answered by DRM_LOOM_PARAM_UAPI_VERSION.  It grows whenever
  * an ioctl or parameter is added; userspace compares it instead of probing.
  */
-#define DRM_LOOM_UAPI_VERSION	8
+#define DRM_LOOM_UAPI_VERSION	9
 
 #define DRM_LOOM_GET_PARAM	0x00
 #define DRM_LOOM_BO_CREATE	0x01
@@ -38,6 +38,7 @@ extern "C" {
 #define DRM_LOOM_BO_WAIT	0x03
 #define DRM_LOOM_SUBMIT		0x04
 #define DRM_LOOM_JOB_INFO	0x05
+#define DRM_LOOM_BO_INFO	0x06
 
 /**
  * enum drm_loom_param - what DRM_IOCTL_LOOM_GET_PARAM can answer
@@ -94,6 +95,13 @@ enum drm_loom_param {
  * timeline ioctls (DRIVER_SYNCOBJ_TIMELINE) on the device (uapi 8).
  */
 #define DRM_LOOM_FEATURE_TIMELINE	(1ULL << 9)
+/*
+ * PRIME: the DRM core's PRIME_HANDLE_TO_FD and PRIME_FD_TO_HANDLE between
+ * loom devices (a BO of one device imported by a file of another is mapped
+ * into that file's address space), and BO_INFO, which tells an imported
+ * BO's VA (uapi 9).
+ */
+#define DRM_LOOM_FEATURE_PRIME		(1ULL << 10)
 
 /**
  * struct drm_loom_get_param - read one device or driver fact
@@ -127,6 +135,22 @@ struct drm_loom_bo_create {
 	__u32 flags;
 	__u32 handle;
 	__u64 va;
+};
+
+/**
+ * struct drm_loom_bo_info - a BO's place in this file's address space
+ *	(uapi 9): for a BO imported with PRIME_FD_TO_HANDLE, whose VA no
+ *	ioctl returned
+ * @handle: in
+ * @pad: must be zero
+ * @va: out, its device VA in this file's address space
+ * @size: out, its size in bytes (a whole number of pages)
+ */
+struct drm_loom_bo_info {
+	__u32 handle;
+	__u32 pad;
+	__u64 va;
+	__u64 size;
 };
 
 /**
@@ -323,6 +347,8 @@ struct drm_loom_job_info {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_LOOM_SUBMIT, struct drm_loom_submit)
 #define DRM_IOCTL_LOOM_JOB_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_LOOM_JOB_INFO, struct drm_loom_job_info)
+#define DRM_IOCTL_LOOM_BO_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_LOOM_BO_INFO, struct drm_loom_bo_info)
 
 /*
  * io_uring: IORING_OP_URING_CMD on the render node with cmd_op

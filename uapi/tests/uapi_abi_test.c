@@ -157,7 +157,7 @@ TEST(drm_interface)
 	CHECK_EQ(9, DRM_LOOM_PARAM_FEATURES);
 	CHECK_EQ(11, DRM_LOOM_PARAM_VA_END);
 	CHECK_EQ(12, DRM_LOOM_PARAM_PE_SLOTS);
-	CHECK_EQ(8, DRM_LOOM_UAPI_VERSION);
+	CHECK_EQ(9, DRM_LOOM_UAPI_VERSION);
 	CHECK(DRM_LOOM_UAPI_VERSION >= 3);
 	CHECK_EQ(24, sizeof(struct drm_loom_bo_create));
 	CHECK_EQ(16, sizeof(struct drm_loom_bo_mmap_offset));
@@ -171,6 +171,11 @@ TEST(drm_interface)
 	CHECK_EQ(8, offsetof(struct drm_loom_syncobj_point, point));
 	CHECK_EQ(2, DRM_LOOM_SUBMIT_TIMELINE);
 	CHECK_EQ(1ULL << 9, DRM_LOOM_FEATURE_TIMELINE);
+	/* uapi 9: BO_INFO, PRIME between loom devices */
+	CHECK_EQ(0x06, DRM_LOOM_BO_INFO);
+	CHECK_EQ(24, sizeof(struct drm_loom_bo_info));
+	CHECK_EQ(8, offsetof(struct drm_loom_bo_info, va));
+	CHECK_EQ(1ULL << 10, DRM_LOOM_FEATURE_PRIME);
 	CHECK_EQ(120, sizeof(struct drm_loom_job_info));
 	/* JOB_INFO's counters: the device's struct, where they always were */
 	CHECK_EQ(56, offsetof(struct drm_loom_job_info, counters));

@@ -95,6 +95,13 @@ enum loom_error {
 					   extent */
 	LOOM_E_SITE_MISMATCH = -4122,	/* a launch's site is not one of its
 					   image and thread */
+	LOOM_E_CAPTURE_NOT_SHARED = -4123,/* a memref capture of a run on several
+					   devices lies in no BO shared
+					   (loom_bo_share()) with one of them */
+	LOOM_E_CAPTURE_MISMATCH = -4124,/* per-device captures (device_args)
+					   that are not one capture list:
+					   a scalar or type differs, or a
+					   memref is not the shared BO's */
 };
 
 /*

@@ -121,6 +121,22 @@ uint32_t loom_bo_handle(const struct loom_bo *bo);
  * point at: free a data BO after the tokens of the jobs using it.
  */
 void loom_bo_free(struct loom_bo *bo);
+/*
+ * Shares @bo's memory with @other, another loom device (a dma-buf exported
+ * by @bo's device and imported by @other's, DRM_LOOM_FEATURE_PRIME): *@out
+ * is a BO of @other, mapped for the CPU and at its own VA in @other's
+ * address space, whose pages are @bo's; jobs of either device read and
+ * write the same memory.  @bo and its shares form one group, at most one
+ * BO per device: sharing a share shares the same memory.  The group lets
+ * a dynamic-work run on several devices take one capture list
+ * (struct loom_work_device_config).  Free the share with loom_bo_free(),
+ * in any order with @bo.  -EINVAL for NULL arguments, @other being @bo's
+ * device or a LOOM_BO_DEVICE_READ_ONLY BO (the driver does not export
+ * it), -EEXIST if the group already has a BO on @other,
+ * LOOM_E_NOT_SUPPORTED if a driver lacks PRIME (uapi 9).
+ */
+int loom_bo_share(struct loom_bo *bo, struct loom_device *other,
+		  struct loom_bo **out);
 
 /* =========================================================================
  * Program images (uapi/loom_image.h)
@@ -792,11 +808,18 @@ typedef void (*loom_work_device_observe_fn)(void *ctx,
  * @image: the program image
  * @thread: a dynamic-work thread of @image
  * @args: its whole signature, as for loom_launch_items() (the work-item
- *	entry's value is ignored)
+ *	entry's value is ignored): the launch's one capture list, memref
+ *	VAs of @devices[0].  On another device a memref capture becomes the
+ *	same offset in that device's BO of the share group (loom_bo_share())
+ *	of the BO holding it: every item of the run, on any device, reads
+ *	and writes the same memory.  A memref in no BO shared with a device
+ *	of the run is LOOM_E_CAPTURE_NOT_SHARED before anything runs.
  * @n_args: entries of @args
- * @device_args: NULL, or one argument array per device (n_args entries
- *	each) replacing @args on that device: a memref is a device VA, so a
- *	run on several devices needs each one's own
+ * @device_args: deprecated: NULL, or one argument array per device (n_args
+ *	entries each) used instead of @args.  They must be one capture list
+ *	seen from each device: @device_args[0] translated as @args is
+ *	(LOOM_E_CAPTURE_NOT_SHARED), and every other device's equal to the
+ *	translation (LOOM_E_CAPTURE_MISMATCH otherwise)
  * @devices: the devices, at least one; every one must fit the image
  * @n_devices: entries of @devices
  * @flags: LOOM_WORK_DEVICE_*: without LOOM_WORK_DEVICE_ITEMS_ONLY, a device

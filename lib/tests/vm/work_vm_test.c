@@ -12,7 +12,10 @@
  * like dense ones.  A result record rewritten after its job completed
  * changes nothing: what is checked is what is published.  A cancel that
  * reaches a work-stack job while it runs loses nothing the device ran:
- * every such item is acquired and retired exactly once.
+ * every such item is acquired and retired exactly once.  A run on two
+ * devices takes one capture list: the table and the marker's buffer are
+ * shared between the devices (loom_bo_share()), every item's store lands
+ * in the one buffer, and a capture that is not shared is refused, typed.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -47,25 +50,31 @@ static void gen_tree(void)
 
 static const enum loom_arg_type tree_sig[2] = { LOOM_ARG_MEMREF_I64, LOOM_ARG_I64 };
 static const enum loom_arg_type tree32_sig[2] = { LOOM_ARG_MEMREF_I64, LOOM_ARG_I32 };
+static const enum loom_arg_type mark_sig[3] = {
+	LOOM_ARG_MEMREF_I64, LOOM_ARG_I64, LOOM_ARG_MEMREF_I64 };
 static const enum loom_arg_type vadd_sig[3] = {
 	LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64 };
 
 /*
  * "tree": capacity MAX_FANOUT; "tree_small": MAX_FANOUT - 1 (some nodes
- * overflow it); "tree32": "tree" with an i32 work item; "vadd": a dense
- * thread.  Operand 0 is the table, the work-item argument is 1.
+ * overflow it); "tree32": "tree" with an i32 work item; "mark": "tree"
+ * that also stores at cell n of operand 2 the cell's own VA; "vadd": a
+ * dense thread.  Operand 0 is the table, the work-item argument is 1.
  */
 static struct loom_image *test_image(const struct loom_device_info *info)
 {
-	static unsigned char cfg[2][16384];
-	size_t n0, n1;
+	static unsigned char cfg[3][16384];
+	size_t n0, n1, n2;
 	struct loom_image_builder *b;
 
 	n0 = loom_test_config_tree_spawner(cfg[0], sizeof(cfg[0]),
 					   info->fabric_width, info->fabric_height);
 	n1 = loom_test_config_vector_add(cfg[1], sizeof(cfg[1]),
 					 info->fabric_width, info->fabric_height);
-	if (!n0 || !n1 || loom_builder_new(info->fabric_width, info->fabric_height, &b))
+	n2 = loom_test_config_tree_marker(cfg[2], sizeof(cfg[2]),
+					  info->fabric_width, info->fabric_height);
+	if (!n0 || !n1 || !n2 ||
+	    loom_builder_new(info->fabric_width, info->fabric_height, &b))
 		return NULL;
 	return loom_test_load_built(b,
 		!loom_builder_add_dynamic(b, "tree", tree_sig, 2, 1, MAX_FANOUT, cfg[0], n0) &&
@@ -73,13 +82,20 @@ static struct loom_image *test_image(const struct loom_device_info *info)
 					  cfg[0], n0) &&
 		!loom_builder_add_dynamic(b, "tree32", tree32_sig, 2, 1, MAX_FANOUT,
 					  cfg[0], n0) &&
+		!loom_builder_add_dynamic(b, "mark", mark_sig, 3, 1, MAX_FANOUT,
+					  cfg[2], n2) &&
 		!loom_builder_add_dense(b, "vadd", 1, vadd_sig, 3, cfg[1], n1));
 }
 
-/* One device with the child table uploaded. */
+/*
+ * One device with the child table uploaded, and on the second device of a
+ * run the share of the first's table (device-writable: a device-read-only
+ * BO is not shared).
+ */
 struct devctx {
 	struct loom_device *dev;
 	struct loom_bo *table;
+	struct loom_bo *shared_table;
 	struct loom_arg args[2];
 };
 
@@ -90,7 +106,8 @@ static int devctx_open(struct devctx *d, unsigned nth)
 
 	if (ret)
 		return ret;
-	ret = loom_bo_alloc(d->dev, MAX_NODES * 16, LOOM_BO_DEVICE_READ_ONLY, &d->table);
+	d->shared_table = NULL;
+	ret = loom_bo_alloc(d->dev, MAX_NODES * 16, 0, &d->table);
 	if (ret)
 		return ret;
 	t = loom_bo_map(d->table);
@@ -103,8 +120,15 @@ static int devctx_open(struct devctx *d, unsigned nth)
 	return 0;
 }
 
+/* Gives @d[1] the share of @d[0]'s table: one capture list serves both. */
+static int devctx_share(struct devctx *d)
+{
+	return loom_bo_share(d[0].table, d[1].dev, &d[1].shared_table);
+}
+
 static void devctx_close(struct devctx *d)
 {
+	loom_bo_free(d->shared_table);
 	loom_bo_free(d->table);
 	loom_device_close(d->dev);
 }
@@ -272,7 +296,6 @@ static void thread_run_flags(struct __test_metadata *_metadata, const char *thre
 			     uint32_t max_batch, uint32_t flags)
 {
 	struct loom_device *devs[2] = { d[0].dev, n_dev > 1 ? d[1].dev : NULL };
-	const struct loom_arg *dargs[2] = { d[0].args, n_dev > 1 ? d[1].args : NULL };
 	static struct visits v;
 	struct dispatches seen = {
 		.lock = PTHREAD_MUTEX_INITIALIZER, .workers = workers,
@@ -280,7 +303,7 @@ static void thread_run_flags(struct __test_metadata *_metadata, const char *thre
 	};
 	struct loom_work_device_config c = {
 		.root_payload = 0,
-		.image = NULL, .thread = thread, .n_args = 2, .device_args = dargs,
+		.image = NULL, .thread = thread, .n_args = 2, .args = d[0].args,
 		.devices = devs, .n_devices = n_dev, .sched.workers = workers,
 		.sched.deque_capacity = (uint32_t)(n_nodes < N_NODES ? N_NODES : n_nodes),
 		.sched.max_batch = max_batch, .flags = flags,
@@ -383,6 +406,7 @@ TEST(work_stack_trees_match_host)
 		host_run(_metadata);
 		ASSERT_EQ(0, devctx_open(&d[0], 0));
 		ASSERT_EQ(0, devctx_open(&d[1], 1));
+		ASSERT_EQ(0, devctx_share(d));
 		thread_run(_metadata, "tree", d, 1, 1, 1);
 		thread_run(_metadata, "tree", d, 1, 2, 4);
 		thread_run(_metadata, "tree", d, 2, 2, 8);
@@ -422,6 +446,7 @@ TEST(tree_two_devices_matches_host)
 	host_run(_metadata);
 	ASSERT_EQ(0, devctx_open(&d[0], 0));
 	ASSERT_EQ(0, devctx_open(&d[1], 1));
+	ASSERT_EQ(0, devctx_share(d));
 	tree_run(_metadata, d, 2, 2, 1);
 	tree_run(_metadata, d, 2, 4, 1);
 	tree_run(_metadata, d, 2, 4, 8);
@@ -570,24 +595,177 @@ TEST(child_overflow_names_the_item)
 	loom_work_sync_result_free(&host_result);
 }
 
+/* Fills every cell of @bo with -1 (never a cell's VA). */
+static int64_t *cells_reset(struct loom_bo *bo)
+{
+	int64_t *cell = loom_bo_map(bo);
+
+	memset(cell, 0xff, (size_t)n_nodes * 8);
+	return cell;
+}
+
 /*
- * A job that faults (the table at an unmapped VA) fails the run naming the
+ * One capture list for a run on two devices (spec 2.2: "all other
+ * ordinary arguments are launch captures reused by every item"): "mark"
+ * stores, for item n, the VA of cell n of its memref capture (operand 2)
+ * into that cell.  The buffer is one BO shared by both devices, so every
+ * item's store lands in it, whichever device ran the item: cell n holds
+ * cell n's VA on device 0 or on device 1, and both devices ran items.
+ * Through the work stack and through items dispatches.
+ */
+TEST(captures_one_buffer_across_devices)
+{
+	struct devctx d[2];
+	struct loom_bo *out, *out_1;
+	static struct visits v;
+
+	host_run(_metadata);
+	ASSERT_EQ(0, devctx_open(&d[0], 0));
+	ASSERT_EQ(0, devctx_open(&d[1], 1));
+	ASSERT_EQ(0, devctx_share(d));
+	ASSERT_EQ(0, loom_bo_alloc(d[0].dev, (uint64_t)n_nodes * 8, 0, &out));
+	ASSERT_EQ(0, loom_bo_share(out, d[1].dev, &out_1));
+	/* one group, one BO per device */
+	EXPECT_EQ(-EEXIST, loom_bo_share(out, d[1].dev, &(struct loom_bo *){ NULL }));
+	EXPECT_EQ(-EINVAL, loom_bo_share(out, d[0].dev, &(struct loom_bo *){ NULL }));
+	for (unsigned f = 0; f < 2; f++) {
+		struct loom_device *devs[2] = { d[0].dev, d[1].dev };
+		struct loom_arg args[3] = {
+			d[0].args[0], { LOOM_ARG_I64, 0 },
+			{ LOOM_ARG_MEMREF_I64, loom_bo_va(out) },
+		};
+		struct loom_work_device_config c = {
+			.thread = "mark", .args = args, .n_args = 3,
+			.devices = devs, .n_devices = 2, .sched.workers = 4,
+			.sched.deque_capacity = N_NODES, .sched.max_batch = 1,
+			.flags = f ? LOOM_WORK_DEVICE_ITEMS_ONLY : 0,
+			.observe = observe, .observe_ctx = &v,
+		};
+		struct loom_work_device_result r;
+		struct loom_image *img = test_image(loom_device_info(d[0].dev));
+		int64_t *cell = cells_reset(out);
+		unsigned on[2] = { 0, 0 };
+
+		ASSERT_NE(NULL, img);
+		c.image = img;
+		visits_init(&v);
+		ASSERT_EQ(LOOM_OK, loom_work_device_run(&c, &r)) {
+			TH_LOG("device error %s", loom_strerror(r.device_error));
+		}
+		EXPECT_EQ(n_nodes, r.work.items_completed);
+		for (int64_t n = 0; n < n_nodes; n++) {
+			uint64_t va0 = loom_bo_va(out) + 8 * (uint64_t)n;
+			uint64_t va1 = loom_bo_va(out_1) + 8 * (uint64_t)n;
+
+			ASSERT_EQ(1, v.count[n]);
+			if ((uint64_t)cell[n] != va0 && (uint64_t)cell[n] != va1)
+				TH_LOG("cell %lld: %#llx", (long long)n,
+				       (unsigned long long)cell[n]);
+			ASSERT_TRUE((uint64_t)cell[n] == va0 || (uint64_t)cell[n] == va1);
+		}
+		for (unsigned w = 0; w < 4; w++)
+			on[w % 2] += v.by_worker[w];
+		TH_LOG("%s: items on device 0: %u, on device 1: %u",
+		       f ? "items" : "work stack", on[0], on[1]);
+		/* batches of one item on four workers: both devices take some */
+		if (f) {
+			EXPECT_LT(0, on[0]);
+			EXPECT_LT(0, on[1]);
+		}
+		loom_work_device_result_free(&r);
+		loom_image_free(img);
+	}
+	loom_bo_free(out_1);
+	loom_bo_free(out);
+	devctx_close(&d[1]);
+	devctx_close(&d[0]);
+	loom_work_sync_result_free(&host_result);
+}
+
+/*
+ * A memref capture not shared with every device of the run is refused
+ * before anything runs, and so are per-device lists (device_args) that
+ * give each device a buffer of its own -- the old way, whose results
+ * depended on which device ran an item.  Nothing is written.
+ */
+TEST(unshared_capture_is_refused)
+{
+	struct devctx d[2];
+	struct loom_bo *out[2], *out0_1 = NULL;
+
+	host_run(_metadata);
+	ASSERT_EQ(0, devctx_open(&d[0], 0));
+	ASSERT_EQ(0, devctx_open(&d[1], 1));
+	ASSERT_EQ(0, devctx_share(d));
+	for (unsigned i = 0; i < 2; i++) {
+		ASSERT_EQ(0, loom_bo_alloc(d[i].dev, (uint64_t)n_nodes * 8, 0, &out[i]));
+		cells_reset(out[i]);
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		struct loom_device *devs[2] = { d[0].dev, d[1].dev };
+		struct loom_arg args[2][3] = {
+			{ d[0].args[0], { LOOM_ARG_I64, 0 },
+			  { LOOM_ARG_MEMREF_I64, loom_bo_va(out[0]) } },
+			{ { LOOM_ARG_MEMREF_I64, loom_bo_va(d[1].shared_table) },
+			  { LOOM_ARG_I64, 0 },
+			  { LOOM_ARG_MEMREF_I64, loom_bo_va(out[1]) } },
+		};
+		const struct loom_arg *dargs[2] = { args[0], args[1] };
+		struct loom_work_device_config c = {
+			.thread = "mark", .args = args[0], .n_args = 3,
+			.device_args = k ? dargs : NULL,
+			.devices = devs, .n_devices = 2, .sched.workers = 2,
+			.sched.deque_capacity = N_NODES,
+		};
+		struct loom_work_device_result r;
+		struct loom_image *img = test_image(loom_device_info(d[0].dev));
+
+		ASSERT_NE(NULL, img);
+		c.image = img;
+		/* then out[0] is shared, but device 1 is given its own buffer */
+		if (k)
+			ASSERT_EQ(0, loom_bo_share(out[0], d[1].dev, &out0_1));
+		ASSERT_EQ(LOOM_WORK_DEVICE_ERROR, loom_work_device_run(&c, &r));
+		EXPECT_EQ(k ? LOOM_E_CAPTURE_MISMATCH : LOOM_E_CAPTURE_NOT_SHARED,
+			  r.device_error);
+		EXPECT_FALSE(r.work.failed);
+		EXPECT_EQ(0, r.work.items_run);
+		EXPECT_EQ(0, r.jobs_submitted);
+		loom_work_device_result_free(&r);
+		loom_image_free(img);
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		int64_t *cell = loom_bo_map(out[i]);
+
+		for (int64_t n = 0; n < n_nodes; n++)
+			ASSERT_EQ(-1, cell[n]);
+		loom_bo_free(out[i]);
+	}
+	loom_bo_free(out0_1);
+	devctx_close(&d[1]);
+	devctx_close(&d[0]);
+	loom_work_sync_result_free(&host_result);
+}
+
+/*
+ * A job that faults (the root's table entry at an unmapped VA: the table
+ * is shared, the root payload far beyond it) fails the run naming the
  * root, on one device and on two; nothing is published, nothing hangs.
  */
 TEST(job_fault_names_the_item)
 {
+	const uint64_t root = 1ULL << 36;	/* entry at table + 1 TiB */
 	struct devctx d[2];
 
 	ASSERT_EQ(0, devctx_open(&d[0], 0));
 	ASSERT_EQ(0, devctx_open(&d[1], 1));
+	ASSERT_EQ(0, devctx_share(d));
 	for (unsigned k = 0; k < 4; k++) {
 		unsigned n_dev = 1 + k % 2;
 		struct loom_device *devs[2] = { d[0].dev, d[1].dev };
-		struct loom_arg args[2] = { { LOOM_ARG_MEMREF_I64, 1ULL << 40 },
-					    { LOOM_ARG_I64, 0 } };
 		struct loom_work_device_config c = {
-			.root_payload = 0, .thread = "tree",
-			.args = args, .n_args = 2, .devices = devs,
+			.root_payload = root, .thread = "tree",
+			.args = d[0].args, .n_args = 2, .devices = devs,
 			.n_devices = n_dev, .sched.workers = 4, .sched.deque_capacity = 8,
 			.sched.max_batch = 2, .flags = LOOM_WORK_DEVICE_TOKEN |
 			(k >= 2 ? LOOM_WORK_DEVICE_ITEMS_ONLY : 0),
@@ -601,7 +779,7 @@ TEST(job_fault_names_the_item)
 		EXPECT_EQ(-EFAULT, r.device_error);
 		ASSERT_TRUE(r.work.failed);
 		EXPECT_TRUE(loom_item_id_is_root(&r.work.failed_item));
-		EXPECT_EQ(0, r.work.failed_payload);
+		EXPECT_EQ(root, r.work.failed_payload);
 		EXPECT_EQ(1, r.work.items_run);
 		EXPECT_EQ(0, r.work.items_completed);
 		EXPECT_EQ(1, r.work.items_cancelled);

@@ -149,6 +149,91 @@ static inline size_t loom_test_config_tree_spawner(void *buf, size_t size,
 }
 
 /*
+ * Tree marker: the tree-child spawner that also marks each item in a
+ * buffer, for an items dispatch.  Operand 0 = child_table_va as for the
+ * spawner; operand 2 = out_va (operand 1 is the work item's argument
+ * slot): item n stores the i64 out_va + n * 8 -- its cell's own address,
+ * as the device running it sees it -- at out_va + n * 8.
+ *
+ * Ports: payload (N edge, x = 0), operand 0 (N, x = 1), operand 2 (N, x = 3).
+ *
+ *   (0,0) SHL imm 4: n * 16 -> E; passes n S
+ *   (0,1) SHL imm 3: n * 8 -> E, passed E by (1,1) and (2,1)
+ *   (3,0) passes out_va S       (3,1) ADD out_va + n * 8 -> S
+ *   (3,2) STORE (that address, itself) -> S
+ *   (3,3) SINK (the STORE's done)   (1,3) SINK (the SPAWN's, sent W)
+ *   the rest as in the spawner.
+ */
+static inline size_t loom_test_config_tree_marker(void *buf, size_t size,
+						  unsigned width,
+						  unsigned height)
+{
+	struct fb *b;
+	unsigned x;
+	size_t n;
+
+	if (width < 4 || height < 4 || width > LOOM_FABRIC_MAX_DIM ||
+	    height > LOOM_FABRIC_MAX_DIM)
+		return 0;
+	b = malloc(sizeof(*b));
+	if (!b)
+		return 0;
+	fb_init(b, width, height);
+	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_PAYLOAD, 0);
+	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
+	fb_port(b, LOOM_DIR_N, 3, LOOM_PORT_OPERAND, 2);
+
+	fb_pe(b, 0, 0, LOOM_OP_SHL, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 4);
+	fb_route(b, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 0, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_route(b, 0, 0, LOOM_OUT_S, LOOM_SRC_N);
+	fb_pe(b, 0, 1, LOOM_OP_SHL, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 3);
+	fb_route(b, 0, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 0, 1, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_pe(b, 1, 0, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 1, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
+	fb_route(b, 1, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_route(b, 1, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_pe(b, 2, 0, LOOM_OP_ADD, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 8);
+	fb_route(b, 2, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 2, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_route(b, 3, 0, LOOM_OUT_S, LOOM_SRC_N);
+
+	for (x = 1; x < 3; x++) {
+		fb_pe(b, x, 1, LOOM_OP_LOAD, LOOM_TYPE_I64, 0, 0);
+		fb_route(b, x, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+		fb_route(b, x, 1, LOOM_OUT_S, LOOM_SRC_PE);
+		fb_route(b, x, 1, LOOM_OUT_E, LOOM_SRC_W);
+	}
+	fb_pe(b, 3, 1, LOOM_OP_ADD, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 3, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 3, 1, LOOM_OUT_PE_B, LOOM_SRC_W);
+	fb_route(b, 3, 1, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 3, 2, LOOM_OP_STORE, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 3, 2, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 3, 2, LOOM_OUT_PE_B, LOOM_SRC_N);
+	fb_route(b, 3, 2, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 3, 3, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 3, 3, LOOM_OUT_PE_A, LOOM_SRC_N);
+
+	fb_route(b, 1, 2, LOOM_OUT_E, LOOM_SRC_N);
+	fb_pe(b, 2, 2, LOOM_OP_STREAM, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 1);
+	fb_route(b, 2, 2, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 2, 2, LOOM_OUT_PE_C, LOOM_SRC_N);
+	fb_route(b, 2, 2, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 2, 3, LOOM_OP_SPAWN, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 2, 3, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 2, 3, LOOM_OUT_W, LOOM_SRC_PE);
+	fb_pe(b, 1, 3, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 3, LOOM_OUT_PE_A, LOOM_SRC_E);
+
+	n = fb_image(b, buf, size);
+	free(b);
+	return n;
+}
+
+/*
  * A job that appends to an ordered log: it loads *counter, stores the old
  * value at its own log slot and stores old + 1 back.  Run in dependency
  * order, job i logs i; any reordering shows.  Operands: 0 = counter VA,

@@ -291,6 +291,45 @@ TEST(tree_spawner_bfs_matches_c)
 	teardown();
 }
 
+/* The tree marker spawns as the spawner does and marks each item's cell. */
+TEST(tree_marker_spawns_and_marks_every_item)
+{
+	const uint64_t table = DATA_VA, payloads = DATA_VA + 0x1000;
+	const uint64_t results = DATA_VA + 0x2000, out = DATA_VA + 0x8000;
+	const uint64_t ops[3] = { table, 0, out };
+	const uint32_t cap = 4;
+	int64_t first[TREE_NODES], count[TREE_NODES];
+	struct loom_hw_completion done;
+
+	setup();
+	make_tree(first, count);
+	for (int n = 0; n < TREE_NODES; n++) {
+		poke64(table + 16 * n, (uint64_t)first[n]);
+		poke64(table + 16 * n + 8, (uint64_t)count[n]);
+		poke64(payloads + 8 * n, (uint64_t)n);
+		poke64(out + 8 * n, ~0ULL);
+	}
+	poke64(out + 8 * TREE_NODES, ~0ULL);
+	emit_load_config(CONFIG_VA, put_config(loom_test_config_tree_marker));
+	emit_operands(3, ops);
+	emit_items(TREE_NODES - 1, payloads + 8, results, cap);
+	done = run();
+	REQUIRE_EQ(LOOM_STATUS_OK, done.status);
+	CHECK_EQ(TREE_NODES - 1, done.counters.items);
+	CHECK_EQ(~0ULL, peek64(out));
+	CHECK_EQ(~0ULL, peek64(out + 8 * TREE_NODES));
+	for (unsigned i = 0; i < TREE_NODES - 1; i++) {
+		uint64_t rec = results + i * LOOM_ITEM_RESULT_SIZE(cap);
+		int64_t n = i + 1;
+
+		CHECK_EQ(out + 8 * n, peek64(out + 8 * n));
+		CHECK_EQ(count[n], (uint32_t)peek64(rec));
+		for (int64_t k = 0; k < count[n]; k++)
+			CHECK_EQ(first[n] + k, peek64(rec + 8 + 8 * k));
+	}
+	teardown();
+}
+
 TEST(child_overflow_names_the_item)
 {
 	const uint64_t table = DATA_VA, payloads = DATA_VA + 0x1000;
@@ -1036,6 +1075,7 @@ int main(void)
 	RUN(vector_add_in_blocks);
 	RUN(same_job_same_results_and_counters);
 	RUN(tree_spawner_bfs_matches_c);
+	RUN(tree_marker_spawns_and_marks_every_item);
 	RUN(child_overflow_names_the_item);
 	RUN(items_beyond_the_cap_are_refused);
 	RUN(items_in_one_dispatch_match_one_per_dispatch);
