@@ -620,7 +620,7 @@ typedef void (*loom_job_observe_fn)(void *ctx,
 void loom_token_free(struct loom_token *token);
 
 /* =========================================================================
- * One dense launch over every core of several devices (B_thread)
+ * Spread launches: one dense launch over several cores and devices (B_thread)
  * ========================================================================= */
 
 /* Devices one spread launch may use. */
