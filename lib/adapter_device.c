@@ -73,7 +73,7 @@ static void sum_counts(const struct device_run *run,
 
 		loom_adapter_add_counts(r, &w->counts);
 		result->jobs_submitted += w->jobs;
-		loom_device_add_counters(&result->counters, &w->counters);
+		loom_counters_add(&result->counters, &w->counters);
 	}
 }
 

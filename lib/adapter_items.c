@@ -68,19 +68,6 @@ static uint64_t counters_offset(const struct device_worker *w)
 	return w->run->record_size * w->run->max_batch;
 }
 
-void loom_device_add_counters(struct loom_hw_counters *sum,
-			      const struct loom_hw_counters *c)
-{
-	sum->cycles += c->cycles;
-	sum->firings += c->firings;
-	sum->stalls += c->stalls;
-	sum->instances += c->instances;
-	sum->items += c->items;
-	sum->spawns += c->spawns;
-	sum->mem_reads += c->mem_reads;
-	sum->mem_writes += c->mem_writes;
-}
-
 void loom_device_account_job(struct device_worker *w, size_t n,
 			     uint64_t submit_ns, int error,
 			     const struct loom_hw_counters *hw)
@@ -103,7 +90,7 @@ void loom_device_account_job(struct device_worker *w, size_t n,
 			hw->cycles, hw->firings, hw->stalls, hw->instances,
 			hw->items, hw->spawns, hw->mem_reads, hw->mem_writes,
 		};
-		loom_device_add_counters(&w->counters, &rec.counters);
+		loom_counters_add(&w->counters, &rec.counters);
 	}
 	if (c->observe_job)
 		c->observe_job(c->observe_job_ctx, &rec);

@@ -11,9 +11,6 @@
 
 /* @w's payload and result BOs, for max_batch items (a BO error). */
 int loom_device_items_setup(struct device_worker *w);
-/* Adds @c to @sum. */
-void loom_device_add_counters(struct loom_hw_counters *sum,
-			      const struct loom_hw_counters *c);
 /*
  * Sums a finished job's counters (@hw, written by its WRITE_COUNTERS) and
  * shows it to the observer: @n items, submitted at @submit_ns.

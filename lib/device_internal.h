@@ -140,6 +140,13 @@ struct loom_token {
 	unsigned n_parts;
 };
 
+/* token.c */
+/* Adds @c to @sum, every counter. */
+void loom_counters_add(struct loom_hw_counters *sum,
+		       const struct loom_hw_counters *c);
+/* The fence of @t's syncobj as a new sync_file, *@fd. */
+int loom_token_export_fence(const struct loom_token *t, int *fd);
+
 /* bo.c */
 /*
  * The VA on @to of the byte at @va on @from: @va itself when the devices

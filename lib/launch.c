@@ -273,22 +273,34 @@ static void put32(unsigned char *p, uint32_t v)
 }
 
 /*
+ * The offset of the first packet of @opcode in the @size bytes of filled
+ * template at @p, its header in *@h; @size if there is none.  The loader
+ * checked that the packets tile the template.
+ */
+static uint32_t find_packet(const unsigned char *p, uint32_t size,
+			    uint32_t opcode, uint32_t *h)
+{
+	uint32_t at;
+
+	for (at = 0; at < size; at += LOOM_PKT_DWORDS(*h) * 4) {
+		memcpy(h, p + at, 4);
+		if (LOOM_PKT_OPCODE(*h) == opcode)
+			break;
+	}
+	return at;
+}
+
+/*
  * Replaces the DISPATCH_ITEMS of the @size bytes of filled template at @p
- * by @work; returns the new size.  The loader checked that the packets
- * tile the template.
+ * by @work; returns the new size.
  */
 static uint32_t put_work(unsigned char *p, uint32_t size,
 			 const struct loom_pkt_run_work *work)
 {
 	const uint32_t old = sizeof(struct loom_pkt_dispatch_items);
 	struct loom_pkt_run_work w = *work;
-	uint32_t at, h;
+	uint32_t h, at = find_packet(p, size, LOOM_PKT_DISPATCH_ITEMS, &h);
 
-	for (at = 0; at < size; at += LOOM_PKT_DWORDS(h) * 4) {
-		memcpy(&h, p + at, 4);
-		if (LOOM_PKT_OPCODE(h) == LOOM_PKT_DISPATCH_ITEMS)
-			break;
-	}
 	if (at == size)
 		return size;	/* check_signature() admitted no such thread */
 	memmove(p + at + sizeof(w), p + at + old, size - at - old);
@@ -304,13 +316,8 @@ static uint32_t put_work(unsigned char *p, uint32_t size,
 static uint32_t put_block(unsigned char *p, uint32_t size,
 			  const struct loom_checked_launch *c)
 {
-	uint32_t at, h, end;
+	uint32_t h, end, at = find_packet(p, size, LOOM_PKT_DISPATCH_DENSE, &h);
 
-	for (at = 0; at < size; at += LOOM_PKT_DWORDS(h) * 4) {
-		memcpy(&h, p + at, 4);
-		if (LOOM_PKT_OPCODE(h) == LOOM_PKT_DISPATCH_DENSE)
-			break;
-	}
 	if (at == size)
 		return size;	/* check_signature() admitted no such thread */
 	end = at + LOOM_PKT_DWORDS(h) * 4;

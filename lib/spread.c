@@ -123,13 +123,6 @@ int loom_launch_placement(struct loom_device *const *devs, unsigned n_devs,
 
 /* --------------------------------------------------------------- fences --- */
 
-static int export_fence(const struct loom_token *t, int *fd)
-{
-	int ret = drmSyncobjExportSyncFile(t->dev->fd, t->syncobj, fd);
-
-	return ret < 0 ? ret : ret ? -EIO : 0;
-}
-
 /* A new syncobj of @dev holding the fence of sync_file @fd. */
 static int import_fence(struct loom_device *dev, int fd, uint32_t *out)
 {
@@ -163,7 +156,7 @@ static int deps_for(struct loom_device *dev, struct loom_token *const *deps,
 			in[i] = deps[i]->syncobj;
 			continue;
 		}
-		ret = export_fence(deps[i], &fd);
+		ret = loom_token_export_fence(deps[i], &fd);
 		if (ret)
 			break;
 		ret = import_fence(dev, fd, &in[i]);
@@ -187,7 +180,7 @@ static int merge_fences(struct loom_token *const *parts, unsigned n, int *out)
 		struct sync_merge_data m = { .name = "loom-spread" };
 		int next;
 
-		ret = export_fence(parts[i], &next);
+		ret = loom_token_export_fence(parts[i], &next);
 		if (ret)
 			break;
 		if (fd < 0) {

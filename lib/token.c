@@ -136,6 +136,13 @@ static int64_t deadline(int64_t timeout_ns)
 	return timeout_ns < 0 ? INT64_MAX : (int64_t)loom_now_ns() + timeout_ns;
 }
 
+int loom_token_export_fence(const struct loom_token *t, int *fd)
+{
+	int ret = drmSyncobjExportSyncFile(t->dev->fd, t->syncobj, fd);
+
+	return ret < 0 ? ret : ret ? -EIO : 0;
+}
+
 /* The token's fence as a sync_file sees it: @info and its one @fi. */
 static int fence_info(struct loom_token *t, struct sync_file_info *info,
 		      struct sync_fence_info *fi)
@@ -146,9 +153,9 @@ static int fence_info(struct loom_token *t, struct sync_file_info *info,
 	*info = (struct sync_file_info){
 		.num_fences = 1, .sync_fence_info = (uintptr_t)fi,
 	};
-	ret = drmSyncobjExportSyncFile(t->dev->fd, t->syncobj, &fd);
+	ret = loom_token_export_fence(t, &fd);
 	if (ret)
-		return ret < 0 ? ret : -EIO;
+		return ret;
 	ret = ioctl(fd, SYNC_IOC_FILE_INFO, info) ? -errno : 0;
 	close(fd);
 	return ret;
@@ -256,27 +263,36 @@ uint64_t loom_token_occurrence(const struct loom_token *token)
 	return token->occurrence;
 }
 
+void loom_counters_add(struct loom_hw_counters *sum,
+		       const struct loom_hw_counters *c)
+{
+	sum->cycles += c->cycles;
+	sum->firings += c->firings;
+	sum->stalls += c->stalls;
+	sum->instances += c->instances;
+	sum->items += c->items;
+	sum->spawns += c->spawns;
+	sum->mem_reads += c->mem_reads;
+	sum->mem_writes += c->mem_writes;
+}
+
 /* A collective token's: the parts' sums, but cycles, the longest part's. */
 static int collective_counters(struct loom_token *token,
 			       struct loom_hw_counters *c)
 {
 	struct loom_hw_counters sum = { 0 }, part;
+	uint64_t longest = 0;
 
 	for (unsigned i = 0; i < token->n_parts; i++) {
 		int ret = loom_token_counters(token->parts[i], &part);
 
 		if (ret)
 			return ret;
-		if (part.cycles > sum.cycles)
-			sum.cycles = part.cycles;
-		sum.firings += part.firings;
-		sum.stalls += part.stalls;
-		sum.instances += part.instances;
-		sum.items += part.items;
-		sum.spawns += part.spawns;
-		sum.mem_reads += part.mem_reads;
-		sum.mem_writes += part.mem_writes;
+		loom_counters_add(&sum, &part);
+		if (part.cycles > longest)
+			longest = part.cycles;
 	}
+	sum.cycles = longest;
 	*c = sum;
 	return 0;
 }
