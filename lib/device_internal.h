@@ -219,8 +219,8 @@ void loom_launch_submit_args(struct drm_loom_submit *s,
 /*
  * One part of a spread launch (spread.c): @l's checks on @dev but its
  * dependencies, which the caller gives as @n_in in-syncobjs @in of @dev;
- * with @block, a dispatch of the block [@begin, @end) of dimension 0
- * (LOOM_E_NOT_SUPPORTED without LOOM_CAP_DENSE_BLOCK), as dispatch
+ * with @block, a dispatch of the block [@begin, @end) of dimension 0 of
+ * a dense launch, on a device with LOOM_CAP_DENSE_BLOCK, as dispatch
  * occurrence @occurrence (every part of a launch shares one).  @l->deps
  * unused.
  */

@@ -485,11 +485,9 @@ int loom_launch_part(struct loom_device *dev, const struct loom_image *img,
 	ret = loom_launch_prepare(dev, img, &own, NULL, &c);
 	if (ret)
 		return ret;
+	/* spread.c's check_all() admitted only dense launches, and blocks
+	 * only on devices with LOOM_CAP_DENSE_BLOCK, before any part went */
 	if (block) {
-		if (l->kind != LOOM_LAUNCH_DENSE || !l->n_extents)
-			return -EINVAL;
-		if (!(dev->info.hw_caps & LOOM_CAP_DENSE_BLOCK))
-			return LOOM_E_NOT_SUPPORTED;
 		c.block = true;
 		c.begin = begin;
 		c.end = end;
