@@ -274,10 +274,10 @@ static int collective_token(const struct loom_work_device_config *c,
 	t->occurrence = occurrence;
 	if (c->site)
 		t->launch = *c->site;
-	ret = drmSyncobjSignal(loom_device_fd(c->devices[0]), &t->syncobj, 1);
+	ret = t->dev->be->syncobj_signal(t->dev, t->syncobj);
 	if (ret) {
 		loom_token_free(t);
-		return ret < 0 ? ret : -EIO;
+		return ret;
 	}
 	*out = t;
 	return 0;

@@ -141,11 +141,11 @@ static int arena_reclaim(struct loom_device *dev, struct loom_arena *a, bool all
 	}
 	if (!k)
 		return 0;
-	ret = drmSyncobjWait(dev->fd, handles, k, INT64_MAX,
-			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL |
-			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+	ret = dev->be->syncobj_wait(dev, handles, k, INT64_MAX,
+				    DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL |
+				    DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT);
 	if (ret)
-		return ret < 0 ? ret : -EIO;
+		return ret;
 	while (k--)
 		arena_pop(a);
 	return 0;

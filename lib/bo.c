@@ -21,26 +21,12 @@
 #include "drm/loom_drm.h"
 #include "device_internal.h"
 
-static int bo_mmap(struct loom_bo *bo)
-{
-	struct drm_loom_bo_mmap_offset off = { .handle = bo->handle };
-	void *p;
-
-	if (drmIoctl(bo->dev->fd, DRM_IOCTL_LOOM_BO_MMAP_OFFSET, &off))
-		return -errno;
-	p = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bo->dev->fd, off.offset);
-	if (p == MAP_FAILED)
-		return -errno;
-	bo->map = p;
-	return 0;
-}
-
 int loom_bo_alloc(struct loom_device *dev, uint64_t size, uint32_t flags,
 		  struct loom_bo **out)
 {
 	struct drm_loom_bo_create c = { .size = size };
 	struct loom_bo *bo;
+	void *map;
 	int ret;
 
 	if (!dev || !out || (flags & ~LOOM_BO_DEVICE_READ_ONLY))
@@ -50,23 +36,15 @@ int loom_bo_alloc(struct loom_device *dev, uint64_t size, uint32_t flags,
 	bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		return -ENOMEM;
-	if (drmIoctl(dev->fd, DRM_IOCTL_LOOM_BO_CREATE, &c)) {
-		ret = -errno;
-		goto err_free;
+	ret = dev->be->bo_create(dev, &c, &map);
+	if (ret) {
+		free(bo);
+		return ret;
 	}
 	*bo = (struct loom_bo){ .dev = dev, .handle = c.handle, .va = c.va,
-				.size = size };
-	ret = bo_mmap(bo);
-	if (ret)
-		goto err_close;
+				.size = size, .map = map };
 	*out = bo;
 	return 0;
-
-err_close:
-	drmCloseBufferHandle(dev->fd, c.handle);
-err_free:
-	free(bo);
-	return ret;
 }
 
 /* Share groups: ids unique in the process, 0 for none. */
@@ -128,24 +106,8 @@ static uint64_t share_group_of(struct loom_bo *bo)
 static int share_import(struct loom_bo *bo, struct loom_device *other,
 			struct loom_bo *s)
 {
-	struct drm_loom_bo_info info = { 0 };
-	int fd, ret;
-
-	if (drmPrimeHandleToFD(bo->dev->fd, bo->handle, DRM_CLOEXEC | DRM_RDWR, &fd))
-		return -errno;
-	ret = drmPrimeFDToHandle(other->fd, fd, &info.handle) ? -errno : 0;
-	close(fd);
-	if (ret)
-		return ret;
-	*s = (struct loom_bo){ .dev = other, .handle = info.handle, .size = bo->size };
-	if (drmIoctl(other->fd, DRM_IOCTL_LOOM_BO_INFO, &info))
-		ret = -errno;
-	s->va = info.va;
-	if (!ret)
-		ret = bo_mmap(s);
-	if (ret)
-		drmCloseBufferHandle(other->fd, s->handle);
-	return ret;
+	*s = (struct loom_bo){ .dev = other, .size = bo->size };
+	return bo->dev->be->bo_import(bo, other, s);
 }
 
 int loom_bo_share(struct loom_bo *bo, struct loom_device *other,
@@ -230,17 +192,12 @@ uint32_t loom_bo_handle(const struct loom_bo *bo)
 	return bo->handle;
 }
 
-/*
- * A job holds its own references on the BOs it uses (kernel/loom_job.c),
- * so closing the handle here never pulls pages from under a running job.
- */
 void loom_bo_free(struct loom_bo *bo)
 {
 	if (!bo)
 		return;
 	if (bo->share_group)
 		share_unlink(bo);
-	munmap(bo->map, bo->size);
-	drmCloseBufferHandle(bo->dev->fd, bo->handle);
+	bo->dev->be->bo_destroy(bo->dev, bo->handle, bo->map, bo->size);
 	free(bo);
 }

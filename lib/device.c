@@ -87,6 +87,41 @@ static int read_info(int fd, struct loom_device_info *info)
 	return 0;
 }
 
+/* What every device has, whatever carries its requests. */
+static int device_init(struct loom_device *dev)
+{
+	dev->arenas = calloc(dev->info.num_cores ? dev->info.num_cores : 1,
+			     sizeof(*dev->arenas));
+	if (!dev->arenas)
+		return -ENOMEM;
+	for (unsigned q = 0; q < dev->info.num_cores; q++)
+		pthread_mutex_init(&dev->arenas[q].lock, NULL);
+	pthread_mutex_init(&dev->lock, NULL);
+	return 0;
+}
+
+int loom_device_open_backend(const struct loom_backend *be, void *priv,
+			     const struct loom_device_info *info,
+			     struct loom_device **out)
+{
+	struct loom_device *dev = calloc(1, sizeof(*dev));
+	int ret;
+
+	if (!dev)
+		return -ENOMEM;
+	dev->be = be;
+	dev->priv = priv;
+	dev->fd = -1;
+	dev->info = *info;
+	ret = device_init(dev);
+	if (ret) {
+		free(dev);
+		return ret;
+	}
+	*out = dev;
+	return 0;
+}
+
 int loom_device_open(const char *path, struct loom_device **out)
 {
 	struct loom_device *dev;
@@ -97,6 +132,7 @@ int loom_device_open(const char *path, struct loom_device **out)
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
+	dev->be = &loom_drm_backend;
 	dev->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (dev->fd < 0) {
 		ret = errno == ENOENT ? LOOM_E_NO_DEVICE : -errno;
@@ -109,14 +145,9 @@ int loom_device_open(const char *path, struct loom_device **out)
 	if (ret)
 		goto err_close;
 	snprintf(dev->info.path, sizeof(dev->info.path), "%s", path);
-	ret = -ENOMEM;
-	dev->arenas = calloc(dev->info.num_cores ? dev->info.num_cores : 1,
-			     sizeof(*dev->arenas));
-	if (!dev->arenas)
+	ret = device_init(dev);
+	if (ret)
 		goto err_close;
-	for (unsigned q = 0; q < dev->info.num_cores; q++)
-		pthread_mutex_init(&dev->arenas[q].lock, NULL);
-	pthread_mutex_init(&dev->lock, NULL);
 	*out = dev;
 	return 0;
 
@@ -219,7 +250,7 @@ void loom_device_close(struct loom_device *dev)
 		free(p);
 	}
 	pthread_mutex_destroy(&dev->lock);
-	close(dev->fd);
+	dev->be->close(dev);
 	free(dev);
 }
 

@@ -51,8 +51,63 @@ struct loom_arena {
 	uint64_t first_seq;		/* sequence number of fifo[first] */
 };
 
+struct loom_uring;
+struct loom_cqe;
+
+/*
+ * What carries a device's requests: the driver (drm.c: ioctls on the
+ * node, io_uring) or an engine in the process (libloom-sim's sim/).
+ * Every request has the driver's own meaning and arguments (uapi
+ * loom_drm.h, the syncobj ioctls of drm.h): the rest of libloom cannot
+ * tell them apart.  Returns are 0 or a negative errno, as the ioctls'.
+ */
+struct loom_backend {
+	const char *name;
+	void (*close)(struct loom_device *dev);
+	/* BO_CREATE: c->handle and c->va out; then the CPU mapping */
+	int (*bo_create)(struct loom_device *dev, struct drm_loom_bo_create *c,
+			 void **map);
+	void (*bo_destroy)(struct loom_device *dev, uint32_t handle, void *map,
+			   uint64_t size);
+	/* SUBMIT, s->job_id out */
+	int (*submit)(struct loom_device *dev, struct drm_loom_submit *s);
+	int (*job_info)(struct loom_device *dev, struct drm_loom_job_info *info);
+	int (*syncobj_create)(struct loom_device *dev, uint32_t *h);
+	void (*syncobj_destroy)(struct loom_device *dev, uint32_t h);
+	/* DRM_SYNCOBJ_WAIT_FLAGS_*; 0, -ETIME, or -EINVAL: a syncobj without
+	   a fence and no WAIT_FOR_SUBMIT */
+	int (*syncobj_wait)(struct loom_device *dev, const uint32_t *h,
+			    unsigned n, int64_t abs_ns, uint32_t flags);
+	int (*syncobj_signal)(struct loom_device *dev, uint32_t h);
+	/*
+	 * The fence a syncobj holds, as a sync_file tells it: *@status 1
+	 * signalled, 0 active, negative its error; *@done_ns when signalled.
+	 */
+	int (*syncobj_status)(struct loom_device *dev, uint32_t h, int *status,
+			      uint64_t *done_ns);
+	/* A new syncobj of @to holding the fence of @from's syncobj @h. */
+	int (*syncobj_transfer)(struct loom_device *from, uint32_t h,
+				struct loom_device *to, uint32_t *out);
+	/* Syncobj @out of @dev now holds the merge of the parts' fences. */
+	int (*syncobj_merge)(struct loom_device *dev, uint32_t out,
+			     struct loom_token *const *parts, unsigned n);
+	/* PRIME: @bo's pages as a BO of @other, its handle, VA and map in @s */
+	int (*bo_import)(struct loom_bo *bo, struct loom_device *other,
+			 struct loom_bo *s);
+	/* the io_uring transport (ring.c); URING_CMD devices only */
+	int (*uring_init)(struct loom_uring *u, unsigned entries, bool job_id);
+	void (*uring_exit)(struct loom_uring *u);
+	int (*uring_submit)(struct loom_uring *u,
+			    const struct drm_loom_submit *s, uint64_t user_data);
+	int (*uring_next)(struct loom_uring *u, bool wait, struct loom_cqe *cqe);
+};
+
+extern const struct loom_backend loom_drm_backend;
+
 struct loom_device {
-	int fd;
+	const struct loom_backend *be;
+	void *priv;			/* the backend's */
+	int fd;				/* the node, -1 where there is none */
 	struct loom_device_info info;
 	pthread_mutex_t lock;		/* protects configs, the syncobj pool, shared */
 	struct loom_plan *configs;	/* the plans, each with its configuration */
@@ -144,8 +199,6 @@ struct loom_token {
 /* Adds @c to @sum, every counter. */
 void loom_counters_add(struct loom_hw_counters *sum,
 		       const struct loom_hw_counters *c);
-/* The fence of @t's syncobj as a new sync_file, *@fd. */
-int loom_token_export_fence(const struct loom_token *t, int *fd);
 
 /* bo.c */
 /*
@@ -158,6 +211,14 @@ int loom_bo_translate_va(struct loom_device *from, uint64_t va,
 
 /* device.c */
 int loom_get_param(int fd, uint32_t param, uint64_t *value);
+/*
+ * A device whose requests @be carries (@priv its state), as @info
+ * describes it: what libloom-sim opens.  @be->close runs at
+ * loom_device_close(), after libloom let go of everything.
+ */
+int loom_device_open_backend(const struct loom_backend *be, void *priv,
+			     const struct loom_device_info *info,
+			     struct loom_device **out);
 /* Gives every arena's BO and syncobj back: the device is closing. */
 void loom_device_release_launches(struct loom_device *dev);
 
@@ -294,7 +355,9 @@ int loom_ring_launch_for(struct loom_ring *r, const struct loom_image *img,
 #include <liburing.h>
 
 struct loom_uring {
-	struct io_uring ring;
+	struct loom_device *dev;
+	struct io_uring ring;		/* the driver's */
+	void *priv;			/* another backend's */
 	int fd;
 	bool cqe32;			/* CQEs carry the job id */
 };
@@ -305,8 +368,8 @@ struct loom_cqe {
 	uint64_t job_id;		/* 0 if the driver gave none */
 };
 
-int loom_uring_init(struct loom_uring *u, int fd, unsigned entries,
-		    bool job_id);
+int loom_uring_init(struct loom_uring *u, struct loom_device *dev,
+		    unsigned entries, bool job_id);
 void loom_uring_exit(struct loom_uring *u);
 /* One DRM_LOOM_URING_CMD_SUBMIT SQE, submitted to the kernel at once. */
 int loom_uring_submit(struct loom_uring *u, const struct drm_loom_submit *s,

@@ -437,7 +437,7 @@ static int submit(struct loom_device *dev, const struct loom_image *img,
 		loom_launch_submit_args(&s, l, c, a, off, &ref, in, t->syncobj);
 		s.in_syncobj_count = n_in;
 		t->submit_ns = loom_now_ns();
-		ret = drmIoctl(dev->fd, DRM_IOCTL_LOOM_SUBMIT, &s) ? -errno : 0;
+		ret = dev->be->submit(dev, &s);
 	}
 	if (!ret)
 		loom_arena_push(a, off, loom_cmd_room(c->cmd_size), t);

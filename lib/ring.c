@@ -26,65 +26,27 @@
 /* A ring's arena size: its launches wait for their CQEs anyway. */
 #define RING_ARENA_SIZE		(16u * 1024)
 
-int loom_uring_init(struct loom_uring *u, int fd, unsigned entries,
-		    bool job_id)
+int loom_uring_init(struct loom_uring *u, struct loom_device *dev,
+		    unsigned entries, bool job_id)
 {
-	unsigned flags = IORING_SETUP_SQE128 | (job_id ? IORING_SETUP_CQE32 : 0);
-	int ret = io_uring_queue_init(entries, &u->ring, flags);
-
-	if (ret)
-		return ret;
-	u->fd = fd;
-	u->cqe32 = job_id;
-	return 0;
+	u->dev = dev;
+	return dev->be->uring_init(u, entries, job_id);
 }
 
 void loom_uring_exit(struct loom_uring *u)
 {
-	io_uring_queue_exit(&u->ring);
-}
-
-/*
- * liburing declares the command area as a zero-length array; copying
- * through a function keeps the compiler from sizing it at zero.
- */
-static __attribute__((noinline)) void sqe_set_submit(struct io_uring_sqe *sqe,
-						     const struct drm_loom_submit *s)
-{
-	memcpy((char *)sqe + offsetof(struct io_uring_sqe, cmd), s, sizeof(*s));
+	u->dev->be->uring_exit(u);
 }
 
 int loom_uring_submit(struct loom_uring *u, const struct drm_loom_submit *s,
 		      uint64_t user_data)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
-	int ret;
-
-	if (!sqe)
-		return -EBUSY;
-	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, u->fd, NULL, 0, 0);
-	sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
-	sqe_set_submit(sqe, s);
-	sqe->user_data = user_data;
-	ret = io_uring_submit(&u->ring);
-	return ret == 1 ? 0 : ret < 0 ? ret : -EIO;
+	return u->dev->be->uring_submit(u, s, user_data);
 }
 
-int loom_uring_next(struct loom_uring *u, bool wait, struct loom_cqe *out)
+int loom_uring_next(struct loom_uring *u, bool wait, struct loom_cqe *cqe)
 {
-	struct io_uring_cqe *cqe;
-	int ret = wait ? io_uring_wait_cqe(&u->ring, &cqe) :
-			 io_uring_peek_cqe(&u->ring, &cqe);
-
-	if (ret)
-		return ret;
-	*out = (struct loom_cqe){
-		.user_data = cqe->user_data,
-		.res = cqe->res,
-		.job_id = u->cqe32 ? cqe->big_cqe[0] : 0,
-	};
-	io_uring_cqe_seen(&u->ring, cqe);
-	return 0;
+	return u->dev->be->uring_next(u, wait, cqe);
 }
 
 /* ------------------------------------------------- the loom_ring object --- */
@@ -134,7 +96,7 @@ int loom_ring_create(struct loom_device *dev, unsigned entries,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	ret = loom_uring_init(&r->u, dev->fd, entries,
+	ret = loom_uring_init(&r->u, dev, entries,
 			      dev->info.features & DRM_LOOM_FEATURE_URING_JOB_ID);
 	if (ret) {
 		free(r);
@@ -224,11 +186,11 @@ static void ring_complete(struct loom_ring *r, const struct loom_cqe *cqe)
 	s->res = cqe->res;
 	if (t && cqe->job_id)
 		t->job_id = cqe->job_id;
-	if (t && cqe->res && drmSyncobjWait(r->dev->fd, &t->syncobj, 1, 0, 0,
-					    NULL) == -EINVAL) {
+	if (t && cqe->res &&
+	    r->dev->be->syncobj_wait(r->dev, &t->syncobj, 1, 0, 0) == -EINVAL) {
 		t->status = cqe->res;
 		t->status_known = true;
-		drmSyncobjSignal(r->dev->fd, &t->syncobj, 1);
+		r->dev->be->syncobj_signal(r->dev, t->syncobj);
 	}
 	for (unsigned i = 0; i < s->n_deps; i++)
 		loom_token_put(s->deps[i]);

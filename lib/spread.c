@@ -27,12 +27,8 @@
  * sync_file into a syncobj of the part's device for the submission.
  */
 #include <errno.h>
-#include <linux/sync_file.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
-#include <xf86drm.h>
 
 #include "device_internal.h"
 #include "occurrence.h"
@@ -123,23 +119,6 @@ int loom_launch_placement(struct loom_device *const *devs, unsigned n_devs,
 
 /* --------------------------------------------------------------- fences --- */
 
-/* A new syncobj of @dev holding the fence of sync_file @fd. */
-static int import_fence(struct loom_device *dev, int fd, uint32_t *out)
-{
-	uint32_t h;
-	int ret = drmSyncobjCreate(dev->fd, 0, &h);
-
-	if (ret)
-		return ret < 0 ? ret : -EIO;
-	ret = drmSyncobjImportSyncFile(dev->fd, h, fd);
-	if (ret) {
-		drmSyncobjDestroy(dev->fd, h);
-		return ret < 0 ? ret : -EIO;
-	}
-	*out = h;
-	return 0;
-}
-
 /*
  * @dev's in-syncobjs for @deps: their own where the token is @dev's, else
  * a new syncobj with the token's fence (the caller destroys those, the
@@ -148,7 +127,7 @@ static int import_fence(struct loom_device *dev, int fd, uint32_t *out)
 static int deps_for(struct loom_device *dev, struct loom_token *const *deps,
 		    unsigned n_deps, uint32_t *in, uint32_t *temp)
 {
-	int ret = 0, fd;
+	int ret = 0;
 
 	*temp = 0;
 	for (unsigned i = 0; i < n_deps && !ret; i++) {
@@ -156,47 +135,16 @@ static int deps_for(struct loom_device *dev, struct loom_token *const *deps,
 			in[i] = deps[i]->syncobj;
 			continue;
 		}
-		ret = loom_token_export_fence(deps[i], &fd);
-		if (ret)
-			break;
-		ret = import_fence(dev, fd, &in[i]);
-		close(fd);
+		ret = deps[i]->dev->be->syncobj_transfer(deps[i]->dev,
+							 deps[i]->syncobj,
+							 dev, &in[i]);
 		if (!ret)
 			*temp |= 1u << i;
 	}
 	if (ret)
 		for (unsigned i = 0; i < n_deps; i++)
 			if (*temp & (1u << i))
-				drmSyncobjDestroy(dev->fd, in[i]);
-	return ret;
-}
-
-/* Merges the fences of @parts into one sync_file, *@out. */
-static int merge_fences(struct loom_token *const *parts, unsigned n, int *out)
-{
-	int fd = -1, ret = 0;
-
-	for (unsigned i = 0; i < n && !ret; i++) {
-		struct sync_merge_data m = { .name = "loom-spread" };
-		int next;
-
-		ret = loom_token_export_fence(parts[i], &next);
-		if (ret)
-			break;
-		if (fd < 0) {
-			fd = next;
-			continue;
-		}
-		m.fd2 = next;
-		ret = ioctl(fd, SYNC_IOC_MERGE, &m) ? -errno : 0;
-		close(next);
-		close(fd);
-		fd = ret ? -1 : m.fence;
-	}
-	if (ret && fd >= 0)
-		close(fd);
-	if (!ret)
-		*out = fd;
+				dev->be->syncobj_destroy(dev, in[i]);
 	return ret;
 }
 
@@ -208,16 +156,10 @@ static int collective(struct loom_device *dev, struct loom_token **parts,
 		      unsigned n, uint64_t occurrence, struct loom_token **out)
 {
 	struct loom_token *t = NULL;
-	int fd, ret = merge_fences(parts, n, &fd);
+	int ret = loom_token_new(dev, &t);
 
-	if (ret)
-		return ret;
-	ret = loom_token_new(dev, &t);
-	if (!ret) {
-		ret = drmSyncobjImportSyncFile(dev->fd, t->syncobj, fd);
-		ret = ret < 0 ? ret : ret ? -EIO : 0;
-	}
-	close(fd);
+	if (!ret)
+		ret = dev->be->syncobj_merge(dev, t->syncobj, parts, n);
 	if (!ret) {
 		t->parts = malloc(n * sizeof(*parts));
 		ret = t->parts ? 0 : -ENOMEM;
@@ -281,7 +223,7 @@ static int launch_one(struct loom_device *dev, const struct loom_image *img,
 			       l->n_deps, occurrence, out);
 	for (unsigned i = 0; i < l->n_deps; i++)
 		if (temp & (1u << i))
-			drmSyncobjDestroy(dev->fd, in[i]);
+			dev->be->syncobj_destroy(dev, in[i]);
 	return ret;
 }
 

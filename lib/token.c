@@ -10,11 +10,8 @@
  * (arena.c) holds it.
  */
 #include <errno.h>
-#include <linux/sync_file.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
 #include <time.h>
-#include <unistd.h>
 #include <xf86drm.h>
 
 #include "drm/loom_drm.h"
@@ -47,13 +44,13 @@ int loom_token_new(struct loom_device *dev, struct loom_token **out)
 {
 	struct loom_token *t;
 	uint32_t syncobj;
-	int ret = drmSyncobjCreate(dev->fd, 0, &syncobj);
+	int ret = dev->be->syncobj_create(dev, &syncobj);
 
 	if (ret)
-		return ret < 0 ? ret : -EIO;
+		return ret;
 	t = token_alloc(dev, syncobj);
 	if (!t) {
-		drmSyncobjDestroy(dev->fd, syncobj);
+		dev->be->syncobj_destroy(dev, syncobj);
 		return -ENOMEM;
 	}
 	*out = t;
@@ -73,7 +70,7 @@ int loom_token_for_submit(struct loom_device *dev, struct loom_token **out)
 		return loom_token_new(dev, out);
 	t = token_alloc(dev, syncobj);
 	if (!t) {
-		drmSyncobjDestroy(dev->fd, syncobj);
+		dev->be->syncobj_destroy(dev, syncobj);
 		return -ENOMEM;
 	}
 	*out = t;
@@ -112,7 +109,7 @@ void loom_token_put(struct loom_token *t)
 	}
 	pthread_mutex_unlock(&dev->lock);
 	if (!pooled)
-		drmSyncobjDestroy(dev->fd, t->syncobj);
+		dev->be->syncobj_destroy(dev, t->syncobj);
 	free(t);
 }
 
@@ -125,7 +122,7 @@ void loom_token_free(struct loom_token *token)
 void loom_token_pool_release(struct loom_device *dev)
 {
 	for (unsigned i = 0; i < dev->pool_count; i++)
-		drmSyncobjDestroy(dev->fd, dev->pool[i]);
+		dev->be->syncobj_destroy(dev, dev->pool[i]);
 	free(dev->pool);
 }
 
@@ -136,29 +133,10 @@ static int64_t deadline(int64_t timeout_ns)
 	return timeout_ns < 0 ? INT64_MAX : (int64_t)loom_now_ns() + timeout_ns;
 }
 
-int loom_token_export_fence(const struct loom_token *t, int *fd)
+/* The token's fence as a sync_file tells it: *@status, *@done_ns. */
+static int fence_info(struct loom_token *t, int *status, uint64_t *done_ns)
 {
-	int ret = drmSyncobjExportSyncFile(t->dev->fd, t->syncobj, fd);
-
-	return ret < 0 ? ret : ret ? -EIO : 0;
-}
-
-/* The token's fence as a sync_file sees it: @info and its one @fi. */
-static int fence_info(struct loom_token *t, struct sync_file_info *info,
-		      struct sync_fence_info *fi)
-{
-	int fd, ret;
-
-	*fi = (struct sync_fence_info){ 0 };
-	*info = (struct sync_file_info){
-		.num_fences = 1, .sync_fence_info = (uintptr_t)fi,
-	};
-	ret = loom_token_export_fence(t, &fd);
-	if (ret)
-		return ret;
-	ret = ioctl(fd, SYNC_IOC_FILE_INFO, info) ? -errno : 0;
-	close(fd);
-	return ret;
+	return t->dev->be->syncobj_status(t->dev, t->syncobj, status, done_ns);
 }
 
 /*
@@ -170,9 +148,8 @@ static int wait_until(struct loom_token *t, int64_t abs_ns);
 
 static int settle(struct loom_token *t)
 {
-	struct sync_file_info info;
-	struct sync_fence_info fi;
-	int ret;
+	uint64_t done_ns;
+	int ret, status;
 
 	if (t->n_parts) {
 		/* signalled: so is every part; the first failing one's error */
@@ -187,11 +164,10 @@ static int settle(struct loom_token *t)
 		t->status_known = true;
 		return 0;
 	}
-	ret = fence_info(t, &info, &fi);
-
+	ret = fence_info(t, &status, &done_ns);
 	if (ret)
 		return ret;
-	t->status = info.status < 0 ? info.status : 0;
+	t->status = status < 0 ? status : 0;
 	t->status_known = true;
 	return 0;
 }
@@ -202,8 +178,8 @@ static int wait_until(struct loom_token *t, int64_t abs_ns)
 
 	if (t->status_known)
 		return t->status;
-	ret = drmSyncobjWait(t->dev->fd, &t->syncobj, 1, abs_ns,
-			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+	ret = t->dev->be->syncobj_wait(t->dev, &t->syncobj, 1, abs_ns,
+				       DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT);
 	if (ret == -ETIME)
 		return -ETIMEDOUT;
 	if (!ret)
@@ -246,9 +222,9 @@ int loom_token_done(struct loom_token *token)
 		return -EINVAL;
 	if (token->status_known)
 		return 1;
-	ret = drmSyncobjWait(token->dev->fd, &token->syncobj, 1, 0,
-			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
-	if (ret == -ETIME || ret == -ETIMEDOUT)
+	ret = token->dev->be->syncobj_wait(token->dev, &token->syncobj, 1, 0,
+					   DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT);
+	if (ret == -ETIME)
 		return 0;
 	return ret ? ret : 1;
 }
@@ -312,6 +288,7 @@ int loom_token_counters(struct loom_token *token,
 			struct loom_hw_counters *c)
 {
 	struct drm_loom_job_info info = { .job_id = token ? token->job_id : 0 };
+	int ret;
 
 	if (!token || !c)
 		return -EINVAL;
@@ -320,8 +297,9 @@ int loom_token_counters(struct loom_token *token,
 	if (!token->job_id)	/* a ring launch whose CQE was not reaped yet */
 		return token->dev->info.features & DRM_LOOM_FEATURE_URING_JOB_ID ?
 		       -EBUSY : LOOM_E_NOT_SUPPORTED;
-	if (drmIoctl(token->dev->fd, DRM_IOCTL_LOOM_JOB_INFO, &info))
-		return errno == ENOENT ? LOOM_E_JOB_EXPIRED : -errno;
+	ret = token->dev->be->job_info(token->dev, &info);
+	if (ret)
+		return ret == -ENOENT ? LOOM_E_JOB_EXPIRED : ret;
 	if (info.state != DRM_LOOM_JOB_DONE)
 		return -EBUSY;
 	*c = (struct loom_hw_counters){
@@ -336,9 +314,7 @@ int loom_token_counters(struct loom_token *token,
 int loom_token_times(struct loom_token *token, uint64_t *submit_ns,
 		     uint64_t *done_ns)
 {
-	struct sync_file_info info;
-	struct sync_fence_info fi;
-	int ret;
+	int ret, status;
 
 	if (!token || !submit_ns || !done_ns)
 		return -EINVAL;
@@ -356,13 +332,12 @@ int loom_token_times(struct loom_token *token, uint64_t *submit_ns,
 		*done_ns = last;
 		return 0;
 	}
-	ret = fence_info(token, &info, &fi);
+	ret = fence_info(token, &status, done_ns);
 	if (ret)
 		return ret;
-	if (!fi.status)
+	if (!status)
 		return -EBUSY;
 	*submit_ns = token->submit_ns;
-	*done_ns = fi.timestamp_ns;
 	return 0;
 }
 
