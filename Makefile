@@ -88,6 +88,7 @@ LIB_SRCS := $(wildcard lib/*.c) $(FORMAT_SRCS)
 LIB_HDRS := $(wildcard lib/*.h lib/include/loom/*.h) $(FORMAT_HDRS) $(shell find uapi -name '*.h')
 LIB_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib/%,$(wildcard lib/tests/*_test.c))
 LIB_TSAN_TESTS := $(patsubst lib/tests/%.c,$(BUILD)/host/lib-tsan/%,$(wildcard lib/tests/*_test.c))
+SIM_TESTS := $(patsubst sim/tests/%.c,$(BUILD)/host/sim/%,$(wildcard sim/tests/*_test.c))
 LIB_VM_TESTS := $(patsubst lib/tests/vm/%.c,$(BUILD)/vm-lib/%,$(wildcard lib/tests/vm/*_test.c))
 # loomc measures the II of what it compiles on the device's own fabric engine.
 COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c)) $(FORMAT_SRCS) \
@@ -95,6 +96,7 @@ COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c)) $(FORMA
 COMPILER_HDRS := $(wildcard compiler/*.h) $(FORMAT_HDRS) qemu-device/engine/engine.h lib/include/loom/loom.h $(shell find uapi -name '*.h')
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
 HOST_TESTS := $(BUILD)/host/uapi_abi_test $(BUILD)/host/examples/reference $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
+	$(SIM_TESTS) \
 	$(BUILD)/host/qemu/loom_qtest \
 	$(COMPILER_TESTS) $(if $(wildcard compiler/loomc.c),$(BUILD)/host/loomc)
 # vgem: the benchmarks' reference fence (P2).  The module list is part of
@@ -334,6 +336,30 @@ $(BUILD)/host/lib-tsan/adapter_match_test: lib/tests/adapter_match_test.c $(MATC
 	@$(CC) $(TSAN_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
 		$(MATCH_TEST_SRCS) $(BUILD)/host/lib-tsan/libloom.a -ldrm -luring -lpthread -lm
 
+# libloom-sim: libloom with a device simulated on the engine (sim/), for
+# hosts without a device; its tests link the sanitized libloom and engine.
+SIM_SRCS := sim/sim.c $(MATCH_TEST_SRCS)
+SIM_HDRS := $(wildcard sim/include/loom/*.h) $(ENGINE_HDRS) $(LIB_HDRS)
+SIM_CFLAGS = -Isim/include $(ENGINE_CFLAGS)
+$(BUILD)/host/sim/libsim.a: $(SIM_SRCS) $(SIM_HDRS) | host-deps
+	@mkdir -p $(dir $@)/obj
+	@echo "  AR      $@" >&2
+	@rm -f $(dir $@)/obj/*.o
+	@for f in $(SIM_SRCS); do \
+		$(CC) $(HOST_CFLAGS) $(LIB_CFLAGS) $(SIM_CFLAGS) -c -o $(dir $@)/obj/$$(basename $$f .c).o $$f || exit 1; \
+	done
+	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
+# loom-sim is loom-run built with LOOM_SIM, on libloom-sim.
+$(BUILD)/host/sim/loom-sim: tools/loom-run.c $(BUILD)/host/sim/libsim.a $(BUILD)/host/lib/libloom.a \
+		$(VERSION_H) | host-deps
+	@echo "  CC      $@" >&2
+	@$(CC) $(HOST_CFLAGS) -DLOOM_SIM $(LIB_CFLAGS) $(SIM_CFLAGS) -o $@ $< $(BUILD)/host/sim/libsim.a \
+		$(BUILD)/host/lib/libloom.a -ldrm -luring -lpthread -lm
+$(BUILD)/host/sim/%: sim/tests/%.c $(BUILD)/host/sim/libsim.a $(BUILD)/host/lib/libloom.a | host-deps
+	@echo "  CC      $@" >&2
+	@$(CC) $(HOST_CFLAGS) $(LIB_CFLAGS) $(SIM_CFLAGS) -o $@ $< $(BUILD)/host/sim/libsim.a \
+		$(BUILD)/host/lib/libloom.a -ldrm -luring -lpthread -lm
+
 # libloom's tests that need the device run in the VM, statically linked.
 $(BUILD)/vm-lib/%: lib/tests/vm/%.c $(wildcard lib/tests/vm/*.h) $(LIB_SRCS) $(LIB_HDRS) \
 		$(wildcard qemu-device/engine/tests/*.h) bench/polybench/polybench.h | deps
@@ -411,7 +437,8 @@ $(INST)/flags: FORCE
 
 # The library itself: libloom.a, libloom.so and loom.pc.
 .PHONY: lib install uninstall install-tools
-lib: $(LIB_OUT)/libloom.a $(LIB_OUT)/libloom.so $(LIB_OUT)/loom.pc
+lib: $(LIB_OUT)/libloom.a $(LIB_OUT)/libloom.so $(LIB_OUT)/loom.pc \
+	$(LIB_OUT)/libloom-sim.a $(LIB_OUT)/libloom-sim.so
 
 $(LIB_OUT)/libloom.a: $(LIB_SRCS) $(LIB_HDRS) $(INST)/flags | host-deps
 	@mkdir -p $(LIB_OUT)/obj
@@ -429,6 +456,25 @@ $(LIB_OUT)/libloom.so: $(LIB_OUT)/libloom.a lib/libloom.map
 	@$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libloom.so.0 -Wl,--version-script=lib/libloom.map -o $@ \
 		$(LIB_OUT)/obj/*.o -ldrm -luring -lpthread
 
+# libloom-sim: libloom's objects and the engine's (GPL-2.0-or-later), its
+# map libloom's and loom/sim.h's functions.
+$(LIB_OUT)/libloom-sim.a: $(LIB_OUT)/libloom.a $(SIM_SRCS) $(SIM_HDRS) $(INST)/flags | host-deps
+	@mkdir -p $(LIB_OUT)/sim-obj
+	@echo "  AR      $@" >&2
+	@rm -f $(LIB_OUT)/sim-obj/*.o
+	@for f in $(SIM_SRCS); do \
+		$(CC) $(INST_CFLAGS) -fPIC $(LIB_CFLAGS) $(SIM_CFLAGS) -c -o $(LIB_OUT)/sim-obj/$$(basename $$f .c).o $$f || exit 1; \
+	done
+	@rm -f $@ && ar rcs $@ $(LIB_OUT)/obj/*.o $(LIB_OUT)/sim-obj/*.o
+$(LIB_OUT)/libloom-sim.map: lib/libloom.map $(wildcard sim/include/loom/*.h)
+	@tools/testing/check-symbols --print-map lib/include/loom/*.h sim/include/loom/*.h | \
+		sed 's/LIBLOOM_0/LIBLOOM_SIM_0/' > $@
+$(LIB_OUT)/libloom-sim.so: $(LIB_OUT)/libloom-sim.a $(LIB_OUT)/libloom-sim.map
+	@echo "  LD      $@" >&2
+	@$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libloom-sim.so.0 \
+		-Wl,--version-script=$(LIB_OUT)/libloom-sim.map -o $@ \
+		$(LIB_OUT)/obj/*.o $(LIB_OUT)/sim-obj/*.o -ldrm -luring -lpthread -lm
+
 # loom.pc's prefix is PREFIX; libdir and includedir follow LIBDIR and
 # INCLUDEDIR, relative to ${prefix} when they lie under it.
 pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
@@ -441,7 +487,7 @@ $(LIB_OUT)/loom.pc: lib/loom.pc.in VERSION FORCE
 
 # The tools, dynamically linked against libc, libdrm and liburing; loom-run
 # and loom-doctor take libloom from its archive.
-INST_TOOLS := loomc loom-run loom-info loom-doctor loom-top
+INST_TOOLS := loomc loom-run loom-sim loom-info loom-doctor loom-top
 $(INST)/bin/loomc: compiler/loomc.c $(COMPILER_SRCS) $(COMPILER_HDRS) $(VERSION_H) $(INST)/flags | host-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
@@ -450,6 +496,11 @@ $(INST)/bin/loom-run $(INST)/bin/loom-doctor: $(INST)/bin/%: tools/%.c $(LIB_OUT
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(INST_CFLAGS) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OUT)/libloom.a -ldrm -luring -lpthread
+$(INST)/bin/loom-sim: tools/loom-run.c $(LIB_OUT)/libloom-sim.a $(VERSION_H) | host-deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(INST_CFLAGS) -DLOOM_SIM $(LIB_CFLAGS) $(SIM_CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(LIB_OUT)/libloom-sim.a -ldrm -luring -lpthread -lm
 $(INST)/bin/loom-info $(INST)/bin/loom-top: $(INST)/bin/%: tools/%.c $(shell find uapi -name '*.h') $(VERSION_H) \
 		$(INST)/flags | host-deps
 	@mkdir -p $(dir $@)

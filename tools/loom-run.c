@@ -19,6 +19,10 @@
  * --progress.
  * Exit status: 0 on success, 1 when the program (or the device, or the
  * image) fails, with loom_strerror's message on stderr, 2 on a usage error.
+ *
+ * Built with LOOM_SIM defined and linked with libloom-sim, this is
+ * loom-sim: the same runner on a device simulated in the process
+ * (loom_sim_open()), --fabric WxH and --cores N in place of --device.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +35,12 @@
 
 #include "loom/loom.h"
 #include "loom_version.h"
+#ifdef LOOM_SIM
+#include "loom/sim.h"
+#define PROG		"loom-sim"
+#else
+#define PROG		"loom-run"
+#endif
 
 #define PROGRESS_NS	250000000ULL	/* redraw the progress line this often */
 
@@ -326,7 +336,7 @@ static int trace_close(struct run_log *log, const char *path)
 	if (!ret && log->error)
 		ret = log->error;
 	if (ret)
-		fprintf(stderr, "loom-run: %s: %s\n", path, strerror(-ret));
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(-ret));
 	return ret;
 }
 
@@ -334,12 +344,24 @@ static int trace_close(struct run_log *log, const char *path)
 
 static void usage(FILE *f)
 {
+#ifdef LOOM_SIM
 	fprintf(f,
-		"usage: loom-run [--device PATH] [--workers N] [--stats] [--trace FILE]\n"
-		"                [--progress] prog.lcb\n"
+		"usage: loom-sim [--fabric WxH] [--cores N] [--func NAME] [--workers N]\n"
+		"                [--stats] [--trace FILE] [--progress] prog.lcb\n"
+		"Runs a loomc-compiled program's @main through libloom on a loom device\n"
+		"simulated in this process: the QEMU device's engine, no kernel, no VM.\n"
+		"  --fabric WxH    the fabric (default 4x4, the device's default)\n"
+		"  --cores N       compute cores, one hardware queue each (default 2)\n");
+#else
+	fprintf(f,
+		"usage: loom-run [--device PATH] [--func NAME] [--workers N] [--stats]\n"
+		"                [--trace FILE] [--progress] prog.lcb\n"
 		"Runs a loomc-compiled program's @main on a loom device through libloom.\n"
 		"  --device PATH   the device node (default: the first loom device, or\n"
-		"                  $LOOM_DEVICE)\n"
+		"                  $LOOM_DEVICE)\n");
+#endif
+	fprintf(f,
+		"  --func NAME     run host function @NAME instead of @main (no parameters)\n"
 		"  --workers N     host worker threads for dynamic work (1..1024)\n"
 		"  --stats         print jobs, device cycles, PE firings, dynamic-work\n"
 		"                  items, steals and wall time on stderr\n"
@@ -355,7 +377,7 @@ static void usage(FILE *f)
 static void report_failure(const char *file, int ret,
 			   const struct loom_host_stats *st)
 {
-	fprintf(stderr, "loom-run: %s: %s", file, loom_strerror(ret));
+	fprintf(stderr, PROG ": %s: %s", file, loom_strerror(ret));
 	if (st->failed_insn >= 0)
 		fprintf(stderr, " (host instruction %lld)",
 			(long long)st->failed_insn);
@@ -366,10 +388,28 @@ static void report_failure(const char *file, int ret,
 }
 
 struct args {
-	const char *device, *file, *trace;
+	const char *device, *file, *trace, *func;
 	unsigned workers;
 	bool stats, progress;
+	struct loom_sim_config *sim;
 };
+
+/* A decimal number in [@min, @max] into *@out, else a usage error. */
+static int parse_uint(const char *opt, const char *s, unsigned long min,
+		      unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (*end || !*s || errno || n < min || n > max || s[0] == '-') {
+		fprintf(stderr, PROG ": bad %s '%s' (%lu..%lu)\n", opt, s, min, max);
+		return 2;
+	}
+	*out = n;
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -377,20 +417,39 @@ static int parse_args(int argc, char **argv, struct args *a)
 		const char *arg = argv[i];
 		bool has_value = i + 1 < argc;
 
-		if (!strcmp(arg, "--device") && has_value) {
+		if (!a->sim && !strcmp(arg, "--device") && has_value) {
 			a->device = argv[++i];
 		} else if (!strcmp(arg, "--trace") && has_value) {
 			a->trace = argv[++i];
+		} else if (!strcmp(arg, "--func") && has_value) {
+			a->func = argv[++i];
 		} else if (!strcmp(arg, "--workers") && has_value) {
-			char *end;
-			unsigned long n = strtoul(argv[++i], &end, 10);
+			unsigned long n;
 
-			if (*end || !*argv[i] || n == 0 || n > 1024) {
-				fprintf(stderr, "loom-run: bad --workers '%s'\n",
-					argv[i]);
+			if (parse_uint(arg, argv[++i], 1, 1024, &n))
+				return 2;
+			a->workers = n;
+		} else if (a->sim && !strcmp(arg, "--cores") && has_value) {
+			unsigned long n;
+
+			if (parse_uint(arg, argv[++i], 1, 64, &n))
+				return 2;
+			a->sim->cores = n;
+		} else if (a->sim && !strcmp(arg, "--fabric") && has_value) {
+			unsigned w, h;
+			char x, end;
+
+			i++;
+			if (sscanf(argv[i], "%u%c%u%c", &w, &x, &h, &end) != 3 ||
+			    x != 'x' || !w || !h || w > LOOM_FABRIC_MAX_DIM ||
+			    h > LOOM_FABRIC_MAX_DIM) {
+				fprintf(stderr, PROG ": bad --fabric '%s' (WxH, "
+					"1x1..%ux%u)\n", argv[i],
+					LOOM_FABRIC_MAX_DIM, LOOM_FABRIC_MAX_DIM);
 				return 2;
 			}
-			a->workers = n;
+			a->sim->fabric_width = w;
+			a->sim->fabric_height = h;
 		} else if (!strcmp(arg, "--stats")) {
 			a->stats = true;
 		} else if (!strcmp(arg, "--progress")) {
@@ -399,17 +458,20 @@ static int parse_args(int argc, char **argv, struct args *a)
 			usage(stdout);
 			exit(0);
 		} else if (!strcmp(arg, "--version")) {
-			printf("loom-run %s\n", LOOM_PROJECT_VERSION);
+			printf(PROG " %s\n", LOOM_PROJECT_VERSION);
 			exit(0);
-		} else if (!strcmp(arg, "--device") || !strcmp(arg, "--trace") ||
-			   !strcmp(arg, "--workers")) {
-			fprintf(stderr, "loom-run: %s needs a value (loom-run --help)\n", arg);
+		} else if ((!a->sim && !strcmp(arg, "--device")) ||
+			   !strcmp(arg, "--trace") || !strcmp(arg, "--workers") ||
+			   !strcmp(arg, "--func") ||
+			   (a->sim && (!strcmp(arg, "--cores") ||
+				       !strcmp(arg, "--fabric")))) {
+			fprintf(stderr, PROG ": %s needs a value (" PROG " --help)\n", arg);
 			return 2;
 		} else if (arg[0] == '-') {
-			fprintf(stderr, "loom-run: unknown option '%s' (loom-run --help)\n", arg);
+			fprintf(stderr, PROG ": unknown option '%s' (" PROG " --help)\n", arg);
 			return 2;
 		} else if (a->file) {
-			fprintf(stderr, "loom-run: one program only, not '%s' too (loom-run --help)\n", arg);
+			fprintf(stderr, PROG ": one program only, not '%s' too (" PROG " --help)\n", arg);
 			return 2;
 		} else {
 			a->file = arg;
@@ -437,11 +499,16 @@ int main(int argc, char **argv)
 	struct loom_image *img = NULL;
 	struct args a = { 0 };
 	int ret;
+#ifdef LOOM_SIM
+	struct loom_sim_config sim = { 0 };
 
+	a.sim = &sim;
+#endif
 	ret = parse_args(argc, argv, &a);
 	if (ret)
 		return ret;
 	opt.sched.workers = a.workers;
+	opt.func = a.func;
 	log.progress = a.progress || isatty(STDERR_FILENO);
 	if (!a.trace) {
 		opt.observe_domain = NULL;	/* no replay trace to record */
@@ -449,19 +516,23 @@ int main(int argc, char **argv)
 	}
 	ret = loom_image_load_file(a.file, &img);
 	if (ret) {
-		fprintf(stderr, "loom-run: %s: %s\n", a.file, loom_strerror(ret));
+		fprintf(stderr, PROG ": %s: %s\n", a.file, loom_strerror(ret));
 		return 1;
 	}
+#ifdef LOOM_SIM
+	ret = loom_sim_open(&sim, &dev);
+#else
 	ret = a.device ? loom_device_open(a.device, &dev) :
 			 loom_device_open_first(&dev);
+#endif
 	if (ret) {
-		fprintf(stderr, "loom-run: %s: %s\n",
+		fprintf(stderr, PROG ": %s: %s\n",
 			a.device ? a.device : "device", loom_strerror(ret));
 		loom_image_free(img);
 		return 1;
 	}
 	if (a.trace && trace_open(&log, a.trace)) {
-		fprintf(stderr, "loom-run: %s: %s\n", a.trace, strerror(errno));
+		fprintf(stderr, PROG ": %s: %s\n", a.trace, strerror(errno));
 		ret = 1;
 		goto out;
 	}
