@@ -96,7 +96,7 @@ COMPILER_SRCS := $(filter-out compiler/loomc.c,$(wildcard compiler/*.c)) $(FORMA
 COMPILER_HDRS := $(wildcard compiler/*.h) $(FORMAT_HDRS) qemu-device/engine/engine.h lib/include/loom/loom.h $(shell find uapi -name '*.h')
 COMPILER_TESTS := $(patsubst compiler/tests/%.c,$(BUILD)/host/compiler/%,$(wildcard compiler/tests/*_test.c))
 HOST_TESTS := $(BUILD)/host/uapi_abi_test $(BUILD)/host/examples/reference $(ENGINE_TESTS) $(LIB_TESTS) $(LIB_TSAN_TESTS) \
-	$(SIM_TESTS) \
+	$(SIM_TESTS) $(BUILD)/host/sim/loom-sim \
 	$(BUILD)/host/qemu/loom_qtest \
 	$(COMPILER_TESTS) $(if $(wildcard compiler/loomc.c),$(BUILD)/host/loomc)
 # vgem: the benchmarks' reference fence (P2).  The module list is part of
