@@ -355,10 +355,10 @@ $(BUILD)/host/sim/loom-sim: tools/loom-run.c $(BUILD)/host/sim/libsim.a $(BUILD)
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) -DLOOM_SIM $(LIB_CFLAGS) $(SIM_CFLAGS) -o $@ $< $(BUILD)/host/sim/libsim.a \
 		$(BUILD)/host/lib/libloom.a -ldrm -luring -lpthread -lm
-$(BUILD)/host/sim/%: sim/tests/%.c $(BUILD)/host/sim/libsim.a $(BUILD)/host/lib/libloom.a | host-deps
+$(BUILD)/host/sim/%: sim/tests/%.c $(wildcard qemu-device/engine/tests/*.h) $(BUILD)/host/sim/libsim.a $(BUILD)/host/lib/libloom.a | host-deps
 	@echo "  CC      $@" >&2
-	@$(CC) $(HOST_CFLAGS) $(LIB_CFLAGS) $(SIM_CFLAGS) -o $@ $< $(BUILD)/host/sim/libsim.a \
-		$(BUILD)/host/lib/libloom.a -ldrm -luring -lpthread -lm
+	@$(CC) $(HOST_CFLAGS) $(LIB_CFLAGS) $(SIM_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
+		$(BUILD)/host/sim/libsim.a $(BUILD)/host/lib/libloom.a -ldrm -luring -lpthread -lm
 
 # libloom's tests that need the device run in the VM, statically linked.
 $(BUILD)/vm-lib/%: lib/tests/vm/%.c $(wildcard lib/tests/vm/*.h) $(LIB_SRCS) $(LIB_HDRS) \
