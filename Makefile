@@ -438,7 +438,7 @@ $(INST)/flags: FORCE
 # The library itself: libloom.a, libloom.so and loom.pc.
 .PHONY: lib install uninstall install-tools
 lib: $(LIB_OUT)/libloom.a $(LIB_OUT)/libloom.so $(LIB_OUT)/loom.pc \
-	$(LIB_OUT)/libloom-sim.a $(LIB_OUT)/libloom-sim.so
+	$(LIB_OUT)/libloom-sim.a $(LIB_OUT)/libloom-sim.so $(LIB_OUT)/loom-sim.pc
 
 $(LIB_OUT)/libloom.a: $(LIB_SRCS) $(LIB_HDRS) $(INST)/flags | host-deps
 	@mkdir -p $(LIB_OUT)/obj
@@ -478,7 +478,7 @@ $(LIB_OUT)/libloom-sim.so: $(LIB_OUT)/libloom-sim.a $(LIB_OUT)/libloom-sim.map
 # loom.pc's prefix is PREFIX; libdir and includedir follow LIBDIR and
 # INCLUDEDIR, relative to ${prefix} when they lie under it.
 pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
-$(LIB_OUT)/loom.pc: lib/loom.pc.in VERSION FORCE
+$(LIB_OUT)/loom.pc $(LIB_OUT)/loom-sim.pc: $(LIB_OUT)/%.pc: lib/%.pc.in VERSION FORCE
 	@mkdir -p $(dir $@)
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
 		-e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
@@ -514,13 +514,13 @@ MAN_SRC := $(wildcard man/*.1 man/*.7)
 MAN_OUT := $(BUILD)/man
 .PHONY: man
 man: $(MAN_OUT)/.stamp
-$(MAN_OUT)/.stamp: $(MAN_SRC) tools/mkman3 $(wildcard lib/include/loom/*.h) VERSION
+$(MAN_OUT)/.stamp: $(MAN_SRC) tools/mkman3 $(wildcard lib/include/loom/*.h sim/include/loom/*.h) VERSION
 	@rm -rf $(MAN_OUT) && mkdir -p $(MAN_OUT)/man1 $(MAN_OUT)/man3 $(MAN_OUT)/man7
 	@echo "  MAN     $(MAN_OUT)" >&2
 	@for f in $(MAN_SRC); do \
 		sed 's/@VERSION@/$(LOOM_VERSION)/g' $$f > $(MAN_OUT)/man$${f##*.}/$$(basename $$f) || exit 1; \
 	done
-	@tools/mkman3 --version $(LOOM_VERSION) --out $(MAN_OUT)/man3 lib/include/loom/*.h
+	@tools/mkman3 --version $(LOOM_VERSION) --out $(MAN_OUT)/man3 lib/include/loom/*.h sim/include/loom/*.h
 	@touch $@
 
 install-tools: $(addprefix $(INST)/bin/,$(INST_TOOLS))
@@ -528,6 +528,7 @@ install-tools: $(addprefix $(INST)/bin/,$(INST_TOOLS))
 # What make install puts where, one "mode source destination" per line
 # (destination relative to DESTDIR); make uninstall removes the same list.
 INSTALL_HDRS := lib/include/loom/loom.h lib/include/loom/work.h lib/include/loom/error.h \
+	sim/include/loom/sim.h \
 	uapi/loom_image.h uapi/loom_device.h
 install: lib install-tools man
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
@@ -538,7 +539,11 @@ install: lib install-tools man
 	$(INSTALL) -m 755 $(LIB_OUT)/libloom.so $(DESTDIR)$(LIBDIR)/libloom.so.$(LOOM_VERSION)
 	ln -sf libloom.so.$(LOOM_VERSION) $(DESTDIR)$(LIBDIR)/libloom.so.0
 	ln -sf libloom.so.0 $(DESTDIR)$(LIBDIR)/libloom.so
-	$(INSTALL) -m 644 $(LIB_OUT)/loom.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	$(INSTALL) -m 644 $(LIB_OUT)/libloom-sim.a $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 755 $(LIB_OUT)/libloom-sim.so $(DESTDIR)$(LIBDIR)/libloom-sim.so.$(LOOM_VERSION)
+	ln -sf libloom-sim.so.$(LOOM_VERSION) $(DESTDIR)$(LIBDIR)/libloom-sim.so.0
+	ln -sf libloom-sim.so.0 $(DESTDIR)$(LIBDIR)/libloom-sim.so
+	$(INSTALL) -m 644 $(LIB_OUT)/loom.pc $(LIB_OUT)/loom-sim.pc $(DESTDIR)$(PKGCONFIGDIR)/
 	$(INSTALL) -m 644 $(INSTALL_HDRS) $(DESTDIR)$(INCLUDEDIR)/loom/
 	$(INSTALL) -m 644 uapi/drm/loom_drm.h $(DESTDIR)$(INCLUDEDIR)/loom/drm/
 	$(INSTALL) -m 644 tools/udev/70-loom.rules $(DESTDIR)$(UDEVRULESDIR)/
@@ -551,7 +556,8 @@ install: lib install-tools man
 uninstall: man
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INST_TOOLS))
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libloom.a libloom.so libloom.so.0 libloom.so.$(LOOM_VERSION))
-	rm -f $(DESTDIR)$(PKGCONFIGDIR)/loom.pc
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libloom-sim.a libloom-sim.so libloom-sim.so.0 libloom-sim.so.$(LOOM_VERSION))
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/loom.pc $(DESTDIR)$(PKGCONFIGDIR)/loom-sim.pc
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/loom/,$(notdir $(INSTALL_HDRS)) drm/loom_drm.h)
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/70-loom.rules
 	for f in $(MAN_OUT)/man*/*; do rm -f "$(DESTDIR)$(MANDIR)/$${f#$(MAN_OUT)/}"; done

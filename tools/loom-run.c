@@ -391,7 +391,8 @@ struct args {
 	const char *device, *file, *trace, *func;
 	unsigned workers;
 	bool stats, progress;
-	struct loom_sim_config *sim;
+	bool sim;			/* loom-sim: --cores and --fabric */
+	unsigned cores, fabric_width, fabric_height;
 };
 
 /* A decimal number in [@min, @max] into *@out, else a usage error. */
@@ -434,7 +435,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 
 			if (parse_uint(arg, argv[++i], 1, 64, &n))
 				return 2;
-			a->sim->cores = n;
+			a->cores = n;
 		} else if (a->sim && !strcmp(arg, "--fabric") && has_value) {
 			unsigned w, h;
 			char x, end;
@@ -448,8 +449,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 					LOOM_FABRIC_MAX_DIM, LOOM_FABRIC_MAX_DIM);
 				return 2;
 			}
-			a->sim->fabric_width = w;
-			a->sim->fabric_height = h;
+			a->fabric_width = w;
+			a->fabric_height = h;
 		} else if (!strcmp(arg, "--stats")) {
 			a->stats = true;
 		} else if (!strcmp(arg, "--progress")) {
@@ -500,9 +501,7 @@ int main(int argc, char **argv)
 	struct args a = { 0 };
 	int ret;
 #ifdef LOOM_SIM
-	struct loom_sim_config sim = { 0 };
-
-	a.sim = &sim;
+	a.sim = true;
 #endif
 	ret = parse_args(argc, argv, &a);
 	if (ret)
@@ -520,7 +519,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 #ifdef LOOM_SIM
-	ret = loom_sim_open(&sim, &dev);
+	ret = loom_sim_open(&(struct loom_sim_config){
+				    .fabric_width = a.fabric_width,
+				    .fabric_height = a.fabric_height,
+				    .cores = a.cores,
+			    }, &dev);
 #else
 	ret = a.device ? loom_device_open(a.device, &dev) :
 			 loom_device_open_first(&dev);

@@ -33,6 +33,15 @@
 extern "C" {
 #endif
 
+/* =========================================================================
+ * The simulated device
+ * =========================================================================
+ *
+ * A device of libloom-sim: the QEMU device's engine and loom.ko's job
+ * handling in the process, opened with loom_sim_open(), used with every
+ * other libloom function, closed with loom_device_close().
+ */
+
 /**
  * struct loom_sim_config - the simulated device
  * @fabric_width: tiles per fabric row, 1..LOOM_FABRIC_MAX_DIM; 0: 4, the
