@@ -501,6 +501,11 @@ $(INST)/bin/loom-sim: tools/loom-run.c $(LIB_OUT)/libloom-sim.a $(VERSION_H) | h
 	@echo "  CC      $@" >&2
 	@$(CC) $(INST_CFLAGS) -DLOOM_SIM $(LIB_CFLAGS) $(SIM_CFLAGS) $(LDFLAGS) -o $@ $< \
 		$(LIB_OUT)/libloom-sim.a -ldrm -luring -lpthread -lm
+# loom-sim (libloom on a simulated device), built and its path printed.
+.PHONY: print-loom-sim
+print-loom-sim: $(INST)/bin/loom-sim
+	@echo $(INST)/bin/loom-sim
+
 $(INST)/bin/loom-info $(INST)/bin/loom-top: $(INST)/bin/%: tools/%.c $(shell find uapi -name '*.h') $(VERSION_H) \
 		$(INST)/flags | host-deps
 	@mkdir -p $(dir $@)
