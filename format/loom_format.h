@@ -247,13 +247,13 @@ int64_t loom_view_host_launch(const struct loom_image_view *v, unsigned func,
 			      unsigned ordinal);
 
 /**
- * struct loom_source_loc - where something of an image comes from
+ * struct loom_view_loc - where something of an image comes from
  * @file: the source file, as the compiler was given it
  * @line: 1-based line
  * @col: 1-based byte column
  * @name: the SSA value its operation computes (without '%'), or ""
  */
-struct loom_source_loc {
+struct loom_view_loc {
 	const char *file;
 	uint32_t line;
 	uint32_t col;
@@ -267,7 +267,7 @@ struct loom_source_loc {
  */
 int loom_view_source(const struct loom_image_view *v,
 		     const struct loom_srcmap_entry *key,
-		     struct loom_source_loc *loc);
+		     struct loom_view_loc *loc);
 
 /* =========================================================================
  * The host-program interpreter (interp.c)

@@ -403,7 +403,7 @@ static int check_srcmap(const struct loom_image_view *v, char *why,
 
 int loom_view_source(const struct loom_image_view *v,
 		     const struct loom_srcmap_entry *key,
-		     struct loom_source_loc *loc)
+		     struct loom_view_loc *loc)
 {
 	struct loom_srcmap_header h;
 	const char *strings;
@@ -425,7 +425,7 @@ int loom_view_source(const struct loom_image_view *v,
 		} else if (c > 0) {
 			hi = mid;
 		} else {
-			*loc = (struct loom_source_loc){
+			*loc = (struct loom_view_loc){
 				.file = strings + h.file, .line = e.line,
 				.col = e.col, .name = strings + e.name,
 			};

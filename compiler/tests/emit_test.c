@@ -512,7 +512,7 @@ TEST(duplicate_thread_names)
 
 static int lookup(const struct loom_image_view *v, unsigned kind,
 		  unsigned unit, unsigned at, unsigned slot, unsigned out,
-		  struct loom_source_loc *loc)
+		  struct loom_view_loc *loc)
 {
 	struct loom_srcmap_entry key = { .kind = kind, .unit = unit, .at = at,
 					 .slot = slot, .out = out };
@@ -541,7 +541,7 @@ TEST(source_map_locates_slots_ports_routes)
 	struct built b;
 	struct loom_image_thread t;
 	struct loom_fabric_config c;
-	struct loom_source_loc loc;
+	struct loom_view_loc loc;
 	unsigned slots, loads = 0, adds = 0, routes = 0;
 
 	REQUIRE(build(&b, src) == 0);
@@ -608,7 +608,7 @@ TEST(source_map_host_lines)
 		"  return\n"
 		"}\n";
 	unsigned fors = 0, checks = 0;
-	struct loom_source_loc loc;
+	struct loom_view_loc loc;
 	struct built b;
 
 	REQUIRE(build(&b, prog) == 0);
@@ -638,7 +638,7 @@ TEST(source_map_host_lines)
 TEST(strip_and_determinism)
 {
 	struct built full, again, stripped;
-	struct loom_source_loc loc;
+	struct loom_view_loc loc;
 	Elf64_Ehdr eh;
 
 	REQUIRE(build(&full, src) == 0);
