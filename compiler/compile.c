@@ -87,6 +87,8 @@ unsigned compile_source(struct diag *d, const struct compile_options *o,
 {
 	struct ctx c = { d, o, img };
 
+	if (d->src && loom_builder_set_source_file(img->writer, d->src->name))
+		abort();
 	verify_source(d, each_unit, &c);
 	return d->errors;
 }

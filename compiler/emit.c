@@ -34,6 +34,7 @@ static void host_free(struct host_image *h)
 	free(h->names);
 	free(h->funcs);
 	free(h->insns);
+	free(h->locs);
 	free(h->consts);
 	free(h->list);
 }
@@ -46,6 +47,123 @@ void image_free(struct image_builder *b)
 	free(b->threads);
 	loom_builder_free(b->writer);
 	memset(b, 0, sizeof(*b));
+}
+
+/* ---------------------------------------------------------- source map --- */
+
+static void add_source(struct loom_image_builder *w, struct loom_srcmap_entry e,
+		       const struct place_src *src)
+{
+	if (!src || !src->loc.line)
+		return;
+	e.line = src->loc.line;
+	e.col = src->loc.col;
+	if (loom_builder_add_source(w, &e, src->name))
+		abort();
+}
+
+static const struct loom_tile_config *tile_slot(const struct placement *p,
+						unsigned t, unsigned k)
+{
+	return &p->tiles[t * p->slots + k];
+}
+
+/* The port bound to the edge link of tile (@x, @y) on side @dir, or NULL. */
+static const struct place_src *port_at(const struct placement *p,
+				       unsigned dir, unsigned x, unsigned y)
+{
+	unsigned pos = dir == LOOM_DIR_N || dir == LOOM_DIR_S ? x : y;
+
+	for (unsigned i = 0; i < p->num_ports; i++)
+		if (p->ports[i].side == dir && p->ports[i].pos == pos)
+			return &p->port_src[i];
+	return NULL;
+}
+
+/*
+ * The source of the value that switch source @src of slot @k of tile @t
+ * reads: a slot's output on the tile, else back along the links it
+ * arrives on, to the PE or port it leaves.  @hops bounds the walk (a valid
+ * configuration has no loop of links).
+ */
+static const struct place_src *route_source(const struct placement *p,
+					    unsigned t, unsigned k,
+					    unsigned src, unsigned hops)
+{
+	static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
+	unsigned dir, opposite;
+	int x = t % p->width, y = t / p->width;
+
+	if (src == LOOM_SRC_NONE || hops > 4 * p->width * p->height)
+		return NULL;
+	if (src == LOOM_SRC_PE)
+		return &p->slot_src[t * LOOM_PE_SLOTS + k];
+	if (src >= LOOM_SRC_SLOT0)
+		return src - LOOM_SRC_SLOT0 < LOOM_PE_SLOTS ?
+		       &p->slot_src[t * LOOM_PE_SLOTS + src - LOOM_SRC_SLOT0] : NULL;
+	dir = src - LOOM_SRC_N;
+	x += dx[dir];
+	y += dy[dir];
+	if (x < 0 || y < 0 || x >= (int)p->width || y >= (int)p->height)
+		return port_at(p, dir, t % p->width, t / p->width);
+	t = y * p->width + x;
+	opposite = (dir + 2) % 4;
+	/* a link output is set in one slot of its tile only */
+	for (unsigned j = 0; j < p->slots; j++) {
+		unsigned from = tile_slot(p, t, j)->route[LOOM_OUT_N + opposite];
+
+		if (from != LOOM_SRC_NONE)
+			return route_source(p, t, j, from, hops + 1);
+	}
+	return NULL;
+}
+
+/* Thread @thread's definition, slots, ports and routes. */
+static void add_thread_sources(struct image_builder *b, unsigned thread,
+			       const struct ir_func *f,
+			       const struct placement *p)
+{
+	struct place_src def = { .loc = f->name_loc, .name = NULL };
+	unsigned tiles = p->width * p->height;
+
+	add_source(b->writer, (struct loom_srcmap_entry){ .kind = LOOM_SRCMAP_THREAD,
+						  .unit = thread }, &def);
+	for (unsigned i = 0; i < p->num_ports; i++)
+		add_source(b->writer, (struct loom_srcmap_entry){
+				   .kind = LOOM_SRCMAP_PORT, .unit = thread,
+				   .at = i }, &p->port_src[i]);
+	for (unsigned t = 0; t < tiles; t++) {
+		for (unsigned k = 0; k < p->slots; k++) {
+			const struct loom_tile_config *tc = tile_slot(p, t, k);
+
+			if (tc->op != LOOM_OP_NOP)
+				add_source(b->writer, (struct loom_srcmap_entry){
+						   .kind = LOOM_SRCMAP_SLOT,
+						   .unit = thread, .at = t,
+						   .slot = k },
+					   &p->slot_src[t * LOOM_PE_SLOTS + k]);
+			for (unsigned o = 0; o < LOOM_ROUTE_OUTS; o++)
+				add_source(b->writer, (struct loom_srcmap_entry){
+						   .kind = LOOM_SRCMAP_ROUTE,
+						   .unit = thread, .at = t,
+						   .slot = k, .out = o },
+					   route_source(p, t, k, tc->route[o], 0));
+		}
+	}
+}
+
+/* Each host instruction's operation. */
+static void add_host_sources(const struct image_builder *b)
+{
+	const struct host_image *h = &b->host;
+
+	for (int i = 0; i < h->num_insns; i++) {
+		struct place_src src = { .loc = h->locs[i] };
+		struct loom_srcmap_entry e = { .kind = LOOM_SRCMAP_HOST,
+					       .unit = i };
+
+		add_source(b->writer, e, &src);
+	}
 }
 
 void image_add_thread(struct image_builder *b, const struct ir_func *f,
@@ -68,6 +186,7 @@ void image_add_thread(struct image_builder *b, const struct ir_func *f,
 	if (loom_builder_add_thread(b->writer, f->name, &sig, config, config_size))
 		abort();
 	free(config);
+	add_thread_sources(b, b->num, f, p);
 	if (b->num == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 8;
 		b->threads = xrealloc(b->threads, b->cap * sizeof(*b->threads));
@@ -88,6 +207,10 @@ void image_write(const struct image_builder *b, void **data, size_t *size)
 		.num_list = h->num_list,
 	};
 
+	if (b->strip)
+		loom_builder_drop_sources(b->writer);
+	else
+		add_host_sources(b);
 	if (loom_builder_set_host(b->writer, &prog) ||
 	    loom_builder_finish(b->writer, data, size))
 		abort();
@@ -240,5 +363,13 @@ int image_disasm(FILE *out, const char *name, const void *data, size_t size)
 	}
 	if (v.sec[LOOM_SEC_HOST])
 		print_host(out, &v);
+	if (v.sec[LOOM_SEC_SRCMAP]) {
+		struct loom_srcmap_header h;
+
+		memcpy(&h, v.sec[LOOM_SEC_SRCMAP], sizeof(h));
+		fprintf(out, "source map: %s, %u entries\n",
+			(const char *)v.sec[LOOM_SEC_SRCMAP] + v.len[LOOM_SEC_SRCMAP] -
+			h.strings_size + h.file, h.num_entries);
+	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef LOOMC_EMIT_H
 #define LOOMC_EMIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,8 @@
  * @funcs: one per compiled func.func (names in @names)
  * @insns, @consts, @list: the arrays of uapi struct loom_host_header's
  *	layout
+ * @locs: per instruction, the operation it was compiled from (the source
+ *	map's LOOM_SRCMAP_HOST entries)
  */
 struct host_image {
 	struct loom_host_func *funcs;
@@ -27,6 +30,8 @@ struct host_image {
 	int num_funcs, cap_funcs;
 	struct loom_host_insn *insns;
 	int num_insns, cap_insns;
+	struct loom_loc *locs;
+	int cap_locs;
 	uint64_t *consts;
 	int num_consts, cap_consts;
 	uint32_t *list;
@@ -39,6 +44,7 @@ struct host_image {
  * @threads: their names, in image order (host launches use the index)
  * @num: how many
  * @host: the host functions compiled so far, written by image_write()
+ * @strip: image_write() leaves the source map out (loomc --strip)
  */
 struct image_builder {
 	struct loom_image_builder *writer;
@@ -47,12 +53,16 @@ struct image_builder {
 	} *threads;
 	int num, cap;
 	struct host_image host;
+	bool strip;
 };
 
 void image_init(struct image_builder *b, unsigned width, unsigned height);
 void image_free(struct image_builder *b);
 
-/* Adds thread @f, lowered to @g and placed as @p. */
+/*
+ * Adds thread @f, lowered to @g and placed as @p, and its source map
+ * entries: its definition, each slot, port and route.
+ */
 void image_add_thread(struct image_builder *b, const struct ir_func *f,
 		      const struct graph *g, const struct placement *p);
 

@@ -29,6 +29,7 @@ struct hc {
 	int n, cap;
 	uint32_t regs;
 	unsigned errors;
+	struct loom_loc loc;	/* the operation being compiled */
 };
 
 static void *grow(void *p, int *cap, int need, size_t elem)
@@ -68,7 +69,10 @@ static uint32_t emit(struct hc *c, struct loom_host_insn x)
 
 	h->insns = grow(h->insns, &h->cap_insns, h->num_insns + 1,
 			sizeof(*h->insns));
+	h->locs = grow(h->locs, &h->cap_locs, h->num_insns + 1,
+		       sizeof(*h->locs));
 	h->insns[h->num_insns] = x;
+	h->locs[h->num_insns] = c->loc;
 	return h->num_insns++;
 }
 
@@ -253,6 +257,7 @@ static void loop(struct hc *c, struct ir_op *op)
 	region(c, op->body);
 	if (op->body->last && op->body->last->code == IR_OP_SCF_YIELD)
 		yield_into(c, op->body->last, iter);
+	c->loc = op->loc;	/* the body's operations set their own */
 	end = emit(c, (struct loom_host_insn){ .op = LOOM_HOST_END_FOR,
 					       .a = head });
 	c->h->insns[head].d = end;
@@ -307,6 +312,7 @@ static void one(struct hc *c, struct ir_op *op, enum loom_host_op code)
 
 static void host_op(struct hc *c, struct ir_op *op)
 {
+	c->loc = op->loc;
 	if (op->num_results == 1 && op->results[0].is_const) {
 		const struct ir_value *v = &op->results[0];
 

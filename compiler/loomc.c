@@ -3,14 +3,15 @@
  * loomc: the loom offline compiler driver.
  *
  *   loomc [--verify-only|--check] [-o out] [--emit=graph|asm|image] [--fabric WxH]
- *         [--stats] [-Werror] [--help] [--version] file.loom
+ *         [--strip] [--stats] [-Werror] [--help] [--version] file.loom
  *   loomc --disasm file.lcb
  *
  * --verify-only lexes, parses and verifies every "// -----" unit of the
  * file and prints GCC-style diagnostics; --check goes on to lower, place
  * and route (everything but writing the output).  Otherwise every thread is
  * lowered, placed and routed and the program image written (-o, default
- * a.lcb), or its graphs (DOT) or configuration listing printed.
+ * a.lcb), or its graphs (DOT) or configuration listing printed.  The
+ * image carries a source map (.loom.srcmap) unless --strip.
  * --disasm validates and prints an image.
  *
  * Exit status: 0 success, 1 diagnostics (or an unreadable or invalid
@@ -38,12 +39,14 @@
  * @stats: --stats
  * @disasm: --disasm
  * @werror: -Werror
+ * @strip: --strip
  * @input: the source file
  */
 struct options {
 	bool verify_only;
 	bool check;
 	bool werror;
+	bool strip;
 	bool stats;
 	bool disasm;
 	const char *output;
@@ -56,7 +59,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: loomc [--verify-only|--check] [-o out] [--emit=graph|asm|image] [--fabric WxH]\n"
-		"             [--stats] [-Werror] [--help] [--version] file.loom\n"
+		"             [--strip] [--stats] [-Werror] [--help] [--version] file.loom\n"
 		"       loomc --disasm file.lcb\n"
 		"\n"
 		"  --verify-only     parse and verify every '// -----' unit, print diagnostics\n"
@@ -66,6 +69,8 @@ static void usage(FILE *out)
 		"                    '-o -' writes the image to standard output too\n"
 		"  --emit=KIND       image (default), graph (Graphviz DOT) or asm (listing)\n"
 		"  --fabric WxH      target fabric size (default 4x4)\n"
+		"  --strip           leave the source map (.loom.srcmap: the line of each PE\n"
+		"                    operation and host instruction) out of the image\n"
 		"  --stats           print each thread's mapping statistics\n"
 		"  -Werror           make every warning an error\n"
 		"  --disasm          validate and print a program image (an error naming the\n"
@@ -159,6 +164,10 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
 	}
 	if (strcmp(a, "-Werror") == 0) {
 		o->werror = true;
+		return -1;
+	}
+	if (strcmp(a, "--strip") == 0) {
+		o->strip = true;
 		return -1;
 	}
 	if (strcmp(a, "--disasm") == 0) {
@@ -315,6 +324,7 @@ static int compile_file(const struct options *o)
 	diag_init(&d, &src, stderr, false);
 	d.werror = o->werror;
 	image_init(&img, co.width, co.height);
+	img.strip = o->strip;
 	errors = compile_source(&d, &co, &img);
 	print_summary(&d);
 	if (errors) {

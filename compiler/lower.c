@@ -120,10 +120,32 @@ static int pe_imm(struct lower *l, unsigned op, unsigned type, int a,
 	return add(l, &n);
 }
 
+/* The thread argument a port feeds, for the source map; NULL: none. */
+static const struct ir_value *port_value(struct lower *l, unsigned kind,
+					 unsigned index)
+{
+	struct ir_func *f = l->f;
+
+	switch (kind) {
+	case LOOM_PORT_OPERAND:
+		return (int)index < f->num_inputs ? &f->body.args[index] : NULL;
+	case LOOM_PORT_PAYLOAD:
+		return f->work_item_arg >= 0 ? &f->body.args[f->work_item_arg] : NULL;
+	case LOOM_PORT_COORD:
+		return (int)index < f->num_ivs ? &ir_func_ivs(f)[index] : NULL;
+	case LOOM_PORT_CTRL:
+		return ir_func_ctrl(f);
+	}
+	return NULL;
+}
+
 static int port(struct lower *l, unsigned kind, unsigned index)
 {
+	const struct ir_value *v = port_value(l, kind, index);
 	struct g_node n = { .kind = G_PORT, .port_kind = kind,
-			    .port_index = index, .in = { G_NONE, G_NONE, G_NONE } };
+			    .port_index = index, .in = { G_NONE, G_NONE, G_NONE },
+			    .loc = v ? v->loc : l->f->name_loc,
+			    .name = v ? v->name : NULL };
 
 	if (!l->ports[kind][index])
 		l->ports[kind][index] = graph_add(l->g, &n) + 1;

@@ -1457,6 +1457,27 @@ static int tile_ops(struct placement *p, int t, int *free_slot)
 	return used;
 }
 
+static struct place_src source_of(const struct g_node *n)
+{
+	return (struct place_src){ .loc = n->loc, .name = n->name };
+}
+
+/* Each slot's and port's node, for the source map. */
+static void record_sources(struct pr *r)
+{
+	memset(r->p->slot_src, 0, sizeof(r->p->slot_src));
+	memset(r->p->port_src, 0, sizeof(r->p->port_src));
+	for (int i = 0; i < r->g->num; i++) {
+		const struct g_node *n = &r->g->nodes[i];
+
+		if (n->kind == G_PE)
+			r->p->slot_src[r->where[i] * LOOM_PE_SLOTS + r->slot[i]] =
+				source_of(n);
+		else if (r->where[i] >= 0 && r->where[i] < LOOM_MAX_PORTS)
+			r->p->port_src[r->where[i]] = source_of(n);
+	}
+}
+
 /*
  * Puts a MOV in front of input @k of node @i; false if its PE is full: it
  * keeps a slot of slack below the II (a PE that must fire in every cycle
@@ -1474,6 +1495,8 @@ static bool add_mov(struct pr *r, int i, int k, int ii)
 	op = slot_cfg(r->p, t, r->slot[i]);
 	mov->op = LOOM_OP_MOV;
 	mov->type = LOOM_TYPE_I64;
+	r->p->slot_src[t * LOOM_PE_SLOTS + f] =
+		source_of(&r->g->nodes[r->g->nodes[i].in[k]]);
 	mov->route[LOOM_OUT_PE_A] = op->route[LOOM_OUT_PE_A + k];
 	op->route[LOOM_OUT_PE_A + k] = LOOM_SRC_SLOT(f);
 	return true;
@@ -1573,6 +1596,7 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 		ok = anneal_route(&r, cap);
 	if (ok) {
 		stats(&r);
+		record_sources(&r);
 		p->stats.attempts = r.attempt;
 		p->stats.movs = buffer_inputs(&r);
 		if (p->stats.movs) {
@@ -1948,9 +1972,14 @@ static void embed(const struct placement *small, struct placement *big,
 	big->width = width;
 	big->height = height;
 	big->slots = k;
-	for (unsigned y = 0; y < h; y++)
+	for (unsigned y = 0; y < h; y++) {
 		memcpy(&big->tiles[y * width * k], &small->tiles[y * w * k],
 		       w * k * sizeof(small->tiles[0]));
+		memcpy(&big->slot_src[y * width * LOOM_PE_SLOTS],
+		       &small->slot_src[y * w * LOOM_PE_SLOTS],
+		       w * LOOM_PE_SLOTS * sizeof(small->slot_src[0]));
+	}
+	memcpy(big->port_src, small->port_src, sizeof(big->port_src));
 	big->num_ports = small->num_ports;
 	memcpy(big->ports, small->ports, sizeof(big->ports));
 	for (unsigned i = 0; i < small->num_ports; i++) {

@@ -69,6 +69,18 @@ struct place_stats {
 };
 
 /**
+ * struct place_src - the source construct behind a slot or port, for the
+ *	image's source map
+ * @loc: where it is (line 0: nothing there)
+ * @name: the SSA value it computes, without '%', or NULL; the IR's, so
+ *	valid while the unit's module lives
+ */
+struct place_src {
+	struct loom_loc loc;
+	const char *name;
+};
+
+/**
  * struct placement - a routed configuration
  * @width: fabric width
  * @height: fabric height
@@ -77,6 +89,9 @@ struct place_stats {
  * @tiles: tile configurations, slot k of tile t at t * @slots + k
  * @ports: edge port bindings
  * @num_ports: how many
+ * @slot_src: the operation of slot k of tile t at t * LOOM_PE_SLOTS + k
+ *	(whatever @slots is), a MOV's the value it buffers
+ * @port_src: the argument, coordinate or ctrl each port binding feeds
  * @stats: its quality
  */
 struct placement {
@@ -84,6 +99,8 @@ struct placement {
 	struct loom_tile_config tiles[PLACE_MAX_TILES * LOOM_PE_SLOTS];
 	struct loom_port_binding ports[LOOM_MAX_PORTS];
 	unsigned num_ports;
+	struct place_src slot_src[PLACE_MAX_TILES * LOOM_PE_SLOTS];
+	struct place_src port_src[LOOM_MAX_PORTS];
 	struct place_stats stats;
 };
 

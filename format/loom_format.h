@@ -125,6 +125,20 @@ struct loom_host_program {
 /* The image's host program (copied); replaces any earlier one. */
 int loom_builder_set_host(struct loom_image_builder *b,
 			  const struct loom_host_program *host);
+/*
+ * The source map (.loom.srcmap, uapi/loom_image.h): written when a source
+ * file is set or an entry added, in key order whatever the order added.
+ * @e's kind, unit, at, slot, out, line and col are taken, @name (NULL: none)
+ * copied; a key added twice keeps its first entry.  -EINVAL for an unknown
+ * kind or a field beyond its range, -ENOMEM.
+ */
+int loom_builder_set_source_file(struct loom_image_builder *b,
+				 const char *file);
+int loom_builder_add_source(struct loom_image_builder *b,
+			    const struct loom_srcmap_entry *e,
+			    const char *name);
+/* Forgets the source map: the image is written without one (--strip). */
+void loom_builder_drop_sources(struct loom_image_builder *b);
 /* The image bytes in a malloc()ed buffer the caller free()s. */
 int loom_builder_finish(struct loom_image_builder *b, void **bytes,
 			size_t *size);
@@ -166,7 +180,8 @@ void loom_template_fill(void *cmd, const struct loom_image_thread *t,
 
 enum loom_image_sec {
 	LOOM_SEC_INFO, LOOM_SEC_THREADS, LOOM_SEC_CONFIGS, LOOM_SEC_TEMPLATES,
-	LOOM_SEC_PATCHES, LOOM_SEC_STRTAB, LOOM_SEC_HOST, LOOM_SEC_COUNT
+	LOOM_SEC_PATCHES, LOOM_SEC_STRTAB, LOOM_SEC_HOST, LOOM_SEC_SRCMAP,
+	LOOM_SEC_COUNT
 };
 
 /* Section names, in enum loom_image_sec order (the order written). */
@@ -177,7 +192,8 @@ extern const char *const loom_image_sec_names[LOOM_SEC_COUNT];
  * @data: the file, or NULL for a view made of sections held elsewhere
  * @size: its size
  * @info: .loom.info
- * @sec: each section's bytes (.loom.host: NULL when the image has none)
+ * @sec: each section's bytes (.loom.host, .loom.srcmap: NULL when the
+ *	image has none)
  * @len: and its size
  * @host: .loom.host's header, once loom_view_check_host() accepted it
  */
@@ -192,7 +208,8 @@ struct loom_image_view {
 
 /*
  * Checks the ELF file, every section and every thread (its signature,
- * configuration, template packets and patches), not the host program.
+ * configuration, template packets and patches) and the source map, not
+ * the host program.
  * Returns 0 or LOOM_FORMAT_BAD_IMAGE with a sentence in @why (may be NULL).
  */
 int loom_view_open(struct loom_image_view *v, const void *data, size_t size,
@@ -228,6 +245,29 @@ int loom_view_find_host_func(const struct loom_image_view *v,
  */
 int64_t loom_view_host_launch(const struct loom_image_view *v, unsigned func,
 			      unsigned ordinal);
+
+/**
+ * struct loom_view_loc - where something of an image comes from
+ * @file: the source file, as the compiler was given it
+ * @line: 1-based line
+ * @col: 1-based byte column
+ * @name: the SSA value its operation computes (without '%'), or ""
+ */
+struct loom_view_loc {
+	const char *file;
+	uint32_t line;
+	uint32_t col;
+	const char *name;
+};
+
+/*
+ * The source map's entry of @key's kind, unit, at, slot and out (its other
+ * fields are not read) into *@loc, pointing into @v.  -ENOENT when the
+ * image has no source map (--strip) or no such entry.
+ */
+int loom_view_source(const struct loom_image_view *v,
+		     const struct loom_srcmap_entry *key,
+		     struct loom_view_loc *loc);
 
 /* =========================================================================
  * The host-program interpreter (interp.c)

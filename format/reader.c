@@ -11,6 +11,7 @@
  * ELF places them at any file offset, so nothing here is aligned.
  */
 #include <elf.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,8 +23,13 @@ const char *const loom_image_sec_names[LOOM_SEC_COUNT] = {
 	LOOM_IMAGE_SECTION_INFO, LOOM_IMAGE_SECTION_THREADS,
 	LOOM_IMAGE_SECTION_CONFIGS, LOOM_IMAGE_SECTION_TEMPLATES,
 	LOOM_IMAGE_SECTION_PATCHES, LOOM_IMAGE_SECTION_STRTAB,
-	LOOM_IMAGE_SECTION_HOST,
+	LOOM_IMAGE_SECTION_HOST, LOOM_IMAGE_SECTION_SRCMAP,
 };
+
+static bool optional_sec(int s)
+{
+	return s == LOOM_SEC_HOST || s == LOOM_SEC_SRCMAP;
+}
 
 /* Writes why the image is bad into @why; returns LOOM_FORMAT_BAD_IMAGE. */
 __attribute__((format(printf, 3, 4)))
@@ -119,7 +125,7 @@ static int find_sections(struct loom_image_view *v, const Elf64_Ehdr *eh,
 		}
 	}
 	for (int s = 0; s < LOOM_SEC_COUNT; s++)
-		if (!v->sec[s] && s != LOOM_SEC_HOST)
+		if (!v->sec[s] && !optional_sec(s))
 			FAIL("missing section %s", loom_image_sec_names[s]);
 	return 0;
 }
@@ -302,6 +308,133 @@ static int check_thread(const struct loom_image_view *v, unsigned i,
 	return 0;
 }
 
+/* ------------------------------------------------------ .loom.srcmap --- */
+
+static struct loom_srcmap_header srcmap_header(const struct loom_image_view *v)
+{
+	struct loom_srcmap_header h;
+
+	memcpy(&h, v->sec[LOOM_SEC_SRCMAP], sizeof(h));
+	return h;
+}
+
+static struct loom_srcmap_entry srcmap_entry(const struct loom_image_view *v,
+					     uint32_t i)
+{
+	struct loom_srcmap_entry e;
+
+	memcpy(&e, v->sec[LOOM_SEC_SRCMAP] + sizeof(struct loom_srcmap_header) +
+	       (uint64_t)i * sizeof(e), sizeof(e));
+	return e;
+}
+
+/* Orders entries by their key: kind, unit, at, slot, out. */
+static int srcmap_key_cmp(const struct loom_srcmap_entry *a,
+			  const struct loom_srcmap_entry *b)
+{
+	uint32_t ka[5] = { a->kind, a->unit, a->at, a->slot, a->out };
+	uint32_t kb[5] = { b->kind, b->unit, b->at, b->slot, b->out };
+
+	for (int i = 0; i < 5; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i] ? -1 : 1;
+	return 0;
+}
+
+/* The fields of @e's kind are in range, the others zero. */
+static bool srcmap_entry_ok(const struct loom_image_view *v,
+			    const struct loom_srcmap_entry *e, uint32_t strings)
+{
+	unsigned tiles = v->info.fabric_width * v->info.fabric_height;
+	bool thread = e->unit < v->info.num_threads;
+
+	if (e->reserved || e->name >= strings || !e->line || !e->col)
+		return false;
+	switch (e->kind) {
+	case LOOM_SRCMAP_THREAD:
+		return thread && !e->at && !e->slot && !e->out;
+	case LOOM_SRCMAP_SLOT:
+		return thread && e->at < tiles && e->slot < LOOM_PE_SLOTS && !e->out;
+	case LOOM_SRCMAP_PORT:
+		return thread && e->at < LOOM_MAX_PORTS && !e->slot && !e->out;
+	case LOOM_SRCMAP_ROUTE:
+		return thread && e->at < tiles && e->slot < LOOM_PE_SLOTS &&
+		       e->out < LOOM_ROUTE_OUTS;
+	case LOOM_SRCMAP_HOST:	/* instructions: checked at the lookup */
+		return !e->at && !e->slot && !e->out;
+	}
+	return false;
+}
+
+/*
+ * The header, every entry in range and in strictly ascending key order
+ * (the lookup's binary search needs it), the strings NUL-terminated.
+ */
+static int check_srcmap(const struct loom_image_view *v, char *why,
+			size_t whylen)
+{
+	const uint64_t len = v->len[LOOM_SEC_SRCMAP];
+	struct loom_srcmap_header h;
+	struct loom_srcmap_entry prev = { 0 }, e;
+	const uint8_t *strings;
+
+	if (!v->sec[LOOM_SEC_SRCMAP])
+		return 0;
+	if (len < sizeof(h))
+		FAIL(".loom.srcmap is too short");
+	h = srcmap_header(v);
+	if (h.magic != LOOM_SRCMAP_MAGIC || h.version != LOOM_SRCMAP_VERSION ||
+	    !zero(h.reserved, sizeof(h.reserved)) || !h.strings_size ||
+	    len != sizeof(h) + (uint64_t)h.num_entries * sizeof(e) + h.strings_size)
+		FAIL(".loom.srcmap: bad header or size");
+	strings = v->sec[LOOM_SEC_SRCMAP] + len - h.strings_size;
+	if (strings[0] || strings[h.strings_size - 1] || h.file >= h.strings_size)
+		FAIL(".loom.srcmap: bad strings");
+	for (uint32_t i = 0; i < h.num_entries; i++) {
+		e = srcmap_entry(v, i);
+		if (!srcmap_entry_ok(v, &e, h.strings_size))
+			FAIL(".loom.srcmap: entry %u is bad", i);
+		if (i && srcmap_key_cmp(&prev, &e) >= 0)
+			FAIL(".loom.srcmap: entry %u is out of order", i);
+		prev = e;
+	}
+	return 0;
+}
+
+int loom_view_source(const struct loom_image_view *v,
+		     const struct loom_srcmap_entry *key,
+		     struct loom_view_loc *loc)
+{
+	struct loom_srcmap_header h;
+	const char *strings;
+	uint32_t lo = 0, hi;
+
+	if (!v->sec[LOOM_SEC_SRCMAP])
+		return -ENOENT;
+	h = srcmap_header(v);
+	strings = (const char *)v->sec[LOOM_SEC_SRCMAP] + v->len[LOOM_SEC_SRCMAP] -
+		  h.strings_size;
+	hi = h.num_entries;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		struct loom_srcmap_entry e = srcmap_entry(v, mid);
+		int c = srcmap_key_cmp(&e, key);
+
+		if (c < 0) {
+			lo = mid + 1;
+		} else if (c > 0) {
+			hi = mid;
+		} else {
+			*loc = (struct loom_view_loc){
+				.file = strings + h.file, .line = e.line,
+				.col = e.col, .name = strings + e.name,
+			};
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int loom_view_open(struct loom_image_view *v, const void *data, size_t size,
 		   char *why, size_t whylen)
 {
@@ -320,6 +453,8 @@ int loom_view_open(struct loom_image_view *v, const void *data, size_t size,
 		ret = check_info(v, why, whylen);
 	for (unsigned i = 0; !ret && i < v->info.num_threads; i++)
 		ret = check_thread(v, i, why, whylen);
+	if (!ret)
+		ret = check_srcmap(v, why, whylen);
 	return ret;
 }
 

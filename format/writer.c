@@ -4,10 +4,11 @@
  *
  * Sections grow as threads are added; loom_builder_finish() lays out the
  * ELF file: the header, each section 8-byte aligned in enum loom_image_sec
- * order (.loom.host, last, only when there is a host program), the
- * section-name table right after them, then the section headers, 8-byte
- * aligned.  loomc's images have had exactly this layout since the format
- * began, and it stays byte for byte.
+ * order (.loom.host only when there is a host program, .loom.srcmap only
+ * with a source map), the section-name table right after them, then the
+ * section headers, 8-byte aligned.  loomc's images have had exactly this
+ * layout since the format began, and an image without a source map stays
+ * byte for byte what it was before there were source maps.
  */
 #include <elf.h>
 #include <errno.h>
@@ -76,6 +77,17 @@ struct loom_image_builder {
 	struct buf host_funcs, host_insns, host_consts, host_list;
 	struct buf host_names;		/* the functions' names, NUL-separated */
 	uint32_t num_host_funcs;
+	/*
+	 * The source map: entries in the order added (their @name offsets
+	 * into @src_strings, which starts with the empty string), sorted at
+	 * finish; @src_slots an open-addressing table of string offsets, so
+	 * each name is stored once.
+	 */
+	bool has_sources;
+	uint32_t src_file;
+	struct buf src_entries, src_strings;
+	uint32_t *src_slots;
+	size_t src_slots_cap, src_slots_used;
 };
 
 int loom_builder_new(unsigned fabric_width, unsigned fabric_height,
@@ -122,6 +134,7 @@ void loom_builder_free(struct loom_image_builder *b)
 	for (int s = 0; s < LOOM_SEC_COUNT; s++)
 		free(b->sec[s].p);
 	host_clear(b);
+	loom_builder_drop_sources(b);
 	free(b);
 }
 
@@ -367,6 +380,195 @@ static int host_section(const struct loom_image_builder *b, struct buf *host,
 	return 0;
 }
 
+/* --------------------------------------------------------- source map --- */
+
+void loom_builder_drop_sources(struct loom_image_builder *b)
+{
+	if (!b)
+		return;
+	free(b->src_entries.p);
+	free(b->src_strings.p);
+	free(b->src_slots);
+	memset(&b->src_entries, 0, sizeof(b->src_entries));
+	memset(&b->src_strings, 0, sizeof(b->src_strings));
+	b->src_slots = NULL;
+	b->src_slots_cap = b->src_slots_used = 0;
+	b->src_file = 0;
+	b->has_sources = false;
+}
+
+static uint32_t fnv1a32(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static int grow_string_slots(struct loom_image_builder *b)
+{
+	size_t cap = b->src_slots_cap ? 2 * b->src_slots_cap : 256;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->src_slots_cap; i++) {
+		uint32_t at = b->src_slots[i];
+		size_t k;
+
+		if (!at)
+			continue;
+		k = fnv1a32((const char *)b->src_strings.p + at) & (cap - 1);
+		while (slots[k])
+			k = (k + 1) & (cap - 1);
+		slots[k] = at;
+	}
+	free(b->src_slots);
+	b->src_slots = slots;
+	b->src_slots_cap = cap;
+	return 0;
+}
+
+/* @s's offset in the source map's strings, added once; 0 for "" or NULL. */
+static int64_t source_string(struct loom_image_builder *b, const char *s)
+{
+	size_t k;
+	int64_t at;
+
+	if (!s || !*s)
+		return 0;
+	if (!b->src_strings.len && buf_add(&b->src_strings, "", 1) < 0)
+		return -ENOMEM;
+	if (2 * (b->src_slots_used + 1) > b->src_slots_cap &&
+	    grow_string_slots(b))
+		return -ENOMEM;
+	k = fnv1a32(s) & (b->src_slots_cap - 1);
+	for (; b->src_slots[k]; k = (k + 1) & (b->src_slots_cap - 1))
+		if (!strcmp((const char *)b->src_strings.p + b->src_slots[k], s))
+			return b->src_slots[k];
+	at = buf_add(&b->src_strings, s, strlen(s) + 1);
+	if (at < 0 || at > UINT32_MAX)
+		return -ENOMEM;
+	b->src_slots[k] = at;
+	b->src_slots_used++;
+	return at;
+}
+
+int loom_builder_set_source_file(struct loom_image_builder *b,
+				 const char *file)
+{
+	int64_t at;
+
+	if (!b || !file)
+		return -EINVAL;
+	at = source_string(b, file);
+	if (at < 0)
+		return at;
+	b->src_file = at;
+	b->has_sources = true;
+	return 0;
+}
+
+static bool source_key_ok(const struct loom_srcmap_entry *e)
+{
+	switch (e->kind) {
+	case LOOM_SRCMAP_THREAD: case LOOM_SRCMAP_PORT: case LOOM_SRCMAP_HOST:
+		return !e->slot && !e->out && (e->kind != LOOM_SRCMAP_PORT ||
+					       e->at < LOOM_MAX_PORTS);
+	case LOOM_SRCMAP_SLOT:
+		return e->slot < LOOM_PE_SLOTS && !e->out;
+	case LOOM_SRCMAP_ROUTE:
+		return e->slot < LOOM_PE_SLOTS && e->out < LOOM_ROUTE_OUTS;
+	}
+	return false;
+}
+
+int loom_builder_add_source(struct loom_image_builder *b,
+			    const struct loom_srcmap_entry *e,
+			    const char *name)
+{
+	struct loom_srcmap_entry copy;
+	int64_t at;
+
+	if (!b || !e || !source_key_ok(e) || !e->line || !e->col)
+		return -EINVAL;
+	at = source_string(b, name);
+	if (at < 0)
+		return at;
+	copy = (struct loom_srcmap_entry){
+		.kind = e->kind, .slot = e->slot, .out = e->out,
+		.unit = e->unit, .at = e->at, .line = e->line, .col = e->col,
+		.name = at,
+	};
+	if (buf_add(&b->src_entries, &copy, sizeof(copy)) < 0)
+		return -ENOMEM;
+	b->has_sources = true;
+	return 0;
+}
+
+/* An entry and the order it was added in: ties keep the first added. */
+struct sorted_entry {
+	struct loom_srcmap_entry e;
+	size_t seq;
+};
+
+static int by_key(const void *pa, const void *pb)
+{
+	const struct sorted_entry *a = pa, *b = pb;
+	uint32_t ka[5] = { a->e.kind, a->e.unit, a->e.at, a->e.slot, a->e.out };
+	uint32_t kb[5] = { b->e.kind, b->e.unit, b->e.at, b->e.slot, b->e.out };
+
+	for (int i = 0; i < 5; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i] ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static bool same_key(const struct loom_srcmap_entry *a,
+		     const struct loom_srcmap_entry *b)
+{
+	return a->kind == b->kind && a->unit == b->unit && a->at == b->at &&
+	       a->slot == b->slot && a->out == b->out;
+}
+
+/* .loom.srcmap: header, the entries by key (one per key), the strings. */
+static int srcmap_section(const struct loom_image_builder *b, struct buf *out)
+{
+	size_t n = b->src_entries.len / sizeof(struct loom_srcmap_entry), kept = 0;
+	struct sorted_entry *v = malloc((n ? n : 1) * sizeof(*v));
+	struct loom_srcmap_header h = { .magic = LOOM_SRCMAP_MAGIC,
+					.version = LOOM_SRCMAP_VERSION,
+					.file = b->src_file };
+	static const char empty[1];
+	int ret = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&v[i].e, b->src_entries.p + i * sizeof(v[i].e), sizeof(v[i].e));
+		v[i].seq = i;
+	}
+	qsort(v, n, sizeof(*v), by_key);
+	for (size_t i = 0; i < n; i++)
+		if (!kept || !same_key(&v[kept - 1].e, &v[i].e))
+			v[kept++] = v[i];
+	h.num_entries = kept;
+	h.strings_size = b->src_strings.len ? b->src_strings.len : 1;
+	if (buf_add(out, &h, sizeof(h)) < 0)
+		ret = -ENOMEM;
+	for (size_t i = 0; i < kept && !ret; i++)
+		if (buf_add(out, &v[i].e, sizeof(v[i].e)) < 0)
+			ret = -ENOMEM;
+	if (!ret && buf_add(out, b->src_strings.len ? (const void *)b->src_strings.p :
+			    empty, h.strings_size) < 0)
+		ret = -ENOMEM;
+	free(v);
+	return ret;
+}
+
 /* ---------------------------------------------------------------- ELF --- */
 
 static int64_t shdr(struct buf *out, uint32_t name, uint32_t type,
@@ -395,28 +597,36 @@ static Elf64_Ehdr elf_header(unsigned num_sections, uint64_t shoff)
 	return eh;
 }
 
-/* The file from the sections in @sec, the first @nsec of them. */
-static int elf_file(const struct buf *sec, int nsec, struct buf *out)
+/* The file from the sections in @sec that are @present, in their order. */
+static int elf_file(const struct buf *sec, const bool *present,
+		    struct buf *out)
 {
 	struct buf shstr = { 0 };
 	uint64_t off[LOOM_SEC_COUNT];
 	uint32_t name[LOOM_SEC_COUNT + 1];
 	int64_t shstr_off, shoff;
+	unsigned nsec = 0;
 	Elf64_Ehdr eh;
 	int ret = 0;
 
 	buf_add(&shstr, "", 1);
-	for (int s = 0; s <= nsec; s++) {
-		const char *n = s < nsec ? loom_image_sec_names[s] : ".shstrtab";
+	for (int s = 0; s <= LOOM_SEC_COUNT; s++) {
+		const char *n = s < LOOM_SEC_COUNT ? loom_image_sec_names[s] : ".shstrtab";
 
+		if (s < LOOM_SEC_COUNT && !present[s])
+			continue;
 		name[s] = shstr.len;
 		buf_add(&shstr, n, strlen(n) + 1);
 	}
 	buf_add(out, NULL, sizeof(eh));		/* filled below */
-	for (int s = 0; s < nsec; s++) {
-		int64_t at = buf_align8(out);
+	for (int s = 0; s < LOOM_SEC_COUNT; s++) {
+		int64_t at;
 
+		if (!present[s])
+			continue;
+		at = buf_align8(out);
 		off[s] = at;
+		nsec++;
 		if (at < 0 || buf_add(out, sec[s].p, sec[s].len) < 0)
 			ret = -ENOMEM;
 	}
@@ -425,11 +635,12 @@ static int elf_file(const struct buf *sec, int nsec, struct buf *out)
 	if (ret || !shstr.len || shstr_off < 0 || shoff < 0 ||
 	    shdr(out, 0, SHT_NULL, 0, 0) < 0)
 		ret = -ENOMEM;
-	for (int s = 0; s < nsec && !ret; s++)
-		if (shdr(out, name[s], s == LOOM_SEC_STRTAB ? SHT_STRTAB : SHT_PROGBITS,
+	for (int s = 0; s < LOOM_SEC_COUNT && !ret; s++)
+		if (present[s] &&
+		    shdr(out, name[s], s == LOOM_SEC_STRTAB ? SHT_STRTAB : SHT_PROGBITS,
 			 off[s], sec[s].len) < 0)
 			ret = -ENOMEM;
-	if (!ret && shdr(out, name[nsec], SHT_STRTAB, shstr_off, shstr.len) < 0)
+	if (!ret && shdr(out, name[LOOM_SEC_COUNT], SHT_STRTAB, shstr_off, shstr.len) < 0)
 		ret = -ENOMEM;
 	free(shstr.p);
 	if (ret)
@@ -446,7 +657,8 @@ int loom_builder_finish(struct loom_image_builder *b, void **bytes,
 	struct loom_image_info info = {
 		.magic = LOOM_IMAGE_MAGIC, .version = LOOM_IMAGE_VERSION,
 	};
-	int nsec = LOOM_SEC_HOST, ret = 0;
+	bool present[LOOM_SEC_COUNT];
+	int ret = 0;
 
 	if (!b || !bytes || !size)
 		return -EINVAL;
@@ -458,17 +670,23 @@ int loom_builder_finish(struct loom_image_builder *b, void **bytes,
 	sec[LOOM_SEC_INFO] = (struct buf){ (unsigned char *)&info, sizeof(info), sizeof(info) };
 	sec[LOOM_SEC_STRTAB] = (struct buf){ 0 };
 	sec[LOOM_SEC_HOST] = (struct buf){ 0 };
+	sec[LOOM_SEC_SRCMAP] = (struct buf){ 0 };
+	for (int s = 0; s < LOOM_SEC_COUNT; s++)
+		present[s] = true;
+	present[LOOM_SEC_HOST] = b->num_host_funcs > 0;
+	present[LOOM_SEC_SRCMAP] = b->has_sources;
 	if (buf_add(&sec[LOOM_SEC_STRTAB], b->sec[LOOM_SEC_STRTAB].p,
 		    b->sec[LOOM_SEC_STRTAB].len) < 0)
 		ret = -ENOMEM;
-	if (!ret && b->num_host_funcs) {
-		nsec = LOOM_SEC_COUNT;
+	if (!ret && present[LOOM_SEC_HOST])
 		ret = host_section(b, &sec[LOOM_SEC_HOST], &sec[LOOM_SEC_STRTAB]);
-	}
+	if (!ret && present[LOOM_SEC_SRCMAP])
+		ret = srcmap_section(b, &sec[LOOM_SEC_SRCMAP]);
 	if (!ret)
-		ret = elf_file(sec, nsec, &out);
+		ret = elf_file(sec, present, &out);
 	free(sec[LOOM_SEC_STRTAB].p);
 	free(sec[LOOM_SEC_HOST].p);
+	free(sec[LOOM_SEC_SRCMAP].p);
 	if (ret) {
 		free(out.p);
 		return ret;

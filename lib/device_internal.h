@@ -146,6 +146,8 @@ struct loom_image {
 	uint32_t strtab_size;
 	void *host;			/* .loom.host copy, aligned; NULL if none */
 	uint64_t host_size;
+	unsigned char *srcmap;		/* .loom.srcmap in @bytes; NULL if none */
+	uint64_t srcmap_size;
 	void *bytes;			/* owns every pointer above but threads/patches */
 	uint64_t digest;		/* FNV-1a of the loaded bytes (loom_image_digest) */
 	struct loom_image_site *sites;	/* registered launch sites (point.c) */

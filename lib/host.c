@@ -26,6 +26,7 @@
 
 #include "loom_device.h"
 #include "device_internal.h"
+#include "failure.h"
 #include "loom_format.h"
 
 /* ------------------------------------------------------------- state --- */
@@ -35,6 +36,8 @@ struct domain;
 struct launch {
 	struct loom_token *token;	/* NULL: nothing to wait for */
 	const char *thread;
+	int64_t insn;			/* its LAUNCH instruction */
+	unsigned thread_index;
 	bool counted;			/* counters taken */
 	struct domain *domain;		/* a dynamic-work launch, until joined */
 	int error;			/* a joined domain's outcome */
@@ -75,6 +78,8 @@ struct run {
 	struct launch *launches;
 	size_t n_launches, cap_launches, drained;
 	const char *func;		/* the host function run: launch sites */
+	const struct loom_image_view *view;
+	unsigned func_index;
 };
 
 static int64_t timeout(const struct run *s)
@@ -103,6 +108,21 @@ static void observe_dense(struct run *s, struct launch *l, int error,
 
 static int join_domain(struct run *s, struct launch *l);
 
+/*
+ * The first launch that failed, for loom_host_report(): its LAUNCH and
+ * thread, and for a job of its own what the device said of it.
+ */
+static void launch_failed(struct run *s, const struct launch *l)
+{
+	if (s->st->failed_launch >= 0)
+		return;
+	s->st->failed_launch = l->insn;
+	s->st->failed_thread = l->thread_index;
+	if (l->token && !l->domain)
+		loom_job_failure_read(l->token, s->view->info.fabric_width *
+				      s->view->info.fabric_height, s->st);
+}
+
 static int wait_launch(struct run *s, struct launch *l)
 {
 	struct loom_hw_counters c;
@@ -115,6 +135,8 @@ static int wait_launch(struct run *s, struct launch *l)
 	if (!l->token || l->counted)
 		return l->token ? loom_token_wait(l->token, timeout(s)) : 0;
 	ret = loom_token_wait(l->token, timeout(s));
+	if (ret)
+		launch_failed(s, l);
 	if (ret == -ETIMEDOUT)
 		return ret;
 	l->counted = true;
@@ -141,7 +163,8 @@ static int drain(struct run *s)
 }
 
 static int add_launch(struct run *s, struct loom_token *token,
-		      const char *thread, uint64_t *id)
+		      const struct loom_interp_launch *il, const char *thread,
+		      uint64_t *id)
 {
 	if (s->n_launches == s->cap_launches) {
 		size_t cap = s->cap_launches ? 2 * s->cap_launches : 16;
@@ -152,8 +175,10 @@ static int add_launch(struct run *s, struct loom_token *token,
 		s->launches = l;
 		s->cap_launches = cap;
 	}
-	s->launches[s->n_launches] = (struct launch){ token, thread, false,
-						      NULL, 0 };
+	s->launches[s->n_launches] = (struct launch){
+		.token = token, .thread = thread, .thread_index = il->thread,
+		.insn = loom_view_host_launch(s->view, s->func_index, il->ordinal),
+	};
 	*id = s->n_launches++;
 	return 0;
 }
@@ -413,6 +438,13 @@ static int join_domain(struct run *s, struct launch *l)
 
 	pthread_join(d->thread, NULL);
 	ret = d->ret;
+	if (ret) {
+		launch_failed(s, l);
+		if (d->ran && d->res.work.failed)
+			loom_item_id_format(&d->res.work.failed_item,
+					    s->st->failed_item,
+					    sizeof(s->st->failed_item));
+	}
 	l->domain = NULL;
 	l->error = ret;
 	l->counted = true;
@@ -503,7 +535,7 @@ static int launch(void *ctx, const struct loom_interp_launch *l)
 	if (ret)
 		return ret;
 	/* its number is the interpreter's count of launches: ours too */
-	ret = add_launch(s, tok, ti.name, &id);
+	ret = add_launch(s, tok, l, ti.name, &id);
 	if (!ret) {
 		s->launches[id].domain = d;
 		return 0;
@@ -513,7 +545,8 @@ static int launch(void *ctx, const struct loom_interp_launch *l)
 		loom_token_free(tok);
 	}
 	if (d) {
-		struct launch gone = { .domain = d, .thread = ti.name };
+		struct launch gone = { .domain = d, .thread = ti.name,
+				       .insn = -1 };
 
 		join_domain(s, &gone);
 		loom_token_free(gone.token);
@@ -552,6 +585,8 @@ int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 	s.st = stats ? stats : &dummy;
 	memset(s.st, 0, sizeof(*s.st));
 	s.st->failed_insn = -1;
+	s.st->failed_launch = -1;
+	s.st->failed_thread = -1;
 	if (opt)
 		s.opt = *opt;
 	loom_image_view_of(img, &v);
@@ -563,6 +598,8 @@ int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 	s.dev = dev;
 	s.img = img;
 	s.func = loom_view_name(&v, loom_view_host_func(&v, func).name);
+	s.view = &v;
+	s.func_index = func;
 	ret = loom_interp_run(&v, func, &device_backend, &s, &is);
 	s.st->insns = is.insns;
 	s.st->failed_insn = is.failed_insn;

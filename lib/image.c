@@ -50,6 +50,10 @@ static int map_sections(struct loom_image *img, const struct loom_image_view *v)
 		memcpy(img->host, v->sec[LOOM_SEC_HOST], v->len[LOOM_SEC_HOST]);
 		img->host_size = v->len[LOOM_SEC_HOST];
 	}
+	if (v->sec[LOOM_SEC_SRCMAP]) {	/* checked by loom_view_open() */
+		img->srcmap = AT(LOOM_SEC_SRCMAP);
+		img->srcmap_size = v->len[LOOM_SEC_SRCMAP];
+	}
 #undef AT
 	return 0;
 }
@@ -196,6 +200,30 @@ void loom_image_view_of(const struct loom_image *img,
 	v->len[LOOM_SEC_STRTAB] = img->strtab_size;
 	v->sec[LOOM_SEC_HOST] = img->host;
 	v->len[LOOM_SEC_HOST] = img->host_size;
+	v->sec[LOOM_SEC_SRCMAP] = img->srcmap;
+	v->len[LOOM_SEC_SRCMAP] = img->srcmap_size;
+}
+
+int loom_image_source_of(const struct loom_image *img,
+			 enum loom_srcmap_kind kind, unsigned unit,
+			 unsigned at, unsigned slot, unsigned out,
+			 struct loom_source_loc *loc)
+{
+	struct loom_srcmap_entry key = { .kind = kind, .unit = unit, .at = at,
+					 .slot = slot, .out = out };
+	struct loom_image_view v;
+	struct loom_view_loc found;
+	int ret;
+
+	if (!img || !loc || slot > UINT8_MAX || out > UINT8_MAX)
+		return -EINVAL;
+	loom_image_view_of(img, &v);
+	ret = loom_view_source(&v, &key, &found);
+	if (ret)
+		return ret;
+	*loc = (struct loom_source_loc){ .file = found.file, .line = found.line,
+					 .col = found.col, .name = found.name };
+	return 0;
 }
 
 const void *loom_image_host_section(const struct loom_image *img,

@@ -18,7 +18,8 @@
  * is kept on stderr during long runs when stderr is a terminal, or with
  * --progress.
  * Exit status: 0 on success, 1 when the program (or the device, or the
- * image) fails, with loom_strerror's message on stderr, 2 on a usage error.
+ * image) fails, with a diagnostic on stderr ("prog.loom:LINE:COL: error:
+ * ..." and notes, loom_host_report()), 2 on a usage error.
  *
  * Built with LOOM_SIM defined and linked with libloom-sim, this is
  * loom-sim: the same runner on a device simulated in the process
@@ -77,7 +78,7 @@ static uint64_t now_ns(void)
 
 static void show_progress(struct run_log *log, uint64_t now)
 {
-	fprintf(stderr, "\rloom-run: %llu items, %llu jobs, %.1f s ",
+	fprintf(stderr, "\r" PROG ": %llu items, %llu jobs, %.1f s ",
 		(unsigned long long)log->items,
 		(unsigned long long)log->n_done,
 		(now - log->start_ns) / 1e9);
@@ -374,17 +375,32 @@ static void usage(FILE *f)
 		"Exit status: 0 success, 1 the program or the device failed, 2 bad usage.\n");
 }
 
-static void report_failure(const char *file, int ret,
-			   const struct loom_host_stats *st)
+/*
+ * The failure as a compiler diagnostic (loom_host_report()): at the
+ * source line when the image has a source map, else naming the image and
+ * the host instruction.
+ */
+static void report_failure(const char *file, const struct loom_image *img,
+			   int ret, const struct loom_host_stats *st)
 {
-	fprintf(stderr, PROG ": %s: %s", file, loom_strerror(ret));
-	if (st->failed_insn >= 0)
-		fprintf(stderr, " (host instruction %lld)",
-			(long long)st->failed_insn);
-	if (ret == LOOM_E_CHECK_FAILED)
-		fprintf(stderr, ": %lld != %lld", (long long)st->check_lhs,
-			(long long)st->check_rhs);
-	fputc('\n', stderr);
+	char small[1024], *text = small;
+	int n = loom_host_report(img, ret, st, small, sizeof(small));
+
+	if (n >= (int)sizeof(small)) {
+		text = malloc(n + 1);
+		if (text)
+			loom_host_report(img, ret, st, text, n + 1);
+		else
+			text = small;	/* cut short, still a report */
+	}
+	if (n < 0)
+		fprintf(stderr, PROG ": %s: %s\n", file, loom_strerror(ret));
+	else if (!strncmp(text, "error: ", 7))	/* no source line to name */
+		fprintf(stderr, PROG ": %s: %s", file, text);
+	else
+		fputs(text, stderr);
+	if (text != small)
+		free(text);
 }
 
 struct args {
@@ -547,7 +563,7 @@ int main(int argc, char **argv)
 		fputc('\n', stderr);
 	}
 	if (ret)
-		report_failure(a.file, ret, &st);
+		report_failure(a.file, img, ret, &st);
 	if (a.stats)
 		fprintf(stderr, "jobs %llu cycles %llu firings %llu items %llu "
 			"steals %llu time %.1f ms\n",

@@ -15,13 +15,16 @@
  *   .loom.host       the host program (loomc's host functions; format in
  *                    Documentation/compiler.rst), optional
  *   .loom.strtab     NUL-terminated names, referenced by offset
+ *   .loom.srcmap     the source map (debug information, below), optional
  *   .shstrtab        section names
  *
  * Offsets and sizes inside the structs are relative to the start of the
  * section they point into.  All fields are little-endian; reserved fields
  * are zero.  Loaders reject an image whose version they do not know, whose
  * sections are missing or overlap the file's end, or whose references point
- * outside their sections.
+ * outside their sections.  Sections of other names are skipped, so a
+ * loader that predates an optional section (.loom.srcmap) loads the image
+ * as if it had none.
  */
 #ifndef LOOM_IMAGE_H
 #define LOOM_IMAGE_H
@@ -38,6 +41,7 @@
 #define LOOM_IMAGE_SECTION_PATCHES	".loom.patches"
 #define LOOM_IMAGE_SECTION_HOST		".loom.host"
 #define LOOM_IMAGE_SECTION_STRTAB	".loom.strtab"
+#define LOOM_IMAGE_SECTION_SRCMAP	".loom.srcmap"
 
 /**
  * struct loom_image_info - the image as a whole
@@ -226,6 +230,82 @@ struct loom_host_insn {
 	__u32 b;
 	__u32 c;
 	__u32 d;
+};
+
+/* ------------------------------------------------------------------------
+ * The source map (.loom.srcmap): where in the source each PE slot, port
+ * and route of a thread's configuration and each host instruction comes
+ * from, so that a failed job can be reported at a source line.  Debug
+ * information only: nothing a device runs reads it, loomc --strip leaves
+ * it out, and loaders that predate it skip it.
+ *
+ * Layout: struct loom_srcmap_header, num_entries struct loom_srcmap_entry
+ * in ascending (kind, unit, at, slot, out) order with no key twice, then
+ * strings_size bytes of NUL-terminated strings referenced by offset from
+ * their start (offset 0 is the empty string).
+ */
+#define LOOM_SRCMAP_MAGIC	0x4d534c4cU	/* "LLSM" */
+#define LOOM_SRCMAP_VERSION	1
+
+/**
+ * struct loom_srcmap_header - the source map's header (32 bytes)
+ * @magic: LOOM_SRCMAP_MAGIC
+ * @version: LOOM_SRCMAP_VERSION
+ * @num_entries: entries after the header
+ * @file: the source file's name (as the compiler was given it) in the
+ *	strings
+ * @strings_size: bytes of strings after the entries; at least 1, the last
+ *	one a NUL
+ * @reserved: must be zero
+ */
+struct loom_srcmap_header {
+	__u32 magic;
+	__u32 version;
+	__u32 num_entries;
+	__u32 file;
+	__u32 strings_size;
+	__u32 reserved[3];
+};
+
+/* What a source map entry locates; each names its key's fields. */
+enum loom_srcmap_kind {
+	LOOM_SRCMAP_THREAD = 1,	/* @unit: a thread: its definition */
+	LOOM_SRCMAP_SLOT = 2,	/* @unit: thread, @at: tile, @slot: its
+				   operation (the PE of a spatial
+				   configuration is slot 0) */
+	LOOM_SRCMAP_PORT = 3,	/* @unit: thread, @at: port binding index:
+				   the argument, coordinate or ctrl it feeds */
+	LOOM_SRCMAP_ROUTE = 4,	/* @unit: thread, @at: tile, @slot, @out:
+				   enum loom_route_out: the value the
+				   switch output carries */
+	LOOM_SRCMAP_HOST = 5,	/* @unit: host instruction (its index in
+				   .loom.host): the operation compiled
+				   into it */
+};
+
+/**
+ * struct loom_srcmap_entry - one location (24 bytes)
+ * @kind: enum loom_srcmap_kind
+ * @slot: LOOM_SRCMAP_SLOT and _ROUTE: the slot; else zero
+ * @out: LOOM_SRCMAP_ROUTE: the route output; else zero
+ * @reserved: must be zero
+ * @unit: thread index or host instruction index (see the kind)
+ * @at: tile index (y * width + x) or port binding index; else zero
+ * @line: 1-based source line
+ * @col: 1-based byte column
+ * @name: the SSA value the operation computes, without '%', in the
+ *	strings; 0 when it has none (a store, a yield)
+ */
+struct loom_srcmap_entry {
+	__u8 kind;
+	__u8 slot;
+	__u8 out;
+	__u8 reserved;
+	__u32 unit;
+	__u32 at;
+	__u32 line;
+	__u32 col;
+	__u32 name;
 };
 
 #endif /* LOOM_IMAGE_H */

@@ -42,7 +42,7 @@ struct built {
 	struct loom_image_view v;
 };
 
-static int build(struct built *b, const char *text)
+static int build_image(struct built *b, const char *text, bool strip)
 {
 	struct compile_options o = { .width = 4, .height = 4 };
 	struct image_builder img;
@@ -55,6 +55,7 @@ static int build(struct built *b, const char *text)
 		abort();
 	diag_init(&d, &s, NULL, false);
 	image_init(&img, 4, 4);
+	img.strip = strip;
 	errors = compile_source(&d, &o, &img);
 	if (!errors)
 		image_write(&img, &b->data, &b->size);
@@ -70,6 +71,11 @@ static int build(struct built *b, const char *text)
 		return -1;
 	}
 	return 0;
+}
+
+static int build(struct built *b, const char *text)
+{
+	return build_image(b, text, false);
 }
 
 static uint32_t dword(const struct loom_image_view *v,
@@ -96,7 +102,7 @@ TEST(elf_layout)
 	CHECK_EQ(32, sizeof(struct loom_host_header));
 	CHECK_EQ(16, sizeof(struct loom_host_func));
 	CHECK_EQ(24, sizeof(struct loom_host_insn));
-	CHECK_EQ(9, eh.e_shnum);		/* null, seven .loom.*, .shstrtab */
+	CHECK_EQ(10, eh.e_shnum);	/* null, eight .loom.*, .shstrtab */
 	REQUIRE(b.v.sec[LOOM_SEC_HOST]);
 	CHECK_EQ(1, b.v.host.num_funcs);
 	CHECK(!strcmp("main", loom_view_name(&b.v, loom_view_host_func(&b.v, 0).name)));
@@ -485,7 +491,7 @@ TEST(no_host_section_without_host_functions)
 
 	REQUIRE(build(&b, strstr(src, "dataflow.thread @kids")) == 0);
 	memcpy(&eh, b.data, sizeof(eh));
-	CHECK_EQ(8, eh.e_shnum);
+	CHECK_EQ(9, eh.e_shnum);	/* the source map, no host program */
 	CHECK(!b.v.sec[LOOM_SEC_HOST]);
 	free(b.data);
 }
@@ -500,6 +506,188 @@ TEST(duplicate_thread_names)
 	snprintf(text, sizeof(text), "%.*s// -----\n%.*s", (int)(one - src),
 		 src, (int)(one - src), src);
 	CHECK_EQ(-1, build(&b, text));
+}
+
+/* ------------------------------------------------------- source map --- */
+
+static int lookup(const struct loom_image_view *v, unsigned kind,
+		  unsigned unit, unsigned at, unsigned slot, unsigned out,
+		  struct loom_view_loc *loc)
+{
+	struct loom_srcmap_entry key = { .kind = kind, .unit = unit, .at = at,
+					 .slot = slot, .out = out };
+
+	return loom_view_source(v, &key, loc);
+}
+
+static const struct loom_tile_config *slot_of(const struct loom_image_view *v,
+					      const struct loom_image_thread *t,
+					      const struct loom_fabric_config *c,
+					      unsigned tile, unsigned k)
+{
+	unsigned slots = LOOM_CONFIG_SLOTS(c->version, c->slots);
+
+	return (const void *)(v->sec[LOOM_SEC_CONFIGS] + t->config_offset +
+			      sizeof(*c) + (tile * slots + k) *
+			      sizeof(struct loom_tile_config));
+}
+
+/*
+ * Every used slot, every port and every switch output that carries a
+ * value has its source line; the ones we know are where the source says.
+ */
+TEST(source_map_locates_slots_ports_routes)
+{
+	struct built b;
+	struct loom_image_thread t;
+	struct loom_fabric_config c;
+	struct loom_view_loc loc;
+	unsigned slots, loads = 0, adds = 0, routes = 0;
+
+	REQUIRE(build(&b, src) == 0);
+	REQUIRE(b.v.sec[LOOM_SEC_SRCMAP]);
+	t = loom_view_thread(&b.v, 0);
+	memcpy(&c, b.v.sec[LOOM_SEC_CONFIGS] + t.config_offset, sizeof(c));
+	slots = LOOM_CONFIG_SLOTS(c.version, c.slots);
+	REQUIRE_EQ(0, lookup(&b.v, LOOM_SRCMAP_THREAD, 0, 0, 0, 0, &loc));
+	CHECK(!strcmp("t.loom", loc.file));
+	CHECK_EQ(1, loc.line);
+	CHECK_EQ(17, loc.col);		/* "@vadd" */
+	for (unsigned tile = 0; tile < 16; tile++)
+		for (unsigned k = 0; k < slots; k++) {
+			const struct loom_tile_config *tc = slot_of(&b.v, &t, &c, tile, k);
+
+			for (unsigned o = 0; o < LOOM_ROUTE_OUTS; o++)
+				if (tc->route[o] != LOOM_SRC_NONE) {
+					CHECK_EQ(0, lookup(&b.v, LOOM_SRCMAP_ROUTE, 0, tile, k, o, &loc));
+					routes++;
+				}
+			if (tc->op == LOOM_OP_NOP) {
+				CHECK_EQ(-ENOENT, lookup(&b.v, LOOM_SRCMAP_SLOT, 0, tile, k, 0, &loc));
+				continue;
+			}
+			REQUIRE_EQ(0, lookup(&b.v, LOOM_SRCMAP_SLOT, 0, tile, k, 0, &loc));
+			if (tc->op == LOOM_OP_LOAD && !strcmp(loc.name, "x")) {
+				CHECK_EQ(2, loc.line);
+				CHECK_EQ(8, loc.col);
+				loads++;
+			}
+			/* the others compute addresses, at their load or store */
+			if (tc->op == LOOM_OP_ADD && !strcmp("s", loc.name)) {
+				CHECK_EQ(5, loc.line);
+				CHECK_EQ(8, loc.col);
+				adds++;
+			}
+		}
+	CHECK_EQ(1, loads);
+	CHECK_EQ(1, adds);
+	CHECK(routes > 0);
+	for (unsigned i = 0; i < c.num_ports; i++)
+		CHECK_EQ(0, lookup(&b.v, LOOM_SRCMAP_PORT, 0, i, 0, 0, &loc));
+	CHECK_EQ(-ENOENT, lookup(&b.v, LOOM_SRCMAP_PORT, 0, c.num_ports, 0, 0, &loc));
+	/* the host program's one instruction: "return" on line 10 */
+	REQUIRE_EQ(0, lookup(&b.v, LOOM_SRCMAP_HOST, 0, 0, 0, 0, &loc));
+	CHECK_EQ(10, loc.line);
+	CHECK_EQ(3, loc.col);
+	CHECK(!strcmp("", loc.name));
+	CHECK_EQ(-ENOENT, lookup(&b.v, LOOM_SRCMAP_HOST, 1, 0, 0, 0, &loc));
+	free(b.data);
+}
+
+/* A loop's instructions and the check in its body: each its own line. */
+TEST(source_map_host_lines)
+{
+	static const char prog[] =
+		"func.func @main() {\n"
+		"  %c0 = arith.constant 0 : index\n"
+		"  %c1 = arith.constant 1 : index\n"
+		"  %n = arith.constant 4 : index\n"
+		"  scf.for %i = %c0 to %n step %c1 {\n"
+		"    loom.check %i, %i : index\n"
+		"  }\n"
+		"  return\n"
+		"}\n";
+	unsigned fors = 0, checks = 0;
+	struct loom_view_loc loc;
+	struct built b;
+
+	REQUIRE(build(&b, prog) == 0);
+	for (unsigned i = 0; i < b.v.host.num_insns; i++) {
+		struct loom_host_insn x = loom_view_host_insn(&b.v, i);
+
+		REQUIRE_EQ(0, lookup(&b.v, LOOM_SRCMAP_HOST, i, 0, 0, 0, &loc));
+		if (x.op == LOOM_HOST_FOR || x.op == LOOM_HOST_END_FOR) {
+			CHECK_EQ(5, loc.line);
+			fors++;
+		}
+		if (x.op == LOOM_HOST_CHECK) {
+			CHECK_EQ(6, loc.line);
+			CHECK_EQ(5, loc.col);
+			checks++;
+		}
+	}
+	CHECK_EQ(2, fors);
+	CHECK_EQ(1, checks);
+	free(b.data);
+}
+
+/*
+ * --strip: no .loom.srcmap, and every other section byte for byte the
+ * unstripped image's; both images are the same on every build.
+ */
+TEST(strip_and_determinism)
+{
+	struct built full, again, stripped;
+	struct loom_view_loc loc;
+	Elf64_Ehdr eh;
+
+	REQUIRE(build(&full, src) == 0);
+	REQUIRE(build(&again, src) == 0);
+	REQUIRE(build_image(&stripped, src, true) == 0);
+	CHECK_EQ(full.size, again.size);
+	CHECK(full.size == again.size && !memcmp(full.data, again.data, full.size));
+	CHECK(!stripped.v.sec[LOOM_SEC_SRCMAP]);
+	memcpy(&eh, stripped.data, sizeof(eh));
+	CHECK_EQ(9, eh.e_shnum);
+	CHECK_EQ(-ENOENT, lookup(&stripped.v, LOOM_SRCMAP_THREAD, 0, 0, 0, 0, &loc));
+	CHECK(stripped.size < full.size);
+	for (int s = 0; s < LOOM_SEC_SRCMAP; s++) {
+		CHECK_EQ(full.v.len[s], stripped.v.len[s]);
+		CHECK(!memcmp(full.v.sec[s], stripped.v.sec[s], full.v.len[s]));
+	}
+	free(full.data);
+	free(again.data);
+	free(stripped.data);
+}
+
+/* A source map that lies is a bad image, like any other section. */
+TEST(corrupt_source_maps_are_rejected)
+{
+	struct built b;
+	size_t map, first;
+	struct loom_srcmap_header h;
+	uint32_t big = 0x7fffffff;
+	uint8_t bad = 9;
+
+	REQUIRE(build(&b, src) == 0);
+	map = b.v.sec[LOOM_SEC_SRCMAP] - (const uint8_t *)b.data;
+	first = map + sizeof(h);
+	memcpy(&h, b.v.sec[LOOM_SEC_SRCMAP], sizeof(h));
+	REQUIRE(h.num_entries > 2);
+	CHECK(!rejects(&b, 0, NULL, 0, b.size));
+	CHECK(rejects(&b, map, &big, 4, b.size));		/* magic */
+	CHECK(rejects(&b, map + 8, &big, 4, b.size));		/* entries */
+	CHECK(rejects(&b, map + 12, &big, 4, b.size));		/* file */
+	CHECK(rejects(&b, first, &bad, 1, b.size));		/* kind */
+	CHECK(rejects(&b, first + 3, &bad, 1, b.size));	/* reserved */
+	CHECK(rejects(&b, first + offsetof(struct loom_srcmap_entry, unit),
+		      &big, 4, b.size));			/* thread */
+	CHECK(rejects(&b, first + offsetof(struct loom_srcmap_entry, name),
+		      &big, 4, b.size));			/* name */
+	/* the second entry's key copied over the first: out of order */
+	CHECK(rejects(&b, first, b.v.sec[LOOM_SEC_SRCMAP] + sizeof(h) +
+		      2 * sizeof(struct loom_srcmap_entry), 12, b.size));
+	free(b.data);
 }
 
 int main(void)
@@ -517,5 +705,9 @@ int main(void)
 	RUN(duplicate_thread_names);
 	RUN(no_host_section_without_host_functions);
 	RUN(interpreter_over_a_backend);
+	RUN(source_map_locates_slots_ports_routes);
+	RUN(source_map_host_lines);
+	RUN(strip_and_determinism);
+	RUN(corrupt_source_maps_are_rejected);
 	return checks_done();
 }

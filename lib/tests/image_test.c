@@ -1080,6 +1080,149 @@ TEST(source_iv)
 	CHECK_EQ(0, loom_source_iv(0, INT64_MIN, 2));
 }
 
+/* ------------------------------------------------ source map, reports --- */
+
+/* vadd (thread 0) with a LOAD on tile 5 and a STORE on tile 6, tree. */
+static void *mapped_image(size_t *size, bool with_sources)
+{
+	static const struct loom_srcmap_entry entries[] = {
+		{ .kind = LOOM_SRCMAP_THREAD, .unit = 0, .line = 1, .col = 19 },
+		{ .kind = LOOM_SRCMAP_SLOT, .unit = 0, .at = 5, .line = 2, .col = 8 },
+		{ .kind = LOOM_SRCMAP_SLOT, .unit = 0, .at = 6, .line = 4, .col = 3 },
+		{ .kind = LOOM_SRCMAP_HOST, .unit = 7, .line = 12, .col = 8 },
+		{ .kind = LOOM_SRCMAP_HOST, .unit = 9, .line = 15, .col = 3 },
+	};
+	static const char *const names[] = { NULL, "x", NULL, "t", NULL };
+	unsigned char cfg[8192];
+	struct loom_tile_config tc = { .op = LOOM_OP_LOAD };
+	size_t n = make_config(cfg, W, H, 0);
+	struct loom_image_builder *b;
+	void *bytes = NULL;
+	int ret = 0;
+
+	memcpy(cfg + sizeof(struct loom_fabric_config) + 5 * sizeof(tc), &tc, sizeof(tc));
+	tc.op = LOOM_OP_STORE;
+	memcpy(cfg + sizeof(struct loom_fabric_config) + 6 * sizeof(tc), &tc, sizeof(tc));
+	if (loom_builder_new(W, H, &b))
+		return NULL;
+	ret = loom_builder_add_dense(b, "vadd", 1, vadd_types, 3, cfg, n) ||
+	      loom_builder_add_dense(b, "lin3", 3, lin_types, 3, cfg_vadd, vadd_size) ||
+	      loom_builder_add_dynamic(b, "tree", tree_types, 2, 1, 8, cfg_tree, tree_size);
+	/* added out of order: the writer sorts */
+	for (int i = 4; with_sources && !ret && i >= 0; i--)
+		ret = loom_builder_add_source(b, &entries[i], names[i]);
+	if (!ret && with_sources)
+		ret = loom_builder_set_source_file(b, "prog.loom");
+	if (ret || loom_builder_finish(b, &bytes, size))
+		bytes = NULL;
+	loom_builder_free(b);
+	return bytes;
+}
+
+static struct loom_image *load_mapped(bool with_sources)
+{
+	struct loom_image *img = NULL;
+	size_t size;
+	void *bytes = mapped_image(&size, with_sources);
+
+	if (!bytes || loom_image_load(bytes, size, &img))
+		img = NULL;
+	free(bytes);
+	return img;
+}
+
+TEST(source_of)
+{
+	struct loom_image *img = load_mapped(true), *bare = load_mapped(false);
+	struct loom_source_loc loc;
+
+	REQUIRE(img && bare);
+	REQUIRE_EQ(0, loom_image_source_of(img, LOOM_SRCMAP_SLOT, 0, 5, 0, 0, &loc));
+	CHECK(!strcmp("prog.loom", loc.file));
+	CHECK_EQ(2, loc.line);
+	CHECK_EQ(8, loc.col);
+	CHECK(!strcmp("x", loc.name));
+	REQUIRE_EQ(0, loom_image_source_of(img, LOOM_SRCMAP_SLOT, 0, 6, 0, 0, &loc));
+	CHECK(!strcmp("", loc.name));
+	REQUIRE_EQ(0, loom_image_source_of(img, LOOM_SRCMAP_HOST, 9, 0, 0, 0, &loc));
+	CHECK_EQ(15, loc.line);
+	CHECK_EQ(0, loom_image_source_of(img, LOOM_SRCMAP_THREAD, 0, 0, 0, 0, &loc));
+	CHECK_EQ(-ENOENT, loom_image_source_of(img, LOOM_SRCMAP_SLOT, 0, 5, 1, 0, &loc));
+	CHECK_EQ(-ENOENT, loom_image_source_of(img, LOOM_SRCMAP_HOST, 8, 0, 0, 0, &loc));
+	CHECK_EQ(-ENOENT, loom_image_source_of(bare, LOOM_SRCMAP_SLOT, 0, 5, 0, 0, &loc));
+	CHECK_EQ(-EINVAL, loom_image_source_of(NULL, LOOM_SRCMAP_SLOT, 0, 5, 0, 0, &loc));
+	CHECK_EQ(-EINVAL, loom_image_source_of(img, LOOM_SRCMAP_SLOT, 0, 5, 0, 0, NULL));
+	loom_image_free(img);
+	loom_image_free(bare);
+}
+
+static struct loom_host_stats failed_stats(void)
+{
+	struct loom_host_stats st = { .failed_insn = -1, .failed_launch = -1,
+				      .failed_thread = -1 };
+
+	return st;
+}
+
+/* Each failure class as a diagnostic at its line, with its notes. */
+TEST(host_reports)
+{
+	struct loom_image *img = load_mapped(true), *bare = load_mapped(false);
+	struct loom_host_stats st = failed_stats();
+	char text[1024];
+	int n;
+
+	REQUIRE(img && bare);
+	st.failed_insn = 9;
+	st.check_lhs = 4;
+	st.check_rhs = 5;
+	n = loom_host_report(img, LOOM_E_CHECK_FAILED, &st, text, sizeof(text));
+	CHECK_EQ((int)strlen(text), n);
+	CHECK(!strcmp("prog.loom:15:3: error: loom.check failed: 4 != 5\n", text));
+	/* without a source map: the host instruction */
+	loom_host_report(bare, LOOM_E_CHECK_FAILED, &st, text, sizeof(text));
+	CHECK(!strcmp("error: loom.check failed: 4 != 5 (host instruction 9)\n", text));
+
+	st = failed_stats();
+	st.failed_insn = 3;		/* a later WAIT: the launch is named */
+	st.failed_launch = 7;
+	st.failed_thread = 0;
+	st.job_status = LOOM_STATUS_MMU_FAULT;
+	st.job_detail = LOOM_MMU_FAULT_NOT_MAPPED;
+	st.fault_va = 0x1ff8;
+	loom_host_report(img, -EFAULT, &st, text, sizeof(text));
+	CHECK(!strcmp("prog.loom:12:8: error: @vadd accessed device address 0x1ff8 (not mapped)\n"
+		      "prog.loom:2:8: note: '%x' accesses memory here\n"
+		      "prog.loom:4:3: note: this operation accesses memory here\n", text));
+
+	st.job_status = LOOM_STATUS_DEADLOCK;
+	st.waiting_tiles[0] = 1ULL << 5;
+	st.blocked_tiles[0] = 1ULL << 6;
+	loom_host_report(img, -EDEADLK, &st, text, sizeof(text));
+	CHECK(!strcmp("prog.loom:12:8: error: the fabric deadlocked running @vadd: its operations wait for tokens that never come\n"
+		      "prog.loom:4:3: note: this operation is blocked here: its output has no room\n"
+		      "prog.loom:2:8: note: '%x' waits here for tokens on its inputs\n", text));
+
+	st = failed_stats();
+	st.failed_launch = 7;
+	st.failed_thread = 2;
+	strcpy(st.failed_item, "3:root/0/2");
+	loom_host_report(img, -ENOSPC, &st, text, sizeof(text));
+	CHECK(!strcmp("prog.loom:12:8: error: work item 3:root/0/2 of @tree spawned more children than its capacity (8)\n",
+		      text));
+	st.job_status = LOOM_STATUS_STOPPED;
+	loom_host_report(img, -ETIMEDOUT, &st, text, sizeof(text));
+	CHECK(!strcmp("prog.loom:12:8: error: @tree made no progress, or ran past the runtime cap, and was stopped\n",
+		      text));
+	/* like snprintf: cut short, the whole length returned */
+	n = loom_host_report(img, -ETIMEDOUT, &st, text, 10);
+	CHECK_EQ(9, (int)strlen(text));
+	CHECK(n > 60);
+	CHECK_EQ(-EINVAL, loom_host_report(img, 0, &st, text, sizeof(text)));
+	loom_image_free(img);
+	loom_image_free(bare);
+}
+
 int main(void)
 {
 	vadd_size = make_config(cfg_vadd, W, H, 4);
@@ -1104,5 +1247,7 @@ int main(void)
 	RUN(no_device_on_host_paths);
 	RUN(error_strings);
 	RUN(source_iv);
+	RUN(source_of);
+	RUN(host_reports);
 	return checks_done();
 }

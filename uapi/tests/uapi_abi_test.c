@@ -198,6 +198,12 @@ TEST(program_image)
 	CHECK_EQ(2, LOOM_DOMAIN_DYNAMIC_WORK);
 	CHECK_EQ(5, LOOM_ARG_MEMREF_I64);
 	CHECK_EQ(6, LOOM_PATCH_RESULT_VA);
+	CHECK_EQ(0x4d534c4c, LOOM_SRCMAP_MAGIC);
+	CHECK_EQ(32, sizeof(struct loom_srcmap_header));
+	CHECK_EQ(24, sizeof(struct loom_srcmap_entry));
+	CHECK_EQ(4, offsetof(struct loom_srcmap_entry, unit));
+	CHECK_EQ(20, offsetof(struct loom_srcmap_entry, name));
+	CHECK_EQ(5, LOOM_SRCMAP_HOST);
 }
 
 int main(void)

@@ -184,6 +184,41 @@ int loom_image_thread(const struct loom_image *img, const char *name,
 int loom_image_thread_at(const struct loom_image *img, unsigned index,
 			 struct loom_thread_info *info);
 
+/**
+ * struct loom_source_loc - where in a program's source part of its image
+ *	comes from
+ * @file: the source file, as loomc was given it
+ * @line: 1-based line
+ * @col: 1-based byte column
+ * @name: the SSA value the operation computes, without '%', or "" (a
+ *	store, a host instruction)
+ *
+ * The strings live as long as the image.
+ */
+struct loom_source_loc {
+	const char *file;
+	unsigned line;
+	unsigned col;
+	const char *name;
+};
+
+/*
+ * Looks up the image's source map (uapi/loom_image.h, .loom.srcmap): the
+ * source of one thing of @kind (enum loom_srcmap_kind) into *@loc.
+ * LOOM_SRCMAP_THREAD: thread @unit's definition; LOOM_SRCMAP_SLOT: the
+ * operation in slot @slot of tile @at (y * width + x) of thread @unit's
+ * configuration; LOOM_SRCMAP_PORT: what its port binding @at feeds;
+ * LOOM_SRCMAP_ROUTE: the value switch output @out (enum loom_route_out)
+ * of slot @slot of tile @at carries; LOOM_SRCMAP_HOST: the operation host
+ * instruction @unit was compiled from (struct loom_host_stats.failed_insn
+ * names one).  Returns 0, -ENOENT when the image has no source map (loomc
+ * --strip) or no entry there, -EINVAL for a NULL @img or @loc.
+ */
+int loom_image_source_of(const struct loom_image *img,
+			 enum loom_srcmap_kind kind, unsigned unit,
+			 unsigned at, unsigned slot, unsigned out,
+			 struct loom_source_loc *loc);
+
 /*
  * Images are written by loomc; the writer (format/loom_format.h) is shared
  * with libloom's own tests but is not part of libloom's interface.
@@ -1003,6 +1038,21 @@ struct loom_host_options {
  *	failed, or -1
  * @check_lhs: for LOOM_E_CHECK_FAILED, the two values compared
  * @check_rhs: likewise
+ * @failed_launch: when the run failed because a launch did (its job, its
+ *	dynamic-work run): the LAUNCH instruction that made it, else -1
+ * @failed_thread: that launch's thread (index in the image), or -1
+ * @job_status: the failed job's enum loom_hw_status as the device
+ *	reported it (JOB_INFO), LOOM_STATUS_OK when not known (a
+ *	dynamic-work launch's job, a wait that timed out)
+ * @job_detail: its detail (an MMU fault's enum loom_mmu_fault, ...)
+ * @fault_va: an MMU fault's device VA
+ * @failed_item: a dynamic-work launch's failing item
+ *	(loom_item_id_format()'s text, e.g. "3:root/0/2"), else ""
+ * @waiting_tiles: from the device's state dump of the failed job, the
+ *	tiles (bit y * width + x) whose PE held tokens at its inputs
+ * @blocked_tiles: and those whose PE output held tokens it could not send
+ *
+ * loom_host_report() turns the failure fields into a diagnostic.
  */
 struct loom_host_stats {
 	uint64_t jobs;
@@ -1013,6 +1063,14 @@ struct loom_host_stats {
 	uint64_t insns;
 	int64_t failed_insn;
 	int64_t check_lhs, check_rhs;
+	int64_t failed_launch;
+	int32_t failed_thread;
+	uint32_t job_status;
+	uint32_t job_detail;
+	uint64_t fault_va;
+	char failed_item[64];
+	uint64_t waiting_tiles[LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM / 64];
+	uint64_t blocked_tiles[LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM / 64];
 };
 
 /*
@@ -1029,6 +1087,27 @@ struct loom_host_stats {
 int loom_host_run(struct loom_device *dev, const struct loom_image *img,
 		  const struct loom_host_options *opt,
 		  struct loom_host_stats *stats);
+
+/*
+ * The failure @err of loom_host_run() on @img, with its @stats, as a
+ * compiler diagnostic in @buf: "FILE:LINE:COL: error: MESSAGE" at the
+ * source of the host instruction that failed (the loom.check that did not
+ * hold; the launch whose job failed), then a "FILE:LINE:COL: note: ..."
+ * line for each operation the device's state dump shows waiting for
+ * inputs or blocked on its output, or for each memory operation of a
+ * thread whose job took an MMU fault.  MESSAGE names what happened: a
+ * loom.check's two values, "work item 3:root/0/2 of @t spawned more
+ * children than its capacity (4)", a fabric deadlock, a hang or the
+ * runtime cap, the faulting address; other errors loom_strerror()'s
+ * sentence.  Without a source map (loomc --strip) the error line names
+ * the host instruction instead and there are no notes.  Every line ends
+ * in '\n'.  Like snprintf: at most @size - 1 characters and a NUL, and
+ * returns the length of the whole text; -EINVAL for a NULL @img or
+ * @stats, or @err 0.
+ */
+int loom_host_report(const struct loom_image *img, int err,
+		     const struct loom_host_stats *stats, char *buf,
+		     size_t size);
 
 /* =========================================================================
  * Source induction variables (spec §3)

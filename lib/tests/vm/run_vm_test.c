@@ -3,10 +3,12 @@
  * run_vm_test: loom_host_run() against the real driver and device.
  *
  * The programs are loomc images copied into the guest's /data
- * (tools/loom-vm --file x.lcb ...): every *.lcb there but bad_check.lcb
+ * (tools/loom-vm --file x.lcb ...): every *.lcb there but the bad_*.lcb
  * must run to success (their loom.check instructions validate the
  * results); bad_check.lcb (lib/tests/vm/bad_check.loom) must fail with
- * LOOM_E_CHECK_FAILED (4 != 5) and print 4 first.  Images built for
+ * LOOM_E_CHECK_FAILED (4 != 5) and print 4 first, bad_fault.lcb with an
+ * MMU fault, bad_overflow.lcb with a child overflow, each reported
+ * (loom_host_report()) at its source line.  Images built for
  * another fabric than the device's are skipped (logged); without any
  * image in /data the corpus tests skip.  Images without a host program
  * and a missing host function are checked with a builder image.
@@ -25,6 +27,8 @@
 
 #define DATA_DIR	"/data"
 #define BAD_CHECK	"bad_check.lcb"
+#define BAD_FAULT	"bad_fault.lcb"
+#define BAD_OVERFLOW	"bad_overflow.lcb"
 
 static int lcb_filter(const struct dirent *d)
 {
@@ -107,7 +111,7 @@ TEST_F(dev, corpus_programs_pass_their_checks)
 		struct loom_image *img;
 		int ret;
 
-		if (!strcmp(name, BAD_CHECK))
+		if (!strncmp(name, "bad_", 4))	/* they fail: tests below */
 			continue;
 		ret = load(self->dev, name, &img);
 		if (ret == LOOM_E_FABRIC_MISMATCH) {
@@ -148,6 +152,93 @@ TEST_F(dev, corpus_programs_pass_their_checks)
 	EXPECT_EQ(0, failed);
 }
 
+/*
+ * Whether loom_host_report() of the run is @want after the source file's
+ * directories (the path loomc was given).
+ */
+static bool reported(const struct loom_image *img, int err,
+		     const struct loom_host_stats *st, const char *want)
+{
+	char text[2048];
+	const char *at;
+
+	loom_host_report(img, err, st, text, sizeof(text));
+	at = strstr(text, want);
+	if (!at || strcmp(at, want) || (at != text && at[-1] != '/')) {
+		fprintf(stderr, "# report:\n%s# wanted (after the path):\n%s", text, want);
+		return false;
+	}
+	return true;
+}
+
+/* Loads /data/@name, or says why the test cannot run. */
+static int load_bad(struct loom_device *dev, const char *name,
+		    struct loom_image **img)
+{
+	int ret = load(dev, name, img);
+
+	if (ret == -ENOENT || ret == LOOM_E_FABRIC_MISMATCH)
+		return 1;
+	return ret;
+}
+
+/* A load far past its buffer: the launch's line, a note at the load. */
+TEST_F(dev, mmu_fault_names_the_launch_and_the_load)
+{
+	struct loom_host_stats st;
+	struct loom_image *img;
+	int ret = load_bad(self->dev, BAD_FAULT, &img);
+
+	if (ret == 1)
+		SKIP(return, DATA_DIR "/" BAD_FAULT " missing or not for this device");
+	ASSERT_EQ(0, ret);
+	ret = loom_host_run(self->dev, img, NULL, &st);
+	EXPECT_EQ(-EFAULT, ret);
+	EXPECT_LE(0, st.failed_launch);
+	EXPECT_EQ(0, st.failed_thread);
+	EXPECT_EQ(LOOM_STATUS_MMU_FAULT, st.job_status);
+	EXPECT_STREQ("", st.failed_item);	/* a dense launch */
+	{
+		char text[2048];
+
+		loom_host_report(img, ret, &st, text, sizeof(text));
+		EXPECT_TRUE(strstr(text, "bad_fault.loom:18:8: error: @far accessed device address 0x") != NULL) {
+			TH_LOG("report:\n%s", text);
+		}
+		EXPECT_TRUE(strstr(text, "bad_fault.loom:9:8: note: '%x' accesses memory here\n") != NULL) {
+			TH_LOG("report:\n%s", text);
+		}
+		EXPECT_TRUE(strstr(text, "(not mapped)\n") != NULL) {
+			TH_LOG("report:\n%s", text);
+		}
+	}
+	loom_image_free(img);
+}
+
+/* Three children where the thread has room for two: the item, the cap. */
+TEST_F(dev, child_overflow_names_the_item_and_capacity)
+{
+	struct loom_host_stats st;
+	struct loom_image *img;
+	char text[2048];
+	int ret = load_bad(self->dev, BAD_OVERFLOW, &img);
+
+	if (ret == 1)
+		SKIP(return, DATA_DIR "/" BAD_OVERFLOW " missing or not for this device");
+	ASSERT_EQ(0, ret);
+	ret = loom_host_run(self->dev, img, NULL, &st);
+	EXPECT_EQ(-ENOSPC, ret);
+	EXPECT_EQ(0, st.failed_thread);
+	loom_host_report(img, ret, &st, text, sizeof(text));
+	EXPECT_TRUE(strstr(text, "bad_overflow.loom:20:8: error: work item ") != NULL) {
+		TH_LOG("report:\n%s", text);
+	}
+	EXPECT_TRUE(strstr(text, ":root of @fan spawned more children than its capacity (2)\n") != NULL) {
+		TH_LOG("report:\n%s", text);
+	}
+	loom_image_free(img);
+}
+
 TEST_F(dev, wrong_check_fails_typed)
 {
 	struct printed out = { .n = 0 };
@@ -170,6 +261,9 @@ TEST_F(dev, wrong_check_fails_typed)
 	EXPECT_EQ(1, st.jobs);
 	EXPECT_STREQ("a loom.check of the host program failed",
 		     loom_strerror(ret));
+	/* the last loom.check's line, not a host instruction */
+	EXPECT_TRUE(reported(img, ret, &st,
+			     "bad_check.loom:33:3: error: loom.check failed: 4 != 5\n"));
 	/* a function that is not there */
 	opt.func = "nosuch";
 	EXPECT_EQ(LOOM_E_NO_HOST_FUNC, loom_host_run(self->dev, img, &opt, &st));
