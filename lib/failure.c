@@ -15,7 +15,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <xf86drm.h>
 
 #include "drm/loom_drm.h"
 #include "failure.h"
@@ -37,7 +36,7 @@ void loom_job_failure_read(struct loom_token *token, unsigned tiles,
 	uint32_t got;
 
 	if (!token->job_id || token->n_parts ||
-	    drmIoctl(token->dev->fd, DRM_IOCTL_LOOM_JOB_INFO, &info) ||
+	    token->dev->be->job_info(token->dev, &info) ||
 	    info.state != DRM_LOOM_JOB_DONE)
 		return;
 	st->job_status = info.hw_status;
