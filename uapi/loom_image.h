@@ -267,20 +267,24 @@ struct loom_srcmap_header {
 	__u32 reserved[3];
 };
 
-/* What a source map entry locates; each names its key's fields. */
+/**
+ * enum loom_srcmap_kind - what a source map entry locates
+ * @LOOM_SRCMAP_THREAD: @unit: a thread: its definition
+ * @LOOM_SRCMAP_SLOT: @unit: thread, @at: tile, @slot: its operation (the PE
+ *	of a spatial configuration is slot 0)
+ * @LOOM_SRCMAP_PORT: @unit: thread, @at: port binding index: the argument,
+ *	coordinate or ctrl it feeds
+ * @LOOM_SRCMAP_ROUTE: @unit: thread, @at: tile, @slot, @out: enum
+ *	loom_route_out: the value the switch output carries
+ * @LOOM_SRCMAP_HOST: @unit: host instruction (its index in .loom.host):
+ *	the operation compiled into it
+ */
 enum loom_srcmap_kind {
-	LOOM_SRCMAP_THREAD = 1,	/* @unit: a thread: its definition */
-	LOOM_SRCMAP_SLOT = 2,	/* @unit: thread, @at: tile, @slot: its
-				   operation (the PE of a spatial
-				   configuration is slot 0) */
-	LOOM_SRCMAP_PORT = 3,	/* @unit: thread, @at: port binding index:
-				   the argument, coordinate or ctrl it feeds */
-	LOOM_SRCMAP_ROUTE = 4,	/* @unit: thread, @at: tile, @slot, @out:
-				   enum loom_route_out: the value the
-				   switch output carries */
-	LOOM_SRCMAP_HOST = 5,	/* @unit: host instruction (its index in
-				   .loom.host): the operation compiled
-				   into it */
+	LOOM_SRCMAP_THREAD = 1,
+	LOOM_SRCMAP_SLOT = 2,
+	LOOM_SRCMAP_PORT = 3,
+	LOOM_SRCMAP_ROUTE = 4,
+	LOOM_SRCMAP_HOST = 5,
 };
 
 /**
