@@ -10,8 +10,9 @@
  * in-fences, runs it with the engine's command processor
  * (loom_core_run_job(), what the QEMU device runs) and completes it as
  * loom.ko does: the fence's error from the device status, the job's
- * record for JOB_INFO, a ring's CQE.  A job that runs past max_job_ms is
- * stopped (ETIMEDOUT), as the driver's watchdog does.
+ * record for JOB_INFO, a ring's CQE.  A job the driver's hang check would
+ * stop (no progress for 2 s, or running past 20 s or max_job_ms) is
+ * stopped: ETIMEDOUT.
  *
  * Locking: one mutex (fence_lock) for every fence, syncobj table and ring
  * of every simulated device, with one condition variable their waiters
@@ -42,6 +43,12 @@
 #define SIM_DEFAULT_CORES	2
 #define SIM_MAX_CORES		64
 #define SIM_DEFAULT_JOB_MS	60000
+/*
+ * loom.ko's hang check: a job whose core's progress counter has not moved
+ * for its deadline (2 s: a submission without deadline_ns), or that ran ten
+ * deadlines or past max_job_ms, is stopped.
+ */
+#define SIM_DEADLINE_MS		2000
 #define SIM_WATCHDOG_MS		10
 #define PT_ENTRIES		(LOOM_PAGE_SIZE / sizeof(uint64_t))
 
@@ -200,6 +207,8 @@ struct sim_core {
 	pthread_cond_t cond;
 	struct sim_job *head, *tail;	/* its queue, under sd->lock */
 	uint64_t started_ns;		/* the running job's start, 0: none */
+	uint64_t progress_ns;		/* when engine.progress last moved */
+	uint64_t progress_seen;		/* engine.progress then */
 	void *dump;
 };
 
@@ -765,7 +774,9 @@ static void *core_thread(void *arg)
 		if (job_ready(sd, job)) {
 			__atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
 			pthread_mutex_lock(&sd->lock);
-			c->started_ns = loom_now_ns();
+			c->started_ns = c->progress_ns = loom_now_ns();
+			c->progress_seen = __atomic_load_n(&c->engine.progress,
+							   __ATOMIC_RELAXED);
 			pthread_mutex_unlock(&sd->lock);
 			loom_core_run_job(&c->engine, &job->hw, &done, c->dump,
 					  LOOM_DUMP_MAX_SIZE, &dump_len);
@@ -782,7 +793,25 @@ static void *core_thread(void *arg)
 	return NULL;
 }
 
-/* Stops the jobs that ran past max_job_ms, as loom.ko's watchdog. */
+/*
+ * Whether core @c's job is hung at @now, as loom.ko's hang check judges:
+ * no progress for a deadline, or running past ten deadlines or
+ * max_job_ms.  sd->lock held.
+ */
+static bool job_hung_locked(struct sim_core *c, uint64_t now, uint64_t cap)
+{
+	uint64_t progress = __atomic_load_n(&c->engine.progress, __ATOMIC_RELAXED);
+	uint64_t deadline = SIM_DEADLINE_MS * 1000000ULL;
+
+	if (progress != c->progress_seen) {
+		c->progress_seen = progress;
+		c->progress_ns = now;
+	}
+	return now - c->progress_ns >= deadline ||
+	       now - c->started_ns >= (cap < 10 * deadline ? cap : 10 * deadline);
+}
+
+/* Stops the jobs loom.ko's hang check would stop. */
 static void *watchdog_thread(void *arg)
 {
 	struct sim_dev *sd = arg;
@@ -796,7 +825,7 @@ static void *watchdog_thread(void *arg)
 		for (unsigned i = 0; i < sd->cfg.cores; i++) {
 			struct sim_core *c = &sd->cores[i];
 
-			if (c->started_ns && now - c->started_ns > limit)
+			if (c->started_ns && job_hung_locked(c, now, limit))
 				__atomic_store_n(&c->engine.stop, 1, __ATOMIC_RELAXED);
 		}
 		ts.tv_sec = at / 1000000000;

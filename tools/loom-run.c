@@ -347,12 +347,13 @@ static void usage(FILE *f)
 {
 #ifdef LOOM_SIM
 	fprintf(f,
-		"usage: loom-sim [--fabric WxH] [--cores N] [--func NAME] [--workers N]\n"
-		"                [--stats] [--trace FILE] [--progress] prog.lcb\n"
+		"usage: loom-sim [--fabric WxH] [--cores N] [--max-job-ms MS] [--func NAME]\n"
+		"                [--workers N] [--stats] [--trace FILE] [--progress] prog.lcb\n"
 		"Runs a loomc-compiled program's @main through libloom on a loom device\n"
 		"simulated in this process: the QEMU device's engine, no kernel, no VM.\n"
 		"  --fabric WxH    the fabric (default 4x4, the device's default)\n"
-		"  --cores N       compute cores, one hardware queue each (default 2)\n");
+		"  --cores N       compute cores, one hardware queue each (default 2)\n"
+		"  --max-job-ms MS stop a job running longer (default 60000, as loom.ko)\n");
 #else
 	fprintf(f,
 		"usage: loom-run [--device PATH] [--func NAME] [--workers N] [--stats]\n"
@@ -408,7 +409,7 @@ struct args {
 	unsigned workers;
 	bool stats, progress;
 	bool sim;			/* loom-sim: --cores and --fabric */
-	unsigned cores, fabric_width, fabric_height;
+	unsigned cores, fabric_width, fabric_height, max_job_ms;
 };
 
 /* A decimal number in [@min, @max] into *@out, else a usage error. */
@@ -452,6 +453,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 			if (parse_uint(arg, argv[++i], 1, 64, &n))
 				return 2;
 			a->cores = n;
+		} else if (a->sim && !strcmp(arg, "--max-job-ms") && has_value) {
+			unsigned long n;
+
+			if (parse_uint(arg, argv[++i], 1, 3600000, &n))
+				return 2;
+			a->max_job_ms = n;
 		} else if (a->sim && !strcmp(arg, "--fabric") && has_value) {
 			unsigned w, h;
 			char x, end;
@@ -481,7 +488,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			   !strcmp(arg, "--trace") || !strcmp(arg, "--workers") ||
 			   !strcmp(arg, "--func") ||
 			   (a->sim && (!strcmp(arg, "--cores") ||
-				       !strcmp(arg, "--fabric")))) {
+				       !strcmp(arg, "--fabric") ||
+				       !strcmp(arg, "--max-job-ms")))) {
 			fprintf(stderr, PROG ": %s needs a value (" PROG " --help)\n", arg);
 			return 2;
 		} else if (arg[0] == '-') {
@@ -539,6 +547,7 @@ int main(int argc, char **argv)
 				    .fabric_width = a.fabric_width,
 				    .fabric_height = a.fabric_height,
 				    .cores = a.cores,
+				    .max_job_ms = a.max_job_ms,
 			    }, &dev);
 #else
 	ret = a.device ? loom_device_open(a.device, &dev) :

@@ -567,6 +567,7 @@ TEST(empty_image)
 static void fake_device(struct loom_device *dev)
 {
 	memset(dev, 0, sizeof(*dev));
+	dev->be = &loom_drm_backend;
 	dev->fd = -1;
 	dev->info = (struct loom_device_info){ .num_cores = 2, .fabric_width = W,
 		.fabric_height = H, .max_rank = 4, .features = 1, .pe_slots = 1 };

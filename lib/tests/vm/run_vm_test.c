@@ -7,7 +7,8 @@
  * must run to success (their loom.check instructions validate the
  * results); bad_check.lcb (lib/tests/vm/bad_check.loom) must fail with
  * LOOM_E_CHECK_FAILED (4 != 5) and print 4 first, bad_fault.lcb with an
- * MMU fault, bad_overflow.lcb with a child overflow, each reported
+ * MMU fault, bad_overflow.lcb with a child overflow, bad_cap.lcb past the
+ * runtime cap, injected_hang.lcb with a hang injected, each reported
  * (loom_host_report()) at its source line.  Images built for
  * another fabric than the device's are skipped (logged); without any
  * image in /data the corpus tests skip.  Images without a host program
@@ -24,11 +25,16 @@
 #include "loom/loom.h"
 #include "loom_format.h"
 #include "loom_device.h"
+#include "loom_selftest.h"	/* BAR0 pokes and sysfs writes, as root */
 
 #define DATA_DIR	"/data"
 #define BAD_CHECK	"bad_check.lcb"
 #define BAD_FAULT	"bad_fault.lcb"
 #define BAD_OVERFLOW	"bad_overflow.lcb"
+#define BAD_CAP		"bad_cap.lcb"
+#define INJECTED_HANG	"injected_hang.lcb"
+#define MAX_JOB_MS	"/sys/module/loom/parameters/max_job_ms"
+#define STOPPED_REPORT	" made no progress, or ran past the runtime cap, and was stopped\n"
 
 static int lcb_filter(const struct dirent *d)
 {
@@ -236,6 +242,77 @@ TEST_F(dev, child_overflow_names_the_item_and_capacity)
 	EXPECT_TRUE(strstr(text, ":root of @fan spawned more children than its capacity (2)\n") != NULL) {
 		TH_LOG("report:\n%s", text);
 	}
+	loom_image_free(img);
+}
+
+/* Whether loom_host_report() of the run has the line @want (notes may follow). */
+static bool report_has(const struct loom_image *img, int err,
+		       const struct loom_host_stats *st, const char *want)
+{
+	char text[4096];
+
+	loom_host_report(img, err, st, text, sizeof(text));
+	if (strstr(text, want))
+		return true;
+	fprintf(stderr, "# report:\n%s# wanted a line:\n%s", text, want);
+	return false;
+}
+
+/*
+ * 2^40 instances under a runtime cap (loom.ko's max_job_ms) lowered to
+ * 300 ms: stopped, reported at the launch's line.
+ */
+TEST_F(dev, runtime_cap_names_the_launch)
+{
+	struct loom_host_stats st;
+	struct loom_image *img;
+	char old[32] = "";
+	FILE *f;
+	int ret = load_bad(self->dev, BAD_CAP, &img);
+
+	if (ret == 1)
+		SKIP(return, DATA_DIR "/" BAD_CAP " missing or not for this device");
+	ASSERT_EQ(0, ret);
+	f = fopen(MAX_JOB_MS, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
+	fclose(f);
+	ASSERT_EQ(0, loom_write_file(MAX_JOB_MS, "300"));
+	ret = loom_host_run(self->dev, img, NULL, &st);
+	EXPECT_EQ(0, loom_write_file(MAX_JOB_MS, old));
+	EXPECT_EQ(-ETIMEDOUT, ret);
+	EXPECT_EQ(LOOM_STATUS_STOPPED, st.job_status);
+	EXPECT_TRUE(report_has(img, ret, &st, "bad_cap.loom:18:8: error: @spin" STOPPED_REPORT));
+	loom_image_free(img);
+}
+
+/*
+ * A job that makes no progress (LOOM_INJECT_HANG pending on every core):
+ * the driver's hang check stops it after its deadline; reported at the
+ * launch's line.
+ */
+TEST_F(dev, hang_names_the_launch)
+{
+	unsigned cores = loom_device_info(self->dev)->num_cores;
+	struct loom_node nodes[1];
+	struct loom_host_stats st;
+	struct loom_image *img;
+	int ret = load_bad(self->dev, INJECTED_HANG, &img);
+
+	if (ret == 1)
+		SKIP(return, DATA_DIR "/" INJECTED_HANG " missing or not for this device");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(1, loom_find_nodes(nodes, 1));
+	for (unsigned c = 0; c < cores; c++)
+		loom_poke_core(&nodes[0], c, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
+	ret = loom_host_run(self->dev, img, NULL, &st);
+	/* the cores the program did not use still have theirs pending */
+	for (unsigned c = 0; c < cores; c++)
+		loom_poke_core(&nodes[0], c, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_NONE);
+	EXPECT_EQ(-ETIMEDOUT, ret);
+	EXPECT_EQ(LOOM_STATUS_STOPPED, st.job_status);
+	EXPECT_TRUE(report_has(img, ret, &st,
+			       "injected_hang.loom:17:8: error: @touch" STOPPED_REPORT));
 	loom_image_free(img);
 }
 

@@ -50,7 +50,9 @@ extern "C" {
  * @cores: compute cores (hardware queues), 1..64; 0: 2, the QEMU
  *	device's default
  * @max_job_ms: longest a job may run before it is stopped with
- *	ETIMEDOUT, as loom.ko's max_job_ms; 0: 60000, its default
+ *	ETIMEDOUT, as loom.ko's max_job_ms; 0: 60000, its default.  As the
+ *	driver's hang check, a job is also stopped after 2 s without
+ *	progress or 20 s in all (ten deadlines of a submission without one).
  * @reserved: must be zero
  */
 struct loom_sim_config {
