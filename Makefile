@@ -111,7 +111,8 @@ HARNESS_KMOD := $(BUILD)/linux-$(KERNEL)/harness-kmod/loom_selftest_warn.ko
 
 # Defined before `all` names them: a rule's prerequisites are expanded as it is read.
 BENCH_BINS := $(addprefix $(BUILD)/bench/,fabric_bench compile_bench tree_bench items_bench \
-	vm/submit_bench vm/work_bench vm/launch_bench vm/spread_bench vm/work_bench.lcb) \
+	sim_speed vm/submit_bench vm/work_bench vm/launch_bench vm/spread_bench vm/dense_speed \
+	vm/work_bench.lcb) \
 	$(BUILD)/polybench/gemm.lcb
 
 .PHONY: all deps module qemu selftests initramfs vm-env test host-test vm-test \
@@ -733,6 +734,18 @@ $(BUILD)/bench/vm/work_bench: bench/vm/work_bench.c $(LIB_SRCS) $(LIB_HDRS) | de
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) -o $@ $< $(LIB_SRCS) $(VM_LIBS) -lpthread
+
+# P5s, P5d: P5's kernel through libloom on loom-sim (host) and on the device (VM).
+$(BUILD)/bench/sim_speed: bench/dense_speed.c $(LIB_OUT)/libloom-sim.a $(wildcard qemu-device/engine/tests/*.h) | host-deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(INST_CFLAGS) -DLOOM_SIM $(LIB_CFLAGS) $(SIM_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
+		$(LIB_OUT)/libloom-sim.a -ldrm -luring -lpthread -lm
+$(BUILD)/bench/vm/dense_speed: bench/dense_speed.c $(LIB_SRCS) $(LIB_HDRS) | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@" >&2
+	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< $(LIB_SRCS) \
+		$(VM_LIBS) -lpthread
 
 # P7, P8: libloom's launch against raw SUBMITs of its own command buffer.
 $(BUILD)/bench/vm/launch_bench: bench/vm/launch_bench.c $(LIB_SRCS) $(LIB_HDRS) | deps
