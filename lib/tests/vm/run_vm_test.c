@@ -8,7 +8,8 @@
  * results); bad_check.lcb (lib/tests/vm/bad_check.loom) must fail with
  * LOOM_E_CHECK_FAILED (4 != 5) and print 4 first, bad_fault.lcb with an
  * MMU fault, bad_overflow.lcb with a child overflow, bad_cap.lcb past the
- * runtime cap, injected_hang.lcb with a hang injected, each reported
+ * runtime cap, injected_hang.lcb with a hang injected and, its
+ * configuration broken, deadlocked, each reported
  * (loom_host_report()) at its source line.  Images built for
  * another fabric than the device's are skipped (logged); without any
  * image in /data the corpus tests skip.  Images without a host program
@@ -313,6 +314,84 @@ TEST_F(dev, hang_names_the_launch)
 	EXPECT_EQ(LOOM_STATUS_STOPPED, st.job_status);
 	EXPECT_TRUE(report_has(img, ret, &st,
 			       "injected_hang.loom:17:8: error: @touch" STOPPED_REPORT));
+	loom_image_free(img);
+}
+
+/*
+ * /data/@name with its first thread's configuration broken where the
+ * compiler never breaks one: the first PE whose operand B is an immediate
+ * now waits for a B input nothing routes to it.  Returns the image, or
+ * NULL.
+ */
+static struct loom_image *stalled_image(const char *name)
+{
+	struct loom_image *img = NULL;
+	struct loom_image_view v;
+	struct loom_image_thread t;
+	struct loom_fabric_config c;
+	struct loom_tile_config tile;
+	unsigned char *bytes, *cfg;
+	char path[512];
+	size_t size;
+	FILE *f;
+
+	snprintf(path, sizeof(path), DATA_DIR "/%s", name);
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	bytes = malloc(1 << 20);
+	size = bytes ? fread(bytes, 1, 1 << 20, f) : 0;
+	fclose(f);
+	if (!size || loom_view_open(&v, bytes, size, NULL, 0)) {
+		free(bytes);
+		return NULL;
+	}
+	t = loom_view_thread(&v, 0);
+	cfg = bytes + (v.sec[LOOM_SEC_CONFIGS] - v.data) + t.config_offset;
+	memcpy(&c, cfg, sizeof(c));
+	for (unsigned i = 0; i < c.width * c.height * (c.slots ? c.slots : 1); i++) {
+		unsigned char *at = cfg + sizeof(c) + i * sizeof(tile);
+
+		memcpy(&tile, at, sizeof(tile));
+		if (tile.op && (tile.flags & LOOM_TILE_IMM_B)) {
+			tile.flags &= ~LOOM_TILE_IMM_B;
+			memcpy(at, &tile, sizeof(tile));
+			loom_image_load(bytes, size, &img);
+			break;
+		}
+	}
+	free(bytes);
+	return img;
+}
+
+/*
+ * A configuration that deadlocks (a PE waiting for an input that never
+ * comes): the device's deadlock, reported at the launch's line with a
+ * note at the operation that waits.
+ */
+TEST_F(dev, deadlock_names_the_launch_and_the_waiting_operation)
+{
+	struct loom_host_stats st;
+	struct loom_image *img = stalled_image(INJECTED_HANG);
+	unsigned w, h;
+	int ret;
+
+	if (!img)
+		SKIP(return, DATA_DIR "/" INJECTED_HANG " missing");
+	loom_image_fabric(img, &w, &h);
+	if (w != loom_device_info(self->dev)->fabric_width ||
+	    h != loom_device_info(self->dev)->fabric_height) {
+		loom_image_free(img);
+		SKIP(return, INJECTED_HANG " is not for this device");
+	}
+	ret = loom_host_run(self->dev, img, NULL, &st);
+	EXPECT_EQ(-EDEADLK, ret);
+	EXPECT_EQ(LOOM_STATUS_DEADLOCK, st.job_status);
+	EXPECT_TRUE(report_has(img, ret, &st, "injected_hang.loom:17:8: error: the fabric "
+			       "deadlocked running @touch: its operations wait for tokens "
+			       "that never come\n"));
+	EXPECT_TRUE(report_has(img, ret, &st, "injected_hang.loom:10:3: note: this operation "
+			       "waits here for tokens on its inputs\n"));
 	loom_image_free(img);
 }
 
