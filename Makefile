@@ -9,7 +9,7 @@
 #                compile a program and run it on the device in the VM
 #   make deps    install/prepare dependencies (every target does it itself)
 #   make shell   an interactive shell in the test VM
-#   make deb     Debian packages of the userspace (libloom0, -dev, loom-tools)
+#   make deb     Debian packages of the userspace (libloom0, libloom-sim0, -dev, loom-tools)
 #   make lib, make install, make uninstall [DESTDIR= PREFIX= LIBDIR= BINDIR=
 #                MANDIR= CFLAGS= LDFLAGS=]  libloom, its headers, loom.pc, the
 #                tools, the udev rule, man pages (Documentation/getting-started.rst)
@@ -188,7 +188,7 @@ $(DEB_DKMS): $(DKMS_SRC)/dkms.conf tools/deb-dkms LICENSE
 	@tools/deb-dkms $(DKMS_SRC) $(LOOM_VERSION) $@ >/dev/null
 
 # --- Debian packages of the userspace -----------------------------------------
-# make deb: libloom0, libloom-dev and loom-tools (tools/deb-userspace) from
+# make deb: libloom0, libloom-sim0, libloom-dev and loom-tools (tools/deb-userspace) from
 # a make install into $(BUILD)/deb/root with PREFIX=/usr, the multiarch
 # LIBDIR and dpkg-buildflags' CPPFLAGS, CFLAGS and LDFLAGS; their paths are printed.
 DEB_OUT := $(BUILD)/deb
