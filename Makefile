@@ -741,7 +741,7 @@ $(BUILD)/bench/sim_speed: bench/dense_speed.c $(LIB_OUT)/libloom-sim.a $(wildcar
 	@echo "  CC      $@" >&2
 	@$(CC) $(INST_CFLAGS) -DLOOM_SIM $(LIB_CFLAGS) $(SIM_CFLAGS) -Iqemu-device/engine/tests -o $@ $< \
 		$(LIB_OUT)/libloom-sim.a -ldrm -luring -lpthread -lm
-$(BUILD)/bench/vm/dense_speed: bench/dense_speed.c $(LIB_SRCS) $(LIB_HDRS) | deps
+$(BUILD)/bench/vm/dense_speed: bench/dense_speed.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard qemu-device/engine/tests/*.h) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@" >&2
 	@$(CC) $(VM_CFLAGS) $(LIB_CFLAGS) $(ENGINE_CFLAGS) -Iqemu-device/engine/tests -o $@ $< $(LIB_SRCS) \

@@ -19,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "configs.h"
-#include "loom_format.h"
+#include "vadd_image.h"
 #include "loom/loom.h"
 #ifdef LOOM_SIM
 #include "loom/sim.h"
@@ -32,28 +31,6 @@
 #endif
 
 #define REPS	5
-
-static unsigned char cfg[65536];
-static const enum loom_arg_type types[3] = {
-	LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64,
-};
-
-static struct loom_image *vadd_image(unsigned w, unsigned h)
-{
-	struct loom_image_builder *b;
-	struct loom_image *img = NULL;
-	size_t n = loom_test_config_vector_add(cfg, sizeof(cfg), w, h), size;
-	void *bytes = NULL;
-
-	if (!n || loom_builder_new(w, h, &b))
-		return NULL;
-	if (!loom_builder_add_dense(b, "vadd", 1, types, 3, cfg, n) &&
-	    !loom_builder_finish(b, &bytes, &size))
-		loom_image_load(bytes, size, &img);
-	loom_builder_free(b);
-	free(bytes);
-	return img;
-}
 
 /* One launch: its cycles and seconds, or a negative error. */
 static int run(struct loom_device *dev, const struct loom_image *img,
@@ -111,7 +88,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	info = loom_device_info(dev);
-	img = vadd_image(info->fabric_width, info->fabric_height);
+	img = loom_test_vadd_image(info->fabric_width, info->fabric_height);
 	ret = img ? 0 : -ENOMEM;
 	for (int i = 0; i < 3 && !ret; i++)
 		ret = loom_bo_alloc(dev, n * 8, 0, &bo[i]);

@@ -13,34 +13,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "configs.h"
-#include "loom_format.h"
+#include "vadd_image.h"
 #include "loom/loom.h"
 #include "loom/sim.h"
-
-static unsigned char cfg[65536];	/* one configuration image */
-
-static const enum loom_arg_type vadd_types[3] = {
-	LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64, LOOM_ARG_MEMREF_I64,
-};
-
-/* An image with one dense thread, "vadd", for a @w x @h fabric. */
-static struct loom_image *vadd_image(unsigned w, unsigned h)
-{
-	struct loom_image_builder *b;
-	struct loom_image *img = NULL;
-	size_t n = loom_test_config_vector_add(cfg, sizeof(cfg), w, h), size;
-	void *bytes = NULL;
-
-	if (!n || loom_builder_new(w, h, &b))
-		return NULL;
-	if (!loom_builder_add_dense(b, "vadd", 1, vadd_types, 3, cfg, n) &&
-	    !loom_builder_finish(b, &bytes, &size))
-		loom_image_load(bytes, size, &img);
-	loom_builder_free(b);
-	free(bytes);
-	return img;
-}
 
 struct vadd {
 	struct loom_device *dev;
@@ -58,8 +33,8 @@ static int vadd_open(struct vadd *v, const struct loom_sim_config *cfg,
 	ret = loom_sim_open(cfg, &v->dev);
 	if (ret)
 		return ret;
-	v->img = vadd_image(loom_device_info(v->dev)->fabric_width,
-			    loom_device_info(v->dev)->fabric_height);
+	v->img = loom_test_vadd_image(loom_device_info(v->dev)->fabric_width,
+				      loom_device_info(v->dev)->fabric_height);
 	if (!v->img)
 		return -ENOMEM;
 	ret = loom_bo_alloc(v->dev, n * 8, 0, &v->a) ?:
