@@ -20,6 +20,7 @@
 
 #define MAX_ARGS	LOOM_IMAGE_MAX_ARGS
 #define MAX_SKIP	8
+#define MAX_IF_RESULTS	8
 #define MAX_READS	16	/* loads of a memref kept apart between stores */
 #define AFTER_STREAM	(-2)	/* scope.mem[]: the loop's stream, once built */
 
@@ -628,6 +629,7 @@ static void lower_spawn(struct lower *l, struct scope *s, struct ir_op *op)
 
 static void lower_region(struct lower *l, struct scope *s,
 			 struct ir_region *r);
+static void lower_if(struct lower *l, struct scope *s, struct ir_op *op);
 
 static void scope_init(struct scope *s, struct scope *parent)
 {
@@ -649,6 +651,8 @@ static int count_uses(const struct ir_region *r, const struct ir_value *v)
 			n += op->operands[i].value == v;
 		if (op->body)
 			n += count_uses(op->body, v);
+		if (op->else_body)
+			n += count_uses(op->else_body, v);
 	}
 	return n;
 }
@@ -765,6 +769,8 @@ static void touches(const struct ir_region *r, bool *t)
 			t[k] = true;
 		if (op->body)
 			touches(op->body, t);
+		if (op->else_body)
+			touches(op->else_body, t);
 	}
 }
 
@@ -867,6 +873,142 @@ static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 	free(body.map);
 }
 
+/* --------------------------------------------------------- branches --- */
+
+/*
+ * Does @r (nested regions included) load, store or spawn?  A branch that
+ * does not is computed whether or not it is taken: its values are pure
+ * and cannot trap (division by zero has a result), so a SELECT of both
+ * branches' results is all an scf.if costs.  A load is not speculated: its
+ * address may be one the condition guards (a[i] for i < n).
+ */
+static bool has_effects(const struct ir_region *r)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		if (op->code == IR_OP_MEMREF_LOAD || op->code == IR_OP_MEMREF_STORE ||
+		    op->code == IR_OP_WORK_SPAWN)
+			return true;
+		if ((op->body && has_effects(op->body)) ||
+		    (op->else_body && has_effects(op->else_body)))
+			return true;
+	}
+	return false;
+}
+
+/* Is @v defined in @r or in a region nested in it? */
+static bool defined_in(const struct ir_value *v, const struct ir_region *r)
+{
+	const struct ir_region *at = v->def ? v->def->region : v->region;
+
+	while (at && at != r)
+		at = at->parent_op ? at->parent_op->region : NULL;
+	return at == r;
+}
+
+/*
+ * A gated branch: a scope that runs @count (0 or 1) times per activation
+ * of @s, exactly as a loop body does.  INVARIANT(value, count) lets each
+ * outer value in once when the branch is taken and drops it when not, so
+ * nothing inside fires (no store, load or spawn) unless the condition
+ * chose the branch; the memrefs it touches are ordered around it as
+ * around a loop (loop_start, loop_done's REDUCE of 0 or 1 tokens).  Each
+ * value the branch yields leaves through REDUCE(0, count, v) folding with
+ * OR: v when the branch ran, 0 when not, one token per activation either
+ * way.  Returns the yielded values' nodes in @out.
+ */
+static void lower_gated(struct lower *l, struct scope *s, struct ir_op *op,
+			struct ir_region *r, int count, int *out)
+{
+	const struct ir_op *y = r->last && r->last->code == IR_OP_SCF_YIELD ?
+				r->last : NULL;
+	bool touched[MAX_ARGS] = { 0 };
+	struct scope body;
+	int gate;
+
+	touches(r, touched);
+	scope_init(&body, s);
+	body.count = count;
+	gate = loop_start(l, s, &body, touched, trigger(l, s), op->loc);
+	gate = invariant(l, &body, gate, op->loc);
+	for (int k = 0; k < MAX_ARGS; k++)
+		if (body.mem[k] == AFTER_STREAM)
+			body.mem[k] = gate;
+	body.trigger = gate;
+	lower_region(l, &body, r);
+	if (!l->errors)
+		loop_done(l, s, &body, touched, count, op->loc);
+	for (int i = 0; y && !l->errors && i < y->num_operands; i++) {
+		const struct ir_value *v = y->operands[i].value;
+		unsigned type = lower_dev_type(v->type);
+		int red;
+
+		if (v->is_const || !defined_in(v, r)) {
+			out[i] = value(l, s, v);
+			continue;
+		}
+		red = pe(l, LOOM_OP_REDUCE, type, konst(l, s, type, 0, op->loc),
+			 count, value(l, &body, v), op->loc);
+		l->g->nodes[red].imm = LOOM_OP_OR;
+		out[i] = red;
+	}
+	free(body.map);
+}
+
+/* A branch without effects, computed in @s; its yields' nodes in @out. */
+static void lower_speculated(struct lower *l, struct scope *s,
+			     struct ir_region *r, int *out)
+{
+	const struct ir_op *y = r->last && r->last->code == IR_OP_SCF_YIELD ?
+				r->last : NULL;
+
+	lower_region(l, s, r);
+	for (int i = 0; y && !l->errors && i < y->num_operands; i++)
+		out[i] = value(l, s, y->operands[i].value);
+}
+
+/*
+ * scf.if: a constant condition keeps one branch; branches without effects
+ * are both computed and their results selected; others are gated scopes
+ * (lower_gated) whose results are then selected.
+ */
+static void lower_if(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_value *cv = op->operands[0].value;
+	int then_v[MAX_IF_RESULTS], else_v[MAX_IF_RESULTS], c;
+
+	if (op->num_results > MAX_IF_RESULTS)
+		return unsupported(l, op, "more than 8 results");
+	if (cv->is_const) {
+		struct ir_region *taken = cv->const_val & 1 ? op->body :
+							      op->else_body;
+
+		if (taken)
+			lower_speculated(l, s, taken, then_v);
+		for (int i = 0; taken && !l->errors && i < op->num_results; i++)
+			map_put(l, s, &op->results[i], then_v[i]);
+		return;
+	}
+	c = value(l, s, cv);
+	if (!has_effects(op->body) &&
+	    (!op->else_body || !has_effects(op->else_body))) {
+		lower_speculated(l, s, op->body, then_v);
+		if (op->else_body)
+			lower_speculated(l, s, op->else_body, else_v);
+	} else {
+		lower_gated(l, s, op, op->body, c, then_v);
+		if (op->else_body)
+			lower_gated(l, s, op, op->else_body,
+				    pe_imm(l, LOOM_OP_XOR, LOOM_TYPE_I64, c, 1,
+					   G_NONE, op->loc),
+				    else_v);
+	}
+	for (int i = 0; !l->errors && i < op->num_results; i++)
+		map_put(l, s, &op->results[i],
+			pe(l, LOOM_OP_SELECT,
+			   lower_dev_type(op->results[i].type), c, then_v[i],
+			   else_v[i], op->loc));
+}
+
 /* -------------------------------------------------------------- ops --- */
 
 static bool skipped(const struct scope *s, const struct ir_op *op)
@@ -902,6 +1044,8 @@ static void lower_op(struct lower *l, struct scope *s, struct ir_op *op)
 		return lower_store(l, s, op);
 	case SYN_FOR:
 		return lower_for(l, s, op);
+	case SYN_IF:
+		return lower_if(l, s, op);
 	case SYN_SPAWN:
 		return lower_spawn(l, s, op);
 	default:
@@ -940,6 +1084,9 @@ static void count_accesses(struct lower *l, const struct ir_region *r,
 		}
 		if (op->body)
 			count_accesses(l, op->body, count, stores, depth + 1);
+		if (op->else_body)
+			count_accesses(l, op->else_body, count, stores,
+				       depth + 1);
 	}
 }
 
@@ -955,6 +1102,12 @@ static void refuse_loops(struct lower *l, const struct ir_region *r)
 
 		if (!op->body)
 			continue;
+		if (op->code == IR_OP_SCF_IF) {	/* runs once: no iterations */
+			refuse_loops(l, op->body);
+			if (op->else_body)
+				refuse_loops(l, op->else_body);
+			continue;
+		}
 		count_accesses(NULL, op->body, count, stores, 1);
 		for (int k = 0; k < MAX_ARGS; k++)
 			if (stores[k] && count[k] > 1) {
@@ -975,7 +1128,7 @@ static void refuse(struct lower *l)
 	refuse_loops(l, &l->f->body);
 	if (l->loop_spawns && l->loop_spawns + l->spawns > 1) {
 		diag_error(l->d, l->f->name_loc,
-			   "cannot lower @%s: several dataflow.work.spawn with one inside an scf.for: not supported yet",
+			   "cannot lower @%s: several dataflow.work.spawn with one inside an scf.for or scf.if: not supported yet",
 			   l->f->name);
 		l->errors++;
 	}
