@@ -3,7 +3,10 @@
  * lower.c: a thread body to a dataflow graph.
  *
  * Values map to graph nodes per scope: the thread body is the top scope,
- * each scf.for body a nested one whose tokens flow once per iteration.
+ * each scf.for body a nested one whose tokens flow once per iteration,
+ * and each scf.if branch with effects one whose tokens flow once when it
+ * is taken and never when not (a branch without effects is computed in
+ * its parent scope and its results selected).
  * Thread arguments become input ports the first time they are used
  * (unused ones cost nothing), constants become IMM_B immediates or CONST
  * PEs triggered by a token of the scope that needs them, and a value an
