@@ -103,6 +103,55 @@ TEST(then_and_else_store_8x8)
 }
 
 /*
+ * Both branches store to one memref and a load after the if reads it
+ * back: the load must wait for whichever store ran.
+ */
+static const char same_src[] =
+	"dataflow.thread private @same domain(#dataflow.thread_domain<dense>)(%x: memref<?xi64>, %m: memref<?xi64>, %y: memref<?xi64>) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %v = memref.load %x[%i] : memref<?xi64>\n"
+	"  %zero = arith.constant 0 : i64\n"
+	"  %neg = arith.cmpi slt, %v, %zero : i64\n"
+	"  scf.if %neg {\n"
+	"    %a = arith.subi %zero, %v : i64\n"
+	"    memref.store %a, %m[%i] : memref<?xi64>\n"
+	"  } else {\n"
+	"    %b = arith.addi %v, %v : i64\n"
+	"    memref.store %b, %m[%i] : memref<?xi64>\n"
+	"  }\n"
+	"  %back = memref.load %m[%i] : memref<?xi64>\n"
+	"  %r = arith.addi %back, %v : i64\n"
+	"  memref.store %r, %y[%i] : memref<?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(both_branches_store_then_load_4x4)
+{
+	enum { N = 33 };
+	int64_t x[N], m[N], y[N];
+	uint64_t args[] = { A_VA, B_VA, C_VA };
+	int64_t ext[] = { N };
+	struct er e;
+
+	REQUIRE(er_open(&e, same_src, 4, 4) == 0);
+	for (int i = 0; i < N; i++) {
+		x[i] = (i * 13) % 17 - 8;
+		m[i] = UNTOUCHED;
+	}
+	er_poke64(&e, A_VA, x, N);
+	er_poke64(&e, B_VA, m, N);
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "same", args, ext, 0, 0, 0));
+	er_peek64(&e, B_VA, m, N);
+	er_peek64(&e, C_VA, y, N);
+	for (int i = 0; i < N; i++) {
+		int64_t want = x[i] < 0 ? -x[i] : 2 * x[i];
+
+		CHECK_EQ(want, m[i]);
+		CHECK_EQ(want + x[i], y[i]);
+	}
+	er_close(&e);
+}
+
+/*
  * In a loop: a guarded load (j < lim; x beyond lim is not read) as a
  * result feeding the reduction, and a guarded store of each positive
  * element.
@@ -338,6 +387,7 @@ int main(void)
 {
 	RUN(triangular_store_4x4_and_8x8);
 	RUN(then_and_else_store_8x8);
+	RUN(both_branches_store_then_load_4x4);
 	RUN(if_in_loops_8x8);
 	RUN(nested_pure_and_f32_results_8x8);
 	RUN(conditional_spawn_4x4);
