@@ -45,6 +45,10 @@ struct vmap {
  *	MAX_READS, joined into one)
  * @nreads: how many
  * @skip: reduction operations folded into REDUCE PEs
+ * @in_loop: an scf.for body, or a branch in one: its tokens flow once per
+ *	iteration
+ * @spawn: outside loops, a token that arrives once the last spawn of the
+ *	item so far has fired (spawns are chained on it), or G_NONE
  */
 struct scope {
 	struct scope *parent;
@@ -58,6 +62,8 @@ struct scope {
 	int nreads[MAX_ARGS];
 	const struct ir_op *skip[MAX_SKIP];
 	int num_skip;
+	bool in_loop;
+	int spawn;
 };
 
 struct lower {
@@ -66,7 +72,6 @@ struct lower {
 	struct graph *g;
 	int ports[LOOM_PORT_COMPLETION + 1][LOOM_MAX_OPERANDS];
 	unsigned errors;
-	int spawn;		/* done token of the last top-level spawn */
 	int spawns;		/* spawns outside loops */
 	int loop_spawns;	/* spawns inside loops */
 };
@@ -618,14 +623,14 @@ static void lower_spawn(struct lower *l, struct scope *s, struct ir_op *op)
 {
 	int p = value(l, s, op->operands[0].value);
 
-	if (s->parent) {
+	if (s->in_loop) {
 		l->loop_spawns++;
 		pe(l, LOOM_OP_SPAWN, LOOM_TYPE_I64, p, G_NONE, G_NONE, op->loc);
 		return;
 	}
 	l->spawns++;
-	l->spawn = pe(l, LOOM_OP_SPAWN, LOOM_TYPE_I64,
-		      after(l, p, l->spawn, op->loc), G_NONE, G_NONE, op->loc);
+	s->spawn = pe(l, LOOM_OP_SPAWN, LOOM_TYPE_I64,
+		      after(l, p, s->spawn, op->loc), G_NONE, G_NONE, op->loc);
 }
 
 /* ------------------------------------------------------------ loops --- */
@@ -640,6 +645,7 @@ static void scope_init(struct scope *s, struct scope *parent)
 	s->parent = parent;
 	s->trigger = G_NONE;
 	s->count = G_NONE;
+	s->spawn = G_NONE;
 	for (int k = 0; k < MAX_ARGS; k++)
 		s->mem[k] = G_NONE;
 }
@@ -857,6 +863,7 @@ static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 	body.trigger = stream;
 	body.count = count;
 	body.count_val = cval;
+	body.in_loop = true;
 	for (int i = 0; i < op->num_iter_args; i++)
 		body.skip[body.num_skip++] = red[i];
 	map_put(l, &body, &op->body->args[0], stream);
@@ -898,6 +905,37 @@ static bool has_effects(const struct ir_region *r)
 	return false;
 }
 
+/* Does @r (nested regions included) spawn? */
+static bool has_spawn(const struct ir_region *r)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		if (op->code == IR_OP_WORK_SPAWN)
+			return true;
+		if ((op->body && has_spawn(op->body)) ||
+		    (op->else_body && has_spawn(op->else_body)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * After a branch that spawns: the chain goes on from a token that
+ * arrives once the branch's last spawn has fired, or at once (after the
+ * spawns before the if) when it was not taken: REDUCE(previous, count,
+ * last), whose init is the previous chain token.
+ */
+static void spawn_done(struct lower *l, struct scope *s, struct scope *body,
+		       int count, struct loom_loc loc)
+{
+	int init = s->spawn != G_NONE ? s->spawn :
+				       konst(l, s, LOOM_TYPE_I64, 0, loc);
+	int red = pe(l, LOOM_OP_REDUCE, LOOM_TYPE_I64, init, count, body->spawn,
+		     loc);
+
+	l->g->nodes[red].imm = LOOM_OP_OR;
+	s->spawn = red;
+}
+
 /* Is @v defined in @r or in a region nested in it? */
 static bool defined_in(const struct ir_value *v, const struct ir_region *r)
 {
@@ -925,21 +963,29 @@ static void lower_gated(struct lower *l, struct scope *s, struct ir_op *op,
 	const struct ir_op *y = r->last && r->last->code == IR_OP_SCF_YIELD ?
 				r->last : NULL;
 	bool touched[MAX_ARGS] = { 0 };
+	bool chains = !s->in_loop && has_spawn(r);
 	struct scope body;
 	int gate;
 
 	touches(r, touched);
 	scope_init(&body, s);
 	body.count = count;
+	body.in_loop = s->in_loop;
 	gate = loop_start(l, s, &body, touched, trigger(l, s), op->loc);
+	if (chains)
+		gate = after(l, gate, s->spawn, op->loc);
 	gate = invariant(l, &body, gate, op->loc);
 	for (int k = 0; k < MAX_ARGS; k++)
 		if (body.mem[k] == AFTER_STREAM)
 			body.mem[k] = gate;
 	body.trigger = gate;
+	if (chains)
+		body.spawn = gate;
 	lower_region(l, &body, r);
 	if (!l->errors)
 		loop_done(l, s, &body, touched, count, op->loc);
+	if (!l->errors && chains)
+		spawn_done(l, s, &body, count, op->loc);
 	for (int i = 0; y && !l->errors && i < y->num_operands; i++) {
 		const struct ir_value *v = y->operands[i].value;
 		unsigned type = lower_dev_type(v->type);
@@ -1085,11 +1131,12 @@ static void count_accesses(struct lower *l, const struct ir_region *r,
 			count[k]++;
 			stores[k] += op->code == IR_OP_MEMREF_STORE;
 		}
+		/* a branch runs once: its spawns are not in a loop */
 		if (op->body)
-			count_accesses(l, op->body, count, stores, depth + 1);
+			count_accesses(l, op->body, count, stores,
+				       depth + (op->code == IR_OP_SCF_FOR));
 		if (op->else_body)
-			count_accesses(l, op->else_body, count, stores,
-				       depth + 1);
+			count_accesses(l, op->else_body, count, stores, depth);
 	}
 }
 
@@ -1131,7 +1178,7 @@ static void refuse(struct lower *l)
 	refuse_loops(l, &l->f->body);
 	if (l->loop_spawns && l->loop_spawns + l->spawns > 1) {
 		diag_error(l->d, l->f->name_loc,
-			   "cannot lower @%s: several dataflow.work.spawn with one inside an scf.for or scf.if: not supported yet",
+			   "cannot lower @%s: several dataflow.work.spawn with one inside an scf.for: not supported yet",
 			   l->f->name);
 		l->errors++;
 	}
@@ -1228,7 +1275,7 @@ static void child_capacity(struct lower *l)
 
 unsigned lower_thread(struct diag *d, struct ir_func *f, struct graph *g)
 {
-	struct lower l = { .d = d, .f = f, .g = g, .spawn = G_NONE };
+	struct lower l = { .d = d, .f = f, .g = g };
 	struct scope top;
 
 	g->thread = f->name;

@@ -114,7 +114,8 @@ struct pval {
  * @c: the case being written
  * @r: its random stream
  * @pool: values in scope
- * @depth: loop nesting
+ * @depth: loop and branch nesting
+ * @loops_in: loop nesting alone
  * @next: next value number
  * @ops: lines written
  * @stmts: statements generated
@@ -127,7 +128,7 @@ struct gen {
 	struct fcase *c;
 	uint64_t r;
 	struct pval pool[MAX_POOL];
-	int np, depth, next, ops, stmts, budget;
+	int np, depth, loops_in, next, ops, stmts, budget;
 	unsigned loops;	/* percent of top-level statements that are loops */
 	int spawn_sites;
 	bool loop_spawn;
@@ -404,7 +405,7 @@ static int mem_of(struct gen *g, bool output, int want_type)
  */
 static bool may_access(struct gen *g, int m)
 {
-	if (m < 0 || !g->depth)
+	if (m < 0 || !g->loops_in)
 		return m >= 0;
 	if (g->loop_acc[m] && !chance(&g->r, 10))
 		return false;
@@ -468,7 +469,7 @@ static void spawn(struct gen *g)
 	indent(g);
 	out(g, "dataflow.work.spawn %s : i64\n", v);
 	g->spawn_sites++;
-	g->loop_spawn |= g->depth > 0;
+	g->loop_spawn |= g->loops_in > 0;
 	g->ops++;
 }
 
@@ -543,9 +544,10 @@ static void loop(struct gen *g)
 	out(g, " {\n");
 	g->ops++;
 	mark = g->np;
-	if (!g->depth)
+	if (!g->loops_in)
 		memset(g->loop_acc, 0, sizeof(g->loop_acc));
 	g->depth++;
+	g->loops_in++;
 	iv = add(g, T_IDX, ivn);
 	(void)iv;
 	body(g, 2 + (int)rnd(&g->r, 6));
@@ -580,6 +582,7 @@ static void loop(struct gen *g)
 		out(g, "\n");
 	}
 	g->depth--;
+	g->loops_in--;
 	g->np = mark;
 	indent(g);
 	out(g, "}\n");
@@ -615,10 +618,9 @@ static void branch(struct gen *g, int n, const enum vt *t)
 }
 
 /*
- * scf.if with 0 to 2 results (an else then, else sometimes).  Its
- * branches count as a loop's depth: a spawn there is one the compiler
- * treats as in a loop, and accesses follow the loop rules (stricter than
- * a branch needs).
+ * scf.if with 0 to 2 results (an else then, else sometimes).  Accesses
+ * and spawns in its branches follow the rules of the loop around the if,
+ * if any.
  */
 static void if_stmt(struct gen *g)
 {
@@ -689,7 +691,7 @@ static void statement(struct gen *g)
 		if_stmt(g);
 	else if (k < 94 && g->c->dynamic &&
 		 (chance(&g->r, 3) || !g->loop_spawn) &&
-		 (g->depth == 0 || (chance(&g->r, 3) || !g->spawn_sites)))
+		 (g->loops_in == 0 || (chance(&g->r, 3) || !g->spawn_sites)))
 		spawn(g);
 	else
 		int_op(g, int_type(g));

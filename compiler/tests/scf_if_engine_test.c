@@ -318,6 +318,81 @@ TEST(conditional_spawn_4x4)
 	er_close(&e);
 }
 
+/*
+ * Spawns in branches and between them: the children an item gets are
+ * those of the spawns it executes, in program order.
+ */
+static const char spawns_src[] =
+	"dataflow.thread private @some domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)(%item: i64) ctrl(%ctl: none) {\n"
+	"  %one = arith.constant 1 : i64\n"
+	"  %two = arith.constant 2 : i64\n"
+	"  %ten = arith.constant 10 : i64\n"
+	"  %zero = arith.constant 0 : i64\n"
+	"  %base = arith.muli %item, %ten : i64\n"
+	"  %b0 = arith.andi %item, %one : i64\n"
+	"  %odd = arith.cmpi ne, %b0, %zero : i64\n"
+	"  scf.if %odd {\n"
+	"    %c1 = arith.addi %base, %one : i64\n"
+	"    dataflow.work.spawn %c1 : i64\n"
+	"  }\n"
+	"  %c2 = arith.addi %base, %two : i64\n"
+	"  dataflow.work.spawn %c2 : i64\n"
+	"  %b1 = arith.andi %item, %two : i64\n"
+	"  %bit1 = arith.cmpi ne, %b1, %zero : i64\n"
+	"  scf.if %bit1 {\n"
+	"    %three = arith.constant 3 : i64\n"
+	"    %c3 = arith.addi %base, %three : i64\n"
+	"    dataflow.work.spawn %c3 : i64\n"
+	"    scf.if %odd {\n"
+	"      %five = arith.constant 5 : i64\n"
+	"      %c5 = arith.addi %base, %five : i64\n"
+	"      dataflow.work.spawn %c5 : i64\n"
+	"    }\n"
+	"  } else {\n"
+	"    %four = arith.constant 4 : i64\n"
+	"    %c4 = arith.addi %base, %four : i64\n"
+	"    dataflow.work.spawn %c4 : i64\n"
+	"  }\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(spawns_in_branches_keep_program_order_8x8)
+{
+	enum { N = 8, CAP = 5 };
+	int64_t items[N], rec[N * (CAP + 1)];
+	uint64_t args[] = { 0 };
+	struct er e;
+
+	REQUIRE(er_open(&e, spawns_src, 8, 8) == 0);
+	/* one per spawn outside loops: a bound on the children */
+	CHECK_EQ(CAP, loom_view_thread(&e.view, 0).child_capacity);
+	for (int i = 0; i < N; i++)
+		items[i] = i;
+	er_poke64(&e, D_VA, items, N);
+	CHECK_EQ(LOOM_STATUS_OK,
+		 er_launch(&e, "some", args, NULL, N, D_VA, E_VA));
+	er_peek64(&e, E_VA, rec, N * (CAP + 1));
+	for (int i = 0; i < N; i++) {
+		int64_t want[CAP], b = items[i] * 10;
+		unsigned n = 0;
+
+		if (items[i] & 1)
+			want[n++] = b + 1;
+		want[n++] = b + 2;
+		if (items[i] & 2) {
+			want[n++] = b + 3;
+			if (items[i] & 1)
+				want[n++] = b + 5;
+		} else {
+			want[n++] = b + 4;
+		}
+		CHECK_EQ(n, (uint32_t)rec[i * (CAP + 1)]);
+		for (unsigned k = 0; k < n; k++)
+			CHECK_EQ(want[k], rec[i * (CAP + 1) + 1 + k]);
+	}
+	er_close(&e);
+}
+
 /* Host functions: branches are loops run once or not at all. */
 static const char host_src[] =
 	"func.func @main() {\n"
@@ -391,6 +466,7 @@ int main(void)
 	RUN(if_in_loops_8x8);
 	RUN(nested_pure_and_f32_results_8x8);
 	RUN(conditional_spawn_4x4);
+	RUN(spawns_in_branches_keep_program_order_8x8);
 	RUN(host_if_with_and_without_results);
 	return checks_done();
 }
