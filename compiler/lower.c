@@ -637,7 +637,6 @@ static void lower_spawn(struct lower *l, struct scope *s, struct ir_op *op)
 
 static void lower_region(struct lower *l, struct scope *s,
 			 struct ir_region *r);
-static void lower_if(struct lower *l, struct scope *s, struct ir_op *op);
 
 static void scope_init(struct scope *s, struct scope *parent)
 {
