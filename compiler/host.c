@@ -7,6 +7,8 @@
  * their register is set wherever it can be used.  scf.for becomes a
  * FOR ... END_FOR pair; its iter_args live in registers copied at entry
  * and at each yield (through temporaries: a yield may swap them).
+ * scf.if becomes FOR loops that run once or not at all (the host program
+ * has no jumps); each branch's yield copies into the result registers.
  * Arithmetic uses the PE operations' semantics (enum loom_op), so the host
  * and the fabric agree on every value.
  */
@@ -263,6 +265,51 @@ static void loop(struct hc *c, struct ir_op *op)
 	c->h->insns[head].d = end;
 }
 
+/*
+ * One branch of an scf.if: the host program has loops but no jumps, so a
+ * branch is a FOR from 0 while below @count (1 to run it, 0 to skip it).
+ * Its scf.yield copies the values into the if's result registers @res.
+ */
+static void branch(struct hc *c, struct ir_op *op, struct ir_region *r,
+		   uint32_t count, const uint32_t *res)
+{
+	uint32_t zero = konst(c, new_reg(c), 0), one = konst(c, new_reg(c), 1);
+	uint32_t head, end;
+
+	head = emit(c, (struct loom_host_insn){
+		.op = LOOM_HOST_FOR, .dst = new_reg(c), .a = zero, .b = count,
+		.c = one });
+	region(c, r);
+	if (r->last && r->last->code == IR_OP_SCF_YIELD)
+		for (int i = 0; i < r->last->num_operands; i++)
+			alu(c, LOOM_OP_MOV, LOOM_TYPE_I64, res[i],
+			    reg(c, r->last->operands[i].value), 0, 0);
+	c->loc = op->loc;	/* the branch's operations set their own */
+	end = emit(c, (struct loom_host_insn){ .op = LOOM_HOST_END_FOR,
+					       .a = head });
+	c->h->insns[head].d = end;
+}
+
+/* scf.if: the then branch runs cond times, the else branch 1 - cond. */
+static void if_op(struct hc *c, struct ir_op *op)
+{
+	uint32_t res[64], cond = reg(c, op->operands[0].value);
+
+	if (op->num_results > 64)
+		return error(c, op, "more than 64 results");
+	for (int i = 0; i < op->num_results; i++)
+		res[i] = reg(c, &op->results[i]);
+	branch(c, op, op->body, cond, res);
+	if (op->else_body) {
+		uint32_t one = konst(c, new_reg(c), 1);
+
+		branch(c, op, op->else_body,
+		       alu(c, LOOM_OP_XOR, LOOM_TYPE_I64, new_reg(c), cond, one,
+			   0),
+		       res);
+	}
+}
+
 static int thread_index(struct hc *c, const char *name)
 {
 	for (int i = 0; i < c->img->num; i++)
@@ -340,6 +387,7 @@ static void host_op(struct hc *c, struct ir_op *op)
 	case SYN_LOAD: return load(c, op);
 	case SYN_STORE: return store(c, op);
 	case SYN_FOR: return loop(c, op);
+	case SYN_IF: return if_op(c, op);
 	case SYN_LAUNCH: return launch(c, op);
 	case SYN_WAIT: return one(c, op, LOOM_HOST_WAIT);
 	case SYN_PRINT: return one(c, op, LOOM_HOST_PRINT);
@@ -348,7 +396,7 @@ static void host_op(struct hc *c, struct ir_op *op)
 		emit(c, (struct loom_host_insn){ .op = LOOM_HOST_RETURN });
 		return;
 	case SYN_SCF_YIELD:
-		return;		/* loop() copies the values */
+		return;		/* loop() and branch() copy the values */
 	default:
 		return error(c, op, "not supported in host functions yet");
 	}

@@ -417,6 +417,28 @@ static void print_for(FILE *out, const struct ir_op *op, int indent)
 	print_attr_dict(out, op->attrs, op->num_attrs);
 }
 
+/* scf.if %c [-> (T, ...)] { ... } [else { ... }] */
+static void print_if(FILE *out, const struct ir_op *op, int indent)
+{
+	fprintf(out, " %%%s", op->operands[0].name);
+	if (op->num_results) {
+		fputs(" -> (", out);
+		for (int i = 0; i < op->num_results; i++) {
+			if (i)
+				fputs(", ", out);
+			print_type(out, op->results[i].type);
+		}
+		fputc(')', out);
+	}
+	fputc(' ', out);
+	print_region(out, op->body, indent);
+	if (op->else_body) {
+		fputs(" else ", out);
+		print_region(out, op->else_body, indent);
+	}
+	print_attr_dict(out, op->attrs, op->num_attrs);
+}
+
 static void print_launch(FILE *out, const struct ir_op *op)
 {
 	fprintf(out, " @%s(", op->callee);
@@ -532,6 +554,9 @@ static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 		break;
 	case SYN_FOR:
 		print_for(out, op, indent);
+		break;
+	case SYN_IF:
+		print_if(out, op, indent);
 		break;
 	case SYN_LAUNCH:
 		print_launch(out, op);

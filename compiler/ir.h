@@ -196,6 +196,7 @@ enum ir_syntax {
 	SYN_STORE,		/* memref.store %v, %m[%i] : memref<?xT> */
 	SYN_ALLOC,		/* %m = memref.alloc(%n) : memref<?xT> */
 	SYN_FOR,		/* scf.for %i = %lb to %ub step %s ... { } */
+	SYN_IF,			/* scf.if %c [-> (T)] { } [else { }] */
 	SYN_SCF_YIELD,		/* scf.yield %x : T */
 	SYN_LAUNCH,		/* %t = dataflow.thread.launch @k(...) ... */
 	SYN_WAIT,		/* dataflow.thread.wait %t : !dataflow.thread_token */
@@ -297,6 +298,7 @@ enum ir_alu {
 	X(MEMREF_STORE, "memref.store", SYN_STORE, ALU_NONE, 0)		\
 	X(MEMREF_ALLOC, "memref.alloc", SYN_ALLOC, ALU_NONE, IR_HOST_ONLY) \
 	X(SCF_FOR, "scf.for", SYN_FOR, ALU_NONE, 0)			\
+	X(SCF_IF, "scf.if", SYN_IF, ALU_NONE, 0)			\
 	X(SCF_YIELD, "scf.yield", SYN_SCF_YIELD, ALU_NONE, IR_TERMINATOR) \
 	X(THREAD_LAUNCH, "dataflow.thread.launch", SYN_LAUNCH, ALU_NONE, IR_HOST_ONLY) \
 	X(THREAD_WAIT, "dataflow.thread.wait", SYN_WAIT, ALU_NONE, IR_HOST_ONLY) \
@@ -410,7 +412,7 @@ struct ir_use {
  * @num_ops: how many
  * @begin: the '{'
  * @end: the '}'
- * @parent_op: the operation owning it (scf.for), or NULL for a body
+ * @parent_op: the operation owning it (scf.for, scf.if), or NULL for a body
  * @parent_func: the thread or function it is (or is nested) in
  */
 struct ir_region {
@@ -439,7 +441,8 @@ struct ir_region {
  * @attrs: its attribute dictionary
  * @num_attrs: how many entries
  * @body: SYN_FOR: the loop body (args: the induction variable, then one
- *	per iter_arg)
+ *	per iter_arg); SYN_IF: the then region (no args)
+ * @else_body: SYN_IF: the else region, or NULL when there is no else
  * @type: the main written type: the ": T" of constants, arith, print,
  *	check, spawn; the memref type of load/store/alloc; the induction
  *	variable type of scf.for; the source type of a cast
@@ -480,6 +483,7 @@ struct ir_op {
 	struct ir_attr *attrs;
 	int num_attrs;
 	struct ir_region *body;
+	struct ir_region *else_body;
 	const struct ir_type *type;
 	const struct ir_type *to_type;
 	bool lit_neg;

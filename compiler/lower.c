@@ -3,7 +3,10 @@
  * lower.c: a thread body to a dataflow graph.
  *
  * Values map to graph nodes per scope: the thread body is the top scope,
- * each scf.for body a nested one whose tokens flow once per iteration.
+ * each scf.for body a nested one whose tokens flow once per iteration,
+ * and each scf.if branch with effects one whose tokens flow once when it
+ * is taken and never when not (a branch without effects is computed in
+ * its parent scope and its results selected).
  * Thread arguments become input ports the first time they are used
  * (unused ones cost nothing), constants become IMM_B immediates or CONST
  * PEs triggered by a token of the scope that needs them, and a value an
@@ -20,6 +23,7 @@
 
 #define MAX_ARGS	LOOM_IMAGE_MAX_ARGS
 #define MAX_SKIP	8
+#define MAX_IF_RESULTS	8
 #define MAX_READS	16	/* loads of a memref kept apart between stores */
 #define AFTER_STREAM	(-2)	/* scope.mem[]: the loop's stream, once built */
 
@@ -41,6 +45,10 @@ struct vmap {
  *	MAX_READS, joined into one)
  * @nreads: how many
  * @skip: reduction operations folded into REDUCE PEs
+ * @in_loop: an scf.for body, or a branch in one: its tokens flow once per
+ *	iteration
+ * @spawn: outside loops, a token that arrives once the last spawn of the
+ *	item so far has fired (spawns are chained on it), or G_NONE
  */
 struct scope {
 	struct scope *parent;
@@ -54,6 +62,8 @@ struct scope {
 	int nreads[MAX_ARGS];
 	const struct ir_op *skip[MAX_SKIP];
 	int num_skip;
+	bool in_loop;
+	int spawn;
 };
 
 struct lower {
@@ -62,7 +72,6 @@ struct lower {
 	struct graph *g;
 	int ports[LOOM_PORT_COMPLETION + 1][LOOM_MAX_OPERANDS];
 	unsigned errors;
-	int spawn;		/* done token of the last top-level spawn */
 	int spawns;		/* spawns outside loops */
 	int loop_spawns;	/* spawns inside loops */
 };
@@ -614,14 +623,14 @@ static void lower_spawn(struct lower *l, struct scope *s, struct ir_op *op)
 {
 	int p = value(l, s, op->operands[0].value);
 
-	if (s->parent) {
+	if (s->in_loop) {
 		l->loop_spawns++;
 		pe(l, LOOM_OP_SPAWN, LOOM_TYPE_I64, p, G_NONE, G_NONE, op->loc);
 		return;
 	}
 	l->spawns++;
-	l->spawn = pe(l, LOOM_OP_SPAWN, LOOM_TYPE_I64,
-		      after(l, p, l->spawn, op->loc), G_NONE, G_NONE, op->loc);
+	s->spawn = pe(l, LOOM_OP_SPAWN, LOOM_TYPE_I64,
+		      after(l, p, s->spawn, op->loc), G_NONE, G_NONE, op->loc);
 }
 
 /* ------------------------------------------------------------ loops --- */
@@ -635,6 +644,7 @@ static void scope_init(struct scope *s, struct scope *parent)
 	s->parent = parent;
 	s->trigger = G_NONE;
 	s->count = G_NONE;
+	s->spawn = G_NONE;
 	for (int k = 0; k < MAX_ARGS; k++)
 		s->mem[k] = G_NONE;
 }
@@ -649,6 +659,8 @@ static int count_uses(const struct ir_region *r, const struct ir_value *v)
 			n += op->operands[i].value == v;
 		if (op->body)
 			n += count_uses(op->body, v);
+		if (op->else_body)
+			n += count_uses(op->else_body, v);
 	}
 	return n;
 }
@@ -765,6 +777,8 @@ static void touches(const struct ir_region *r, bool *t)
 			t[k] = true;
 		if (op->body)
 			touches(op->body, t);
+		if (op->else_body)
+			touches(op->else_body, t);
 	}
 }
 
@@ -848,6 +862,7 @@ static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 	body.trigger = stream;
 	body.count = count;
 	body.count_val = cval;
+	body.in_loop = true;
 	for (int i = 0; i < op->num_iter_args; i++)
 		body.skip[body.num_skip++] = red[i];
 	map_put(l, &body, &op->body->args[0], stream);
@@ -865,6 +880,181 @@ static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 		map_put(l, s, &op->results[i], r);
 	}
 	free(body.map);
+}
+
+/* --------------------------------------------------------- branches --- */
+
+/*
+ * Does @r (nested regions included) load, store or spawn?  A branch that
+ * does not is computed whether or not it is taken: its values are pure
+ * and cannot trap (division by zero has a result), so a SELECT of both
+ * branches' results is all an scf.if costs.  A load is not speculated: its
+ * address may be one the condition guards (a[i] for i < n).
+ */
+static bool has_effects(const struct ir_region *r)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		if (op->code == IR_OP_MEMREF_LOAD || op->code == IR_OP_MEMREF_STORE ||
+		    op->code == IR_OP_WORK_SPAWN)
+			return true;
+		if ((op->body && has_effects(op->body)) ||
+		    (op->else_body && has_effects(op->else_body)))
+			return true;
+	}
+	return false;
+}
+
+/* Does @r (nested regions included) spawn? */
+static bool has_spawn(const struct ir_region *r)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		if (op->code == IR_OP_WORK_SPAWN)
+			return true;
+		if ((op->body && has_spawn(op->body)) ||
+		    (op->else_body && has_spawn(op->else_body)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * After a branch that spawns: the chain goes on from a token that
+ * arrives once the branch's last spawn has fired, or at once (after the
+ * spawns before the if) when it was not taken: REDUCE(previous, count,
+ * last), whose init is the previous chain token.
+ */
+static void spawn_done(struct lower *l, struct scope *s, struct scope *body,
+		       int count, struct loom_loc loc)
+{
+	int init = s->spawn != G_NONE ? s->spawn :
+				       konst(l, s, LOOM_TYPE_I64, 0, loc);
+	int red = pe(l, LOOM_OP_REDUCE, LOOM_TYPE_I64, init, count, body->spawn,
+		     loc);
+
+	l->g->nodes[red].imm = LOOM_OP_OR;
+	s->spawn = red;
+}
+
+/* Is @v defined in @r or in a region nested in it? */
+static bool defined_in(const struct ir_value *v, const struct ir_region *r)
+{
+	const struct ir_region *at = v->def ? v->def->region : v->region;
+
+	while (at && at != r)
+		at = at->parent_op ? at->parent_op->region : NULL;
+	return at == r;
+}
+
+/*
+ * A gated branch: a scope that runs @count (0 or 1) times per activation
+ * of @s, exactly as a loop body does.  INVARIANT(value, count) lets each
+ * outer value in once when the branch is taken and drops it when not, so
+ * nothing inside fires (no store, load or spawn) unless the condition
+ * chose the branch; the memrefs it touches are ordered around it as
+ * around a loop (loop_start, loop_done's REDUCE of 0 or 1 tokens).  Each
+ * value the branch yields leaves through REDUCE(0, count, v) folding with
+ * OR: v when the branch ran, 0 when not, one token per activation either
+ * way.  Returns the yielded values' nodes in @out.
+ */
+static void lower_gated(struct lower *l, struct scope *s, struct ir_op *op,
+			struct ir_region *r, int count, int *out)
+{
+	const struct ir_op *y = r->last && r->last->code == IR_OP_SCF_YIELD ?
+				r->last : NULL;
+	bool touched[MAX_ARGS] = { 0 };
+	bool chains = !s->in_loop && has_spawn(r);
+	struct scope body;
+	int gate;
+
+	touches(r, touched);
+	scope_init(&body, s);
+	body.count = count;
+	body.in_loop = s->in_loop;
+	gate = loop_start(l, s, &body, touched, trigger(l, s), op->loc);
+	if (chains)
+		gate = after(l, gate, s->spawn, op->loc);
+	gate = invariant(l, &body, gate, op->loc);
+	for (int k = 0; k < MAX_ARGS; k++)
+		if (body.mem[k] == AFTER_STREAM)
+			body.mem[k] = gate;
+	body.trigger = gate;
+	if (chains)
+		body.spawn = gate;
+	lower_region(l, &body, r);
+	if (!l->errors)
+		loop_done(l, s, &body, touched, count, op->loc);
+	if (!l->errors && chains)
+		spawn_done(l, s, &body, count, op->loc);
+	for (int i = 0; y && !l->errors && i < y->num_operands; i++) {
+		const struct ir_value *v = y->operands[i].value;
+		unsigned type = lower_dev_type(v->type);
+		int red;
+
+		if (v->is_const || !defined_in(v, r)) {
+			out[i] = value(l, s, v);
+			continue;
+		}
+		red = pe(l, LOOM_OP_REDUCE, type, konst(l, s, type, 0, op->loc),
+			 count, value(l, &body, v), op->loc);
+		l->g->nodes[red].imm = LOOM_OP_OR;
+		out[i] = red;
+	}
+	free(body.map);
+}
+
+/* A branch without effects, computed in @s; its yields' nodes in @out. */
+static void lower_speculated(struct lower *l, struct scope *s,
+			     struct ir_region *r, int *out)
+{
+	const struct ir_op *y = r->last && r->last->code == IR_OP_SCF_YIELD ?
+				r->last : NULL;
+
+	lower_region(l, s, r);
+	for (int i = 0; y && !l->errors && i < y->num_operands; i++)
+		out[i] = value(l, s, y->operands[i].value);
+}
+
+/*
+ * scf.if: a constant condition keeps one branch; branches without effects
+ * are both computed and their results selected; others are gated scopes
+ * (lower_gated) whose results are then selected.
+ */
+static void lower_if(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_value *cv = op->operands[0].value;
+	int then_v[MAX_IF_RESULTS], else_v[MAX_IF_RESULTS], c;
+
+	if (op->num_results > MAX_IF_RESULTS)
+		return unsupported(l, op, "more than 8 results");
+	if (cv->is_const) {
+		struct ir_region *taken = cv->const_val & 1 ? op->body :
+							      op->else_body;
+
+		if (taken)
+			lower_speculated(l, s, taken, then_v);
+		for (int i = 0; taken && !l->errors && i < op->num_results; i++)
+			map_put(l, s, &op->results[i], then_v[i]);
+		return;
+	}
+	c = value(l, s, cv);
+	if (!has_effects(op->body) &&
+	    (!op->else_body || !has_effects(op->else_body))) {
+		lower_speculated(l, s, op->body, then_v);
+		if (op->else_body)
+			lower_speculated(l, s, op->else_body, else_v);
+	} else {
+		lower_gated(l, s, op, op->body, c, then_v);
+		if (op->else_body)
+			lower_gated(l, s, op, op->else_body,
+				    pe_imm(l, LOOM_OP_XOR, LOOM_TYPE_I64, c, 1,
+					   G_NONE, op->loc),
+				    else_v);
+	}
+	for (int i = 0; !l->errors && i < op->num_results; i++)
+		map_put(l, s, &op->results[i],
+			pe(l, LOOM_OP_SELECT,
+			   lower_dev_type(op->results[i].type), c, then_v[i],
+			   else_v[i], op->loc));
 }
 
 /* -------------------------------------------------------------- ops --- */
@@ -902,6 +1092,8 @@ static void lower_op(struct lower *l, struct scope *s, struct ir_op *op)
 		return lower_store(l, s, op);
 	case SYN_FOR:
 		return lower_for(l, s, op);
+	case SYN_IF:
+		return lower_if(l, s, op);
 	case SYN_SPAWN:
 		return lower_spawn(l, s, op);
 	default:
@@ -938,8 +1130,12 @@ static void count_accesses(struct lower *l, const struct ir_region *r,
 			count[k]++;
 			stores[k] += op->code == IR_OP_MEMREF_STORE;
 		}
+		/* a branch runs once: its spawns are not in a loop */
 		if (op->body)
-			count_accesses(l, op->body, count, stores, depth + 1);
+			count_accesses(l, op->body, count, stores,
+				       depth + (op->code == IR_OP_SCF_FOR));
+		if (op->else_body)
+			count_accesses(l, op->else_body, count, stores, depth);
 	}
 }
 
@@ -955,6 +1151,12 @@ static void refuse_loops(struct lower *l, const struct ir_region *r)
 
 		if (!op->body)
 			continue;
+		if (op->code == IR_OP_SCF_IF) {	/* runs once: no iterations */
+			refuse_loops(l, op->body);
+			if (op->else_body)
+				refuse_loops(l, op->else_body);
+			continue;
+		}
 		count_accesses(NULL, op->body, count, stores, 1);
 		for (int k = 0; k < MAX_ARGS; k++)
 			if (stores[k] && count[k] > 1) {
@@ -1072,7 +1274,7 @@ static void child_capacity(struct lower *l)
 
 unsigned lower_thread(struct diag *d, struct ir_func *f, struct graph *g)
 {
-	struct lower l = { .d = d, .f = f, .g = g, .spawn = G_NONE };
+	struct lower l = { .d = d, .f = f, .g = g };
 	struct scope top;
 
 	g->thread = f->name;

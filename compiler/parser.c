@@ -1025,6 +1025,35 @@ static void for_op(struct parser *p, struct ir_op *op)
 	opt_attr_dict(p, op);
 }
 
+/* The then or else region of scf.if @op: no block arguments. */
+static struct ir_region *branch(struct parser *p, struct ir_op *op)
+{
+	struct ir_region *r = alloc(p, sizeof(*r));
+
+	r->parent_op = op;
+	region(p, r);
+	return r;
+}
+
+/* if = VALUE ("->" result_types)? region ("else" region)? attr_dict? */
+static void if_op(struct parser *p, struct ir_op *op)
+{
+	struct vec ops = { 0 }, types = { 0 };
+
+	operand(p, &ops);
+	if (consume(p, "->"))
+		result_types(p, &types);
+	set_operands(p, op, &ops);
+	op->operand_types[0] = &ir_i1;
+	set_results(p, op, types.num, NULL);
+	for (int i = 0; i < types.num; i++)
+		op->results[i].type = ((const struct ir_type **)types.data)[i];
+	op->body = branch(p, op);
+	if (consume(p, "else"))
+		op->else_body = branch(p, op);
+	opt_attr_dict(p, op);
+}
+
 /* Does a new operation with results ("%a, %b =") start here? */
 static bool at_op_results(struct parser *p)
 {
@@ -1191,6 +1220,7 @@ static void op_body(struct parser *p, struct ir_op *op)
 	case SYN_STORE:			store(p, op); break;
 	case SYN_ALLOC:			alloc_op(p, op); break;
 	case SYN_FOR:			for_op(p, op); break;
+	case SYN_IF:			if_op(p, op); break;
 	case SYN_LAUNCH:		launch(p, op); break;
 	case SYN_WAIT:			wait_op(p, op); break;
 	case SYN_SPAWN:
@@ -1348,9 +1378,12 @@ static void region(struct parser *p, struct ir_region *r)
 static void own_regions(struct ir_region *r, struct ir_func *f)
 {
 	r->parent_func = f;
-	for (struct ir_op *op = r->first; op; op = op->next)
+	for (struct ir_op *op = r->first; op; op = op->next) {
 		if (op->body)
 			own_regions(op->body, f);
+		if (op->else_body)
+			own_regions(op->else_body, f);
+	}
 }
 
 /* block_args = "(" (VALUE ":" type ("," VALUE ":" type)*)? ")" */

@@ -698,11 +698,29 @@ static bool check_written_types(struct verifier *v, struct ir_op *op)
 
 /* -------------------------------------------------- context & control --- */
 
-/* The kind of body @r is: a host function, a thread, an scf.for. */
+/* "an scf.for" or "an scf.if": what owns a nested region. */
+static const char *owner_kind(const struct ir_op *op)
+{
+	return op->code == IR_OP_SCF_IF ? "an scf.if" : "an scf.for";
+}
+
+/*
+ * Does region @r end without an scf.yield that it may leave out?  An
+ * scf.for without iter_args and an scf.if without results yield nothing.
+ */
+static bool yield_implicit(const struct ir_region *r)
+{
+	const struct ir_op *owner = r->parent_op;
+
+	return owner->code == IR_OP_SCF_IF ? !owner->num_results :
+					     !owner->num_iter_args;
+}
+
+/* The kind of body @r is: a host function, a thread, an scf.for or scf.if. */
 static const char *body_kind(const struct ir_region *r)
 {
 	if (r->parent_op)
-		return "an scf.for";
+		return owner_kind(r->parent_op);
 	return r->parent_func->is_thread ? "a dataflow.thread" :
 					   "a host function";
 }
@@ -726,7 +744,10 @@ static bool check_terminator_place(struct verifier *v, struct ir_op *op)
 		return true;
 	diag_error(v->d, op->loc, "'%s' must be the last operation of %s body",
 		   op_name(op),
-		   op->code == IR_OP_SCF_YIELD ? "an scf.for" :
+		   op->code == IR_OP_SCF_YIELD ?
+			   (op->region->parent_op ?
+				    owner_kind(op->region->parent_op) :
+				    "an scf.for") :
 		   op->code == IR_OP_RETURN ? "a host function" :
 					      "a dataflow.thread");
 	return false;
@@ -770,7 +791,7 @@ static void check_region_end(struct verifier *v, struct ir_region *r)
 	for (struct ir_op *op = r->first; op; op = op->next)
 		if (ir_opinfo[op->code].flags & IR_TERMINATOR)
 			return;	/* there, or misplaced and reported */
-	if (want == IR_OP_SCF_YIELD && !r->parent_op->num_iter_args)
+	if (want == IR_OP_SCF_YIELD && yield_implicit(r))
 		return;	/* implicit */
 	diag_error(v->d, r->end, "%s body must end with '%s'", body_kind(r),
 		   ir_opinfo[want].name);
@@ -968,10 +989,39 @@ static void check_frontiers(struct verifier *v, struct ir_op *op)
 	}
 }
 
+/* An scf.if's yield gives one value of each result's type. */
+static void check_if_yield(struct verifier *v, struct ir_op *op,
+			   struct ir_op *cond)
+{
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+
+	if (op->num_operands != cond->num_results) {
+		diag_error(v->d, op->loc,
+			   "'scf.yield' yields %d value%s but the scf.if has %d result%s",
+			   op->num_operands, plural(op->num_operands),
+			   cond->num_results, plural(cond->num_results));
+		diag_note(v->d, cond->loc, "the scf.if is here");
+		return;
+	}
+	for (int i = 0; i < op->num_operands; i++) {
+		const struct ir_type *want = cond->results[i].type;
+
+		if (ir_type_equal(op->operand_types[i], want))
+			continue;
+		diag_error(v->d, op->operands[i].loc,
+			   "'scf.yield' operand #%d has type %s but result #%d of the scf.if has type %s",
+			   i, tstr(op->operand_types[i], a), i, tstr(want, b));
+		diag_note(v->d, cond->loc, "the scf.if is here");
+	}
+}
+
 static void check_scf_yield(struct verifier *v, struct ir_op *op)
 {
 	struct ir_op *loop = op->region->parent_op;
 	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+
+	if (loop->code == IR_OP_SCF_IF)
+		return check_if_yield(v, op, loop);
 
 	if (op->num_operands != loop->num_iter_args) {
 		diag_error(v->d, op->loc,
@@ -991,6 +1041,33 @@ static void check_scf_yield(struct verifier *v, struct ir_op *op)
 			   i, tstr(op->operand_types[i], a), acc->name,
 			   tstr(acc->type, b));
 		diag_note(v->d, acc->loc, "'%%%s' is declared here", acc->name);
+	}
+}
+
+/*
+ * A value an scf.if gives must come from whichever branch runs: results
+ * need an else.  They are scalars: the fabric selects them (arith.select's
+ * types).
+ */
+static void check_if(struct verifier *v, struct ir_op *op)
+{
+	char buf[IR_TYPE_STR_MAX];
+
+	if (op->num_results && !op->else_body) {
+		diag_error(v->d, op->loc,
+			   "an scf.if with results needs an 'else' region");
+		diag_note(v->d, op->body->end,
+			  "the then region ends here; add 'else { ... scf.yield ... }'");
+	}
+	for (int i = 0; i < op->num_results; i++) {
+		const struct ir_type *t = op->results[i].type;
+
+		if (ir_type_is_integer(t) || ir_type_is_f32(t) ||
+		    ir_type_has_unsupported(t))
+			continue;
+		diag_error(v->d, op->results[i].loc,
+			   "scf.if result '%%%s' has type %s; results are integer, index or f32",
+			   op->results[i].name, tstr(t, buf));
 	}
 }
 
@@ -1027,6 +1104,9 @@ static void check_semantics(struct verifier *v, struct ir_op *op)
 		break;
 	case IR_OP_MEMREF_ALLOC:
 		check_alloc(v, op);
+		break;
+	case IR_OP_SCF_IF:
+		check_if(v, op);
 		break;
 	case IR_OP_RETURN:
 		if (op->num_operands)
@@ -1196,6 +1276,8 @@ static void check_op(struct verifier *v, struct ir_op *op)
 	}
 	if (op->body)
 		check_region(v, op->body);
+	if (op->else_body)
+		check_region(v, op->else_body);
 	fold(op);
 	for (int i = 0; i < op->num_results; i++)
 		define(v, &op->results[i]);
@@ -1270,6 +1352,8 @@ static void warn_unused(struct verifier *v, const struct ir_region *r)
 				     op->num_results, op_name(op));
 		if (op->body)
 			warn_unused(v, op->body);
+		if (op->else_body)
+			warn_unused(v, op->else_body);
 	}
 }
 

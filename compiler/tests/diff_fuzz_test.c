@@ -2,7 +2,7 @@
 /*
  * Differential fuzzing of loomc: random well-typed threads (loads, stores,
  * integer, index and f32 arithmetic, selects, casts, loops with reductions,
- * spawns), each compiled for several fabrics from 2x2 to 16x16 and run on
+ * scf.if with and without results, spawns), each compiled for several fabrics from 2x2 to 16x16 and run on
  * the host engine; every word of memory (and every item's children) must
  * be what ir_interp.h computes from the IR, and no run may deadlock.
  *
@@ -114,7 +114,8 @@ struct pval {
  * @c: the case being written
  * @r: its random stream
  * @pool: values in scope
- * @depth: loop nesting
+ * @depth: loop and branch nesting
+ * @loops_in: loop nesting alone
  * @next: next value number
  * @ops: lines written
  * @stmts: statements generated
@@ -127,7 +128,7 @@ struct gen {
 	struct fcase *c;
 	uint64_t r;
 	struct pval pool[MAX_POOL];
-	int np, depth, next, ops, stmts, budget;
+	int np, depth, loops_in, next, ops, stmts, budget;
 	unsigned loops;	/* percent of top-level statements that are loops */
 	int spawn_sites;
 	bool loop_spawn;
@@ -404,7 +405,7 @@ static int mem_of(struct gen *g, bool output, int want_type)
  */
 static bool may_access(struct gen *g, int m)
 {
-	if (m < 0 || !g->depth)
+	if (m < 0 || !g->loops_in)
 		return m >= 0;
 	if (g->loop_acc[m] && !chance(&g->r, 10))
 		return false;
@@ -468,7 +469,7 @@ static void spawn(struct gen *g)
 	indent(g);
 	out(g, "dataflow.work.spawn %s : i64\n", v);
 	g->spawn_sites++;
-	g->loop_spawn |= g->depth > 0;
+	g->loop_spawn |= g->loops_in > 0;
 	g->ops++;
 }
 
@@ -543,9 +544,10 @@ static void loop(struct gen *g)
 	out(g, " {\n");
 	g->ops++;
 	mark = g->np;
-	if (!g->depth)
+	if (!g->loops_in)
 		memset(g->loop_acc, 0, sizeof(g->loop_acc));
 	g->depth++;
+	g->loops_in++;
 	iv = add(g, T_IDX, ivn);
 	(void)iv;
 	body(g, 2 + (int)rnd(&g->r, 6));
@@ -580,12 +582,80 @@ static void loop(struct gen *g)
 		out(g, "\n");
 	}
 	g->depth--;
+	g->loops_in--;
 	g->np = mark;
 	indent(g);
 	out(g, "}\n");
 	for (int k = 0; k < nacc; k++) {
 		add(g, t[k], res[k]);
 		if (chance(&g->r, 60))
+			store_value(g, res[k], t[k]);
+	}
+}
+
+/* One branch of an scf.if: a short body, then its yield of @n values. */
+static void branch(struct gen *g, int n, const enum vt *t)
+{
+	int mark = g->np;
+	const char *y[2];
+
+	g->depth++;
+	body(g, 1 + (int)rnd(&g->r, 4));
+	for (int k = 0; k < n; k++)
+		y[k] = pick(g, t[k]);
+	if (n) {
+		indent(g);
+		out(g, "scf.yield ");
+		for (int k = 0; k < n; k++)
+			out(g, "%s%s", k ? ", " : "", y[k]);
+		out(g, " : ");
+		for (int k = 0; k < n; k++)
+			out(g, "%s%s", k ? ", " : "", vt_name[t[k]]);
+		out(g, "\n");
+	}
+	g->depth--;
+	g->np = mark;	/* a branch's values stay in it */
+}
+
+/*
+ * scf.if with 0 to 2 results (an else then, else sometimes).  Accesses
+ * and spawns in its branches follow the rules of the loop around the if,
+ * if any.
+ */
+static void if_stmt(struct gen *g)
+{
+	int n = chance(&g->r, 40) ? 0 : 1 + (int)rnd(&g->r, 2);
+	const char *c = pick(g, T_I1);
+	char res[2][16];
+	enum vt t[2];
+
+	for (int k = 0; k < n; k++)
+		t[k] = chance(&g->r, 25) ? T_F32 : int_type(g);
+	indent(g);
+	for (int k = 0; k < n; k++) {
+		snprintf(res[k], sizeof(res[k]), "%%v%d", g->next++);
+		out(g, "%s%s", k ? ", " : "", res[k]);
+	}
+	out(g, "%sscf.if %s", n ? " = " : "", c);
+	if (n) {
+		out(g, " -> (");
+		for (int k = 0; k < n; k++)
+			out(g, "%s%s", k ? ", " : "", vt_name[t[k]]);
+		out(g, ")");
+	}
+	out(g, " {\n");
+	g->ops++;
+	branch(g, n, t);
+	indent(g);
+	if (n || chance(&g->r, 50)) {
+		out(g, "} else {\n");
+		branch(g, n, t);
+		indent(g);
+	}
+	out(g, "}\n");
+	for (int k = 0; k < n; k++) {
+		add(g, t[k], res[k]);
+		if (chance(&g->r, 50))
 			store_value(g, res[k], t[k]);
 	}
 }
@@ -615,11 +685,13 @@ static void statement(struct gen *g)
 		load(g);
 	else if (k < 74)
 		store(g);
-	else if (k < 90 && g->depth < 2 && g->stmts < g->budget)
+	else if (k < 84 && g->depth < 2 && g->stmts < g->budget)
 		loop(g);
+	else if (k < 90 && g->depth < 3 && g->stmts < g->budget)
+		if_stmt(g);
 	else if (k < 94 && g->c->dynamic &&
 		 (chance(&g->r, 3) || !g->loop_spawn) &&
-		 (g->depth == 0 || (chance(&g->r, 3) || !g->spawn_sites)))
+		 (g->loops_in == 0 || (chance(&g->r, 3) || !g->spawn_sites)))
 		spawn(g);
 	else
 		int_op(g, int_type(g));

@@ -306,6 +306,21 @@ static inline int ii_for(struct ii_run *r, const struct ir_op *op)
 	return 0;
 }
 
+/* scf.if: the taken region, if there is one; its yield gives the results. */
+static inline int ii_if(struct ii_run *r, const struct ir_op *op)
+{
+	const struct ir_region *b = ii_get(r, op->operands[0].value) ?
+				    op->body : op->else_body;
+
+	if (!b)
+		return 0;
+	if (ii_region(r, b))
+		return -1;
+	for (int k = 0; k < op->num_results; k++)
+		ii_set(r, &op->results[k], ii_get(r, b->last->operands[k].value));
+	return 0;
+}
+
 static inline int ii_op(struct ii_run *r, const struct ir_op *op)
 {
 	int64_t v[3] = { 0 }, x = 0;
@@ -345,6 +360,8 @@ static inline int ii_op(struct ii_run *r, const struct ir_op *op)
 		return ii_access(r, op, 1, &v[0]);
 	case SYN_FOR:
 		return ii_for(r, op);
+	case SYN_IF:
+		return ii_if(r, op);
 	case SYN_SPAWN:
 		if (r->num_children >= r->child_cap)
 			return ii_fail(r, op, "more than %u children", r->child_cap);

@@ -593,6 +593,79 @@ TEST(store_waits_only_for_the_loads_it_needs)
 	lowered_close(&l);
 }
 
+/* Branches without loads, stores or spawns: both computed, one selected. */
+TEST(scf_if_pure_is_a_select)
+{
+	static const char src[] =
+		"dataflow.thread @k " DENSE "(%a: i64, %m: memref<?xi64>) ctrl(%c: none) iv(%i: index) {\n"
+		"  %z = arith.constant 0 : i64\n"
+		"  %p = arith.cmpi slt, %a, %z : i64\n"
+		"  %r = scf.if %p -> (i64) {\n"
+		"    %n = arith.subi %z, %a : i64\n"
+		"    scf.yield %n : i64\n"
+		"  } else {\n"
+		"    scf.yield %a : i64\n"
+		"  }\n"
+		"  memref.store %r, %m[%i] : memref<?xi64>\n"
+		"  dataflow.thread.yield %c : none\n"
+		"}\n";
+	struct lowered l;
+
+	REQUIRE(lower_text(&l, src) == 0);
+	CHECK_EQ(0, l.errors);
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_SELECT));
+	CHECK_EQ(0, count_op(&l.g, LOOM_OP_INVARIANT));
+	CHECK_EQ(0, count_op(&l.g, LOOM_OP_REDUCE));
+	CHECK(all_consumed(&l.g));
+	CHECK(topological(&l.g));
+	lowered_close(&l);
+}
+
+/*
+ * A store in a branch: the branch is a scope of 0 or 1 activations,
+ * entered through INVARIANTs counted by the condition; its memref's
+ * order leaves through a REDUCE, as after a loop.  The else branch is
+ * counted by cond ^ 1.  A load's result leaves through REDUCE(0, OR).
+ */
+TEST(scf_if_effects_are_gated)
+{
+	static const char src[] =
+		"dataflow.thread @k " DENSE "(%a: i64, %m: memref<?xi64>, %o: memref<?xi64>) ctrl(%c: none) iv(%i: index) {\n"
+		"  %z = arith.constant 0 : i64\n"
+		"  %p = arith.cmpi slt, %a, %z : i64\n"
+		"  %r = scf.if %p -> (i64) {\n"
+		"    memref.store %a, %m[%i] : memref<?xi64>\n"
+		"    scf.yield %z : i64\n"
+		"  } else {\n"
+		"    %v = memref.load %m[%i] : memref<?xi64>\n"
+		"    scf.yield %v : i64\n"
+		"  }\n"
+		"  memref.store %r, %o[%i] : memref<?xi64>\n"
+		"  dataflow.thread.yield %c : none\n"
+		"}\n";
+	struct lowered l;
+	bool or_reduce = false;
+	int xor_one = 0;
+
+	REQUIRE(lower_text(&l, src) == 0);
+	CHECK_EQ(0, l.errors);
+	CHECK(count_op(&l.g, LOOM_OP_INVARIANT) >= 2);
+	for (int i = 0; i < l.g.num; i++) {
+		const struct g_node *n = &l.g.nodes[i];
+
+		if (n->kind != G_PE)
+			continue;
+		or_reduce |= n->op == LOOM_OP_REDUCE && n->imm == LOOM_OP_OR;
+		xor_one += n->op == LOOM_OP_XOR && n->imm_b && n->imm == 1;
+	}
+	CHECK(or_reduce);
+	CHECK_EQ(1, xor_one);
+	CHECK_EQ(1, count_op(&l.g, LOOM_OP_SELECT));
+	CHECK(all_consumed(&l.g));
+	CHECK(topological(&l.g));
+	lowered_close(&l);
+}
+
 int main(void)
 {
 	RUN(vector_add);
@@ -605,5 +678,7 @@ int main(void)
 	RUN(casts);
 	RUN(f32_operations);
 	RUN(store_waits_only_for_the_loads_it_needs);
+	RUN(scf_if_pure_is_a_select);
+	RUN(scf_if_effects_are_gated);
 	return checks_done();
 }

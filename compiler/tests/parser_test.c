@@ -334,6 +334,42 @@ TEST(scf_for)
 	front_close(&f);
 }
 
+TEST(scf_if)
+{
+	struct front f;
+	struct ir_op *op, *y;
+
+	REQUIRE((op = host_op(&f, "%p: i1, %a: i64, %b: i64",
+			      "  %r = scf.if %p -> (i64) {\n"
+			      "    scf.yield %a : i64\n"
+			      "  } else {\n"
+			      "    scf.yield %b : i64\n"
+			      "  } {note}")));
+	CHECK_EQ(IR_OP_SCF_IF, op->code);
+	REQUIRE_EQ(1, op->num_operands);
+	CHECK(use_is(op, 0, "p", &ir_i1));
+	REQUIRE_EQ(1, op->num_results);
+	CHECK(strcmp(op->results[0].name, "r") == 0);
+	CHECK_EQ(IR_TYPE_I64, op->results[0].type->kind);
+	REQUIRE(op->body && op->else_body);
+	CHECK(op->body->parent_op == op && op->else_body->parent_op == op);
+	CHECK(op->else_body->parent_func == f.m->funcs);
+	CHECK_EQ(0, op->body->num_args);
+	y = op->else_body->first;
+	CHECK_EQ(IR_OP_SCF_YIELD, y->code);
+	CHECK(y->region == op->else_body);
+	CHECK(use_is(y, 0, "b", &ir_i64));
+	REQUIRE_EQ(1, op->num_attrs);
+	front_close(&f);
+
+	/* no results, no else, an empty then region */
+	REQUIRE((op = host_op(&f, "%p: i1", "  scf.if %p {\n  }")));
+	CHECK_EQ(0, op->num_results);
+	CHECK_EQ(0, op->body->num_ops);
+	CHECK(!op->else_body);
+	front_close(&f);
+}
+
 TEST(launch_and_wait)
 {
 	struct front f;
@@ -488,6 +524,34 @@ static char *print(struct ir_module *m)
 
 static const char *const programs[] = {
 	vadd,
+	"func.func @branches(%p: i1, %m: memref<?xi64>) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  scf.if %p {\n"
+	"  }\n"
+	"  scf.if %p {\n"
+	"    %z = arith.constant 0 : i64\n"
+	"    memref.store %z, %m[%c0] : memref<?xi64>\n"
+	"  } else {\n"
+	"    %one = arith.constant 1 : i64\n"
+	"    memref.store %one, %m[%c0] : memref<?xi64>\n"
+	"  } {note}\n"
+	"  %r, %q = scf.if %p -> (i64, f32) {\n"
+	"    %a = arith.constant 2 : i64\n"
+	"    %f = arith.constant 1.5 : f32\n"
+	"    scf.yield %a, %f : i64, f32\n"
+	"  } else {\n"
+	"    %b = scf.if %p -> i64 {\n"
+	"      %c = arith.constant 3 : i64\n"
+	"      scf.yield %c : i64\n"
+	"    } else {\n"
+	"      %d = arith.constant 4 : i64\n"
+	"      scf.yield %d : i64\n"
+	"    }\n"
+	"    %g = arith.constant 2.5 : f32\n"
+	"    scf.yield %b, %g : i64, f32\n"
+	"  }\n"
+	"  return\n"
+	"}\n",
 	"dataflow.thread @bfs domain(#dataflow.thread_domain<dynamic_work, work_item_arg = 0>)"
 	"(%n: i64, %t: memref<?xi64>) ctrl(%c: none) {\n"
 	"  %c1 = arith.constant 1 : index\n"
@@ -759,6 +823,7 @@ int main(void)
 	RUN(index_dialect);
 	RUN(memref_operations);
 	RUN(scf_for);
+	RUN(scf_if);
 	RUN(launch_and_wait);
 	RUN(body_operations);
 	RUN(per_operand_types);

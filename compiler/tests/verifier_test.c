@@ -628,6 +628,21 @@ static const struct rule rules[] = {
 	{ "scf.yield count",
 	  "func.func @main(%n: index) {\n  scf.for %i = %n to %n step %n {\n    scf.yield %n : index\n  }\n  return\n}\n",
 	  { E(3, 5, "'scf.yield' yields 1 value but the scf.for has 0 iter_args"), N(2, 3, "the scf.for is here") } },
+	{ "scf.if condition type",
+	  "func.func @main(%a: i64) {\n  scf.if %a {\n  }\n  return\n}\n",
+	  { E(2, 10, "'%a' has type i64 but 'scf.if' expects i1"), N(1, 17, "'%a' is defined here") } },
+	{ "scf.if yield count",
+	  "func.func @main(%p: i1, %a: i64) {\n  %r = scf.if %p -> (i64) {\n    scf.yield %a : i64\n"
+	  "  } else {\n    scf.yield %a, %a : i64, i64\n  }\n  loom.print %r : i64\n  return\n}\n",
+	  { E(5, 5, "'scf.yield' yields 2 values but the scf.if has 1 result"), N(2, 8, "the scf.if is here") } },
+	{ "scf.if results without else",
+	  "func.func @main(%p: i1, %a: i64) {\n  %r = scf.if %p -> (i64) {\n    scf.yield %a : i64\n  }\n"
+	  "  loom.print %r : i64\n  return\n}\n",
+	  { E(2, 8, "an scf.if with results needs an 'else' region"), N(4, 3, "the then region ends here") } },
+	{ "a then value is not seen in the else region",
+	  "func.func @main(%p: i1, %a: i64) {\n  scf.if %p {\n    %x = arith.addi %a, %a : i64\n"
+	  "    loom.print %x : i64\n  } else {\n    loom.print %x : i64\n  }\n  return\n}\n",
+	  { E(6, 16, "use of undefined value '%x'") } },
 	{ "launch of a thread with an invalid domain reports only the domain",
 	  "dataflow.thread @k domain(#dataflow.thread_domain<weird>)() ctrl(%c: none) {\n  dataflow.thread.yield\n}\n"
 	  "func.func @main(%n: index) {\n"
