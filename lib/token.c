@@ -139,9 +139,33 @@ static int fence_info(struct loom_token *t, int *status, uint64_t *done_ns)
 }
 
 /*
- * A signalled token's result, asked once: its fence's status, where the
- * driver puts the job's error (kernel/loom_job.c) -- for every job, by
- * ioctl or io_uring, however long ago it ran.
+ * The error of a signalled token's job from the driver's record of it
+ * (JOB_INFO, one ioctl): 1 if the record cannot say.  The driver records
+ * a job's outcome before it signals the job's fence, and gives the fence
+ * the record's error (kernel/loom_job.c: every path that records a job
+ * done sets that error on its done fence), so a record that says DONE
+ * has the fence's error.  It cannot say when the job's id is not known
+ * yet (a ring launch before its CQE), when the record is gone (the file
+ * ran LOOM_JOB_RECORDS jobs since), or when the job never reached the
+ * device (the driver records those when it frees them, after the fence).
+ */
+static int recorded_error(struct loom_token *t)
+{
+	struct drm_loom_job_info info = { .job_id = t->job_id };
+
+	if (!t->job_id || t->dev->be->job_info(t->dev, &info) ||
+	    info.state != DRM_LOOM_JOB_DONE)
+		return 1;
+	return info.error;
+}
+
+/*
+ * A signalled token's result, asked once: its job's recorded error, or
+ * where the record cannot say, its fence's status, where the driver puts
+ * the job's error (kernel/loom_job.c) -- for every job, by ioctl or
+ * io_uring, however long ago it ran.  The record is one ioctl; the
+ * fence's status three system calls (a sync_file's export, query and
+ * close).
  */
 static int wait_until(struct loom_token *t, int64_t abs_ns);
 
@@ -163,9 +187,12 @@ static int settle(struct loom_token *t)
 		t->status_known = true;
 		return 0;
 	}
-	ret = fence_info(t, &status, &done_ns);
-	if (ret)
-		return ret;
+	status = recorded_error(t);
+	if (status > 0) {
+		ret = fence_info(t, &status, &done_ns);
+		if (ret)
+			return ret;
+	}
 	t->status = status < 0 ? status : 0;
 	t->status_known = true;
 	return 0;
