@@ -140,14 +140,16 @@ static int fence_info(struct loom_token *t, int *status, uint64_t *done_ns)
 
 /*
  * The error of a signalled token's job from the driver's record of it
- * (JOB_INFO, one ioctl): 1 if the record cannot say.  The driver records
- * a job's outcome before it signals the job's fence, and gives the fence
- * the record's error (kernel/loom_job.c: every path that records a job
- * done sets that error on its done fence), so a record that says DONE
- * has the fence's error.  It cannot say when the job's id is not known
- * yet (a ring launch before its CQE), when the record is gone (the file
- * ran LOOM_JOB_RECORDS jobs since), or when the job never reached the
- * device (the driver records those when it frees them, after the fence).
+ * (JOB_INFO, one ioctl): 1 if the record cannot say.  The uapi defines
+ * drm_loom_job_info.error as the errno the job's fence completed with:
+ * the driver records a job's outcome before it signals the job's fence
+ * and gives the fence the record's error (kernel/loom_job.c: every path
+ * that records a job done sets that error on its done fence), so a
+ * record that says DONE has the fence's error.  It cannot say when the
+ * job's id is not known yet (a ring launch before its CQE), when the
+ * record is gone (the file ran LOOM_JOB_RECORDS jobs since), or when the
+ * job never reached the device (the driver records those when it frees
+ * them, after the fence).
  */
 static int recorded_error(struct loom_token *t)
 {
