@@ -109,10 +109,15 @@ struct loom_device {
 	void *priv;			/* the backend's */
 	int fd;				/* the node, -1 where there is none */
 	struct loom_device_info info;
-	pthread_mutex_t lock;		/* protects configs, the syncobj pool, shared */
+	pthread_mutex_t lock;		/* protects configs, idle_tokens, shared */
 	struct loom_plan *configs;	/* the plans, each with its configuration */
-	uint32_t *pool;			/* idle syncobjs, reused by launches */
-	unsigned pool_count, pool_cap;
+	/*
+	 * Tokens no one holds, each with its syncobj, reused by ioctl
+	 * launches: a launch neither allocates a token nor creates a syncobj
+	 * once the list has them (token.c).  Linked by next_idle.
+	 */
+	struct loom_token *idle_tokens;
+	unsigned idle_count;
 	struct loom_arena *arenas;	/* one per hardware queue */
 	struct loom_bo *shared;		/* BOs of share groups, under lock */
 };
@@ -195,6 +200,7 @@ struct loom_token {
 	 */
 	struct loom_token **parts;
 	unsigned n_parts;
+	struct loom_token *next_idle;	/* on the device's idle_tokens */
 };
 
 /* token.c */
@@ -303,14 +309,15 @@ uint64_t loom_now_ns(void);
 /* A token with a fresh (unsignalled, fenceless) syncobj. */
 int loom_token_new(struct loom_device *dev, struct loom_token **out);
 /*
- * A token for an ioctl launch: its syncobj may come from the pool, as
- * SUBMIT replaces whatever fence it held before anyone can wait on it.
+ * A token for an ioctl launch: an idle one of the device's if there is
+ * one, syncobj and all, as SUBMIT replaces whatever fence its syncobj held
+ * before anyone can wait on it.
  */
 int loom_token_for_submit(struct loom_device *dev, struct loom_token **out);
 struct loom_token *loom_token_get(struct loom_token *t);
-/* Drops a reference; the last one gives the syncobj to the pool. */
+/* Drops a reference; the last one puts the token on the idle list. */
 void loom_token_put(struct loom_token *t);
-/* Destroys the pooled syncobjs: the device is closing. */
+/* Frees the idle tokens and destroys their syncobjs: the device is closing. */
 void loom_token_pool_release(struct loom_device *dev);
 
 /* arena.c */

@@ -5,9 +5,10 @@
  * Every launch gets a token, a syncobj that receives the job's done
  * fence, whatever carried it (an ioctl or a ring); token waits and
  * dependencies only ever use that syncobj, and a job's error is the
- * fence's (the driver sets it).  Syncobjs are reused: a token's goes back
- * to the device's pool once neither its caller nor its arena entry
- * (arena.c) holds it.
+ * fence's (the driver sets it).  Tokens are reused, syncobj and all: one
+ * goes to the device's idle list once neither its caller nor its arena
+ * entry (arena.c) holds it, and the next ioctl launch takes it from there,
+ * so a launch in a steady stream allocates nothing and creates no syncobj.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,8 +18,12 @@
 #include "drm/loom_drm.h"
 #include "device_internal.h"
 
-/* Syncobjs a device keeps for reuse; more are destroyed. */
-#define POOL_MAX		4096
+/*
+ * Idle tokens a device keeps for reuse; more are freed.  More than a
+ * device arena holds entries (arena.c), which bounds the tokens a stream
+ * of launches whose tokens are freed at once keeps alive.
+ */
+#define IDLE_TOKENS_MAX		4096
 
 uint64_t loom_now_ns(void)
 {
@@ -28,51 +33,46 @@ uint64_t loom_now_ns(void)
 	return now.tv_sec * 1000000000ULL + now.tv_nsec;
 }
 
-static struct loom_token *token_alloc(struct loom_device *dev, uint32_t syncobj)
+/* @t as a new token of @dev holding @syncobj, one reference: its caller's. */
+static void token_init(struct loom_token *t, struct loom_device *dev,
+		       uint32_t syncobj)
 {
-	struct loom_token *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	t->dev = dev;
-	t->syncobj = syncobj;
+	*t = (struct loom_token){ .dev = dev, .syncobj = syncobj };
 	atomic_init(&t->refs, 1);
-	return t;
 }
 
 int loom_token_new(struct loom_device *dev, struct loom_token **out)
 {
-	struct loom_token *t;
+	struct loom_token *t = malloc(sizeof(*t));
 	uint32_t syncobj;
-	int ret = dev->be->syncobj_create(dev, &syncobj);
+	int ret;
 
-	if (ret)
-		return ret;
-	t = token_alloc(dev, syncobj);
-	if (!t) {
-		dev->be->syncobj_destroy(dev, syncobj);
+	if (!t)
 		return -ENOMEM;
+	ret = dev->be->syncobj_create(dev, &syncobj);
+	if (ret) {
+		free(t);
+		return ret;
 	}
+	token_init(t, dev, syncobj);
 	*out = t;
 	return 0;
 }
 
 int loom_token_for_submit(struct loom_device *dev, struct loom_token **out)
 {
-	uint32_t syncobj = 0;
 	struct loom_token *t;
 
 	pthread_mutex_lock(&dev->lock);
-	if (dev->pool_count)
-		syncobj = dev->pool[--dev->pool_count];
-	pthread_mutex_unlock(&dev->lock);
-	if (!syncobj)
-		return loom_token_new(dev, out);
-	t = token_alloc(dev, syncobj);
-	if (!t) {
-		dev->be->syncobj_destroy(dev, syncobj);
-		return -ENOMEM;
+	t = dev->idle_tokens;
+	if (t) {
+		dev->idle_tokens = t->next_idle;
+		dev->idle_count--;
 	}
+	pthread_mutex_unlock(&dev->lock);
+	if (!t)
+		return loom_token_new(dev, out);
+	token_init(t, dev, t->syncobj);
 	*out = t;
 	return 0;
 }
@@ -86,7 +86,7 @@ struct loom_token *loom_token_get(struct loom_token *t)
 void loom_token_put(struct loom_token *t)
 {
 	struct loom_device *dev = t->dev;
-	bool pooled = false;
+	bool idle = false;
 
 	if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
 		return;
@@ -94,23 +94,17 @@ void loom_token_put(struct loom_token *t)
 		loom_token_put(t->parts[i]);
 	free(t->parts);
 	pthread_mutex_lock(&dev->lock);
-	if (dev->pool_count == dev->pool_cap && dev->pool_cap < POOL_MAX) {
-		unsigned n = dev->pool_cap ? dev->pool_cap * 2 : 64;
-		uint32_t *p = realloc(dev->pool, n * sizeof(*p));
-
-		if (p) {
-			dev->pool = p;
-			dev->pool_cap = n;
-		}
-	}
-	if (dev->pool_count < dev->pool_cap) {
-		dev->pool[dev->pool_count++] = t->syncobj;
-		pooled = true;
+	if (dev->idle_count < IDLE_TOKENS_MAX) {
+		t->next_idle = dev->idle_tokens;
+		dev->idle_tokens = t;
+		dev->idle_count++;
+		idle = true;
 	}
 	pthread_mutex_unlock(&dev->lock);
-	if (!pooled)
+	if (!idle) {
 		dev->be->syncobj_destroy(dev, t->syncobj);
-	free(t);
+		free(t);
+	}
 }
 
 void loom_token_free(struct loom_token *token)
@@ -121,9 +115,14 @@ void loom_token_free(struct loom_token *token)
 
 void loom_token_pool_release(struct loom_device *dev)
 {
-	for (unsigned i = 0; i < dev->pool_count; i++)
-		dev->be->syncobj_destroy(dev, dev->pool[i]);
-	free(dev->pool);
+	while (dev->idle_tokens) {
+		struct loom_token *t = dev->idle_tokens;
+
+		dev->idle_tokens = t->next_idle;
+		dev->be->syncobj_destroy(dev, t->syncobj);
+		free(t);
+	}
+	dev->idle_count = 0;
 }
 
 /* ---------------------------------------------------------- waiting --- */
@@ -140,9 +139,35 @@ static int fence_info(struct loom_token *t, int *status, uint64_t *done_ns)
 }
 
 /*
- * A signalled token's result, asked once: its fence's status, where the
- * driver puts the job's error (kernel/loom_job.c) -- for every job, by
- * ioctl or io_uring, however long ago it ran.
+ * The error of a signalled token's job from the driver's record of it
+ * (JOB_INFO, one ioctl): 1 if the record cannot say.  The uapi defines
+ * drm_loom_job_info.error as the errno the job's fence completed with:
+ * the driver records a job's outcome before it signals the job's fence
+ * and gives the fence the record's error (kernel/loom_job.c: every path
+ * that records a job done sets that error on its done fence), so a
+ * record that says DONE has the fence's error.  It cannot say when the
+ * job's id is not known yet (a ring launch before its CQE), when the
+ * record is gone (the file ran LOOM_JOB_RECORDS jobs since), or when the
+ * job never reached the device (the driver records those when it frees
+ * them, after the fence).
+ */
+static int recorded_error(struct loom_token *t)
+{
+	struct drm_loom_job_info info = { .job_id = t->job_id };
+
+	if (!t->job_id || t->dev->be->job_info(t->dev, &info) ||
+	    info.state != DRM_LOOM_JOB_DONE)
+		return 1;
+	return info.error;
+}
+
+/*
+ * A signalled token's result, asked once: its job's recorded error, or
+ * where the record cannot say, its fence's status, where the driver puts
+ * the job's error (kernel/loom_job.c) -- for every job, by ioctl or
+ * io_uring, however long ago it ran.  The record is one ioctl; the
+ * fence's status three system calls (a sync_file's export, query and
+ * close).
  */
 static int wait_until(struct loom_token *t, int64_t abs_ns);
 
@@ -164,9 +189,12 @@ static int settle(struct loom_token *t)
 		t->status_known = true;
 		return 0;
 	}
-	ret = fence_info(t, &status, &done_ns);
-	if (ret)
-		return ret;
+	status = recorded_error(t);
+	if (status > 0) {
+		ret = fence_info(t, &status, &done_ns);
+		if (ret)
+			return ret;
+	}
 	t->status = status < 0 ? status : 0;
 	t->status_known = true;
 	return 0;

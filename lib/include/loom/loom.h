@@ -48,7 +48,7 @@ extern "C" {
  * loom_strerror() names both.  Out parameters are written only on success.
  *
  * Thread safety: a struct loom_device may be shared by threads (its
- * launch plans, syncobj pool and command arenas are locked).  Tokens and
+ * launch plans, idle tokens and command arenas are locked).  Tokens and
  * images are not locked: one thread at a time per object.  A struct loom_ring and the
  * tokens it returned belong to one thread.
  */

@@ -585,6 +585,59 @@ TEST_F(dev, wait_all_and_job_errors)
 		loom_token_free(t[i]);
 }
 
+/*
+ * More jobs than the driver keeps records of (LOOM_JOB_RECORDS, 256 per
+ * file): a token waited for after its job's record was reused.
+ */
+#define PAST_RECORDS	300
+
+/*
+ * A job's error reaches its token whether the driver still has the job's
+ * record (JOB_INFO: the token's wait reads it there) or not (then from
+ * the job's fence): a failing job's token reports -EFAULT both ways, a
+ * good job's 0.
+ */
+TEST_F(dev, job_error_with_and_without_its_record)
+{
+	struct loom_arg bad[2] = { ARG(MEMREF_I64, 0x7000000000ULL), ARG(I64, 1) }, good[2];
+	struct loom_token *failed_now, *failed_long_ago, *good_long_ago, *last = NULL, *tok;
+	struct loom_hw_counters c;
+
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", bad, 2, NULL, 0, NULL, 0, 0,
+				       &failed_now));
+	EXPECT_EQ(-EFAULT, loom_token_wait(failed_now, 10 * SEC));
+	/* read from the record, which JOB_INFO still has */
+	EXPECT_EQ(0, loom_token_counters(failed_now, &c));
+
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", bad, 2, NULL, 0, NULL, 0, 0,
+				       &failed_long_ago));
+	good[0] = ARG(MEMREF_I64, self->va);
+	good[1] = ARG(I64, 0);
+	ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", good, 2, NULL, 0, NULL, 0, 0,
+				       &good_long_ago));
+	for (unsigned i = 1; i <= PAST_RECORDS; i++) {
+		good[0] = ARG(MEMREF_I64, self->va + 8 * i);
+		good[1] = ARG(I64, i);
+		ASSERT_EQ(0, loom_launch_dense(self->dev, self->img, "store", good, 2, NULL, 0, NULL,
+					       0, 0, &tok)) TH_LOG("launch %u", i);
+		loom_token_free(last);
+		last = tok;
+	}
+	ASSERT_EQ(0, loom_token_wait(last, 30 * SEC));
+	/* the driver no longer knows these jobs: their fences tell */
+	ASSERT_EQ(LOOM_E_JOB_EXPIRED, loom_token_counters(failed_long_ago, &c));
+	ASSERT_EQ(LOOM_E_JOB_EXPIRED, loom_token_counters(good_long_ago, &c));
+	EXPECT_EQ(-EFAULT, loom_token_wait(failed_long_ago, 10 * SEC));
+	EXPECT_EQ(-EFAULT, loom_token_wait(failed_long_ago, 0));
+	EXPECT_EQ(0, loom_token_wait(good_long_ago, 10 * SEC));
+	EXPECT_EQ(0, self->mem[0]);
+	EXPECT_EQ(PAST_RECORDS, self->mem[PAST_RECORDS]);
+	loom_token_free(last);
+	loom_token_free(good_long_ago);
+	loom_token_free(failed_long_ago);
+	loom_token_free(failed_now);
+}
+
 TEST_F(dev, io_uring_completions)
 {
 	struct loom_ring *ring;
