@@ -975,11 +975,11 @@ static int sim_job_info(struct loom_device *dev, struct drm_loom_job_info *info)
 	uint32_t avail = info->dump_size;
 	int ret = 0;
 
-	if (info->pad || info->state)
+	if (info->pad || !info->job_id)		/* as loom.ko checks it */
 		return -EINVAL;
 	pthread_mutex_lock(&sd->lock);
 	rec = &sd->records[info->job_id % SIM_RECORDS];
-	if (!info->job_id || rec->job_id != info->job_id) {
+	if (rec->job_id != info->job_id) {
 		ret = -ENOENT;
 	} else {
 		uint64_t dump = info->dump;
