@@ -198,12 +198,39 @@ static unsigned elem_size(const struct ir_type *memref)
 
 static void alloc(struct hc *c, struct ir_op *op)
 {
-	uint32_t n = op->num_operands ? reg(c, op->operands[0].value) :
-		     konst(c, new_reg(c), op->type->dim);
+	int64_t stride = ir_memref_stride(op->type, 0);
+	uint32_t n;
 
+	if (!op->num_operands)
+		n = konst(c, new_reg(c), ir_memref_elems(op->type));
+	else if (stride == 1)
+		n = reg(c, op->operands[0].value);
+	else
+		n = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c),
+			reg(c, op->operands[0].value),
+			konst(c, new_reg(c), stride), 0);
 	emit(c, (struct loom_host_insn){ .op = LOOM_HOST_ALLOC,
 					 .aux = elem_size(op->type),
 					 .dst = reg(c, &op->results[0]), .a = n });
+}
+
+/*
+ * The row-major element number of the indices @uses of memref type @t:
+ * ((i0 * d1 + i1) * d2 + i2) ..., in which every size after the first is
+ * static.
+ */
+static uint32_t linear_index(struct hc *c, const struct ir_type *t,
+			     const struct ir_use *uses)
+{
+	uint32_t acc = reg(c, uses[0].value);
+
+	for (int k = 1; k < t->rank; k++) {
+		acc = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), acc,
+			  konst(c, new_reg(c), t->dims[k]), 0);
+		acc = alu(c, LOOM_OP_ADD, LOOM_TYPE_I64, new_reg(c), acc,
+			  reg(c, uses[k].value), 0);
+	}
+	return acc;
 }
 
 static void load(struct hc *c, struct ir_op *op)
@@ -212,7 +239,8 @@ static void load(struct hc *c, struct ir_op *op)
 					 .aux = elem_size(op->type),
 					 .dst = reg(c, &op->results[0]),
 					 .a = reg(c, op->operands[0].value),
-					 .b = reg(c, op->operands[1].value) });
+					 .b = linear_index(c, op->type,
+							   &op->operands[1]) });
 }
 
 static void store(struct hc *c, struct ir_op *op)
@@ -221,7 +249,8 @@ static void store(struct hc *c, struct ir_op *op)
 					 .aux = elem_size(op->type),
 					 .a = reg(c, op->operands[0].value),
 					 .b = reg(c, op->operands[1].value),
-					 .c = reg(c, op->operands[2].value) });
+					 .c = linear_index(c, op->type,
+							   &op->operands[2]) });
 }
 
 /* ---------------------------------------------------------- control --- */

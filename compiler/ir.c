@@ -25,7 +25,9 @@ bool ir_type_equal(const struct ir_type *a, const struct ir_type *b)
 	while (a && b && a != b) {
 		if (a->kind != b->kind)
 			return false;
-		if (a->kind == IR_TYPE_MEMREF && a->dim != b->dim)
+		if (a->kind == IR_TYPE_MEMREF &&
+		    (a->rank != b->rank ||
+		     memcmp(a->dims, b->dims, a->rank * sizeof(a->dims[0]))))
 			return false;
 		if (a->kind == IR_TYPE_UNSUPPORTED)
 			return strcmp(a->name, b->name) == 0;
@@ -94,6 +96,22 @@ enum loom_arg_type ir_type_arg_type(const struct ir_type *t)
 	}
 }
 
+int64_t ir_memref_stride(const struct ir_type *t, int k)
+{
+	int64_t stride = 1;
+
+	for (int j = k + 1; j < t->rank; j++)
+		stride *= t->dims[j];
+	return stride;
+}
+
+int64_t ir_memref_elems(const struct ir_type *t)
+{
+	if (t->dims[0] == IR_DYNAMIC)
+		return IR_DYNAMIC;
+	return t->dims[0] * ir_memref_stride(t, 0);
+}
+
 const char *ir_type_str(const struct ir_type *t, char *buf, size_t size)
 {
 	char inner[IR_TYPE_STR_MAX];
@@ -108,14 +126,22 @@ const char *ir_type_str(const struct ir_type *t, char *buf, size_t size)
 	case IR_TYPE_TOKEN:
 		snprintf(buf, size, "!dataflow.thread_token");
 		break;
-	case IR_TYPE_MEMREF:
+	case IR_TYPE_MEMREF: {
+		char shape[IR_MEMREF_MAX_RANK * 21] = "";
+		size_t len = 0;
+
+		for (int k = 0; k < t->rank; k++) {
+			if (t->dims[k] == IR_DYNAMIC)
+				len += snprintf(shape + len, sizeof(shape) - len,
+						"?x");
+			else
+				len += snprintf(shape + len, sizeof(shape) - len,
+						"%lldx", (long long)t->dims[k]);
+		}
 		ir_type_str(t->elem, inner, sizeof(inner));
-		if (t->dim == IR_DYNAMIC)
-			snprintf(buf, size, "memref<?x%s>", inner);
-		else
-			snprintf(buf, size, "memref<%lldx%s>",
-				 (long long)t->dim, inner);
+		snprintf(buf, size, "memref<%s%s>", shape, inner);
 		break;
+	}
 	case IR_TYPE_CHANNEL:
 		ir_type_str(t->elem, inner, sizeof(inner));
 		snprintf(buf, size, "!dataflow.channel<%s>", inner);
@@ -538,12 +564,15 @@ static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 		print_type(out, op->to_type);
 		break;
 	case SYN_LOAD:
-		fprintf(out, " %%%s[%%%s]", u[0].name, u[1].name);
+		fprintf(out, " %%%s[", u[0].name);
+		print_uses(out, u + 1, op->num_operands - 1);
+		fputc(']', out);
 		print_attrs_type(out, op, op->type);
 		break;
 	case SYN_STORE:
-		fprintf(out, " %%%s, %%%s[%%%s]", u[0].name, u[1].name,
-			u[2].name);
+		fprintf(out, " %%%s, %%%s[", u[0].name, u[1].name);
+		print_uses(out, u + 2, op->num_operands - 2);
+		fputc(']', out);
 		print_attrs_type(out, op, op->type);
 		break;
 	case SYN_ALLOC:

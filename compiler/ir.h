@@ -45,7 +45,8 @@ enum ir_type_kind {
 	IR_TYPE_INDEX,		/* 64-bit signed, as LOOM_ARG_INDEX */
 	IR_TYPE_F32,		/* IEEE-754 binary32 */
 	IR_TYPE_NONE,		/* a control token carrying no value */
-	IR_TYPE_MEMREF,		/* rank-1 memref of i32, i64 or f32 */
+	IR_TYPE_MEMREF,		/* rank-1..4 row-major memref of i32, i64
+				 * or f32 */
 	IR_TYPE_TOKEN,		/* !dataflow.thread_token */
 	IR_TYPE_CHANNEL,	/* !dataflow.channel<T> */
 	IR_TYPE_UNSUPPORTED,	/* a type loomc cannot compile (f64, i8, a
@@ -54,20 +55,30 @@ enum ir_type_kind {
 				 * verifier can still judge what uses it */
 };
 
-/* struct ir_type.dim of a memref<?xT> */
+/* struct ir_type.dims[] entry of a '?' size */
 #define IR_DYNAMIC	(-1)
+
+/*
+ * Highest memref rank: the device's coordinate limit, so that a view may
+ * have one index per coordinate of its thread.
+ */
+#define IR_MEMREF_MAX_RANK	LOOM_MAX_RANK
 
 /**
  * struct ir_type - a type; compare with ir_type_equal()
  * @kind: enum ir_type_kind
- * @dim: IR_TYPE_MEMREF: static size, or IR_DYNAMIC for '?'
+ * @rank: IR_TYPE_MEMREF: number of sizes, 1 to IR_MEMREF_MAX_RANK
+ * @dims: IR_TYPE_MEMREF: each size, or IR_DYNAMIC for '?'; only dims[0]
+ *	may be dynamic (the others fix the row-major strides, which a launch
+ *	does not pass)
  * @elem: IR_TYPE_MEMREF: element type (i32, i64 or f32, or an
  *	unsupported one); IR_TYPE_CHANNEL: the carried type
  * @name: IR_TYPE_UNSUPPORTED: its spelling in the source ("f64")
  */
 struct ir_type {
 	enum ir_type_kind kind;
-	int64_t dim;
+	int rank;
+	int64_t dims[IR_MEMREF_MAX_RANK];
 	const struct ir_type *elem;
 	const char *name;
 };
@@ -124,6 +135,15 @@ static inline int64_t ir_sext(uint64_t v, unsigned width)
 	v &= (sign << 1) - 1;
 	return (int64_t)((v ^ sign) - sign);
 }
+
+/*
+ * Elements between consecutive values of index @k of memref type @t in its
+ * row-major layout: the product of the sizes after @k (all static).
+ */
+int64_t ir_memref_stride(const struct ir_type *t, int k);
+
+/* Elements of memref type @t, or IR_DYNAMIC when dims[0] is '?'. */
+int64_t ir_memref_elems(const struct ir_type *t);
 
 /* Spells @t as the source does ("memref<?xi64>") into @buf; returns @buf. */
 const char *ir_type_str(const struct ir_type *t, char *buf, size_t size);

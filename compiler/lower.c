@@ -494,23 +494,47 @@ static int after(struct lower *l, int n, int tok, struct loom_loc loc)
 	return pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, tok, G_NONE, loc);
 }
 
-/* base + index * element size */
+/*
+ * base + (sum of index k * stride k) * element size, over the row-major
+ * strides of @op's memref type (uses[0..rank) are the indices).  Strides
+ * are static, so each becomes a multiply by an immediate (none for the
+ * last index) and constant indices fold into one byte offset: a rank-2
+ * load costs what the hand-linearised i * N + j does.
+ */
 static int address(struct lower *l, struct scope *s, struct ir_op *op,
-		   const struct ir_value *m, const struct ir_value *idx)
+		   const struct ir_value *m, const struct ir_use *uses)
 {
 	unsigned shift = ir_type_size(op->type->elem) == 4 ? 2 : 3;
-	int base = value(l, s, m);
+	const struct ir_type *t = op->type;
+	int a = value(l, s, m), linear = G_NONE;
+	uint64_t offset = 0;
 
-	if (idx->is_const && idx->const_val == 0)
-		return base;
-	if (idx->is_const)
-		return pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, base,
-			      (uint64_t)idx->const_val << shift, G_NONE,
-			      op->loc);
-	return pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, base,
-		  pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64, value(l, s, idx),
-			 shift, G_NONE, op->loc),
-		  G_NONE, op->loc);
+	for (int k = 0; k < t->rank; k++) {
+		const struct ir_value *idx = uses[k].value;
+		uint64_t stride = (uint64_t)ir_memref_stride(t, k);
+		int term;
+
+		if (idx->is_const) {
+			offset += (uint64_t)idx->const_val * stride;
+			continue;
+		}
+		term = value(l, s, idx);
+		if (stride != 1)
+			term = pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, term, stride,
+				      G_NONE, op->loc);
+		linear = linear == G_NONE ? term :
+			 pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, linear, term, G_NONE,
+			    op->loc);
+	}
+	if (linear != G_NONE)
+		a = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, a,
+		       pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64, linear, shift,
+			      G_NONE, op->loc),
+		       G_NONE, op->loc);
+	if (offset)
+		a = pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, a, offset << shift,
+			   G_NONE, op->loc);
+	return a;
 }
 
 static void lower_load(struct lower *l, struct scope *s, struct ir_op *op)
@@ -521,7 +545,7 @@ static void lower_load(struct lower *l, struct scope *s, struct ir_op *op)
 
 	if (k < 0)
 		return unsupported(l, op, "a memref that is not a thread argument");
-	a = after(l, address(l, s, op, m, op->operands[1].value), s->mem[k],
+	a = after(l, address(l, s, op, m, &op->operands[1]), s->mem[k],
 		  op->loc);
 	n = pe(l, LOOM_OP_LOAD, lower_dev_type(op->type->elem), a, G_NONE, G_NONE,
 	       op->loc);
@@ -605,7 +629,7 @@ static void lower_store(struct lower *l, struct scope *s, struct ir_op *op)
 
 	if (k < 0)
 		return unsupported(l, op, "a memref that is not a thread argument");
-	a = after(l, address(l, s, op, m, op->operands[2].value), s->mem[k],
+	a = after(l, address(l, s, op, m, &op->operands[2]), s->mem[k],
 		  op->loc);
 
 	a = after_reads(l, s, k, a, v->is_const ? G_NONE : value(l, s, v),

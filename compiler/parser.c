@@ -193,12 +193,11 @@ static uint64_t int_literal(struct parser *p)
 static const struct ir_type *type(struct parser *p);
 
 static const struct ir_type *new_type(struct parser *p, enum ir_type_kind k,
-				      int64_t dim, const struct ir_type *elem)
+				      const struct ir_type *elem)
 {
 	struct ir_type *t = alloc(p, sizeof(*t));
 
 	t->kind = k;
-	t->dim = dim;
 	t->elem = elem;
 	return t;
 }
@@ -246,14 +245,12 @@ static const struct ir_type *unsupported_type(struct parser *p, const char *s,
 	return t;
 }
 
-/* Element type of a memref, from the text after the shape's 'x'. */
+/* Element type of a memref, from the text after the shape's last 'x'. */
 static const struct ir_type *memref_elem(struct parser *p, const char *s,
 					 size_t len, struct loom_loc loc)
 {
 	const struct ir_type *t = scalar_named(s, len);
 
-	if (len && (s[0] == '?' || (s[0] >= '0' && s[0] <= '9')))
-		fail_at(p, loc, "only rank-1 memrefs are supported");
 	if (t && (t->kind == IR_TYPE_I32 || t->kind == IR_TYPE_I64 ||
 		  t->kind == IR_TYPE_F32))
 		return t;
@@ -263,44 +260,135 @@ static const struct ir_type *memref_elem(struct parser *p, const char *s,
 	return unsupported_type(p, s, len);
 }
 
+/* The location of the @len bytes @skip bytes into token @t. */
+static struct loom_loc loc_within(const struct token *t, size_t skip,
+				  size_t len)
+{
+	struct loom_loc loc = t->loc;
+
+	loc.col += skip;
+	loc.offset += skip;
+	loc.len = len;
+	return loc;
+}
+
 /*
- * memref_type = "memref" "<" ("?" | INT) "x" ("i32" | "i64" | "f32") ">"
- * (another element type is reported and kept as unsupported)
+ * Appends size @v (IR_DYNAMIC for '?') written at @loc to memref type @t,
+ * whose rank and element count stay within what loomc compiles.  Only the
+ * leading size may be '?': the others fix the row-major strides, and a
+ * launch passes a memref as its base address alone (uapi/loom_image.h).
+ */
+static void memref_size(struct parser *p, struct ir_type *t, int64_t v,
+			struct loom_loc loc)
+{
+	if (t->rank == IR_MEMREF_MAX_RANK)
+		fail_at(p, loc, "memref rank above %d, the device's coordinate limit",
+			IR_MEMREF_MAX_RANK);
+	if (v == IR_DYNAMIC && t->rank > 0)
+		fail_at(p, loc,
+			"only the leading size of a memref may be dynamic ('?'): the other sizes fix its strides, and a launch passes a memref as its base address alone");
+	if (v > 0) {
+		int64_t elems = v;	/* a byte offset must fit in an i64 */
+
+		for (int k = 0; k < t->rank; k++)
+			if (t->dims[k] > 0 && elems > (INT64_MAX >> 3) / t->dims[k])
+				fail_at(p, loc, "memref size too large");
+			else if (t->dims[k] > 0)
+				elems *= t->dims[k];
+	}
+	t->dims[t->rank++] = v;
+}
+
+/* One size token: '?' or an integer; false when there is none. */
+static bool memref_size_token(struct parser *p, struct ir_type *t)
+{
+	const struct token *tok = p->tok;
+
+	if (consume(p, "?")) {
+		memref_size(p, t, IR_DYNAMIC, tok->loc);
+		return true;
+	}
+	if (tok->kind != TK_INT)
+		return false;
+	if (int_literal(p) > INT64_MAX >> 3)
+		fail_at(p, tok->loc, "memref size too large");
+	memref_size(p, t, (int64_t)tok->ival, tok->loc);
+	return true;
+}
+
+/*
+ * The lexer reads "4x8xi64" as 4 and the identifier "x8xi64": take the
+ * sizes inside identifier @x (which starts with 'x') and return the
+ * element type after the last 'x', or NULL when @x ends with an 'x' and
+ * the next size is a token of its own ("x?xf32").
+ */
+static const struct ir_type *memref_sizes_in(struct parser *p,
+					     struct ir_type *t,
+					     const struct token *x)
+{
+	size_t i = 1;
+
+	while (i < x->len && x->text[i] >= '0' && x->text[i] <= '9') {
+		size_t start = i;
+		int64_t v = 0;
+
+		while (i < x->len && x->text[i] >= '0' && x->text[i] <= '9') {
+			if (v > (INT64_MAX >> 3) / 10)
+				fail_at(p, loc_within(x, start, i - start + 1),
+					"memref size too large");
+			v = v * 10 + (x->text[i++] - '0');
+		}
+		memref_size(p, t, v, loc_within(x, start, i - start));
+		if (i == x->len || x->text[i] != 'x')
+			fail_at(p, loc_within(x, i, 1),
+				"expected 'x' after a memref size");
+		i++;
+	}
+	if (i == x->len)
+		return NULL;
+	/* "xf64" alone is located as a whole, as it was before rank-N */
+	return memref_elem(p, x->text + i, x->len - i,
+			   i == 1 ? x->loc : loc_within(x, i, x->len - i));
+}
+
+/*
+ * memref_type = "memref" "<" size ("x" size)* "x" elem ">"
+ * size = "?" | INT ; elem = "i32" | "i64" | "f32"
+ * Rank 1 to IR_MEMREF_MAX_RANK, row-major; only the first size may be
+ * '?'.  (Another element type is reported and kept as unsupported.)
  */
 static const struct ir_type *memref_type(struct parser *p)
 {
-	const struct ir_type *elem;
-	const struct token *x;
-	int64_t dim = IR_DYNAMIC;
+	struct ir_type *t = alloc(p, sizeof(*t));
+	const struct ir_type *elem = NULL;
 
+	t->kind = IR_TYPE_MEMREF;
 	expect(p, "memref");
 	expect(p, "<");
-	if (p->tok->kind == TK_INT) {
-		uint64_t v = int_literal(p);
+	while (!elem) {
+		const struct token *x;
 
-		if (v > INT64_MAX)
-			fail_at(p, p->tok[-1].loc, "memref size too large");
-		dim = (int64_t)v;
-	} else if (!consume(p, "?")) {
-		if (p->tok->kind == TK_IDENT)
-			fail_at(p, p->tok->loc,
-				"rank-0 memrefs are not supported; use memref<?xT> or memref<NxT>");
-		fail_expected(p, "'?' or a size");
-	}
-	x = p->tok;
-	if (x->kind != TK_IDENT || x->text[0] != 'x')
-		fail_expected(p, "'x' and an element type");
-	advance(p);
-	if (x->len == 1) {
-		if (at(p, "?") || p->tok->kind == TK_INT)
-			fail_at(p, p->tok->loc, "only rank-1 memrefs are supported");
-		x = expect_kind(p, TK_IDENT, "an element type");
-		elem = memref_elem(p, x->text, x->len, x->loc);
-	} else {
-		elem = memref_elem(p, x->text + 1, x->len - 1, x->loc);
+		if (!memref_size_token(p, t)) {
+			if (t->rank == 0 && p->tok->kind == TK_IDENT)
+				fail_at(p, p->tok->loc,
+					"rank-0 memrefs are not supported; use memref<?xT> or memref<NxT>");
+			fail_expected(p, "'?' or a size");
+		}
+		x = p->tok;
+		if (x->kind != TK_IDENT || x->text[0] != 'x')
+			fail_expected(p, "'x' and an element type");
+		advance(p);
+		if (x->len > 1) {
+			elem = memref_sizes_in(p, t, x);
+		} else if (p->tok->kind == TK_IDENT) {
+			x = p->tok;
+			advance(p);
+			elem = memref_elem(p, x->text, x->len, x->loc);
+		}
 	}
 	expect(p, ">");
-	return new_type(p, IR_TYPE_MEMREF, dim, elem);
+	t->elem = elem;
+	return t;
 }
 
 /* dialect_type = "!dataflow.thread_token" | "!dataflow.channel" "<" type ">" */
@@ -319,7 +407,7 @@ static const struct ir_type *dialect_type(struct parser *p)
 	expect(p, "<");
 	elem = type(p);
 	expect(p, ">");
-	return new_type(p, IR_TYPE_CHANNEL, 0, elem);
+	return new_type(p, IR_TYPE_CHANNEL, elem);
 }
 
 /* What loomc supports, for the diagnostics. */
@@ -885,17 +973,20 @@ static const struct ir_type *memref_colon_type(struct parser *p)
 	return t;
 }
 
-/* "[" VALUE "]" */
+/*
+ * subscript = "[" VALUE ("," VALUE)* "]" ; the verifier checks that there
+ * is one index per size of the memref
+ */
 static void subscript(struct parser *p, struct vec *v)
 {
 	expect(p, "[");
-	operand(p, v);
-	if (at(p, ","))
-		fail_at(p, p->tok->loc, "only rank-1 memrefs are supported: expected ']'");
+	do
+		operand(p, v);
+	while (consume(p, ","));
 	expect(p, "]");
 }
 
-/* load = VALUE "[" VALUE "]" attr_dict? ":" memref_type */
+/* load = VALUE subscript attr_dict? ":" memref_type */
 static void load(struct parser *p, struct ir_op *op)
 {
 	struct vec v = { 0 };
@@ -905,12 +996,12 @@ static void load(struct parser *p, struct ir_op *op)
 	set_operands(p, op, &v);
 	opt_attr_dict(p, op);
 	op->type = memref_colon_type(p);
+	all_types(op, &ir_index);
 	op->operand_types[0] = op->type;
-	op->operand_types[1] = &ir_index;
 	set_results(p, op, 1, op->type->elem);
 }
 
-/* store = VALUE "," VALUE "[" VALUE "]" attr_dict? ":" memref_type */
+/* store = VALUE "," VALUE subscript attr_dict? ":" memref_type */
 static void store(struct parser *p, struct ir_op *op)
 {
 	struct vec v = { 0 };
@@ -922,9 +1013,9 @@ static void store(struct parser *p, struct ir_op *op)
 	set_operands(p, op, &v);
 	opt_attr_dict(p, op);
 	op->type = memref_colon_type(p);
+	all_types(op, &ir_index);
 	op->operand_types[0] = op->type->elem;
 	op->operand_types[1] = op->type;
-	op->operand_types[2] = &ir_index;
 	set_results(p, op, 0, NULL);
 }
 

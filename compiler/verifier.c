@@ -1073,7 +1073,7 @@ static void check_if(struct verifier *v, struct ir_op *op)
 
 static void check_alloc(struct verifier *v, struct ir_op *op)
 {
-	int want = op->type->dim == IR_DYNAMIC ? 1 : 0;
+	int want = op->type->dims[0] == IR_DYNAMIC ? 1 : 0;
 	char buf[IR_TYPE_STR_MAX];
 
 	if (op->num_operands != want)
@@ -1081,6 +1081,47 @@ static void check_alloc(struct verifier *v, struct ir_op *op)
 			   "'memref.alloc' of %s takes %d size operand%s, not %d",
 			   tstr(op->type, buf), want, plural(want),
 			   op->num_operands);
+}
+
+/*
+ * memref.load/store: one index per size, and a constant index inside its
+ * static size (a dynamic size bounds it only at run time).
+ */
+static void check_access(struct verifier *v, struct ir_op *op)
+{
+	int first = op->code == IR_OP_MEMREF_LOAD ? 1 : 2;
+	int n = op->num_operands - first;
+	const struct ir_type *t = op->type;
+	char buf[IR_TYPE_STR_MAX];
+
+	if (t->kind != IR_TYPE_MEMREF)
+		return;
+	if (n != t->rank) {
+		diag_error(v->d, op->loc, "'%s' of %s takes %d ind%s, not %d",
+			   op_name(op), tstr(t, buf), t->rank,
+			   t->rank == 1 ? "ex" : "ices", n);
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		const struct ir_use *u = &op->operands[first + k];
+		int64_t c;
+
+		if (!u->value || !u->value->is_const)
+			continue;
+		c = u->value->const_val;
+		if (c >= 0 && (t->dims[k] == IR_DYNAMIC || c < t->dims[k]))
+			continue;
+		if (t->dims[k] == IR_DYNAMIC)
+			diag_error(v->d, u->loc,
+				   "index %d of '%s' is %lld, below 0",
+				   k, op_name(op), (long long)c);
+		else
+			diag_error(v->d, u->loc,
+				   "index %d of '%s' is %lld, outside 0..%lld (size %lld of %s)",
+				   k, op_name(op), (long long)c,
+				   (long long)t->dims[k] - 1,
+				   (long long)t->dims[k], tstr(t, buf));
+	}
 }
 
 /* Rules particular to one operation. */
@@ -1104,6 +1145,10 @@ static void check_semantics(struct verifier *v, struct ir_op *op)
 		break;
 	case IR_OP_MEMREF_ALLOC:
 		check_alloc(v, op);
+		break;
+	case IR_OP_MEMREF_LOAD:
+	case IR_OP_MEMREF_STORE:
+		check_access(v, op);
 		break;
 	case IR_OP_SCF_IF:
 		check_if(v, op);

@@ -250,10 +250,14 @@ static inline int ii_access(struct ii_run *r, const struct ir_op *op,
 			    int mi, int64_t *v)
 {
 	const struct ii_buf *b = ii_memref(r, op->operands[mi].value);
-	int64_t i = ii_get(r, op->operands[mi + 1].value);
+	int64_t i = 0;
 	unsigned size = ir_type_size(op->type->elem);
 	uint8_t *at;
 
+	/* row-major: ((i0 * d1 + i1) * d2 + i2) ... */
+	for (int k = 0; k < op->type->rank; k++)
+		i = i * (k ? op->type->dims[k] : 1) +
+		    ii_get(r, op->operands[mi + 1 + k].value);
 	if (!b || !b->data)
 		return ii_fail(r, op, "not a memref argument");
 	if (i < 0 || (uint64_t)i >= b->len)

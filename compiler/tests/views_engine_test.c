@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Rank-N memrefs compiled and run: threads indexing memref<6x5xi64>,
+ * memref<?x8xf32> and memref<2x3x4xi32> with one index per size, on the
+ * host engine, against the same kernels written over rank-1 memrefs with
+ * hand-linearised indices (bit for bit) and against plain C; what a view
+ * costs (fabric operations, II) against the linearised form; and host
+ * functions that allocate, fill and launch over rank-2 memrefs.
+ */
+#include "check.h"
+#include "engine_run.h"
+#include "front.h"
+#include "place.h"
+
+#define A_VA	(ER_DATA_VA)
+#define B_VA	(ER_DATA_VA + 0x20000)
+#define C_VA	(ER_DATA_VA + 0x40000)
+#define D_VA	(ER_DATA_VA + 0x60000)
+
+enum { M = 6, K = 5, N = 7 };
+
+/* gemm C = A B over static rank-2 shapes, one item per element of C. */
+static const char gemm2_src[] =
+	"dataflow.thread private @gemm domain(#dataflow.thread_domain<dense>)(%a: memref<6x5xi64>, %b: memref<5x7xi64>, %c: memref<6x7xi64>) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c5 = arith.constant 5 : index\n"
+	"  %zero = arith.constant 0 : i64\n"
+	"  %dot = scf.for %k = %c0 to %c5 step %c1 iter_args(%acc = %zero) -> (i64) {\n"
+	"    %aik = memref.load %a[%i, %k] : memref<6x5xi64>\n"
+	"    %bkj = memref.load %b[%k, %j] : memref<5x7xi64>\n"
+	"    %p = arith.muli %aik, %bkj : i64\n"
+	"    %s = arith.addi %acc, %p : i64\n"
+	"    scf.yield %s : i64\n"
+	"  }\n"
+	"  memref.store %dot, %c[%i, %j] : memref<6x7xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+/* The same gemm as a user writes it without views: i * N + j by hand. */
+static const char gemm1_src[] =
+	"dataflow.thread private @gemm domain(#dataflow.thread_domain<dense>)(%a: memref<30xi64>, %b: memref<35xi64>, %c: memref<42xi64>) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c5 = arith.constant 5 : index\n"
+	"  %c7 = arith.constant 7 : index\n"
+	"  %zero = arith.constant 0 : i64\n"
+	"  %dot = scf.for %k = %c0 to %c5 step %c1 iter_args(%acc = %zero) -> (i64) {\n"
+	"    %ai = arith.muli %i, %c5 : index\n"
+	"    %aat = arith.addi %ai, %k : index\n"
+	"    %aik = memref.load %a[%aat] : memref<30xi64>\n"
+	"    %bk = arith.muli %k, %c7 : index\n"
+	"    %bat = arith.addi %bk, %j : index\n"
+	"    %bkj = memref.load %b[%bat] : memref<35xi64>\n"
+	"    %p = arith.muli %aik, %bkj : i64\n"
+	"    %s = arith.addi %acc, %p : i64\n"
+	"    scf.yield %s : i64\n"
+	"  }\n"
+	"  %ci = arith.muli %i, %c7 : index\n"
+	"  %cat = arith.addi %ci, %j : index\n"
+	"  memref.store %dot, %c[%cat] : memref<42xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+static void gemm_run(const char *src, unsigned w, unsigned h, int64_t *c)
+{
+	int64_t a[M * K], b[K * N];
+	uint64_t args[] = { A_VA, B_VA, C_VA };
+	int64_t ext[] = { M, N };
+	struct er e;
+
+	REQUIRE(er_open(&e, src, w, h) == 0);
+	for (int i = 0; i < M * K; i++)
+		a[i] = (i * 37) % 11 - 5;
+	for (int i = 0; i < K * N; i++)
+		b[i] = i * i % 13 - 6;
+	er_poke64(&e, A_VA, a, M * K);
+	er_poke64(&e, B_VA, b, K * N);
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "gemm", args, ext, 0, 0, 0));
+	er_peek64(&e, C_VA, c, M * N);
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			int64_t s = 0;
+
+			for (int k = 0; k < K; k++)
+				s += a[i * K + k] * b[k * N + j];
+			CHECK_EQ(s, c[i * N + j]);
+		}
+	er_close(&e);
+}
+
+TEST(gemm_rank2_equals_linearised_4x4_and_8x8)
+{
+	int64_t c2[M * N], c1[M * N];
+
+	gemm_run(gemm2_src, 4, 4, c2);
+	gemm_run(gemm1_src, 4, 4, c1);
+	CHECK(memcmp(c1, c2, sizeof(c1)) == 0);
+	gemm_run(gemm2_src, 8, 8, c2);
+	CHECK(memcmp(c1, c2, sizeof(c1)) == 0);
+}
+
+/* Fabric operations of @src's thread and the II loomc measures, on 8x8. */
+static void cost_of(const char *src, int *ops, double *ii)
+{
+	struct front f;
+	struct graph g;
+	struct placement *p = malloc(sizeof(*p));
+
+	REQUIRE(p);
+	graph_init(&g);
+	*ops = -1;
+	*ii = -1;
+	if (!front_verify(&f, src) && !lower_thread(&f.d, f.m->funcs, &g)) {
+		*ops = 0;
+		for (int i = 0; i < g.num; i++)
+			*ops += g.nodes[i].kind == G_PE;
+		if (!place_graph(&f.d, f.m->funcs->name_loc, &g, 8, 8, p))
+			*ii = p->stats.measured;
+	}
+	graph_free(&g);
+	front_close(&f);
+	free(p);
+}
+
+/* Constant strides fold into the multiply: a view costs nothing extra. */
+TEST(rank2_costs_what_linearised_costs)
+{
+	int ops2, ops1;
+	double ii2, ii1;
+
+	cost_of(gemm2_src, &ops2, &ii2);
+	cost_of(gemm1_src, &ops1, &ii1);
+	printf("#   gemm rank-2: %d operations, II %.2f; linearised: %d, II %.2f\n",
+	       ops2, ii2, ops1, ii1);
+	CHECK(ops2 > 0 && ii2 > 0);
+	CHECK_EQ(ops1, ops2);
+	CHECK(ii2 <= ii1);
+}
+
+/*
+ * f32 matvec over memref<?x8xf32>: the row count is dynamic, the row
+ * length (the stride) static.  Compared bit for bit with the linearised
+ * thread: same operations in the same order.
+ */
+static const char matvec2_src[] =
+	"dataflow.thread private @mv domain(#dataflow.thread_domain<dense>)(%a: memref<?x8xf32>, %x: memref<8xf32>, %y: memref<?xf32>) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c8 = arith.constant 8 : index\n"
+	"  %zero = arith.constant 0.0 : f32\n"
+	"  %dot = scf.for %j = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f32) {\n"
+	"    %aij = memref.load %a[%i, %j] : memref<?x8xf32>\n"
+	"    %xj = memref.load %x[%j] : memref<8xf32>\n"
+	"    %p = arith.mulf %aij, %xj : f32\n"
+	"    %s = arith.addf %acc, %p : f32\n"
+	"    scf.yield %s : f32\n"
+	"  }\n"
+	"  memref.store %dot, %y[%i] : memref<?xf32>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+static const char matvec1_src[] =
+	"dataflow.thread private @mv domain(#dataflow.thread_domain<dense>)(%a: memref<?xf32>, %x: memref<8xf32>, %y: memref<?xf32>) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c8 = arith.constant 8 : index\n"
+	"  %zero = arith.constant 0.0 : f32\n"
+	"  %dot = scf.for %j = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f32) {\n"
+	"    %row = arith.muli %i, %c8 : index\n"
+	"    %at = arith.addi %row, %j : index\n"
+	"    %aij = memref.load %a[%at] : memref<?xf32>\n"
+	"    %xj = memref.load %x[%j] : memref<8xf32>\n"
+	"    %p = arith.mulf %aij, %xj : f32\n"
+	"    %s = arith.addf %acc, %p : f32\n"
+	"    scf.yield %s : f32\n"
+	"  }\n"
+	"  memref.store %dot, %y[%i] : memref<?xf32>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+enum { ROWS = 13 };
+
+static void matvec_run(const char *src, uint32_t *y)
+{
+	float a[ROWS * 8], x[8];
+	uint64_t args[] = { A_VA, B_VA, C_VA };
+	int64_t ext[] = { ROWS };
+	struct er e;
+
+	REQUIRE(er_open(&e, src, 8, 8) == 0);
+	for (int i = 0; i < ROWS * 8; i++)
+		a[i] = (float)((i * 37) % 11 - 5) / 3.0f;
+	for (int j = 0; j < 8; j++)
+		x[j] = 1.0f / (float)(j + 1);
+	fake_bus_poke(&e.bus, A_VA, a, sizeof(a));
+	fake_bus_poke(&e.bus, B_VA, x, sizeof(x));
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "mv", args, ext, 0, 0, 0));
+	fake_bus_peek(&e.bus, C_VA, y, ROWS * sizeof(*y));
+	er_close(&e);
+}
+
+TEST(f32_matvec_dynamic_rows_bit_for_bit_8x8)
+{
+	uint32_t y2[ROWS], y1[ROWS];
+
+	matvec_run(matvec2_src, y2);
+	matvec_run(matvec1_src, y1);
+	for (int i = 0; i < ROWS; i++)
+		CHECK_EQ(y1[i], y2[i]);
+	CHECK(y1[0] != 0);
+}
+
+/* Rank 3, every index an iv; constant indices fold into one offset. */
+static const char rank3_src[] =
+	"dataflow.thread private @r3 domain(#dataflow.thread_domain<dense>)(%m: memref<2x3x4xi32>, %corner: memref<2x2xi32>) ctrl(%ctl: none) iv(%i: index, %j: index, %k: index) {\n"
+	"  %c100 = arith.constant 100 : index\n"
+	"  %c10 = arith.constant 10 : index\n"
+	"  %hi = arith.muli %i, %c100 : index\n"
+	"  %mid = arith.muli %j, %c10 : index\n"
+	"  %s = arith.addi %hi, %mid : index\n"
+	"  %t = arith.addi %s, %k : index\n"
+	"  %v = arith.index_cast %t : index to i32\n"
+	"  memref.store %v, %m[%i, %j, %k] : memref<2x3x4xi32>\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %seven = arith.constant 7 : i32\n"
+	"  memref.store %seven, %corner[%c1, %c1] : memref<2x2xi32>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(rank3_stores_4x4)
+{
+	int32_t m[2 * 3 * 4], corner[4] = { 0 };
+	uint64_t args[] = { A_VA, B_VA };
+	int64_t ext[] = { 2, 3, 4 };
+	struct er e;
+
+	REQUIRE(er_open(&e, rank3_src, 4, 4) == 0);
+	fake_bus_poke(&e.bus, B_VA, corner, sizeof(corner));
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "r3", args, ext, 0, 0, 0));
+	fake_bus_peek(&e.bus, A_VA, m, sizeof(m));
+	fake_bus_peek(&e.bus, B_VA, corner, sizeof(corner));
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++)
+			for (int k = 0; k < 4; k++)
+				CHECK_EQ(i * 100 + j * 10 + k, m[(i * 3 + j) * 4 + k]);
+	CHECK_EQ(0, corner[0]);
+	CHECK_EQ(0, corner[2]);
+	CHECK_EQ(7, corner[3]);
+	er_close(&e);
+}
+
+/*
+ * A host function allocates rank-2 memrefs, fills one with two-index
+ * stores, launches a thread over them and checks with two-index loads.
+ */
+static const char host_src[] =
+	"dataflow.thread private @twice domain(#dataflow.thread_domain<dense>)(%src: memref<3x4xi64>, %dst: memref<?x4xi64>) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %v = memref.load %src[%i, %j] : memref<3x4xi64>\n"
+	"  %w = arith.addi %v, %v : i64\n"
+	"  memref.store %w, %dst[%i, %j] : memref<?x4xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n"
+	"func.func @main() {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c3 = arith.constant 3 : index\n"
+	"  %c4 = arith.constant 4 : index\n"
+	"  %src = memref.alloc() : memref<3x4xi64>\n"
+	"  %dst = memref.alloc(%c3) : memref<?x4xi64>\n"
+	"  scf.for %i = %c0 to %c3 step %c1 {\n"
+	"    scf.for %j = %c0 to %c4 step %c1 {\n"
+	"      %t = arith.muli %i, %c4 : index\n"
+	"      %u = arith.addi %t, %j : index\n"
+	"      %v = arith.index_cast %u : index to i64\n"
+	"      memref.store %v, %src[%i, %j] : memref<3x4xi64>\n"
+	"    }\n"
+	"  }\n"
+	"  %tok = dataflow.thread.launch @twice(%src, %dst) grid(%c3, %c4) : (memref<3x4xi64>, memref<?x4xi64>) -> !dataflow.thread_token\n"
+	"  dataflow.thread.wait %tok : !dataflow.thread_token\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %x = memref.load %dst[%c2, %c3] : memref<?x4xi64>\n"
+	"  %want = arith.constant WANT : i64\n"
+	"  loom.check %x, %want : i64\n"
+	"  %y = memref.load %dst[%c1, %c0] : memref<?x4xi64>\n"
+	"  %eight = arith.constant 8 : i64\n"
+	"  loom.check %y, %eight : i64\n"
+	"  return\n"
+	"}\n";
+
+/* Runs host_src with @want in place of WANT: loom.check's verdict. */
+static int host_run(long want)
+{
+	char text[sizeof(host_src) + 32], *at;
+	struct er e;
+	int r;
+
+	strcpy(text, host_src);
+	at = strstr(text, "WANT");
+	snprintf(at, sizeof(text) - (size_t)(at - text), "%ld%s", want,
+		 strstr(host_src, "WANT") + 4);
+	if (er_open(&e, text, 4, 4))
+		return -1;
+	r = er_run_host(&e, "main");
+	er_close(&e);
+	return r;
+}
+
+TEST(host_rank2_alloc_store_launch_load)
+{
+	CHECK_EQ(0, host_run(2 * (2 * 4 + 3)));
+	CHECK_EQ(1, host_run(2 * (2 * 4 + 3) + 1));	/* the checks do check */
+}
+
+int main(void)
+{
+	RUN(gemm_rank2_equals_linearised_4x4_and_8x8);
+	RUN(rank2_costs_what_linearised_costs);
+	RUN(f32_matvec_dynamic_rows_bit_for_bit_8x8);
+	RUN(rank3_stores_4x4);
+	RUN(host_rank2_alloc_store_launch_load);
+	return checks_done();
+}
