@@ -115,14 +115,41 @@ static void error(struct hc *c, const struct ir_op *op, const char *why)
 
 /* ------------------------------------------------------- arithmetic --- */
 
+/* The host program as an alu_builder: one ALU instruction a register. */
+static int hc_builder_op(void *ctx, unsigned op, unsigned type, int a, int b)
+{
+	struct hc *c = ctx;
+
+	return (int)alu(c, op, type, new_reg(c), (uint32_t)a, (uint32_t)b, 0);
+}
+
+static int hc_builder_op_imm(void *ctx, unsigned op, unsigned type, int a,
+			     int64_t imm)
+{
+	struct hc *c = ctx;
+
+	return (int)alu(c, op, type, new_reg(c), (uint32_t)a,
+			konst(c, new_reg(c), imm), 0);
+}
+
 static void binary(struct hc *c, struct ir_op *op)
 {
 	enum ir_alu a = ir_opinfo[op->code].alu;
 	unsigned type = lower_dev_type(op->results[0].type);
 	uint32_t x = reg(c, op->operands[0].value);
 	uint32_t y = reg(c, op->operands[1].value);
-	uint32_t dst = reg(c, &op->results[0]);
+	uint32_t dst;
 
+	if (a == ALU_FLOORDIVS || a == ALU_CEILDIVS) {
+		struct alu_builder ab = { c, hc_builder_op, hc_builder_op_imm };
+
+		bind(c, &op->results[0],
+		     (uint32_t)build_floor_ceil_div(&ab, type,
+						    a == ALU_CEILDIVS, (int)x,
+						    (int)y));
+		return;
+	}
+	dst = reg(c, &op->results[0]);
 	if (a >= ALU_MAXS && a <= ALU_MINU) {
 		uint32_t t = alu(c, lower_alu_op(a), type, new_reg(c), x, y, 0);
 
@@ -212,6 +239,17 @@ static void alloc(struct hc *c, struct ir_op *op)
 	emit(c, (struct loom_host_insn){ .op = LOOM_HOST_ALLOC,
 					 .aux = elem_size(op->type),
 					 .dst = reg(c, &op->results[0]), .a = n });
+}
+
+/*
+ * memref.dim of a dynamic size (a static one is folded): the verifier
+ * allows it only of a memref.alloc(%n), whose %n it is.
+ */
+static void dim(struct hc *c, struct ir_op *op)
+{
+	const struct ir_op *a = op->operands[0].value->def;
+
+	bind(c, &op->results[0], reg(c, a->operands[0].value));
 }
 
 /*
@@ -413,6 +451,7 @@ static void host_op(struct hc *c, struct ir_op *op)
 		return;
 	case SYN_CAST: return cast(c, op);
 	case SYN_ALLOC: return alloc(c, op);
+	case SYN_DIM: return dim(c, op);
 	case SYN_LOAD: return load(c, op);
 	case SYN_STORE: return store(c, op);
 	case SYN_FOR: return loop(c, op);

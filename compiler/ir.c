@@ -575,6 +575,10 @@ static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 		fputc(']', out);
 		print_attrs_type(out, op, op->type);
 		break;
+	case SYN_DIM:
+		fprintf(out, " %%%s, %%%s", u[0].name, u[1].name);
+		print_attrs_type(out, op, op->type);
+		break;
 	case SYN_ALLOC:
 		fputc('(', out);
 		print_uses(out, u, op->num_operands);

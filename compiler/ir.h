@@ -215,6 +215,7 @@ enum ir_syntax {
 	SYN_LOAD,		/* %v = memref.load %m[%i] : memref<?xT> */
 	SYN_STORE,		/* memref.store %v, %m[%i] : memref<?xT> */
 	SYN_ALLOC,		/* %m = memref.alloc(%n) : memref<?xT> */
+	SYN_DIM,		/* %n = memref.dim %m, %k : memref<?x8xT> */
 	SYN_FOR,		/* scf.for %i = %lb to %ub step %s ... { } */
 	SYN_IF,			/* scf.if %c [-> (T)] { } [else { }] */
 	SYN_SCF_YIELD,		/* scf.yield %x : T */
@@ -235,6 +236,7 @@ enum ir_alu {
 	ALU_AND, ALU_OR, ALU_XOR,
 	ALU_SHL, ALU_SHRS, ALU_SHRU,
 	ALU_MAXS, ALU_MINS, ALU_MAXU, ALU_MINU,
+	ALU_FLOORDIVS, ALU_CEILDIVS,	/* expanded: build_floor_ceil_div() */
 	ALU_CMP,		/* with struct ir_op.pred */
 	ALU_SELECT,
 	ALU_CASTS,		/* sign-extend or truncate */
@@ -261,6 +263,8 @@ enum ir_alu {
 	X(ARITH_DIVSI, "arith.divsi", SYN_BINARY, ALU_DIVS, 0)		\
 	X(ARITH_DIVUI, "arith.divui", SYN_BINARY, ALU_DIVU, 0)		\
 	X(ARITH_REMSI, "arith.remsi", SYN_BINARY, ALU_REMS, 0)		\
+	X(ARITH_FLOORDIVSI, "arith.floordivsi", SYN_BINARY, ALU_FLOORDIVS, 0) \
+	X(ARITH_CEILDIVSI, "arith.ceildivsi", SYN_BINARY, ALU_CEILDIVS, 0) \
 	X(ARITH_REMUI, "arith.remui", SYN_BINARY, ALU_REMU, 0)		\
 	X(ARITH_ANDI, "arith.andi", SYN_BINARY, ALU_AND, 0)		\
 	X(ARITH_ORI, "arith.ori", SYN_BINARY, ALU_OR, 0)		\
@@ -317,6 +321,7 @@ enum ir_alu {
 	X(MEMREF_LOAD, "memref.load", SYN_LOAD, ALU_NONE, 0)		\
 	X(MEMREF_STORE, "memref.store", SYN_STORE, ALU_NONE, 0)		\
 	X(MEMREF_ALLOC, "memref.alloc", SYN_ALLOC, ALU_NONE, IR_HOST_ONLY) \
+	X(MEMREF_DIM, "memref.dim", SYN_DIM, ALU_NONE, 0)		\
 	X(SCF_FOR, "scf.for", SYN_FOR, ALU_NONE, 0)			\
 	X(SCF_IF, "scf.if", SYN_IF, ALU_NONE, 0)			\
 	X(SCF_YIELD, "scf.yield", SYN_SCF_YIELD, ALU_NONE, IR_TERMINATOR) \

@@ -326,6 +326,71 @@ unsigned lower_fpred_op(enum ir_fpred pred)
 	return fpred_op[pred];
 }
 
+/* ---------------------------------------------- shared expansions --- */
+
+/*
+ * floor(a / d): the truncated quotient, less one when the remainder is
+ * not zero and has the sign opposite to d's (r ^ d < 0); ceil: plus one
+ * when it is not zero and has d's sign.  Compares give 0 or 1.
+ */
+int build_floor_ceil_div(const struct alu_builder *b, unsigned type,
+			 bool ceil, int a, int d)
+{
+	int q = b->op(b->ctx, LOOM_OP_DIVS, type, a, d);
+	int r = b->op(b->ctx, LOOM_OP_REMS, type, a, d);
+	int sign = b->op(b->ctx, LOOM_OP_XOR, type, r, d);
+	int side = b->op_imm(b->ctx, ceil ? LOOM_OP_GES : LOOM_OP_LTS, type,
+			     sign, 0);
+	int nonzero = b->op_imm(b->ctx, LOOM_OP_NE, type, r, 0);
+	int adjust = b->op(b->ctx, LOOM_OP_AND, type, side, nonzero);
+
+	return b->op(b->ctx, ceil ? LOOM_OP_ADD : LOOM_OP_SUB, type, q, adjust);
+}
+
+/* By @c > 0 the remainder's sign alone says which way to round. */
+int build_floor_ceil_div_const(const struct alu_builder *b, unsigned type,
+			       bool ceil, int a, int64_t c)
+{
+	int q = b->op_imm(b->ctx, LOOM_OP_DIVS, type, a, c);
+	int r = b->op_imm(b->ctx, LOOM_OP_REMS, type, a, c);
+	int adjust = b->op_imm(b->ctx, ceil ? LOOM_OP_GTS : LOOM_OP_LTS, type,
+			       r, 0);
+
+	return b->op(b->ctx, ceil ? LOOM_OP_ADD : LOOM_OP_SUB, type, q, adjust);
+}
+
+/* a mod c, c > 0, in [0, c): the truncated remainder, plus c if negative. */
+int build_mod_const(const struct alu_builder *b, unsigned type, int a,
+		    int64_t c)
+{
+	int r = b->op_imm(b->ctx, LOOM_OP_REMS, type, a, c);
+	int negative = b->op_imm(b->ctx, LOOM_OP_LTS, type, r, 0);
+	int adjust = b->op_imm(b->ctx, LOOM_OP_MUL, type, negative, c);
+
+	return b->op(b->ctx, LOOM_OP_ADD, type, r, adjust);
+}
+
+/* The lowering as an alu_builder: a PE per operation. */
+struct pe_builder {
+	struct lower *l;
+	struct loom_loc loc;
+};
+
+static int pe_builder_op(void *ctx, unsigned op, unsigned type, int a, int b)
+{
+	struct pe_builder *pb = ctx;
+
+	return pe(pb->l, op, type, a, b, G_NONE, pb->loc);
+}
+
+static int pe_builder_op_imm(void *ctx, unsigned op, unsigned type, int a,
+			     int64_t imm)
+{
+	struct pe_builder *pb = ctx;
+
+	return pe_imm(pb->l, op, type, a, (uint64_t)imm, G_NONE, pb->loc);
+}
+
 /*
  * a op b, with a constant operand as the immediate when it can be: a
  * constant a by the mirror operation (loom_ops.h), which computes b op a.
@@ -375,9 +440,22 @@ static void lower_binary(struct lower *l, struct scope *s, struct ir_op *op)
 	unsigned type = lower_dev_type(op->results[0].type);
 	int n;
 
-	if (alu >= ALU_MAXS && alu <= ALU_MINU)
+	if (alu >= ALU_MAXS && alu <= ALU_MINU) {
 		n = minmax(l, s, alu, type, a, b, op->loc);
-	else
+	} else if (alu == ALU_FLOORDIVS || alu == ALU_CEILDIVS) {
+		struct pe_builder pb = { l, op->loc };
+		struct alu_builder ab = { &pb, pe_builder_op,
+					  pe_builder_op_imm };
+		bool ceil = alu == ALU_CEILDIVS;
+
+		if (b->is_const && const_of(b) > 0)
+			n = build_floor_ceil_div_const(&ab, type, ceil,
+						       value(l, s, a),
+						       const_of(b));
+		else
+			n = build_floor_ceil_div(&ab, type, ceil, value(l, s, a),
+						 value(l, s, b));
+	} else
 		n = binary(l, s, alu_op[alu], type, a, b, op->loc);
 	map_put(l, s, &op->results[0], n);
 }

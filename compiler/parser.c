@@ -1032,6 +1032,17 @@ static void alloc_op(struct parser *p, struct ir_op *op)
 	set_results(p, op, 1, op->type);
 }
 
+/* dim = VALUE "," VALUE attr_dict? ":" memref_type */
+static void dim_op(struct parser *p, struct ir_op *op)
+{
+	fixed_operands(p, op, 2);
+	opt_attr_dict(p, op);
+	op->type = memref_colon_type(p);
+	op->operand_types[0] = op->type;
+	op->operand_types[1] = &ir_index;
+	set_results(p, op, 1, &ir_index);
+}
+
 /* Adds a block argument named by token @t to @v. */
 static struct ir_value *block_arg(struct parser *p, struct vec *v,
 				  const struct token *t,
@@ -1310,6 +1321,7 @@ static void op_body(struct parser *p, struct ir_op *op)
 	case SYN_LOAD:			load(p, op); break;
 	case SYN_STORE:			store(p, op); break;
 	case SYN_ALLOC:			alloc_op(p, op); break;
+	case SYN_DIM:			dim_op(p, op); break;
 	case SYN_FOR:			for_op(p, op); break;
 	case SYN_IF:			if_op(p, op); break;
 	case SYN_LAUNCH:		launch(p, op); break;

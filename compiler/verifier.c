@@ -1124,6 +1124,39 @@ static void check_access(struct verifier *v, struct ir_op *op)
 	}
 }
 
+/*
+ * memref.dim: a constant size number below the rank.  A static size
+ * folds; a dynamic one is known only where the memref was allocated (a
+ * host function's memref.alloc(%n)): a launch passes a memref as its base
+ * address alone.
+ */
+static void check_dim(struct verifier *v, struct ir_op *op)
+{
+	const struct ir_value *m = op->operands[0].value;
+	const struct ir_value *k = op->operands[1].value;
+	const struct ir_type *t = op->type;
+	char buf[IR_TYPE_STR_MAX];
+
+	if (t->kind != IR_TYPE_MEMREF)
+		return;
+	if (!k->is_const) {
+		diag_error(v->d, op->operands[1].loc,
+			   "the size number of 'memref.dim' must be a constant");
+		return;
+	}
+	if (k->const_val < 0 || k->const_val >= t->rank) {
+		diag_error(v->d, op->operands[1].loc,
+			   "'memref.dim' of %s asks for size %lld; its sizes are 0..%d",
+			   tstr(t, buf), (long long)k->const_val, t->rank - 1);
+		return;
+	}
+	if (t->dims[k->const_val] == IR_DYNAMIC &&
+	    !(m->def && m->def->code == IR_OP_MEMREF_ALLOC))
+		diag_error(v->d, op->loc,
+			   "'memref.dim' of dynamic size %lld of '%%%s' (%s): a memref argument arrives as its base address alone; pass the size as an index argument",
+			   (long long)k->const_val, m->name, tstr(t, buf));
+}
+
 /* Rules particular to one operation. */
 static void check_semantics(struct verifier *v, struct ir_op *op)
 {
@@ -1149,6 +1182,9 @@ static void check_semantics(struct verifier *v, struct ir_op *op)
 	case IR_OP_MEMREF_LOAD:
 	case IR_OP_MEMREF_STORE:
 		check_access(v, op);
+		break;
+	case IR_OP_MEMREF_DIM:
+		check_dim(v, op);
 		break;
 	case IR_OP_SCF_IF:
 		check_if(v, op);
@@ -1243,6 +1279,14 @@ static bool fold_binary(enum ir_alu alu, int64_t a, int64_t b, unsigned w,
 			return false;
 		*r = (uint64_t)(alu == ALU_DIVS ? a / b : a % b);
 		return true;
+	case ALU_FLOORDIVS:
+	case ALU_CEILDIVS:
+		if (b == 0 || (a == min && b == -1))
+			return false;
+		*r = (uint64_t)(a / b);
+		if (a % b && ((a % b < 0) != (b < 0)) == (alu == ALU_FLOORDIVS))
+			*r += alu == ALU_FLOORDIVS ? -1 : 1;
+		return true;
 	case ALU_SHL:	*r = ub < w ? ua << ub : 0; return ub < w;
 	case ALU_SHRU:	*r = ub < w ? ua >> ub : 0; return ub < w;
 	case ALU_SHRS:
@@ -1251,6 +1295,20 @@ static bool fold_binary(enum ir_alu alu, int64_t a, int64_t b, unsigned w,
 	default:
 		return false;
 	}
+}
+
+/* memref.dim of a static size is that size. */
+static void fold_dim(struct ir_op *op)
+{
+	const struct ir_value *k = op->operands[1].value;
+	const struct ir_type *t = op->type;
+
+	if (t->kind != IR_TYPE_MEMREF || !k || !k->is_const ||
+	    k->const_val < 0 || k->const_val >= t->rank ||
+	    t->dims[k->const_val] == IR_DYNAMIC)
+		return;
+	op->results[0].is_const = true;
+	op->results[0].const_val = t->dims[k->const_val];
 }
 
 /* Folds @op when all its operands are known constants. */
@@ -1264,6 +1322,10 @@ static void fold(struct ir_op *op)
 	if (op->code == IR_OP_ARITH_CONSTANT || op->code == IR_OP_INDEX_CONSTANT) {
 		op->results[0].is_const = true;
 		op->results[0].const_val = op->imm;
+		return;
+	}
+	if (op->code == IR_OP_MEMREF_DIM) {
+		fold_dim(op);
 		return;
 	}
 	if (alu == ALU_NONE || op->num_results != 1 || op->num_operands > 3)

@@ -154,6 +154,14 @@ static inline int ii_int(struct ii_run *r, const struct ir_op *op,
 				       (long long)a, (long long)b);
 		x = (uint64_t)(alu == ALU_DIVS ? a / b : a % b);
 		break;
+	case ALU_FLOORDIVS: case ALU_CEILDIVS:
+		if (b == 0 || (a == min && b == -1))
+			return ii_fail(r, op, "%lld by %lld is undefined",
+				       (long long)a, (long long)b);
+		x = (uint64_t)(a / b);
+		if (a % b && ((a % b < 0) != (b < 0)) == (alu == ALU_FLOORDIVS))
+			x += alu == ALU_FLOORDIVS ? (uint64_t)-1 : 1;
+		break;
 	case ALU_DIVU: case ALU_REMU:
 		if (ub == 0)
 			return ii_fail(r, op, "division by zero");

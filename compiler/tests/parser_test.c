@@ -595,6 +595,9 @@ static const char *const programs[] = {
 	"  memref.store %v, %m[%i, %i] {k} : memref<4x8xi64>\n"
 	"  %f = memref.load %d[%i, %i, %i] : memref<?x3x2xf32>\n"
 	"  %a = memref.alloc(%i) : memref<?x1x1x7xi32>\n"
+	"  %n = memref.dim %a, %i {k} : memref<?x1x1x7xi32>\n"
+	"  %q = arith.floordivsi %n, %i : index\n"
+	"  %r = arith.ceildivsi %q, %n : index\n"
 	"  return\n"
 	"}\n",
 	"func.func @f(%a: f32, %m: memref<?xf32>, %i: i32) {\n"

@@ -312,6 +312,129 @@ TEST(host_rank2_alloc_store_launch_load)
 	CHECK_EQ(1, host_run(2 * (2 * 4 + 3) + 1));	/* the checks do check */
 }
 
+/*
+ * floordivsi and ceildivsi by a variable and by a constant (the constant
+ * a memref.dim of a static size), against C over mixed signs.
+ */
+static const char divs_src[] =
+	"dataflow.thread private @divs domain(#dataflow.thread_domain<dense>)(%a: memref<?xi64>, %b: memref<?xi64>, %out: memref<?x4xi64>, %shape: memref<2x8xi32>) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %x = memref.load %a[%i] : memref<?xi64>\n"
+	"  %y = memref.load %b[%i] : memref<?xi64>\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %c3 = arith.constant 3 : index\n"
+	"  %f = arith.floordivsi %x, %y : i64\n"
+	"  memref.store %f, %out[%i, %c0] : memref<?x4xi64>\n"
+	"  %c = arith.ceildivsi %x, %y : i64\n"
+	"  memref.store %c, %out[%i, %c1] : memref<?x4xi64>\n"
+	"  %cols = memref.dim %shape, %c1 : memref<2x8xi32>\n"
+	"  %xi = arith.index_cast %x : i64 to index\n"
+	"  %f8 = arith.floordivsi %xi, %cols : index\n"
+	"  %f8v = arith.index_cast %f8 : index to i64\n"
+	"  memref.store %f8v, %out[%i, %c2] : memref<?x4xi64>\n"
+	"  %c8 = arith.ceildivsi %xi, %cols : index\n"
+	"  %c8v = arith.index_cast %c8 : index to i64\n"
+	"  memref.store %c8v, %out[%i, %c3] : memref<?x4xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return a % b && (a % b < 0) != (b < 0) ? q - 1 : q;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return a % b && (a % b < 0) == (b < 0) ? q + 1 : q;
+}
+
+TEST(floordivsi_ceildivsi_4x4_and_8x8)
+{
+	enum { NI = 40 };
+	int64_t a[NI], b[NI], out[NI * 4];
+	uint64_t args[] = { A_VA, B_VA, C_VA, D_VA };
+	int64_t ext[] = { NI };
+
+	for (int i = 0; i < NI; i++) {
+		a[i] = (i * 7) % 23 - 11;
+		b[i] = (i % 9) - 4;
+		if (b[i] == 0)
+			b[i] = 3;
+	}
+	for (unsigned n = 4; n <= 8; n += 4) {
+		struct er e;
+
+		REQUIRE(er_open(&e, divs_src, n, n) == 0);
+		er_poke64(&e, A_VA, a, NI);
+		er_poke64(&e, B_VA, b, NI);
+		CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "divs", args, ext, 0, 0, 0));
+		er_peek64(&e, C_VA, out, NI * 4);
+		for (int i = 0; i < NI; i++) {
+			CHECK_EQ(floor_div(a[i], b[i]), out[i * 4]);
+			CHECK_EQ(ceil_div(a[i], b[i]), out[i * 4 + 1]);
+			CHECK_EQ(floor_div(a[i], 8), out[i * 4 + 2]);
+			CHECK_EQ(ceil_div(a[i], 8), out[i * 4 + 3]);
+		}
+		er_close(&e);
+	}
+}
+
+/*
+ * The host program: memref.dim of an allocation's %n; divisions computed
+ * by its ALU and folded by the verifier.
+ */
+static const char host_div_src[] =
+	"func.func @main() {\n"
+	"  %c5 = arith.constant 5 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %m = memref.alloc(%c5) : memref<?x3xi64>\n"
+	"  %rows = memref.dim %m, %c0 : memref<?x3xi64>\n"
+	"  %cols = memref.dim %m, %c1 : memref<?x3xi64>\n"
+	"  %r = arith.index_cast %rows : index to i64\n"
+	"  %five = arith.constant 5 : i64\n"
+	"  loom.check %r, %five : i64\n"
+	"  %neg = arith.constant -7 : index\n"
+	"  %f = arith.floordivsi %neg, %cols : index\n"
+	"  %c = arith.ceildivsi %neg, %rows : index\n"
+	"  %fi = arith.index_cast %f : index to i64\n"
+	"  %ci = arith.index_cast %c : index to i64\n"
+	"  %m3 = arith.constant -3 : i64\n"
+	"  %m1 = arith.constant -1 : i64\n"
+	"  loom.check %fi, %m3 : i64\n"
+	"  loom.check %ci, %m1 : i64\n"
+	"  %two = arith.constant 2 : i64\n"
+	"  memref.store %two, %m[%c0, %c1] : memref<?x3xi64>\n"
+	"  %x = memref.load %m[%c0, %c1] : memref<?x3xi64>\n"
+	"  %seven = arith.constant 7 : i64\n"
+	"  %m7 = arith.constant -7 : i64\n"
+	"  %q = arith.floordivsi %m7, %x : i64\n"
+	"  %p = arith.ceildivsi %seven, %x : i64\n"
+	"  %m4 = arith.constant -4 : i64\n"
+	"  %four = arith.constant 4 : i64\n"
+	"  loom.check %q, %m4 : i64\n"
+	"  loom.check %p, %four : i64\n"
+	"  %fq = arith.floordivsi %m7, %two : i64\n"
+	"  %fp = arith.ceildivsi %seven, %two : i64\n"
+	"  loom.check %fq, %m4 : i64\n"
+	"  loom.check %fp, %four : i64\n"
+	"  return\n"
+	"}\n";
+
+TEST(host_dim_and_divisions)
+{
+	struct er e;
+
+	REQUIRE(er_open(&e, host_div_src, 4, 4) == 0);
+	CHECK_EQ(0, er_run_host(&e, "main"));
+	er_close(&e);
+}
+
 int main(void)
 {
 	RUN(gemm_rank2_equals_linearised_4x4_and_8x8);
@@ -319,5 +442,7 @@ int main(void)
 	RUN(f32_matvec_dynamic_rows_bit_for_bit_8x8);
 	RUN(rank3_stores_4x4);
 	RUN(host_rank2_alloc_store_launch_load);
+	RUN(floordivsi_ceildivsi_4x4_and_8x8);
+	RUN(host_dim_and_divisions);
 	return checks_done();
 }
