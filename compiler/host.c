@@ -132,6 +132,44 @@ static int hc_builder_op_imm(void *ctx, unsigned op, unsigned type, int a,
 			konst(c, new_reg(c), imm), 0);
 }
 
+static int hc_builder_select(void *ctx, unsigned type, int cond, int a,
+			     int b)
+{
+	struct hc *c = ctx;
+
+	return (int)alu(c, LOOM_OP_SELECT, type, new_reg(c), (uint32_t)cond,
+			(uint32_t)a, (uint32_t)b);
+}
+
+static int hc_builder_select_imm(void *ctx, unsigned type, int cond,
+				 int64_t imm, int b)
+{
+	struct hc *c = ctx;
+
+	return (int)alu(c, LOOM_OP_SELECT, type, new_reg(c), (uint32_t)cond,
+			konst(c, new_reg(c), imm), (uint32_t)b);
+}
+
+#define HC_BUILDER(c) { (c), hc_builder_op, hc_builder_op_imm, \
+			hc_builder_select, hc_builder_select_imm }
+
+/* affine.apply, min, max not folded: the map's arithmetic on the ALU. */
+static void affine(struct hc *c, struct ir_op *op)
+{
+	struct alu_builder ab = HC_BUILDER(c);
+	int vals[64], n;
+
+	if (op->num_operands > 64)
+		return error(c, op, "an affine map of more than 64 operands");
+	for (int i = 0; i < op->num_operands; i++)
+		if (!op->operands[i].value->is_const)
+			vals[i] = (int)reg(c, op->operands[i].value);
+	n = build_affine_op(&ab, op, vals);
+	if (n < 0)
+		return error(c, op, "an affine map whose value is constant");
+	bind(c, &op->results[0], (uint32_t)n);
+}
+
 static void binary(struct hc *c, struct ir_op *op)
 {
 	enum ir_alu a = ir_opinfo[op->code].alu;
@@ -141,7 +179,7 @@ static void binary(struct hc *c, struct ir_op *op)
 	uint32_t dst;
 
 	if (a == ALU_FLOORDIVS || a == ALU_CEILDIVS) {
-		struct alu_builder ab = { c, hc_builder_op, hc_builder_op_imm };
+		struct alu_builder ab = HC_BUILDER(c);
 
 		bind(c, &op->results[0],
 		     (uint32_t)build_floor_ceil_div(&ab, type,
@@ -452,6 +490,7 @@ static void host_op(struct hc *c, struct ir_op *op)
 	case SYN_CAST: return cast(c, op);
 	case SYN_ALLOC: return alloc(c, op);
 	case SYN_DIM: return dim(c, op);
+	case SYN_AFFINE: return affine(c, op);
 	case SYN_LOAD: return load(c, op);
 	case SYN_STORE: return store(c, op);
 	case SYN_FOR: return loop(c, op);

@@ -96,6 +96,60 @@ enum loom_arg_type ir_type_arg_type(const struct ir_type *t)
 	}
 }
 
+int64_t ir_floordiv(int64_t a, int64_t c)
+{
+	return a / c - (a % c < 0);
+}
+
+int64_t ir_ceildiv(int64_t a, int64_t c)
+{
+	return a / c + (a % c > 0);
+}
+
+int64_t ir_mod(int64_t a, int64_t c)
+{
+	return a % c + (a % c < 0 ? c : 0);
+}
+
+bool ir_affine_eval(const struct ir_affine_expr *e, const int64_t *vals,
+		    const bool *known, int num_dims, int64_t *out)
+{
+	int64_t a = 0, b = 0;
+	bool ka, kb;
+
+	switch (e->kind) {
+	case AFF_CONST:
+		*out = e->val;
+		return true;
+	case AFF_DIM:
+	case AFF_SYM: {
+		int i = (int)e->val + (e->kind == AFF_SYM ? num_dims : 0);
+
+		*out = vals[i];
+		return known[i];
+	}
+	default:
+		break;
+	}
+	ka = ir_affine_eval(e->lhs, vals, known, num_dims, &a);
+	kb = ir_affine_eval(e->rhs, vals, known, num_dims, &b);
+	if (e->kind == AFF_MUL && ((ka && a == 0) || (kb && b == 0))) {
+		*out = 0;
+		return true;
+	}
+	if (!ka || !kb)
+		return false;
+	switch (e->kind) {
+	case AFF_ADD:	*out = (int64_t)((uint64_t)a + (uint64_t)b); break;
+	case AFF_SUB:	*out = (int64_t)((uint64_t)a - (uint64_t)b); break;
+	case AFF_MUL:	*out = (int64_t)((uint64_t)a * (uint64_t)b); break;
+	case AFF_FLOORDIV: *out = ir_floordiv(a, b); break;
+	case AFF_CEILDIV: *out = ir_ceildiv(a, b); break;
+	default:	*out = ir_mod(a, b); break;
+	}
+	return true;
+}
+
 int64_t ir_memref_stride(const struct ir_type *t, int k)
 {
 	int64_t stride = 1;
@@ -365,6 +419,54 @@ static void print_uses(FILE *out, const struct ir_use *u, int n)
 		fprintf(out, "%s%%%s", i ? ", " : "", u[i].name);
 }
 
+static const char *const affine_op_name[] = {
+	[AFF_ADD] = "+", [AFF_SUB] = "-", [AFF_MUL] = "*",
+	[AFF_FLOORDIV] = "floordiv", [AFF_CEILDIV] = "ceildiv",
+	[AFF_MOD] = "mod",
+};
+
+/* Binary operands in parentheses: the printed text needs no precedence. */
+static void print_affine_expr(FILE *out, const struct ir_affine_expr *e,
+			      bool nested)
+{
+	switch (e->kind) {
+	case AFF_CONST:
+		fprintf(out, "%lld", (long long)e->val);
+		return;
+	case AFF_DIM:
+	case AFF_SYM:
+		fprintf(out, "%c%lld", e->kind == AFF_DIM ? 'd' : 's',
+			(long long)e->val);
+		return;
+	default:
+		break;
+	}
+	if (nested)
+		fputc('(', out);
+	print_affine_expr(out, e->lhs, true);
+	fprintf(out, " %s ", affine_op_name[e->kind]);
+	print_affine_expr(out, e->rhs, true);
+	if (nested)
+		fputc(')', out);
+}
+
+static void print_affine_map(FILE *out, const struct ir_affine_map *m)
+{
+	fputs("affine_map<(", out);
+	for (int i = 0; i < m->num_dims; i++)
+		fprintf(out, "%sd%d", i ? ", " : "", i);
+	fputs(")[", out);
+	for (int i = 0; i < m->num_syms; i++)
+		fprintf(out, "%ss%d", i ? ", " : "", i);
+	fputs("] -> (", out);
+	for (int i = 0; i < m->num_results; i++) {
+		if (i)
+			fputs(", ", out);
+		print_affine_expr(out, m->results[i], false);
+	}
+	fputs(")>", out);
+}
+
 static void print_types(FILE *out, const struct ir_type *const *t, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -574,6 +676,16 @@ static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 		print_uses(out, u + 2, op->num_operands - 2);
 		fputc(']', out);
 		print_attrs_type(out, op, op->type);
+		break;
+	case SYN_AFFINE:
+		fputc(' ', out);
+		print_affine_map(out, op->map);
+		fputc('(', out);
+		print_uses(out, u, op->num_args);
+		fputs(")[", out);
+		print_uses(out, u + op->num_args, op->num_operands - op->num_args);
+		fputc(']', out);
+		print_attr_dict(out, op->attrs, op->num_attrs);
 		break;
 	case SYN_DIM:
 		fprintf(out, " %%%s, %%%s", u[0].name, u[1].name);

@@ -216,6 +216,7 @@ enum ir_syntax {
 	SYN_STORE,		/* memref.store %v, %m[%i] : memref<?xT> */
 	SYN_ALLOC,		/* %m = memref.alloc(%n) : memref<?xT> */
 	SYN_DIM,		/* %n = memref.dim %m, %k : memref<?x8xT> */
+	SYN_AFFINE,		/* %r = affine.apply #map(%i)[%n] */
 	SYN_FOR,		/* scf.for %i = %lb to %ub step %s ... { } */
 	SYN_IF,			/* scf.if %c [-> (T)] { } [else { }] */
 	SYN_SCF_YIELD,		/* scf.yield %x : T */
@@ -322,6 +323,9 @@ enum ir_alu {
 	X(MEMREF_STORE, "memref.store", SYN_STORE, ALU_NONE, 0)		\
 	X(MEMREF_ALLOC, "memref.alloc", SYN_ALLOC, ALU_NONE, IR_HOST_ONLY) \
 	X(MEMREF_DIM, "memref.dim", SYN_DIM, ALU_NONE, 0)		\
+	X(AFFINE_APPLY, "affine.apply", SYN_AFFINE, ALU_NONE, 0)	\
+	X(AFFINE_MIN, "affine.min", SYN_AFFINE, ALU_NONE, 0)		\
+	X(AFFINE_MAX, "affine.max", SYN_AFFINE, ALU_NONE, 0)		\
 	X(SCF_FOR, "scf.for", SYN_FOR, ALU_NONE, 0)			\
 	X(SCF_IF, "scf.if", SYN_IF, ALU_NONE, 0)			\
 	X(SCF_YIELD, "scf.yield", SYN_SCF_YIELD, ALU_NONE, IR_TERMINATOR) \
@@ -385,6 +389,58 @@ enum ir_fpred {
 };
 
 extern const char *const ir_fpred_name[IR_FPRED_COUNT];
+
+/* ------------------------------------------------------- affine maps --- */
+
+enum ir_affine_kind {
+	AFF_CONST,		/* @val */
+	AFF_DIM,		/* d@val */
+	AFF_SYM,		/* s@val */
+	AFF_ADD, AFF_SUB,
+	AFF_MUL,		/* one side is constant (an affine map) */
+	AFF_FLOORDIV, AFF_CEILDIV, AFF_MOD,	/* by a constant > 0 */
+};
+
+/**
+ * struct ir_affine_expr - one node of an affine map's result expression
+ * @kind: enum ir_affine_kind
+ * @val: AFF_CONST: the constant; AFF_DIM/AFF_SYM: the position
+ * @lhs: binary kinds: the left operand
+ * @rhs: binary kinds: the right operand
+ */
+struct ir_affine_expr {
+	enum ir_affine_kind kind;
+	int64_t val;
+	const struct ir_affine_expr *lhs, *rhs;
+};
+
+/**
+ * struct ir_affine_map - affine_map<(d0, ...)[s0, ...] -> (e0, ...)>
+ * @num_dims: how many dN
+ * @num_syms: how many sN
+ * @results: the result expressions
+ * @num_results: how many (affine.apply: one; min, max: at least one)
+ */
+struct ir_affine_map {
+	int num_dims;
+	int num_syms;
+	const struct ir_affine_expr **results;
+	int num_results;
+};
+
+/*
+ * Evaluates @e with dimension and symbol values @vals (dims, then syms)
+ * as index arithmetic (wrapping, floor/ceil/mod by positive constants);
+ * @known[i] says whether vals[i] is known.  Returns whether the value is
+ * known (x * 0 is, whatever x).
+ */
+bool ir_affine_eval(const struct ir_affine_expr *e, const int64_t *vals,
+		    const bool *known, int num_dims, int64_t *out);
+
+/* floor(a / c), ceil(a / c) and a mod c in [0, c), for c > 0. */
+int64_t ir_floordiv(int64_t a, int64_t c);
+int64_t ir_ceildiv(int64_t a, int64_t c);
+int64_t ir_mod(int64_t a, int64_t c);
 
 struct ir_op;
 struct ir_region;
@@ -485,7 +541,9 @@ struct ir_region {
  * @fpred: SYN_CMPF: the predicate
  * @callee: SYN_LAUNCH: the thread's name without '@'
  * @callee_loc: the @name token
- * @num_args: SYN_LAUNCH: operands [0, num_args) are the thread's inputs
+ * @num_args: SYN_LAUNCH: operands [0, num_args) are the thread's inputs;
+ *	SYN_AFFINE: operands [0, num_args) are the "(...)" dims, the rest
+ *	the "[...]" syms
  * @num_waits: then this many wait() tokens
  * @num_extents: then this many grid() extents
  * @has_wait: a wait() clause is present (possibly empty)
@@ -494,6 +552,9 @@ struct ir_region {
  * @grid_loc: the 'grid' keyword
  * @num_iter_args: SYN_FOR: operands [3, 3 + num_iter_args) are the inits
  *	after lb, ub, step
+ * @map: SYN_AFFINE: the map (operands: its dims, then its syms)
+ * @map_alias: SYN_AFFINE: the #name it was written as (without '#'), or
+ *	NULL for an inline affine_map<...>; the printer writes it inline
  * @region: the region this operation is in
  * @next: the next operation in @region
  */
@@ -529,6 +590,8 @@ struct ir_op {
 	struct loom_loc wait_loc;
 	struct loom_loc grid_loc;
 	int num_iter_args;
+	const struct ir_affine_map *map;
+	const char *map_alias;
 	struct ir_region *region;
 	struct ir_op *next;
 };

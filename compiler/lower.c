@@ -370,6 +370,131 @@ int build_mod_const(const struct alu_builder *b, unsigned type, int a,
 	return b->op(b->ctx, LOOM_OP_ADD, type, r, adjust);
 }
 
+/* A value while an affine expression is built: a constant or built. */
+struct affine_value {
+	bool is_const;
+	int64_t c;
+	int v;
+};
+
+static struct affine_value affine_const(int64_t c)
+{
+	return (struct affine_value){ .is_const = true, .c = c };
+}
+
+static struct affine_value affine_built(int v)
+{
+	return (struct affine_value){ .v = v };
+}
+
+/* x + y, x - y or x * y (affine: one of a product's sides constant). */
+static struct affine_value affine_arith(const struct alu_builder *b,
+					enum ir_affine_kind kind,
+					struct affine_value x,
+					struct affine_value y)
+{
+	const unsigned t = LOOM_TYPE_I64;
+
+	if (kind == AFF_MUL) {
+		struct affine_value var = x.is_const ? y : x;
+		int64_t c = x.is_const ? x.c : y.c;
+
+		if (c == 0 || c == 1)
+			return c ? var : affine_const(0);
+		return affine_built(b->op_imm(b->ctx, LOOM_OP_MUL, t, var.v, c));
+	}
+	if (y.is_const && y.c == 0)
+		return x;
+	if (y.is_const)
+		return affine_built(b->op_imm(b->ctx, kind == AFF_ADD ?
+					      LOOM_OP_ADD : LOOM_OP_SUB,
+					      t, x.v, y.c));
+	if (x.is_const && kind == AFF_ADD)
+		return affine_arith(b, kind, y, x);
+	if (x.is_const)		/* c - y = y * -1 + c */
+		return affine_arith(b, AFF_ADD,
+				    affine_arith(b, AFF_MUL, y, affine_const(-1)),
+				    x);
+	return affine_built(b->op(b->ctx, kind == AFF_ADD ? LOOM_OP_ADD :
+				  LOOM_OP_SUB, t, x.v, y.v));
+}
+
+static struct affine_value build_affine_expr(const struct alu_builder *b,
+					     const struct ir_op *op,
+					     const int *vals,
+					     const struct ir_affine_expr *e)
+{
+	struct affine_value x, y;
+	int64_t r;
+
+	if (e->kind == AFF_CONST)
+		return affine_const(e->val);
+	if (e->kind == AFF_DIM || e->kind == AFF_SYM) {
+		int i = (int)e->val + (e->kind == AFF_SYM ? op->num_args : 0);
+		const struct ir_value *v = op->operands[i].value;
+
+		return v->is_const ? affine_const(v->const_val) :
+				     affine_built(vals[i]);
+	}
+	x = build_affine_expr(b, op, vals, e->lhs);
+	y = build_affine_expr(b, op, vals, e->rhs);
+	if (x.is_const && y.is_const) {
+		struct ir_affine_expr k = { .kind = e->kind };
+		struct ir_affine_expr cx = { .kind = AFF_CONST, .val = x.c };
+		struct ir_affine_expr cy = { .kind = AFF_CONST, .val = y.c };
+
+		k.lhs = &cx;
+		k.rhs = &cy;
+		ir_affine_eval(&k, NULL, NULL, 0, &r);
+		return affine_const(r);
+	}
+	if (e->kind <= AFF_MUL)
+		return affine_arith(b, e->kind, x, y);
+	/* floordiv, ceildiv, mod: by a constant > 0 (the parser's rule) */
+	if (y.c == 1)
+		return e->kind == AFF_MOD ? affine_const(0) : x;
+	if (e->kind == AFF_MOD)
+		return affine_built(build_mod_const(b, LOOM_TYPE_I64, x.v, y.c));
+	return affine_built(build_floor_ceil_div_const(b, LOOM_TYPE_I64,
+						       e->kind == AFF_CEILDIV,
+						       x.v, y.c));
+}
+
+/* min or max of @x and @y: a compare and a select. */
+static struct affine_value affine_pick(const struct alu_builder *b, bool max,
+				       struct affine_value x,
+				       struct affine_value y)
+{
+	const unsigned t = LOOM_TYPE_I64;
+	int cond;
+
+	if (x.is_const && y.is_const)
+		return affine_const(max ? (x.c > y.c ? x.c : y.c) :
+					  (x.c < y.c ? x.c : y.c));
+	if (x.is_const)
+		return affine_pick(b, max, y, x);
+	if (y.is_const) {
+		/* the constant goes in B: min is x >= c ? c : x */
+		cond = b->op_imm(b->ctx, max ? LOOM_OP_LES : LOOM_OP_GES, t,
+				 x.v, y.c);
+		return affine_built(b->select_imm(b->ctx, t, cond, y.c, x.v));
+	}
+	cond = b->op(b->ctx, max ? LOOM_OP_GTS : LOOM_OP_LTS, t, x.v, y.v);
+	return affine_built(b->select(b->ctx, t, cond, x.v, y.v));
+}
+
+int build_affine_op(const struct alu_builder *b, const struct ir_op *op,
+		    const int *vals)
+{
+	const struct ir_affine_map *m = op->map;
+	struct affine_value r = build_affine_expr(b, op, vals, m->results[0]);
+
+	for (int i = 1; i < m->num_results; i++)
+		r = affine_pick(b, op->code == IR_OP_AFFINE_MAX, r,
+				build_affine_expr(b, op, vals, m->results[i]));
+	return r.is_const ? -1 : r.v;
+}
+
 /* The lowering as an alu_builder: a PE per operation. */
 struct pe_builder {
 	struct lower *l;
@@ -389,6 +514,44 @@ static int pe_builder_op_imm(void *ctx, unsigned op, unsigned type, int a,
 	struct pe_builder *pb = ctx;
 
 	return pe_imm(pb->l, op, type, a, (uint64_t)imm, G_NONE, pb->loc);
+}
+
+static int pe_builder_select(void *ctx, unsigned type, int cond, int a,
+			     int b)
+{
+	struct pe_builder *pb = ctx;
+
+	return pe(pb->l, LOOM_OP_SELECT, type, cond, a, b, pb->loc);
+}
+
+static int pe_builder_select_imm(void *ctx, unsigned type, int cond,
+				 int64_t imm, int b)
+{
+	struct pe_builder *pb = ctx;
+
+	return pe_imm(pb->l, LOOM_OP_SELECT, type, cond, (uint64_t)imm, b,
+		      pb->loc);
+}
+
+#define PE_BUILDER(pb) { &(pb), pe_builder_op, pe_builder_op_imm, \
+			 pe_builder_select, pe_builder_select_imm }
+
+/* affine.apply, min, max: the map's arithmetic as PEs. */
+static void lower_affine(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	struct pe_builder pb = { l, op->loc };
+	struct alu_builder ab = PE_BUILDER(pb);
+	int vals[64], n;
+
+	if (op->num_operands > 64)
+		return unsupported(l, op, "an affine map of more than 64 operands");
+	for (int i = 0; i < op->num_operands; i++)
+		if (!op->operands[i].value->is_const)
+			vals[i] = value(l, s, op->operands[i].value);
+	n = build_affine_op(&ab, op, vals);
+	if (n < 0)
+		return unsupported(l, op, "an affine map whose value is constant");
+	map_put(l, s, &op->results[0], n);
 }
 
 /*
@@ -444,8 +607,7 @@ static void lower_binary(struct lower *l, struct scope *s, struct ir_op *op)
 		n = minmax(l, s, alu, type, a, b, op->loc);
 	} else if (alu == ALU_FLOORDIVS || alu == ALU_CEILDIVS) {
 		struct pe_builder pb = { l, op->loc };
-		struct alu_builder ab = { &pb, pe_builder_op,
-					  pe_builder_op_imm };
+		struct alu_builder ab = PE_BUILDER(pb);
 		bool ceil = alu == ALU_CEILDIVS;
 
 		if (b->is_const && const_of(b) > 0)
@@ -1188,6 +1350,8 @@ static void lower_op(struct lower *l, struct scope *s, struct ir_op *op)
 		return lower_select(l, s, op);
 	case SYN_CAST:
 		return lower_cast(l, s, op);
+	case SYN_AFFINE:
+		return lower_affine(l, s, op);
 	case SYN_LOAD:
 		return lower_load(l, s, op);
 	case SYN_STORE:

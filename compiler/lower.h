@@ -41,12 +41,17 @@ unsigned lower_fpred_op(enum ir_fpred pred);
  * @ctx: the builder's state
  * @op: a op b, of device type @type; returns the result
  * @op_imm: a op @imm
+ * @select: cond ? a : b
+ * @select_imm: cond ? @imm : b
  */
 struct alu_builder {
 	void *ctx;
 	int (*op)(void *ctx, unsigned op, unsigned type, int a, int b);
 	int (*op_imm)(void *ctx, unsigned op, unsigned type, int a,
 		      int64_t imm);
+	int (*select)(void *ctx, unsigned type, int cond, int a, int b);
+	int (*select_imm)(void *ctx, unsigned type, int cond, int64_t imm,
+			  int b);
 };
 
 /*
@@ -63,5 +68,14 @@ int build_floor_ceil_div_const(const struct alu_builder *b, unsigned type,
 			       bool ceil, int a, int64_t c);
 int build_mod_const(const struct alu_builder *b, unsigned type, int a,
 		    int64_t c);
+
+/*
+ * affine.apply, affine.min or affine.max @op, whose result the verifier
+ * could not fold: its map's expressions as index arithmetic (constant
+ * terms as immediates), then a compare and a select per extra result of
+ * min and max.  @vals[k] is operand k's value where it is not a constant.
+ */
+int build_affine_op(const struct alu_builder *b, const struct ir_op *op,
+		    const int *vals);
 
 #endif /* LOOMC_LOWER_H */

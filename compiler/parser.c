@@ -29,17 +29,6 @@
  * @misindented_end: that region's '}'
  * @fail: where a syntax error jumps to
  */
-struct parser {
-	struct diag *d;
-	const struct token *tok;
-	struct ir_module *m;
-	int depth;
-	const struct ir_func *func;
-	struct loom_loc misindented;
-	struct loom_loc misindented_end;
-	jmp_buf fail;
-};
-
 /**
  * struct vec - a growable array in the module's arena
  * @data: the elements
@@ -50,6 +39,38 @@ struct vec {
 	void *data;
 	int num;
 	int cap;
+};
+
+struct parser {
+	struct diag *d;
+	const struct token *tok;
+	struct ir_module *m;
+	int depth;
+	const struct ir_func *func;
+	struct loom_loc misindented;
+	struct loom_loc misindented_end;
+	struct vec map_aliases;		/* struct map_alias, this unit's */
+	jmp_buf fail;
+};
+
+/**
+ * struct map_alias - a top-level "#name = affine_map<...>"
+ * @name: the name with its '#'
+ * @map: the map
+ */
+struct map_alias {
+	const char *name;
+	const struct ir_affine_map *map;
+};
+
+/**
+ * struct map_names - the dimension and symbol names of the map being
+ * parsed: names[0, num_dims) the dims, then the syms
+ */
+struct map_names {
+	const struct token *names[64];
+	int num_dims;
+	int num;
 };
 
 /* ------------------------------------------------------------ helpers --- */
@@ -1043,6 +1064,256 @@ static void dim_op(struct parser *p, struct ir_op *op)
 	set_results(p, op, 1, &ir_index);
 }
 
+/* ------------------------------------------------------- affine maps --- */
+
+static const struct ir_affine_expr *affine_expr(struct parser *p,
+						const struct map_names *n);
+
+static const struct ir_affine_expr *affine_node(struct parser *p,
+						enum ir_affine_kind kind,
+						int64_t val,
+						const struct ir_affine_expr *lhs,
+						const struct ir_affine_expr *rhs)
+{
+	struct ir_affine_expr *e = alloc(p, sizeof(*e));
+
+	e->kind = kind;
+	e->val = val;
+	e->lhs = lhs;
+	e->rhs = rhs;
+	return e;
+}
+
+static bool is_affine_const(const struct ir_affine_expr *e)
+{
+	return e->kind == AFF_CONST;
+}
+
+/*
+ * lhs OP rhs, checked against the affine rules where OP is written (@at):
+ * a product has a constant side, a division or mod a positive constant
+ * divisor.  Constant operands fold, so that these rules see constants.
+ */
+static const struct ir_affine_expr *affine_binary(struct parser *p,
+						  const struct token *at,
+						  enum ir_affine_kind kind,
+						  const struct ir_affine_expr *lhs,
+						  const struct ir_affine_expr *rhs)
+{
+	struct ir_affine_expr e = { .kind = kind, .lhs = lhs, .rhs = rhs };
+	int64_t v;
+
+	if (kind == AFF_MUL && !is_affine_const(lhs) && !is_affine_const(rhs))
+		fail_at(p, at->loc,
+			"'*' of two non-constant expressions is not affine: one side must be a constant");
+	if (kind >= AFF_FLOORDIV && (!is_affine_const(rhs) || rhs->val <= 0))
+		fail_at(p, at->loc,
+			"the right side of '%.*s' must be a positive constant",
+			(int)at->len, at->text);
+	if (is_affine_const(lhs) && is_affine_const(rhs) &&
+	    ir_affine_eval(&e, NULL, NULL, 0, &v))
+		return affine_node(p, AFF_CONST, v, NULL, NULL);
+	return affine_node(p, kind, 0, lhs, rhs);
+}
+
+/* affine_factor = INT | "-" affine_factor | name | "(" affine_expr ")" */
+static const struct ir_affine_expr *affine_factor(struct parser *p,
+						  const struct map_names *n)
+{
+	const struct token *t = p->tok;
+	const struct ir_affine_expr *e;
+
+	if (consume(p, "-")) {
+		e = affine_factor(p, n);
+		return affine_binary(p, t, AFF_MUL, e,
+				     affine_node(p, AFF_CONST, -1, NULL, NULL));
+	}
+	if (t->kind == TK_INT) {
+		if (int_literal(p) > INT64_MAX)
+			fail_at(p, t->loc, "affine constant too large");
+		return affine_node(p, AFF_CONST, (int64_t)t->ival, NULL, NULL);
+	}
+	if (consume(p, "(")) {
+		enter(p);
+		e = affine_expr(p, n);
+		leave(p);
+		expect(p, ")");
+		return e;
+	}
+	if (t->kind != TK_IDENT)
+		fail_expected(p, "a dimension, a symbol, an integer or '('");
+	for (int i = 0; i < n->num; i++)
+		if (n->names[i]->len == t->len &&
+		    !memcmp(n->names[i]->text, t->text, t->len)) {
+			advance(p);
+			return affine_node(p, i < n->num_dims ? AFF_DIM : AFF_SYM,
+					   i < n->num_dims ? i : i - n->num_dims,
+					   NULL, NULL);
+		}
+	fail_at(p, t->loc, "'%.*s' is not a dimension or symbol of this affine map",
+		t->len > 40 ? 40 : (int)t->len, t->text);
+}
+
+/* affine_term = affine_factor (("*" | "floordiv" | "ceildiv" | "mod") affine_factor)* */
+static const struct ir_affine_expr *affine_term(struct parser *p,
+						const struct map_names *n)
+{
+	static const struct { const char *op; enum ir_affine_kind kind; } ops[] = {
+		{ "*", AFF_MUL }, { "floordiv", AFF_FLOORDIV },
+		{ "ceildiv", AFF_CEILDIV }, { "mod", AFF_MOD },
+	};
+	const struct ir_affine_expr *e = affine_factor(p, n);
+
+	for (;;) {
+		const struct token *t = p->tok;
+		size_t i = 0;
+
+		while (i < sizeof(ops) / sizeof(ops[0]) && !at(p, ops[i].op))
+			i++;
+		if (i == sizeof(ops) / sizeof(ops[0]))
+			return e;
+		advance(p);
+		e = affine_binary(p, t, ops[i].kind, e, affine_factor(p, n));
+	}
+}
+
+/* affine_expr = affine_term (("+" | "-") affine_term)* */
+static const struct ir_affine_expr *affine_expr(struct parser *p,
+						const struct map_names *n)
+{
+	const struct ir_affine_expr *e = affine_term(p, n);
+
+	for (;;) {
+		const struct token *t = p->tok;
+
+		if (!at(p, "+") && !at(p, "-"))
+			return e;
+		advance(p);
+		e = affine_binary(p, t, tok_is(t, "+") ? AFF_ADD : AFF_SUB, e,
+				  affine_term(p, n));
+	}
+}
+
+/* A dimension or symbol name list up to @close; each name once. */
+static void affine_names(struct parser *p, struct map_names *n,
+			 const char *close)
+{
+	if (consume(p, close))
+		return;
+	do {
+		const struct token *t = expect_kind(p, TK_IDENT, "a name");
+
+		for (int i = 0; i < n->num; i++)
+			if (n->names[i]->len == t->len &&
+			    !memcmp(n->names[i]->text, t->text, t->len))
+				fail_at(p, t->loc, "'%.*s' is named twice in this affine map",
+					(int)t->len, t->text);
+		if (n->num == (int)(sizeof(n->names) / sizeof(n->names[0])))
+			fail_at(p, t->loc, "more than 64 dimensions and symbols in an affine map");
+		n->names[n->num++] = t;
+	} while (consume(p, ","));
+	expect(p, close);
+}
+
+/*
+ * affine_map = "affine_map" "<" "(" names? ")" ("[" names? "]")?
+ *              "->" "(" affine_expr ("," affine_expr)* ")" ">"
+ */
+static const struct ir_affine_map *affine_map(struct parser *p)
+{
+	struct ir_affine_map *m = alloc(p, sizeof(*m));
+	struct map_names n = { .num = 0 };
+	struct vec results = { 0 };
+
+	expect(p, "affine_map");
+	expect(p, "<");
+	expect(p, "(");
+	affine_names(p, &n, ")");
+	n.num_dims = n.num;
+	if (consume(p, "["))
+		affine_names(p, &n, "]");
+	m->num_dims = n.num_dims;
+	m->num_syms = n.num - n.num_dims;
+	expect(p, "->");
+	expect(p, "(");
+	do
+		*(const struct ir_affine_expr **)vec_push(p, &results,
+							  sizeof(void *)) =
+			affine_expr(p, &n);
+	while (consume(p, ","));
+	expect(p, ")");
+	expect(p, ">");
+	m->results = results.data;
+	m->num_results = results.num;
+	return m;
+}
+
+/* A #name defined earlier in the unit, or a fatal error at it. */
+static const struct ir_affine_map *map_alias_use(struct parser *p)
+{
+	const struct token *t = p->tok;
+	const struct map_alias *a = p->map_aliases.data;
+
+	for (int i = 0; i < p->map_aliases.num; i++)
+		if (strlen(a[i].name) == t->len &&
+		    !memcmp(a[i].name, t->text, t->len)) {
+			advance(p);
+			return a[i].map;
+		}
+	fail_at(p, t->loc, "unknown affine map alias '%.*s' (define it before use: %.*s = affine_map<...>)",
+		t->len > 40 ? 40 : (int)t->len, t->text,
+		t->len > 40 ? 40 : (int)t->len, t->text);
+}
+
+/* map_alias_def = HASH "=" affine_map */
+static void map_alias_def(struct parser *p)
+{
+	const struct token *t = p->tok;
+	struct map_alias *a;
+
+	advance(p);
+	for (int i = 0; i < p->map_aliases.num; i++)
+		if (strlen(((struct map_alias *)p->map_aliases.data)[i].name) ==
+		    t->len &&
+		    !memcmp(((struct map_alias *)p->map_aliases.data)[i].name,
+			    t->text, t->len))
+			fail_at(p, t->loc, "affine map alias '%.*s' is defined twice",
+				(int)t->len, t->text);
+	expect(p, "=");
+	a = vec_push(p, &p->map_aliases, sizeof(*a));
+	a->name = ir_strndup(p->m, t->text, t->len);
+	a->map = affine_map(p);
+}
+
+/*
+ * affine_op = (HASH | affine_map) "(" operand_list? ")"
+ *             ("[" operand_list? "]")? attr_dict?
+ */
+static void affine_op(struct parser *p, struct ir_op *op)
+{
+	struct vec v = { 0 };
+
+	if (p->tok->kind == TK_HASH) {
+		op->map_alias = ir_strndup(p->m, p->tok->text + 1,
+					   p->tok->len - 1);
+		op->map = map_alias_use(p);
+	} else if (at(p, "affine_map")) {
+		op->map = affine_map(p);
+	} else {
+		fail_expected(p, "an affine map ('#name' or 'affine_map<...>')");
+	}
+	paren_operands(p, &v);
+	op->num_args = v.num;
+	if (consume(p, "[") && !consume(p, "]")) {
+		operand_list(p, &v);
+		expect(p, "]");
+	}
+	set_operands(p, op, &v);
+	opt_attr_dict(p, op);
+	all_types(op, &ir_index);
+	set_results(p, op, 1, &ir_index);
+}
+
 /* Adds a block argument named by token @t to @v. */
 static struct ir_value *block_arg(struct parser *p, struct vec *v,
 				  const struct token *t,
@@ -1322,6 +1593,7 @@ static void op_body(struct parser *p, struct ir_op *op)
 	case SYN_STORE:			store(p, op); break;
 	case SYN_ALLOC:			alloc_op(p, op); break;
 	case SYN_DIM:			dim_op(p, op); break;
+	case SYN_AFFINE:		affine_op(p, op); break;
 	case SYN_FOR:			for_op(p, op); break;
 	case SYN_IF:			if_op(p, op); break;
 	case SYN_LAUNCH:		launch(p, op); break;
@@ -1629,13 +1901,19 @@ static struct ir_func *top_op(struct parser *p)
 	return f;
 }
 
-/* unit = top_op* EOF */
+/* unit = (top_op | map_alias_def)* EOF */
 static void unit(struct parser *p)
 {
 	struct ir_func *last = NULL;
 
 	while (p->tok->kind != TK_EOF) {
-		struct ir_func *f = top_op(p);
+		struct ir_func *f;
+
+		if (p->tok->kind == TK_HASH) {
+			map_alias_def(p);
+			continue;
+		}
+		f = top_op(p);
 
 		if (last)
 			last->next = f;

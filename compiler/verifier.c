@@ -1157,6 +1157,27 @@ static void check_dim(struct verifier *v, struct ir_op *op)
 			   (long long)k->const_val, m->name, tstr(t, buf));
 }
 
+/*
+ * affine.apply/min/max: one operand per dimension and symbol of the map;
+ * affine.apply's map has one result.
+ */
+static void check_affine(struct verifier *v, struct ir_op *op)
+{
+	const struct ir_affine_map *m = op->map;
+	int syms = op->num_operands - op->num_args;
+
+	if (op->num_args != m->num_dims || syms != m->num_syms)
+		diag_error(v->d, op->loc,
+			   "'%s': the map has %d dimension%s and %d symbol%s, but %d dimension operand%s and %d symbol operand%s are given",
+			   op_name(op), m->num_dims, plural(m->num_dims),
+			   m->num_syms, plural(m->num_syms), op->num_args,
+			   plural(op->num_args), syms, plural(syms));
+	if (op->code == IR_OP_AFFINE_APPLY && m->num_results != 1)
+		diag_error(v->d, op->loc,
+			   "'affine.apply' takes a map with one result, not %d (affine.min and affine.max take several)",
+			   m->num_results);
+}
+
 /* Rules particular to one operation. */
 static void check_semantics(struct verifier *v, struct ir_op *op)
 {
@@ -1185,6 +1206,11 @@ static void check_semantics(struct verifier *v, struct ir_op *op)
 		break;
 	case IR_OP_MEMREF_DIM:
 		check_dim(v, op);
+		break;
+	case IR_OP_AFFINE_APPLY:
+	case IR_OP_AFFINE_MIN:
+	case IR_OP_AFFINE_MAX:
+		check_affine(v, op);
 		break;
 	case IR_OP_SCF_IF:
 		check_if(v, op);
@@ -1311,6 +1337,38 @@ static void fold_dim(struct ir_op *op)
 	op->results[0].const_val = t->dims[k->const_val];
 }
 
+/*
+ * An affine op whose value is known: every result of its map is, from the
+ * constant operands (x * 0 needs none).  Only a well-formed op is folded.
+ */
+static void fold_affine(struct ir_op *op)
+{
+	const struct ir_affine_map *m = op->map;
+	int64_t vals[64], r = 0;
+	bool known[64];
+
+	if (op->num_operands > 64 || op->num_args != m->num_dims ||
+	    op->num_operands - op->num_args != m->num_syms ||
+	    (op->code == IR_OP_AFFINE_APPLY && m->num_results != 1))
+		return;
+	for (int i = 0; i < op->num_operands; i++) {
+		const struct ir_value *x = op->operands[i].value;
+
+		known[i] = x && x->is_const;
+		vals[i] = known[i] ? x->const_val : 0;
+	}
+	for (int i = 0; i < m->num_results; i++) {
+		int64_t x;
+
+		if (!ir_affine_eval(m->results[i], vals, known, m->num_dims, &x))
+			return;
+		if (i == 0 || (op->code == IR_OP_AFFINE_MAX ? x > r : x < r))
+			r = x;
+	}
+	op->results[0].is_const = true;
+	op->results[0].const_val = r;
+}
+
 /* Folds @op when all its operands are known constants. */
 static void fold(struct ir_op *op)
 {
@@ -1326,6 +1384,10 @@ static void fold(struct ir_op *op)
 	}
 	if (op->code == IR_OP_MEMREF_DIM) {
 		fold_dim(op);
+		return;
+	}
+	if (ir_opinfo[op->code].syntax == SYN_AFFINE) {
+		fold_affine(op);
 		return;
 	}
 	if (alu == ALU_NONE || op->num_results != 1 || op->num_operands > 3)

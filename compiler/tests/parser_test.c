@@ -590,6 +590,13 @@ static const char *const programs[] = {
 	"  loom.check %z, %w : i64\n"
 	"  return\n"
 	"}\n",
+	"#m = affine_map<(i, j)[n] -> (i * 4 + j - n, -(i mod 3), (j floordiv 2) ceildiv 5)>\n"
+	"func.func @affine(%i: index, %j: index, %n: index) {\n"
+	"  %a = affine.apply affine_map<(d0)[s0] -> (d0 * 4 + s0 * -2 - 7)>(%i)[%n] {k}\n"
+	"  %b = affine.min #m(%i, %j)[%n]\n"
+	"  %c = affine.max affine_map<() -> (3, 2 * 5)>()[]\n"
+	"  return\n"
+	"}\n",
 	"func.func @views(%m: memref<4x8xi64>, %d: memref<?x3x2xf32>, %i: index) {\n"
 	"  %v = memref.load %m[%i, %i] : memref<4x8xi64>\n"
 	"  memref.store %v, %m[%i, %i] {k} : memref<4x8xi64>\n"
@@ -682,6 +689,18 @@ TEST(syntax_errors_are_located)
 		{ "func.func @f() {\n  %v = memref.load %m[%i %j] : memref<?xi64>\n}", 2, 26,
 		  "expected ']'" },
 		{ "func.func @f() {\n  %v = memref.load %m[%i] : i64\n}", 2, 29, "expected a memref type, found 'i64'" },
+		{ "func.func @f() {\n  %v = affine.apply #nope(%i)\n}", 2, 21, "unknown affine map alias '#nope'" },
+		{ "#a = affine_map<(d0) -> (d0)>\n#a = affine_map<(d0) -> (d0)>", 2, 1,
+		  "affine map alias '#a' is defined twice" },
+		{ "#a = affine_map<(d0, d1) -> (d0 * d1)>", 1, 33,
+		  "'*' of two non-constant expressions is not affine" },
+		{ "#a = affine_map<(d0)[s0] -> (d0 mod s0)>", 1, 33,
+		  "the right side of 'mod' must be a positive constant" },
+		{ "#a = affine_map<(d0) -> (d0 floordiv 0)>", 1, 29,
+		  "the right side of 'floordiv' must be a positive constant" },
+		{ "#a = affine_map<(d0) -> (d0 + d1)>", 1, 31,
+		  "'d1' is not a dimension or symbol of this affine map" },
+		{ "#a = affine_map<(d0, d0) -> (d0)>", 1, 22, "'d0' is named twice" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

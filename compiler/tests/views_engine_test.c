@@ -435,6 +435,96 @@ TEST(host_dim_and_divisions)
 	er_close(&e);
 }
 
+/*
+ * affine.apply, min and max with aliases and an inline map: sums,
+ * products by constants, floordiv, ceildiv and mod of negative values
+ * too, a constant result in a max, against C.
+ */
+static const char affine_src[] =
+	"#tile = affine_map<(d0)[s0] -> (d0 * 4 + s0)>\n"
+	"#lim = affine_map<(i)[n] -> (i + 4, n)>\n"
+	"dataflow.thread private @aff domain(#dataflow.thread_domain<dense>)(%m: memref<?x3xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %t = affine.apply #tile(%i)[%c1]\n"
+	"  %u = affine.min #lim(%i)[%n]\n"
+	"  %v = affine.max affine_map<(d0) -> (d0 floordiv 3 - 2, d0 mod 5, -d0 ceildiv 2, 2 - d0, 7)>(%t)\n"
+	"  %w = affine.apply affine_map<(d0, d1) -> ((d0 - 20) mod 7 - (d1 - 20) floordiv 6)>(%t, %i)\n"
+	"  %xu = arith.index_cast %u : index to i64\n"
+	"  %xv = arith.index_cast %v : index to i64\n"
+	"  %xw = arith.index_cast %w : index to i64\n"
+	"  memref.store %xu, %m[%i, %c0] : memref<?x3xi64>\n"
+	"  memref.store %xv, %m[%i, %c1] : memref<?x3xi64>\n"
+	"  memref.store %xw, %m[%i, %c2] : memref<?x3xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+static int64_t max2(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+TEST(affine_apply_min_max_4x4_and_8x8)
+{
+	enum { NI = 30, LIMIT = 17 };
+	int64_t out[NI * 3];
+	uint64_t args[] = { A_VA, LIMIT };
+	int64_t ext[] = { NI };
+
+	for (unsigned n = 4; n <= 8; n += 4) {
+		struct er e;
+
+		REQUIRE(er_open(&e, affine_src, n, n) == 0);
+		CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "aff", args, ext, 0, 0, 0));
+		er_peek64(&e, A_VA, out, NI * 3);
+		for (int64_t i = 0; i < NI; i++) {
+			int64_t t = i * 4 + 1, v;
+
+			v = max2(floor_div(t, 3) - 2, ((t % 5) + 5) % 5);
+			v = max2(v, max2(ceil_div(-t, 2), max2(2 - t, 7)));
+			CHECK_EQ(i + 4 < LIMIT ? i + 4 : LIMIT, out[i * 3]);
+			CHECK_EQ(v, out[i * 3 + 1]);
+			CHECK_EQ((((t - 20) % 7) + 7) % 7 - floor_div(i - 20, 6),
+				 out[i * 3 + 2]);
+		}
+		er_close(&e);
+	}
+}
+
+/* Host functions: an affine.min of a loop's tile, computed and folded. */
+static const char host_affine_src[] =
+	"#tile_end = affine_map<(d0)[s0] -> (d0 + 4, s0)>\n"
+	"func.func @main() {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c4 = arith.constant 4 : index\n"
+	"  %c10 = arith.constant 10 : index\n"
+	"  %zero = arith.constant 0 : index\n"
+	"  %sum = scf.for %i = %c0 to %c10 step %c4 iter_args(%acc = %zero) -> (index) {\n"
+	"    %end = affine.min #tile_end(%i)[%c10]\n"
+	"    %len = affine.apply affine_map<(d0, d1) -> (d1 - d0)>(%i, %end)\n"
+	"    %next = arith.addi %acc, %len : index\n"
+	"    scf.yield %next : index\n"
+	"  }\n"
+	"  %s = arith.index_cast %sum : index to i64\n"
+	"  %ten = arith.constant 10 : i64\n"
+	"  loom.check %s, %ten : i64\n"
+	"  %k = affine.max affine_map<()[s0] -> (s0 ceildiv 4, 2)>()[%c10]\n"
+	"  %ki = arith.index_cast %k : index to i64\n"
+	"  %three = arith.constant 3 : i64\n"
+	"  loom.check %ki, %three : i64\n"
+	"  return\n"
+	"}\n";
+
+TEST(host_affine_tiles)
+{
+	struct er e;
+
+	REQUIRE(er_open(&e, host_affine_src, 4, 4) == 0);
+	CHECK_EQ(0, er_run_host(&e, "main"));
+	er_close(&e);
+}
+
 int main(void)
 {
 	RUN(gemm_rank2_equals_linearised_4x4_and_8x8);
@@ -444,5 +534,7 @@ int main(void)
 	RUN(host_rank2_alloc_store_launch_load);
 	RUN(floordivsi_ceildivsi_4x4_and_8x8);
 	RUN(host_dim_and_divisions);
+	RUN(affine_apply_min_max_4x4_and_8x8);
+	RUN(host_affine_tiles);
 	return checks_done();
 }
