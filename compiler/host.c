@@ -261,48 +261,75 @@ static unsigned elem_size(const struct ir_type *memref)
 	return ir_type_size(memref->elem);
 }
 
+/*
+ * The register holding size @k of memref @m: a constant, or a '?' size:
+ * the operand of the memref.alloc that made @m (the only memrefs with
+ * dynamic sizes a host function can index; the verifier sees to it for
+ * launches and memref.dim, this for loads and stores).
+ */
+static uint32_t size_reg(struct hc *c, const struct ir_op *op,
+			 const struct ir_value *m, int k)
+{
+	const struct ir_type *t = m->type;
+
+	if (t->dims[k] != IR_DYNAMIC)
+		return konst(c, new_reg(c), t->dims[k]);
+	if (!m->def || m->def->code != IR_OP_MEMREF_ALLOC) {
+		error(c, op, "an access to a memref with dynamic sizes that is not a memref.alloc of this function");
+		return 0;
+	}
+	return reg(c, m->def->operands[ir_size_operand_of(t, k)].value);
+}
+
+/* Elements: the static sizes' product times each '?' size. */
 static void alloc(struct hc *c, struct ir_op *op)
 {
-	int64_t stride = ir_memref_stride(op->type, 0);
-	uint32_t n;
+	const struct ir_type *t = op->type;
+	int64_t fixed = 1;
+	uint32_t n = 0;
 
+	for (int k = 0; k < t->rank; k++)
+		fixed *= t->dims[k] == IR_DYNAMIC ? 1 : t->dims[k];
+	for (int j = 0; j < op->num_operands; j++) {
+		uint32_t size = reg(c, op->operands[j].value);
+
+		n = j ? alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), n, size, 0) :
+			size;
+	}
 	if (!op->num_operands)
-		n = konst(c, new_reg(c), ir_memref_elems(op->type));
-	else if (stride == 1)
-		n = reg(c, op->operands[0].value);
-	else
-		n = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c),
-			reg(c, op->operands[0].value),
-			konst(c, new_reg(c), stride), 0);
+		n = konst(c, new_reg(c), fixed);
+	else if (fixed != 1)
+		n = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), n,
+			konst(c, new_reg(c), fixed), 0);
 	emit(c, (struct loom_host_insn){ .op = LOOM_HOST_ALLOC,
-					 .aux = elem_size(op->type),
+					 .aux = elem_size(t),
 					 .dst = reg(c, &op->results[0]), .a = n });
 }
 
 /*
  * memref.dim of a dynamic size (a static one is folded): the verifier
- * allows it only of a memref.alloc(%n), whose %n it is.
+ * allows it only of a memref.alloc, whose operand for that size it is.
  */
 static void dim(struct hc *c, struct ir_op *op)
 {
-	const struct ir_op *a = op->operands[0].value->def;
-
-	bind(c, &op->results[0], reg(c, a->operands[0].value));
+	bind(c, &op->results[0],
+	     size_reg(c, op, op->operands[0].value,
+		      (int)op->operands[1].value->const_val));
 }
 
 /*
- * The row-major element number of the indices @uses of memref type @t:
- * ((i0 * d1 + i1) * d2 + i2) ..., in which every size after the first is
- * static.
+ * The row-major element number of the indices @uses of @op's memref @m:
+ * ((i0 * d1 + i1) * d2 + i2) ...
  */
-static uint32_t linear_index(struct hc *c, const struct ir_type *t,
+static uint32_t linear_index(struct hc *c, const struct ir_op *op,
+			     const struct ir_value *m,
 			     const struct ir_use *uses)
 {
 	uint32_t acc = reg(c, uses[0].value);
 
-	for (int k = 1; k < t->rank; k++) {
+	for (int k = 1; k < m->type->rank; k++) {
 		acc = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), acc,
-			  konst(c, new_reg(c), t->dims[k]), 0);
+			  size_reg(c, op, m, k), 0);
 		acc = alu(c, LOOM_OP_ADD, LOOM_TYPE_I64, new_reg(c), acc,
 			  reg(c, uses[k].value), 0);
 	}
@@ -315,7 +342,8 @@ static void load(struct hc *c, struct ir_op *op)
 					 .aux = elem_size(op->type),
 					 .dst = reg(c, &op->results[0]),
 					 .a = reg(c, op->operands[0].value),
-					 .b = linear_index(c, op->type,
+					 .b = linear_index(c, op,
+							   op->operands[0].value,
 							   &op->operands[1]) });
 }
 
@@ -325,7 +353,8 @@ static void store(struct hc *c, struct ir_op *op)
 					 .aux = elem_size(op->type),
 					 .a = reg(c, op->operands[0].value),
 					 .b = reg(c, op->operands[1].value),
-					 .c = linear_index(c, op->type,
+					 .c = linear_index(c, op,
+							   op->operands[1].value,
 							   &op->operands[2]) });
 }
 
@@ -423,6 +452,15 @@ static int thread_index(struct hc *c, const char *name)
 	return -1;
 }
 
+static int launch_size_operands(const struct ir_op *op)
+{
+	int n = 0;
+
+	for (int i = 0; i < op->num_args; i++)
+		n += ir_size_operands(op->operands[i].value->type);
+	return n;
+}
+
 static void launch(struct hc *c, struct ir_op *op)
 {
 	int t = thread_index(c, op->callee);
@@ -439,9 +477,17 @@ static void launch(struct hc *c, struct ir_op *op)
 		return;
 	}
 	list(c, t);
-	list(c, op->num_args);
+	list(c, op->num_args + launch_size_operands(op));
 	for (int i = 0; i < op->num_args; i++)
 		list(c, reg(c, op->operands[i].value));
+	/* then the '?' sizes of rank-N memrefs, from their allocations */
+	for (int i = 0; i < op->num_args; i++) {
+		const struct ir_value *m = op->operands[i].value;
+		int n = ir_size_operands(m->type);
+
+		for (int j = 0; j < n; j++)
+			list(c, reg(c, m->def->operands[j].value));
+	}
 	list(c, op->num_waits);
 	for (int i = 0; i < op->num_waits; i++)
 		list(c, reg(c, ir_launch_waits(op)[i].value));

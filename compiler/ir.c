@@ -161,9 +161,30 @@ int64_t ir_memref_stride(const struct ir_type *t, int k)
 
 int64_t ir_memref_elems(const struct ir_type *t)
 {
-	if (t->dims[0] == IR_DYNAMIC)
-		return IR_DYNAMIC;
-	return t->dims[0] * ir_memref_stride(t, 0);
+	int64_t n = 1;
+
+	for (int k = 0; k < t->rank; k++) {
+		if (t->dims[k] == IR_DYNAMIC)
+			return IR_DYNAMIC;
+		n *= t->dims[k];
+	}
+	return n;
+}
+
+int ir_size_operands(const struct ir_type *t)
+{
+	if (t->kind != IR_TYPE_MEMREF || t->rank < 2)
+		return 0;
+	return ir_size_operand_of(t, t->rank);
+}
+
+int ir_size_operand_of(const struct ir_type *t, int k)
+{
+	int n = 0;
+
+	for (int j = 0; j < k; j++)
+		n += t->dims[j] == IR_DYNAMIC;
+	return n;
 }
 
 const char *ir_type_str(const struct ir_type *t, char *buf, size_t size)

@@ -68,9 +68,10 @@ enum ir_type_kind {
  * struct ir_type - a type; compare with ir_type_equal()
  * @kind: enum ir_type_kind
  * @rank: IR_TYPE_MEMREF: number of sizes, 1 to IR_MEMREF_MAX_RANK
- * @dims: IR_TYPE_MEMREF: each size, or IR_DYNAMIC for '?'; only dims[0]
- *	may be dynamic (the others fix the row-major strides, which a launch
- *	does not pass)
+ * @dims: IR_TYPE_MEMREF: each size, or IR_DYNAMIC for '?'.  A launch
+ *	passes a rank-1 memref as its base VA alone; a rank-N one (N >= 2)
+ *	as its base VA and, after the thread's own inputs, one index
+ *	operand per '?' size (ir_size_operands())
  * @elem: IR_TYPE_MEMREF: element type (i32, i64 or f32, or an
  *	unsupported one); IR_TYPE_CHANNEL: the carried type
  * @name: IR_TYPE_UNSUPPORTED: its spelling in the source ("f64")
@@ -142,8 +143,18 @@ static inline int64_t ir_sext(uint64_t v, unsigned width)
  */
 int64_t ir_memref_stride(const struct ir_type *t, int k);
 
-/* Elements of memref type @t, or IR_DYNAMIC when dims[0] is '?'. */
+/* Elements of memref type @t, or IR_DYNAMIC when a size is '?'. */
 int64_t ir_memref_elems(const struct ir_type *t);
+
+/*
+ * Index operands a launch adds for memref type @t: one per '?' size of a
+ * memref of rank 2 or more (a rank-1 memref<?xT> keeps its ABI: its base
+ * VA alone); 0 for other types.
+ */
+int ir_size_operands(const struct ir_type *t);
+
+/* Which of @t's size operands is size @k's: the '?' sizes before it. */
+int ir_size_operand_of(const struct ir_type *t, int k);
 
 /* Spells @t as the source does ("memref<?xi64>") into @buf; returns @buf. */
 const char *ir_type_str(const struct ir_type *t, char *buf, size_t size);
@@ -622,6 +633,9 @@ static inline struct ir_use *ir_launch_extents(struct ir_op *op)
  * @work_item_arg: set by the verifier: the work-item input of a
  *	dynamic-work thread, else -1
  * @num_inputs: the ordinary arguments: body.args[0, num_inputs)
+ * @num_size_operands: threads: the index operands a launch passes after
+ *	the inputs, the '?' sizes of rank-N memref inputs in order (input
+ *	by input, size by size); launch operand num_inputs + j is the j-th
  * @num_ctrl: then the ctrl(...) arguments (exactly one when valid)
  * @num_ivs: then the iv(...) coordinates; their count is the rank K
  * @has_ctrl: a ctrl(...) clause is present
@@ -644,6 +658,7 @@ struct ir_func {
 	enum loom_domain_kind dom_kind;
 	int work_item_arg;
 	int num_inputs;
+	int num_size_operands;
 	int num_ctrl;
 	int num_ivs;
 	bool has_ctrl;
@@ -660,6 +675,20 @@ struct ir_func {
 static inline struct ir_value *ir_func_ctrl(struct ir_func *f)
 {
 	return f->num_ctrl ? &f->body.args[f->num_inputs] : NULL;
+}
+
+/*
+ * The launch operand of size @k of thread input @input (a rank-N memref
+ * whose size @k is '?'): num_inputs + the '?' sizes before it.
+ */
+static inline int ir_func_size_operand(const struct ir_func *f, int input,
+				       int k)
+{
+	int n = f->num_inputs;
+
+	for (int i = 0; i < input; i++)
+		n += ir_size_operands(f->body.args[i].type);
+	return n + ir_size_operand_of(f->body.args[input].type, k);
 }
 
 static inline struct ir_value *ir_func_ivs(struct ir_func *f)

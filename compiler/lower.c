@@ -74,6 +74,12 @@ struct lower {
 	unsigned errors;
 	int spawns;		/* spawns outside loops */
 	int loop_spawns;	/* spawns inside loops */
+	/*
+	 * Stand-ins for the launch operands after the inputs, the '?' sizes
+	 * of rank-N memref inputs (ir_func_size_operand()), so that value()
+	 * maps and carries them into loops like any argument.
+	 */
+	struct ir_value sizes[LOOM_IMAGE_MAX_ARGS];
 };
 
 static void unsupported(struct lower *l, const struct ir_op *op,
@@ -264,6 +270,8 @@ static int value(struct lower *l, struct scope *s, const struct ir_value *v)
 		return n;
 	if (v->is_const)
 		n = konst(l, s, lower_dev_type(v->type), const_of(v), v->loc);
+	else if (!s->parent && v >= l->sizes && v < l->sizes + LOOM_IMAGE_MAX_ARGS)
+		n = port(l, LOOM_PORT_OPERAND, (unsigned)v->index);
 	else if (!s->parent)
 		n = arg_port(l, v);
 	else
@@ -734,6 +742,60 @@ static int after(struct lower *l, int n, int tok, struct loom_loc loc)
 	return pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, tok, G_NONE, loc);
 }
 
+/* The node of size @k of thread input @m, a '?' size: a launch operand. */
+static int size_value(struct lower *l, struct scope *s,
+		      const struct ir_value *m, int k)
+{
+	int j = ir_func_size_operand(l->f, m->index, k);
+	struct ir_value *v = &l->sizes[j - l->f->num_inputs];
+
+	v->index = j;
+	v->type = &ir_index;
+	v->loc = m->loc;
+	return value(l, s, v);
+}
+
+/*
+ * The element number of indices @uses when an inner size is '?' (a
+ * launch operand): ((i0 * d1 + i1) * d2 + i2) ..., static sizes as MUL
+ * immediates, constant indices as ADD immediates.
+ */
+static int dynamic_linear(struct lower *l, struct scope *s, struct ir_op *op,
+			  const struct ir_value *m, const struct ir_use *uses)
+{
+	const struct ir_type *t = op->type;
+	int acc = value(l, s, uses[0].value);
+
+	for (int k = 1; k < t->rank; k++) {
+		const struct ir_value *idx = uses[k].value;
+
+		if (t->dims[k] != IR_DYNAMIC)
+			acc = pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, acc,
+				     (uint64_t)t->dims[k], G_NONE, op->loc);
+		else
+			acc = pe(l, LOOM_OP_MUL, LOOM_TYPE_I64, acc,
+				 size_value(l, s, m, k), G_NONE, op->loc);
+		if (!idx->is_const)
+			acc = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, acc,
+				 value(l, s, idx), G_NONE, op->loc);
+		else if (idx->const_val)
+			acc = pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, acc,
+				     (uint64_t)idx->const_val, G_NONE, op->loc);
+	}
+	return acc;
+}
+
+/* memref.dim of a '?' size of a rank-N input (a static one is folded). */
+static void lower_dim(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_value *m = op->operands[0].value;
+
+	if (memref_arg(m) < 0)
+		return unsupported(l, op, "a memref that is not a thread argument");
+	map_put(l, s, &op->results[0],
+		size_value(l, s, m, (int)op->operands[1].value->const_val));
+}
+
 /*
  * base + (sum of index k * stride k) * element size, over the row-major
  * strides of @op's memref type (uses[0..rank) are the indices).  Strides
@@ -748,6 +810,14 @@ static int address(struct lower *l, struct scope *s, struct ir_op *op,
 	const struct ir_type *t = op->type;
 	int a = value(l, s, m), linear = G_NONE;
 	uint64_t offset = 0;
+
+	/* a '?' after the first size: a stride is a value, not an immediate */
+	if (ir_size_operand_of(t, t->rank) > ir_size_operand_of(t, 1))
+		return pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, a,
+			  pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64,
+				 dynamic_linear(l, s, op, m, uses), shift,
+				 G_NONE, op->loc),
+			  G_NONE, op->loc);
 
 	for (int k = 0; k < t->rank; k++) {
 		const struct ir_value *idx = uses[k].value;
@@ -1352,6 +1422,8 @@ static void lower_op(struct lower *l, struct scope *s, struct ir_op *op)
 		return lower_cast(l, s, op);
 	case SYN_AFFINE:
 		return lower_affine(l, s, op);
+	case SYN_DIM:
+		return lower_dim(l, s, op);
 	case SYN_LOAD:
 		return lower_load(l, s, op);
 	case SYN_STORE:

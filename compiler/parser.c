@@ -295,9 +295,7 @@ static struct loom_loc loc_within(const struct token *t, size_t skip,
 
 /*
  * Appends size @v (IR_DYNAMIC for '?') written at @loc to memref type @t,
- * whose rank and element count stay within what loomc compiles.  Only the
- * leading size may be '?': the others fix the row-major strides, and a
- * launch passes a memref as its base address alone (uapi/loom_image.h).
+ * whose rank and element count stay within what loomc compiles.
  */
 static void memref_size(struct parser *p, struct ir_type *t, int64_t v,
 			struct loom_loc loc)
@@ -305,9 +303,6 @@ static void memref_size(struct parser *p, struct ir_type *t, int64_t v,
 	if (t->rank == IR_MEMREF_MAX_RANK)
 		fail_at(p, loc, "memref rank above %d, the device's coordinate limit",
 			IR_MEMREF_MAX_RANK);
-	if (v == IR_DYNAMIC && t->rank > 0)
-		fail_at(p, loc,
-			"only the leading size of a memref may be dynamic ('?'): the other sizes fix its strides, and a launch passes a memref as its base address alone");
 	if (v > 0) {
 		int64_t elems = v;	/* a byte offset must fit in an i64 */
 
@@ -375,8 +370,8 @@ static const struct ir_type *memref_sizes_in(struct parser *p,
 /*
  * memref_type = "memref" "<" size ("x" size)* "x" elem ">"
  * size = "?" | INT ; elem = "i32" | "i64" | "f32"
- * Rank 1 to IR_MEMREF_MAX_RANK, row-major; only the first size may be
- * '?'.  (Another element type is reported and kept as unsupported.)
+ * Rank 1 to IR_MEMREF_MAX_RANK, row-major.  (Another element type is
+ * reported and kept as unsupported.)
  */
 static const struct ir_type *memref_type(struct parser *p)
 {

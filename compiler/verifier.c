@@ -374,10 +374,18 @@ static void check_inputs(struct verifier *v, struct ir_func *f)
 {
 	char buf[IR_TYPE_STR_MAX];
 
+	f->num_size_operands = 0;
+	for (int i = 0; i < f->num_inputs; i++)
+		f->num_size_operands += ir_size_operands(f->body.args[i].type);
 	if (f->num_inputs > LOOM_IMAGE_MAX_ARGS)
 		diag_error(v->d, f->name_loc,
 			   "@%s has %d inputs, more than LOOM_IMAGE_MAX_ARGS (%d)",
 			   f->name, f->num_inputs, LOOM_IMAGE_MAX_ARGS);
+	else if (f->num_inputs + f->num_size_operands > LOOM_IMAGE_MAX_ARGS)
+		diag_error(v->d, f->name_loc,
+			   "@%s has %d inputs and %d dynamic memref sizes, more launch operands than LOOM_IMAGE_MAX_ARGS (%d)",
+			   f->name, f->num_inputs, f->num_size_operands,
+			   LOOM_IMAGE_MAX_ARGS);
 	for (int i = 0; i < f->num_inputs; i++) {
 		struct ir_value *a = &f->body.args[i];
 
@@ -841,9 +849,17 @@ static void check_launch_args(struct verifier *v, struct ir_op *op,
 
 	for (int i = 0; i < op->num_args; i++) {
 		const struct ir_value *in = &t->body.args[i];
+		const struct ir_value *m = op->operands[i].value;
 
-		if (ir_type_equal(op->operand_types[i], in->type))
+		if (ir_type_equal(op->operand_types[i], in->type)) {
+			/* the launch passes its '?' sizes from its allocation */
+			if (ir_size_operands(in->type) &&
+			    !(m->def && m->def->code == IR_OP_MEMREF_ALLOC))
+				diag_error(v->d, op->operands[i].loc,
+					   "launch operand '%%%s' (%s) has dynamic sizes, which a launch passes from its memref.alloc: it must be one of this function",
+					   m->name, tstr(in->type, a));
 			continue;
+		}
 		diag_error(v->d, op->operands[i].loc,
 			   "launch operand #%d has type %s but @%s input '%%%s' has type %s",
 			   i, tstr(op->operand_types[i], a), t->name, in->name,
@@ -1073,7 +1089,7 @@ static void check_if(struct verifier *v, struct ir_op *op)
 
 static void check_alloc(struct verifier *v, struct ir_op *op)
 {
-	int want = op->type->dims[0] == IR_DYNAMIC ? 1 : 0;
+	int want = ir_size_operand_of(op->type, op->type->rank);
 	char buf[IR_TYPE_STR_MAX];
 
 	if (op->num_operands != want)
@@ -1126,10 +1142,17 @@ static void check_access(struct verifier *v, struct ir_op *op)
 
 /*
  * memref.dim: a constant size number below the rank.  A static size
- * folds; a dynamic one is known only where the memref was allocated (a
- * host function's memref.alloc(%n)): a launch passes a memref as its base
- * address alone.
+ * folds; a dynamic one is known where the memref was allocated (a host
+ * function's memref.alloc(%n)) and in a thread whose input it is when its
+ * rank is 2 or more (a size operand); a rank-1 memref<?xT> crosses a
+ * launch as its base address alone.
  */
+static bool is_memref_input(const struct ir_func *f, const struct ir_value *m)
+{
+	return f->is_thread && !m->def && m->region == &f->body &&
+	       m->index < f->num_inputs;
+}
+
 static void check_dim(struct verifier *v, struct ir_op *op)
 {
 	const struct ir_value *m = op->operands[0].value;
@@ -1151,9 +1174,10 @@ static void check_dim(struct verifier *v, struct ir_op *op)
 		return;
 	}
 	if (t->dims[k->const_val] == IR_DYNAMIC &&
-	    !(m->def && m->def->code == IR_OP_MEMREF_ALLOC))
+	    !(m->def && m->def->code == IR_OP_MEMREF_ALLOC) &&
+	    !(t->rank >= 2 && is_memref_input(v->func, m)))
 		diag_error(v->d, op->loc,
-			   "'memref.dim' of dynamic size %lld of '%%%s' (%s): a memref argument arrives as its base address alone; pass the size as an index argument",
+			   "'memref.dim' of dynamic size %lld of '%%%s' (%s): a rank-1 memref argument arrives as its base address alone; pass the size as an index argument",
 			   (long long)k->const_val, m->name, tstr(t, buf));
 }
 

@@ -263,6 +263,9 @@ static inline int ii_access(struct ii_run *r, const struct ir_op *op,
 	uint8_t *at;
 
 	/* row-major: ((i0 * d1 + i1) * d2 + i2) ... */
+	for (int k = 1; k < op->type->rank; k++)
+		if (op->type->dims[k] == IR_DYNAMIC)
+			return ii_fail(r, op, "a '?' size after the first");
 	for (int k = 0; k < op->type->rank; k++)
 		i = i * (k ? op->type->dims[k] : 1) +
 		    ii_get(r, op->operands[mi + 1 + k].value);

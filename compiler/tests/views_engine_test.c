@@ -184,7 +184,8 @@ enum { ROWS = 13 };
 static void matvec_run(const char *src, uint32_t *y)
 {
 	float a[ROWS * 8], x[8];
-	uint64_t args[] = { A_VA, B_VA, C_VA };
+	/* memref<?x8xf32>'s '?' is a launch operand after the inputs */
+	uint64_t args[] = { A_VA, B_VA, C_VA, ROWS };
 	int64_t ext[] = { ROWS };
 	struct er e;
 
@@ -357,7 +358,7 @@ TEST(floordivsi_ceildivsi_4x4_and_8x8)
 {
 	enum { NI = 40 };
 	int64_t a[NI], b[NI], out[NI * 4];
-	uint64_t args[] = { A_VA, B_VA, C_VA, D_VA };
+	uint64_t args[] = { A_VA, B_VA, C_VA, D_VA, NI };	/* NI: out's '?' */
 	int64_t ext[] = { NI };
 
 	for (int i = 0; i < NI; i++) {
@@ -469,7 +470,7 @@ TEST(affine_apply_min_max_4x4_and_8x8)
 {
 	enum { NI = 30, LIMIT = 17 };
 	int64_t out[NI * 3];
-	uint64_t args[] = { A_VA, LIMIT };
+	uint64_t args[] = { A_VA, LIMIT, NI };	/* NI: m's '?' */
 	int64_t ext[] = { NI };
 
 	for (unsigned n = 4; n <= 8; n += 4) {
@@ -525,6 +526,91 @@ TEST(host_affine_tiles)
 	er_close(&e);
 }
 
+/*
+ * gemm over memref<?x?xi64>: every size a launch operand after the
+ * inputs, the loop bound a memref.dim of one; the same results as the
+ * static and linearised forms.
+ */
+static const char gemm_dyn_src[] =
+	"dataflow.thread private @gemm domain(#dataflow.thread_domain<dense>)(%a: memref<?x?xi64>, %b: memref<?x?xi64>, %c: memref<?x?xi64>) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %k_end = memref.dim %a, %c1 : memref<?x?xi64>\n"
+	"  %zero = arith.constant 0 : i64\n"
+	"  %dot = scf.for %k = %c0 to %k_end step %c1 iter_args(%acc = %zero) -> (i64) {\n"
+	"    %aik = memref.load %a[%i, %k] : memref<?x?xi64>\n"
+	"    %bkj = memref.load %b[%k, %j] : memref<?x?xi64>\n"
+	"    %p = arith.muli %aik, %bkj : i64\n"
+	"    %s = arith.addi %acc, %p : i64\n"
+	"    scf.yield %s : i64\n"
+	"  }\n"
+	"  memref.store %dot, %c[%i, %j] : memref<?x?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(gemm_dynamic_sizes_equals_static_4x4_and_8x8)
+{
+	int64_t a[M * K], b[K * N], c[M * N], want[M * N];
+	/* a, b, c, then a's sizes, b's, c's */
+	uint64_t args[] = { A_VA, B_VA, C_VA, M, K, K, N, M, N };
+	int64_t ext[] = { M, N };
+
+	gemm_run(gemm2_src, 4, 4, want);
+	for (int i = 0; i < M * K; i++)
+		a[i] = (i * 37) % 11 - 5;
+	for (int i = 0; i < K * N; i++)
+		b[i] = i * i % 13 - 6;
+	for (unsigned n = 4; n <= 8; n += 4) {
+		struct er e;
+
+		REQUIRE(er_open(&e, gemm_dyn_src, n, n) == 0);
+		CHECK_EQ(9, loom_view_thread(&e.view, 0).num_args);
+		er_poke64(&e, A_VA, a, M * K);
+		er_poke64(&e, B_VA, b, K * N);
+		CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "gemm", args, ext, 0, 0, 0));
+		er_peek64(&e, C_VA, c, M * N);
+		CHECK(memcmp(c, want, sizeof(c)) == 0);
+		er_close(&e);
+	}
+}
+
+/* A host function allocates memref<?x?xi64>, launches with its sizes. */
+static const char host_dyn_src[] =
+	"dataflow.thread private @fill domain(#dataflow.thread_domain<dense>)(%m: memref<?x?xi64>) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %cols = memref.dim %m, %c1 : memref<?x?xi64>\n"
+	"  %t = arith.muli %i, %cols : index\n"
+	"  %u = arith.addi %t, %j : index\n"
+	"  %v = arith.index_cast %u : index to i64\n"
+	"  memref.store %v, %m[%i, %j] : memref<?x?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n"
+	"func.func @main() {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %c3 = arith.constant 3 : index\n"
+	"  %c5 = arith.constant 5 : index\n"
+	"  %m = memref.alloc(%c3, %c5) : memref<?x?xi64>\n"
+	"  %rows = memref.dim %m, %c0 : memref<?x?xi64>\n"
+	"  %cols = memref.dim %m, %c1 : memref<?x?xi64>\n"
+	"  %tok = dataflow.thread.launch @fill(%m) grid(%rows, %cols) : (memref<?x?xi64>) -> !dataflow.thread_token\n"
+	"  dataflow.thread.wait %tok : !dataflow.thread_token\n"
+	"  %x = memref.load %m[%c2, %c3] : memref<?x?xi64>\n"
+	"  %want = arith.constant 13 : i64\n"
+	"  loom.check %x, %want : i64\n"
+	"  return\n"
+	"}\n";
+
+TEST(host_dynamic_rank2_launch)
+{
+	struct er e;
+
+	REQUIRE(er_open(&e, host_dyn_src, 4, 4) == 0);
+	CHECK_EQ(0, er_run_host(&e, "main"));
+	er_close(&e);
+}
+
 int main(void)
 {
 	RUN(gemm_rank2_equals_linearised_4x4_and_8x8);
@@ -536,5 +622,7 @@ int main(void)
 	RUN(host_dim_and_divisions);
 	RUN(affine_apply_min_max_4x4_and_8x8);
 	RUN(host_affine_tiles);
+	RUN(gemm_dynamic_sizes_equals_static_4x4_and_8x8);
+	RUN(host_dynamic_rank2_launch);
 	return checks_done();
 }
