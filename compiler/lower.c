@@ -395,7 +395,7 @@ static struct affine_value affine_built(int v)
 	return (struct affine_value){ .v = v };
 }
 
-/* x + y, x - y or x * y (affine: one of a product's sides constant). */
+/* x + y, x - y or x * y (a product by a constant is an immediate). */
 static struct affine_value affine_arith(const struct alu_builder *b,
 					enum ir_affine_kind kind,
 					struct affine_value x,
@@ -403,6 +403,8 @@ static struct affine_value affine_arith(const struct alu_builder *b,
 {
 	const unsigned t = LOOM_TYPE_I64;
 
+	if (kind == AFF_MUL && !x.is_const && !y.is_const)	/* d0 * s0 */
+		return affine_built(b->op(b->ctx, LOOM_OP_MUL, t, x.v, y.v));
 	if (kind == AFF_MUL) {
 		struct affine_value var = x.is_const ? y : x;
 		int64_t c = x.is_const ? x.c : y.c;

@@ -1084,10 +1084,19 @@ static bool is_affine_const(const struct ir_affine_expr *e)
 	return e->kind == AFF_CONST;
 }
 
+/* No dimension in @e: constant for the whole op, a "symbolic" factor. */
+static bool is_affine_symbolic(const struct ir_affine_expr *e)
+{
+	if (e->kind == AFF_DIM)
+		return false;
+	return e->kind <= AFF_SYM ||
+	       (is_affine_symbolic(e->lhs) && is_affine_symbolic(e->rhs));
+}
+
 /*
  * lhs OP rhs, checked against the affine rules where OP is written (@at):
- * a product has a constant side, a division or mod a positive constant
- * divisor.  Constant operands fold, so that these rules see constants.
+ * a product has a side without dimensions (a constant or symbols: d0 * s0
+ * is a stride), a division or mod a positive constant divisor.  Constant operands fold, so that these rules see constants.
  */
 static const struct ir_affine_expr *affine_binary(struct parser *p,
 						  const struct token *at,
@@ -1098,9 +1107,10 @@ static const struct ir_affine_expr *affine_binary(struct parser *p,
 	struct ir_affine_expr e = { .kind = kind, .lhs = lhs, .rhs = rhs };
 	int64_t v;
 
-	if (kind == AFF_MUL && !is_affine_const(lhs) && !is_affine_const(rhs))
+	if (kind == AFF_MUL && !is_affine_symbolic(lhs) &&
+	    !is_affine_symbolic(rhs))
 		fail_at(p, at->loc,
-			"'*' of two non-constant expressions is not affine: one side must be a constant");
+			"'*' of two expressions of dimensions is not affine: one side must be a constant or of symbols only");
 	if (kind >= AFF_FLOORDIV && (!is_affine_const(rhs) || rhs->val <= 0))
 		fail_at(p, at->loc,
 			"the right side of '%.*s' must be a positive constant",

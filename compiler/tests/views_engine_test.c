@@ -451,7 +451,7 @@ static const char affine_src[] =
 	"  %t = affine.apply #tile(%i)[%c1]\n"
 	"  %u = affine.min #lim(%i)[%n]\n"
 	"  %v = affine.max affine_map<(d0) -> (d0 floordiv 3 - 2, d0 mod 5, -d0 ceildiv 2, 2 - d0, 7)>(%t)\n"
-	"  %w = affine.apply affine_map<(d0, d1) -> ((d0 - 20) mod 7 - (d1 - 20) floordiv 6)>(%t, %i)\n"
+	"  %w = affine.apply affine_map<(d0, d1)[s0] -> ((d0 - 20) mod 7 - (d1 - 20) floordiv 6 + d1 * s0)>(%t, %i)[%n]\n"
 	"  %xu = arith.index_cast %u : index to i64\n"
 	"  %xv = arith.index_cast %v : index to i64\n"
 	"  %xw = arith.index_cast %w : index to i64\n"
@@ -486,8 +486,8 @@ TEST(affine_apply_min_max_4x4_and_8x8)
 			v = max2(v, max2(ceil_div(-t, 2), max2(2 - t, 7)));
 			CHECK_EQ(i + 4 < LIMIT ? i + 4 : LIMIT, out[i * 3]);
 			CHECK_EQ(v, out[i * 3 + 1]);
-			CHECK_EQ((((t - 20) % 7) + 7) % 7 - floor_div(i - 20, 6),
-				 out[i * 3 + 2]);
+			CHECK_EQ((((t - 20) % 7) + 7) % 7 - floor_div(i - 20, 6) +
+				 i * LIMIT, out[i * 3 + 2]);
 		}
 		er_close(&e);
 	}
