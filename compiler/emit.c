@@ -169,8 +169,10 @@ static void add_host_sources(const struct image_builder *b)
 void image_add_thread(struct image_builder *b, const struct ir_func *f,
 		      const struct graph *g, const struct placement *p)
 {
-	struct loom_image_thread sig = { .domain = f->dom_kind,
-					 .num_args = f->num_inputs };
+	struct loom_image_thread sig = {
+		.domain = f->dom_kind,
+		.num_args = f->num_inputs + f->num_size_operands,
+	};
 	size_t config_size = place_config_size(p);
 	void *config = xrealloc(NULL, config_size);
 
@@ -182,6 +184,9 @@ void image_add_thread(struct image_builder *b, const struct ir_func *f,
 	}
 	for (int i = 0; i < f->num_inputs; i++)
 		sig.arg_types[i] = ir_type_arg_type(f->body.args[i].type);
+	/* the '?' sizes of rank-N memref inputs, after the inputs */
+	for (int i = f->num_inputs; i < (int)sig.num_args; i++)
+		sig.arg_types[i] = LOOM_ARG_INDEX;
 	place_config_write(p, config);
 	if (loom_builder_add_thread(b->writer, f->name, &sig, config, config_size))
 		abort();

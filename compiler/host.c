@@ -115,14 +115,79 @@ static void error(struct hc *c, const struct ir_op *op, const char *why)
 
 /* ------------------------------------------------------- arithmetic --- */
 
+/* The host program as an alu_builder: one ALU instruction a register. */
+static int hc_builder_op(void *ctx, unsigned op, unsigned type, int a, int b)
+{
+	struct hc *c = ctx;
+
+	return (int)alu(c, op, type, new_reg(c), (uint32_t)a, (uint32_t)b, 0);
+}
+
+static int hc_builder_op_imm(void *ctx, unsigned op, unsigned type, int a,
+			     int64_t imm)
+{
+	struct hc *c = ctx;
+
+	return (int)alu(c, op, type, new_reg(c), (uint32_t)a,
+			konst(c, new_reg(c), imm), 0);
+}
+
+static int hc_builder_select(void *ctx, unsigned type, int cond, int a,
+			     int b)
+{
+	struct hc *c = ctx;
+
+	return (int)alu(c, LOOM_OP_SELECT, type, new_reg(c), (uint32_t)cond,
+			(uint32_t)a, (uint32_t)b);
+}
+
+static int hc_builder_select_imm(void *ctx, unsigned type, int cond,
+				 int64_t imm, int b)
+{
+	struct hc *c = ctx;
+
+	return (int)alu(c, LOOM_OP_SELECT, type, new_reg(c), (uint32_t)cond,
+			konst(c, new_reg(c), imm), (uint32_t)b);
+}
+
+#define HC_BUILDER(c) { (c), hc_builder_op, hc_builder_op_imm, \
+			hc_builder_select, hc_builder_select_imm }
+
+/* affine.apply, min, max not folded: the map's arithmetic on the ALU. */
+static void affine(struct hc *c, struct ir_op *op)
+{
+	struct alu_builder ab = HC_BUILDER(c);
+	int vals[64], n;
+
+	if (op->num_operands > 64)
+		return error(c, op, "an affine map of more than 64 operands");
+	for (int i = 0; i < op->num_operands; i++)
+		if (!op->operands[i].value->is_const)
+			vals[i] = (int)reg(c, op->operands[i].value);
+	n = build_affine_op(&ab, op, vals);
+	if (n < 0)
+		return error(c, op, "an affine map whose value is constant");
+	bind(c, &op->results[0], (uint32_t)n);
+}
+
 static void binary(struct hc *c, struct ir_op *op)
 {
 	enum ir_alu a = ir_opinfo[op->code].alu;
 	unsigned type = lower_dev_type(op->results[0].type);
 	uint32_t x = reg(c, op->operands[0].value);
 	uint32_t y = reg(c, op->operands[1].value);
-	uint32_t dst = reg(c, &op->results[0]);
+	uint32_t dst;
 
+	if (a == ALU_FLOORDIVS || a == ALU_CEILDIVS) {
+		struct alu_builder ab = HC_BUILDER(c);
+
+		bind(c, &op->results[0],
+		     (uint32_t)build_floor_ceil_div(&ab, type,
+						    a == ALU_CEILDIVS, (int)x,
+						    (int)y));
+		return;
+	}
+	dst = reg(c, &op->results[0]);
 	if (a >= ALU_MAXS && a <= ALU_MINU) {
 		uint32_t t = alu(c, lower_alu_op(a), type, new_reg(c), x, y, 0);
 
@@ -196,14 +261,79 @@ static unsigned elem_size(const struct ir_type *memref)
 	return ir_type_size(memref->elem);
 }
 
+/*
+ * The register holding size @k of memref @m: a constant, or a '?' size:
+ * the operand of the memref.alloc that made @m (the only memrefs with
+ * dynamic sizes a host function can index; the verifier sees to it for
+ * launches and memref.dim, this for loads and stores).
+ */
+static uint32_t size_reg(struct hc *c, const struct ir_op *op,
+			 const struct ir_value *m, int k)
+{
+	const struct ir_type *t = m->type;
+
+	if (t->dims[k] != IR_DYNAMIC)
+		return konst(c, new_reg(c), t->dims[k]);
+	if (!m->def || m->def->code != IR_OP_MEMREF_ALLOC) {
+		error(c, op, "an access to a memref with dynamic sizes that is not a memref.alloc of this function");
+		return 0;
+	}
+	return reg(c, m->def->operands[ir_size_operand_of(t, k)].value);
+}
+
+/* Elements: the static sizes' product times each '?' size. */
 static void alloc(struct hc *c, struct ir_op *op)
 {
-	uint32_t n = op->num_operands ? reg(c, op->operands[0].value) :
-		     konst(c, new_reg(c), op->type->dim);
+	const struct ir_type *t = op->type;
+	int64_t fixed = 1;
+	uint32_t n = 0;
 
+	for (int k = 0; k < t->rank; k++)
+		fixed *= t->dims[k] == IR_DYNAMIC ? 1 : t->dims[k];
+	for (int j = 0; j < op->num_operands; j++) {
+		uint32_t size = reg(c, op->operands[j].value);
+
+		n = j ? alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), n, size, 0) :
+			size;
+	}
+	if (!op->num_operands)
+		n = konst(c, new_reg(c), fixed);
+	else if (fixed != 1)
+		n = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), n,
+			konst(c, new_reg(c), fixed), 0);
 	emit(c, (struct loom_host_insn){ .op = LOOM_HOST_ALLOC,
-					 .aux = elem_size(op->type),
+					 .aux = elem_size(t),
 					 .dst = reg(c, &op->results[0]), .a = n });
+}
+
+/*
+ * memref.dim of a dynamic size (a static one is folded): the verifier
+ * allows it only of a memref.alloc, whose operand for that size it is.
+ */
+static void dim(struct hc *c, struct ir_op *op)
+{
+	bind(c, &op->results[0],
+	     size_reg(c, op, op->operands[0].value,
+		      (int)op->operands[1].value->const_val));
+}
+
+/*
+ * The row-major element number of the indices @uses of @op's memref @m:
+ * ((i0 * d1 + i1) * d2 + i2) ...
+ */
+static uint32_t linear_index(struct hc *c, const struct ir_op *op,
+			     const struct ir_value *m,
+			     const struct ir_use *uses)
+{
+	uint32_t acc = reg(c, uses[0].value);
+
+	for (int k = 1; k < m->type->rank; k++) {
+		acc = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), acc,
+			  size_reg(c, op, m, k), 0);
+		acc = alu(c, LOOM_OP_ADD, LOOM_TYPE_I64, new_reg(c), acc,
+			  reg(c, uses[k].value), 0);
+	}
+	return acc;
 }
 
 static void load(struct hc *c, struct ir_op *op)
@@ -212,7 +342,9 @@ static void load(struct hc *c, struct ir_op *op)
 					 .aux = elem_size(op->type),
 					 .dst = reg(c, &op->results[0]),
 					 .a = reg(c, op->operands[0].value),
-					 .b = reg(c, op->operands[1].value) });
+					 .b = linear_index(c, op,
+							   op->operands[0].value,
+							   &op->operands[1]) });
 }
 
 static void store(struct hc *c, struct ir_op *op)
@@ -221,7 +353,9 @@ static void store(struct hc *c, struct ir_op *op)
 					 .aux = elem_size(op->type),
 					 .a = reg(c, op->operands[0].value),
 					 .b = reg(c, op->operands[1].value),
-					 .c = reg(c, op->operands[2].value) });
+					 .c = linear_index(c, op,
+							   op->operands[1].value,
+							   &op->operands[2]) });
 }
 
 /* ---------------------------------------------------------- control --- */
@@ -318,6 +452,15 @@ static int thread_index(struct hc *c, const char *name)
 	return -1;
 }
 
+static int launch_size_operands(const struct ir_op *op)
+{
+	int n = 0;
+
+	for (int i = 0; i < op->num_args; i++)
+		n += ir_size_operands(op->operands[i].value->type);
+	return n;
+}
+
 static void launch(struct hc *c, struct ir_op *op)
 {
 	int t = thread_index(c, op->callee);
@@ -334,9 +477,17 @@ static void launch(struct hc *c, struct ir_op *op)
 		return;
 	}
 	list(c, t);
-	list(c, op->num_args);
+	list(c, op->num_args + launch_size_operands(op));
 	for (int i = 0; i < op->num_args; i++)
 		list(c, reg(c, op->operands[i].value));
+	/* then the '?' sizes of rank-N memrefs, from their allocations */
+	for (int i = 0; i < op->num_args; i++) {
+		const struct ir_value *m = op->operands[i].value;
+		int n = ir_size_operands(m->type);
+
+		for (int j = 0; j < n; j++)
+			list(c, reg(c, m->def->operands[j].value));
+	}
 	list(c, op->num_waits);
 	for (int i = 0; i < op->num_waits; i++)
 		list(c, reg(c, ir_launch_waits(op)[i].value));
@@ -384,6 +535,8 @@ static void host_op(struct hc *c, struct ir_op *op)
 		return;
 	case SYN_CAST: return cast(c, op);
 	case SYN_ALLOC: return alloc(c, op);
+	case SYN_DIM: return dim(c, op);
+	case SYN_AFFINE: return affine(c, op);
 	case SYN_LOAD: return load(c, op);
 	case SYN_STORE: return store(c, op);
 	case SYN_FOR: return loop(c, op);

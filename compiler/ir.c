@@ -25,7 +25,9 @@ bool ir_type_equal(const struct ir_type *a, const struct ir_type *b)
 	while (a && b && a != b) {
 		if (a->kind != b->kind)
 			return false;
-		if (a->kind == IR_TYPE_MEMREF && a->dim != b->dim)
+		if (a->kind == IR_TYPE_MEMREF &&
+		    (a->rank != b->rank ||
+		     memcmp(a->dims, b->dims, a->rank * sizeof(a->dims[0]))))
 			return false;
 		if (a->kind == IR_TYPE_UNSUPPORTED)
 			return strcmp(a->name, b->name) == 0;
@@ -94,6 +96,97 @@ enum loom_arg_type ir_type_arg_type(const struct ir_type *t)
 	}
 }
 
+int64_t ir_floordiv(int64_t a, int64_t c)
+{
+	return a / c - (a % c < 0);
+}
+
+int64_t ir_ceildiv(int64_t a, int64_t c)
+{
+	return a / c + (a % c > 0);
+}
+
+int64_t ir_mod(int64_t a, int64_t c)
+{
+	return a % c + (a % c < 0 ? c : 0);
+}
+
+bool ir_affine_eval(const struct ir_affine_expr *e, const int64_t *vals,
+		    const bool *known, int num_dims, int64_t *out)
+{
+	int64_t a = 0, b = 0;
+	bool ka, kb;
+
+	switch (e->kind) {
+	case AFF_CONST:
+		*out = e->val;
+		return true;
+	case AFF_DIM:
+	case AFF_SYM: {
+		int i = (int)e->val + (e->kind == AFF_SYM ? num_dims : 0);
+
+		*out = vals[i];
+		return known[i];
+	}
+	default:
+		break;
+	}
+	ka = ir_affine_eval(e->lhs, vals, known, num_dims, &a);
+	kb = ir_affine_eval(e->rhs, vals, known, num_dims, &b);
+	if (e->kind == AFF_MUL && ((ka && a == 0) || (kb && b == 0))) {
+		*out = 0;
+		return true;
+	}
+	if (!ka || !kb)
+		return false;
+	switch (e->kind) {
+	case AFF_ADD:	*out = (int64_t)((uint64_t)a + (uint64_t)b); break;
+	case AFF_SUB:	*out = (int64_t)((uint64_t)a - (uint64_t)b); break;
+	case AFF_MUL:	*out = (int64_t)((uint64_t)a * (uint64_t)b); break;
+	case AFF_FLOORDIV: *out = ir_floordiv(a, b); break;
+	case AFF_CEILDIV: *out = ir_ceildiv(a, b); break;
+	default:	*out = ir_mod(a, b); break;
+	}
+	return true;
+}
+
+int64_t ir_memref_stride(const struct ir_type *t, int k)
+{
+	int64_t stride = 1;
+
+	for (int j = k + 1; j < t->rank; j++)
+		stride *= t->dims[j];
+	return stride;
+}
+
+int64_t ir_memref_elems(const struct ir_type *t)
+{
+	int64_t n = 1;
+
+	for (int k = 0; k < t->rank; k++) {
+		if (t->dims[k] == IR_DYNAMIC)
+			return IR_DYNAMIC;
+		n *= t->dims[k];
+	}
+	return n;
+}
+
+int ir_size_operands(const struct ir_type *t)
+{
+	if (t->kind != IR_TYPE_MEMREF || t->rank < 2)
+		return 0;
+	return ir_size_operand_of(t, t->rank);
+}
+
+int ir_size_operand_of(const struct ir_type *t, int k)
+{
+	int n = 0;
+
+	for (int j = 0; j < k; j++)
+		n += t->dims[j] == IR_DYNAMIC;
+	return n;
+}
+
 const char *ir_type_str(const struct ir_type *t, char *buf, size_t size)
 {
 	char inner[IR_TYPE_STR_MAX];
@@ -108,14 +201,22 @@ const char *ir_type_str(const struct ir_type *t, char *buf, size_t size)
 	case IR_TYPE_TOKEN:
 		snprintf(buf, size, "!dataflow.thread_token");
 		break;
-	case IR_TYPE_MEMREF:
+	case IR_TYPE_MEMREF: {
+		char shape[IR_MEMREF_MAX_RANK * 21] = "";
+		size_t len = 0;
+
+		for (int k = 0; k < t->rank; k++) {
+			if (t->dims[k] == IR_DYNAMIC)
+				len += snprintf(shape + len, sizeof(shape) - len,
+						"?x");
+			else
+				len += snprintf(shape + len, sizeof(shape) - len,
+						"%lldx", (long long)t->dims[k]);
+		}
 		ir_type_str(t->elem, inner, sizeof(inner));
-		if (t->dim == IR_DYNAMIC)
-			snprintf(buf, size, "memref<?x%s>", inner);
-		else
-			snprintf(buf, size, "memref<%lldx%s>",
-				 (long long)t->dim, inner);
+		snprintf(buf, size, "memref<%s%s>", shape, inner);
 		break;
+	}
 	case IR_TYPE_CHANNEL:
 		ir_type_str(t->elem, inner, sizeof(inner));
 		snprintf(buf, size, "!dataflow.channel<%s>", inner);
@@ -339,6 +440,54 @@ static void print_uses(FILE *out, const struct ir_use *u, int n)
 		fprintf(out, "%s%%%s", i ? ", " : "", u[i].name);
 }
 
+static const char *const affine_op_name[] = {
+	[AFF_ADD] = "+", [AFF_SUB] = "-", [AFF_MUL] = "*",
+	[AFF_FLOORDIV] = "floordiv", [AFF_CEILDIV] = "ceildiv",
+	[AFF_MOD] = "mod",
+};
+
+/* Binary operands in parentheses: the printed text needs no precedence. */
+static void print_affine_expr(FILE *out, const struct ir_affine_expr *e,
+			      bool nested)
+{
+	switch (e->kind) {
+	case AFF_CONST:
+		fprintf(out, "%lld", (long long)e->val);
+		return;
+	case AFF_DIM:
+	case AFF_SYM:
+		fprintf(out, "%c%lld", e->kind == AFF_DIM ? 'd' : 's',
+			(long long)e->val);
+		return;
+	default:
+		break;
+	}
+	if (nested)
+		fputc('(', out);
+	print_affine_expr(out, e->lhs, true);
+	fprintf(out, " %s ", affine_op_name[e->kind]);
+	print_affine_expr(out, e->rhs, true);
+	if (nested)
+		fputc(')', out);
+}
+
+static void print_affine_map(FILE *out, const struct ir_affine_map *m)
+{
+	fputs("affine_map<(", out);
+	for (int i = 0; i < m->num_dims; i++)
+		fprintf(out, "%sd%d", i ? ", " : "", i);
+	fputs(")[", out);
+	for (int i = 0; i < m->num_syms; i++)
+		fprintf(out, "%ss%d", i ? ", " : "", i);
+	fputs("] -> (", out);
+	for (int i = 0; i < m->num_results; i++) {
+		if (i)
+			fputs(", ", out);
+		print_affine_expr(out, m->results[i], false);
+	}
+	fputs(")>", out);
+}
+
 static void print_types(FILE *out, const struct ir_type *const *t, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -538,12 +687,29 @@ static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 		print_type(out, op->to_type);
 		break;
 	case SYN_LOAD:
-		fprintf(out, " %%%s[%%%s]", u[0].name, u[1].name);
+		fprintf(out, " %%%s[", u[0].name);
+		print_uses(out, u + 1, op->num_operands - 1);
+		fputc(']', out);
 		print_attrs_type(out, op, op->type);
 		break;
 	case SYN_STORE:
-		fprintf(out, " %%%s, %%%s[%%%s]", u[0].name, u[1].name,
-			u[2].name);
+		fprintf(out, " %%%s, %%%s[", u[0].name, u[1].name);
+		print_uses(out, u + 2, op->num_operands - 2);
+		fputc(']', out);
+		print_attrs_type(out, op, op->type);
+		break;
+	case SYN_AFFINE:
+		fputc(' ', out);
+		print_affine_map(out, op->map);
+		fputc('(', out);
+		print_uses(out, u, op->num_args);
+		fputs(")[", out);
+		print_uses(out, u + op->num_args, op->num_operands - op->num_args);
+		fputc(']', out);
+		print_attr_dict(out, op->attrs, op->num_attrs);
+		break;
+	case SYN_DIM:
+		fprintf(out, " %%%s, %%%s", u[0].name, u[1].name);
 		print_attrs_type(out, op, op->type);
 		break;
 	case SYN_ALLOC:

@@ -45,7 +45,8 @@ enum ir_type_kind {
 	IR_TYPE_INDEX,		/* 64-bit signed, as LOOM_ARG_INDEX */
 	IR_TYPE_F32,		/* IEEE-754 binary32 */
 	IR_TYPE_NONE,		/* a control token carrying no value */
-	IR_TYPE_MEMREF,		/* rank-1 memref of i32, i64 or f32 */
+	IR_TYPE_MEMREF,		/* rank-1..4 row-major memref of i32, i64
+				 * or f32 */
 	IR_TYPE_TOKEN,		/* !dataflow.thread_token */
 	IR_TYPE_CHANNEL,	/* !dataflow.channel<T> */
 	IR_TYPE_UNSUPPORTED,	/* a type loomc cannot compile (f64, i8, a
@@ -54,20 +55,31 @@ enum ir_type_kind {
 				 * verifier can still judge what uses it */
 };
 
-/* struct ir_type.dim of a memref<?xT> */
+/* struct ir_type.dims[] entry of a '?' size */
 #define IR_DYNAMIC	(-1)
+
+/*
+ * Highest memref rank: the device's coordinate limit, so that a view may
+ * have one index per coordinate of its thread.
+ */
+#define IR_MEMREF_MAX_RANK	LOOM_MAX_RANK
 
 /**
  * struct ir_type - a type; compare with ir_type_equal()
  * @kind: enum ir_type_kind
- * @dim: IR_TYPE_MEMREF: static size, or IR_DYNAMIC for '?'
+ * @rank: IR_TYPE_MEMREF: number of sizes, 1 to IR_MEMREF_MAX_RANK
+ * @dims: IR_TYPE_MEMREF: each size, or IR_DYNAMIC for '?'.  A launch
+ *	passes a rank-1 memref as its base VA alone; a rank-N one (N >= 2)
+ *	as its base VA and, after the thread's own inputs, one index
+ *	operand per '?' size (ir_size_operands())
  * @elem: IR_TYPE_MEMREF: element type (i32, i64 or f32, or an
  *	unsupported one); IR_TYPE_CHANNEL: the carried type
  * @name: IR_TYPE_UNSUPPORTED: its spelling in the source ("f64")
  */
 struct ir_type {
 	enum ir_type_kind kind;
-	int64_t dim;
+	int rank;
+	int64_t dims[IR_MEMREF_MAX_RANK];
 	const struct ir_type *elem;
 	const char *name;
 };
@@ -124,6 +136,25 @@ static inline int64_t ir_sext(uint64_t v, unsigned width)
 	v &= (sign << 1) - 1;
 	return (int64_t)((v ^ sign) - sign);
 }
+
+/*
+ * Elements between consecutive values of index @k of memref type @t in its
+ * row-major layout: the product of the sizes after @k (all static).
+ */
+int64_t ir_memref_stride(const struct ir_type *t, int k);
+
+/* Elements of memref type @t, or IR_DYNAMIC when a size is '?'. */
+int64_t ir_memref_elems(const struct ir_type *t);
+
+/*
+ * Index operands a launch adds for memref type @t: one per '?' size of a
+ * memref of rank 2 or more (a rank-1 memref<?xT> keeps its ABI: its base
+ * VA alone); 0 for other types.
+ */
+int ir_size_operands(const struct ir_type *t);
+
+/* Which of @t's size operands is size @k's: the '?' sizes before it. */
+int ir_size_operand_of(const struct ir_type *t, int k);
 
 /* Spells @t as the source does ("memref<?xi64>") into @buf; returns @buf. */
 const char *ir_type_str(const struct ir_type *t, char *buf, size_t size);
@@ -195,6 +226,8 @@ enum ir_syntax {
 	SYN_LOAD,		/* %v = memref.load %m[%i] : memref<?xT> */
 	SYN_STORE,		/* memref.store %v, %m[%i] : memref<?xT> */
 	SYN_ALLOC,		/* %m = memref.alloc(%n) : memref<?xT> */
+	SYN_DIM,		/* %n = memref.dim %m, %k : memref<?x8xT> */
+	SYN_AFFINE,		/* %r = affine.apply #map(%i)[%n] */
 	SYN_FOR,		/* scf.for %i = %lb to %ub step %s ... { } */
 	SYN_IF,			/* scf.if %c [-> (T)] { } [else { }] */
 	SYN_SCF_YIELD,		/* scf.yield %x : T */
@@ -215,6 +248,7 @@ enum ir_alu {
 	ALU_AND, ALU_OR, ALU_XOR,
 	ALU_SHL, ALU_SHRS, ALU_SHRU,
 	ALU_MAXS, ALU_MINS, ALU_MAXU, ALU_MINU,
+	ALU_FLOORDIVS, ALU_CEILDIVS,	/* expanded: build_floor_ceil_div() */
 	ALU_CMP,		/* with struct ir_op.pred */
 	ALU_SELECT,
 	ALU_CASTS,		/* sign-extend or truncate */
@@ -241,6 +275,8 @@ enum ir_alu {
 	X(ARITH_DIVSI, "arith.divsi", SYN_BINARY, ALU_DIVS, 0)		\
 	X(ARITH_DIVUI, "arith.divui", SYN_BINARY, ALU_DIVU, 0)		\
 	X(ARITH_REMSI, "arith.remsi", SYN_BINARY, ALU_REMS, 0)		\
+	X(ARITH_FLOORDIVSI, "arith.floordivsi", SYN_BINARY, ALU_FLOORDIVS, 0) \
+	X(ARITH_CEILDIVSI, "arith.ceildivsi", SYN_BINARY, ALU_CEILDIVS, 0) \
 	X(ARITH_REMUI, "arith.remui", SYN_BINARY, ALU_REMU, 0)		\
 	X(ARITH_ANDI, "arith.andi", SYN_BINARY, ALU_AND, 0)		\
 	X(ARITH_ORI, "arith.ori", SYN_BINARY, ALU_OR, 0)		\
@@ -297,6 +333,10 @@ enum ir_alu {
 	X(MEMREF_LOAD, "memref.load", SYN_LOAD, ALU_NONE, 0)		\
 	X(MEMREF_STORE, "memref.store", SYN_STORE, ALU_NONE, 0)		\
 	X(MEMREF_ALLOC, "memref.alloc", SYN_ALLOC, ALU_NONE, IR_HOST_ONLY) \
+	X(MEMREF_DIM, "memref.dim", SYN_DIM, ALU_NONE, 0)		\
+	X(AFFINE_APPLY, "affine.apply", SYN_AFFINE, ALU_NONE, 0)	\
+	X(AFFINE_MIN, "affine.min", SYN_AFFINE, ALU_NONE, 0)		\
+	X(AFFINE_MAX, "affine.max", SYN_AFFINE, ALU_NONE, 0)		\
 	X(SCF_FOR, "scf.for", SYN_FOR, ALU_NONE, 0)			\
 	X(SCF_IF, "scf.if", SYN_IF, ALU_NONE, 0)			\
 	X(SCF_YIELD, "scf.yield", SYN_SCF_YIELD, ALU_NONE, IR_TERMINATOR) \
@@ -360,6 +400,58 @@ enum ir_fpred {
 };
 
 extern const char *const ir_fpred_name[IR_FPRED_COUNT];
+
+/* ------------------------------------------------------- affine maps --- */
+
+enum ir_affine_kind {
+	AFF_CONST,		/* @val */
+	AFF_DIM,		/* d@val */
+	AFF_SYM,		/* s@val */
+	AFF_ADD, AFF_SUB,
+	AFF_MUL,		/* one side is constant (an affine map) */
+	AFF_FLOORDIV, AFF_CEILDIV, AFF_MOD,	/* by a constant > 0 */
+};
+
+/**
+ * struct ir_affine_expr - one node of an affine map's result expression
+ * @kind: enum ir_affine_kind
+ * @val: AFF_CONST: the constant; AFF_DIM/AFF_SYM: the position
+ * @lhs: binary kinds: the left operand
+ * @rhs: binary kinds: the right operand
+ */
+struct ir_affine_expr {
+	enum ir_affine_kind kind;
+	int64_t val;
+	const struct ir_affine_expr *lhs, *rhs;
+};
+
+/**
+ * struct ir_affine_map - affine_map<(d0, ...)[s0, ...] -> (e0, ...)>
+ * @num_dims: how many dN
+ * @num_syms: how many sN
+ * @results: the result expressions
+ * @num_results: how many (affine.apply: one; min, max: at least one)
+ */
+struct ir_affine_map {
+	int num_dims;
+	int num_syms;
+	const struct ir_affine_expr **results;
+	int num_results;
+};
+
+/*
+ * Evaluates @e with dimension and symbol values @vals (dims, then syms)
+ * as index arithmetic (wrapping, floor/ceil/mod by positive constants);
+ * @known[i] says whether vals[i] is known.  Returns whether the value is
+ * known (x * 0 is, whatever x).
+ */
+bool ir_affine_eval(const struct ir_affine_expr *e, const int64_t *vals,
+		    const bool *known, int num_dims, int64_t *out);
+
+/* floor(a / c), ceil(a / c) and a mod c in [0, c), for c > 0. */
+int64_t ir_floordiv(int64_t a, int64_t c);
+int64_t ir_ceildiv(int64_t a, int64_t c);
+int64_t ir_mod(int64_t a, int64_t c);
 
 struct ir_op;
 struct ir_region;
@@ -460,7 +552,9 @@ struct ir_region {
  * @fpred: SYN_CMPF: the predicate
  * @callee: SYN_LAUNCH: the thread's name without '@'
  * @callee_loc: the @name token
- * @num_args: SYN_LAUNCH: operands [0, num_args) are the thread's inputs
+ * @num_args: SYN_LAUNCH: operands [0, num_args) are the thread's inputs;
+ *	SYN_AFFINE: operands [0, num_args) are the "(...)" dims, the rest
+ *	the "[...]" syms
  * @num_waits: then this many wait() tokens
  * @num_extents: then this many grid() extents
  * @has_wait: a wait() clause is present (possibly empty)
@@ -469,6 +563,9 @@ struct ir_region {
  * @grid_loc: the 'grid' keyword
  * @num_iter_args: SYN_FOR: operands [3, 3 + num_iter_args) are the inits
  *	after lb, ub, step
+ * @map: SYN_AFFINE: the map (operands: its dims, then its syms)
+ * @map_alias: SYN_AFFINE: the #name it was written as (without '#'), or
+ *	NULL for an inline affine_map<...>; the printer writes it inline
  * @region: the region this operation is in
  * @next: the next operation in @region
  */
@@ -504,6 +601,8 @@ struct ir_op {
 	struct loom_loc wait_loc;
 	struct loom_loc grid_loc;
 	int num_iter_args;
+	const struct ir_affine_map *map;
+	const char *map_alias;
 	struct ir_region *region;
 	struct ir_op *next;
 };
@@ -534,6 +633,9 @@ static inline struct ir_use *ir_launch_extents(struct ir_op *op)
  * @work_item_arg: set by the verifier: the work-item input of a
  *	dynamic-work thread, else -1
  * @num_inputs: the ordinary arguments: body.args[0, num_inputs)
+ * @num_size_operands: threads: the index operands a launch passes after
+ *	the inputs, the '?' sizes of rank-N memref inputs in order (input
+ *	by input, size by size); launch operand num_inputs + j is the j-th
  * @num_ctrl: then the ctrl(...) arguments (exactly one when valid)
  * @num_ivs: then the iv(...) coordinates; their count is the rank K
  * @has_ctrl: a ctrl(...) clause is present
@@ -556,6 +658,7 @@ struct ir_func {
 	enum loom_domain_kind dom_kind;
 	int work_item_arg;
 	int num_inputs;
+	int num_size_operands;
 	int num_ctrl;
 	int num_ivs;
 	bool has_ctrl;
@@ -572,6 +675,20 @@ struct ir_func {
 static inline struct ir_value *ir_func_ctrl(struct ir_func *f)
 {
 	return f->num_ctrl ? &f->body.args[f->num_inputs] : NULL;
+}
+
+/*
+ * The launch operand of size @k of thread input @input (a rank-N memref
+ * whose size @k is '?'): num_inputs + the '?' sizes before it.
+ */
+static inline int ir_func_size_operand(const struct ir_func *f, int input,
+				       int k)
+{
+	int n = f->num_inputs;
+
+	for (int i = 0; i < input; i++)
+		n += ir_size_operands(f->body.args[i].type);
+	return n + ir_size_operand_of(f->body.args[input].type, k);
 }
 
 static inline struct ir_value *ir_func_ivs(struct ir_func *f)

@@ -74,6 +74,12 @@ struct lower {
 	unsigned errors;
 	int spawns;		/* spawns outside loops */
 	int loop_spawns;	/* spawns inside loops */
+	/*
+	 * Stand-ins for the launch operands after the inputs, the '?' sizes
+	 * of rank-N memref inputs (ir_func_size_operand()), so that value()
+	 * maps and carries them into loops like any argument.
+	 */
+	struct ir_value sizes[LOOM_IMAGE_MAX_ARGS];
 };
 
 static void unsupported(struct lower *l, const struct ir_op *op,
@@ -264,6 +270,8 @@ static int value(struct lower *l, struct scope *s, const struct ir_value *v)
 		return n;
 	if (v->is_const)
 		n = konst(l, s, lower_dev_type(v->type), const_of(v), v->loc);
+	else if (!s->parent && v >= l->sizes && v < l->sizes + LOOM_IMAGE_MAX_ARGS)
+		n = port(l, LOOM_PORT_OPERAND, (unsigned)v->index);
 	else if (!s->parent)
 		n = arg_port(l, v);
 	else
@@ -326,6 +334,236 @@ unsigned lower_fpred_op(enum ir_fpred pred)
 	return fpred_op[pred];
 }
 
+/* ---------------------------------------------- shared expansions --- */
+
+/*
+ * floor(a / d): the truncated quotient, less one when the remainder is
+ * not zero and has the sign opposite to d's (r ^ d < 0); ceil: plus one
+ * when it is not zero and has d's sign.  Compares give 0 or 1.
+ */
+int build_floor_ceil_div(const struct alu_builder *b, unsigned type,
+			 bool ceil, int a, int d)
+{
+	int q = b->op(b->ctx, LOOM_OP_DIVS, type, a, d);
+	int r = b->op(b->ctx, LOOM_OP_REMS, type, a, d);
+	int sign = b->op(b->ctx, LOOM_OP_XOR, type, r, d);
+	int side = b->op_imm(b->ctx, ceil ? LOOM_OP_GES : LOOM_OP_LTS, type,
+			     sign, 0);
+	int nonzero = b->op_imm(b->ctx, LOOM_OP_NE, type, r, 0);
+	int adjust = b->op(b->ctx, LOOM_OP_AND, type, side, nonzero);
+
+	return b->op(b->ctx, ceil ? LOOM_OP_ADD : LOOM_OP_SUB, type, q, adjust);
+}
+
+/* By @c > 0 the remainder's sign alone says which way to round. */
+int build_floor_ceil_div_const(const struct alu_builder *b, unsigned type,
+			       bool ceil, int a, int64_t c)
+{
+	int q = b->op_imm(b->ctx, LOOM_OP_DIVS, type, a, c);
+	int r = b->op_imm(b->ctx, LOOM_OP_REMS, type, a, c);
+	int adjust = b->op_imm(b->ctx, ceil ? LOOM_OP_GTS : LOOM_OP_LTS, type,
+			       r, 0);
+
+	return b->op(b->ctx, ceil ? LOOM_OP_ADD : LOOM_OP_SUB, type, q, adjust);
+}
+
+/* a mod c, c > 0, in [0, c): the truncated remainder, plus c if negative. */
+int build_mod_const(const struct alu_builder *b, unsigned type, int a,
+		    int64_t c)
+{
+	int r = b->op_imm(b->ctx, LOOM_OP_REMS, type, a, c);
+	int negative = b->op_imm(b->ctx, LOOM_OP_LTS, type, r, 0);
+	int adjust = b->op_imm(b->ctx, LOOM_OP_MUL, type, negative, c);
+
+	return b->op(b->ctx, LOOM_OP_ADD, type, r, adjust);
+}
+
+/* A value while an affine expression is built: a constant or built. */
+struct affine_value {
+	bool is_const;
+	int64_t c;
+	int v;
+};
+
+static struct affine_value affine_const(int64_t c)
+{
+	return (struct affine_value){ .is_const = true, .c = c };
+}
+
+static struct affine_value affine_built(int v)
+{
+	return (struct affine_value){ .v = v };
+}
+
+/* x + y, x - y or x * y (a product by a constant is an immediate). */
+static struct affine_value affine_arith(const struct alu_builder *b,
+					enum ir_affine_kind kind,
+					struct affine_value x,
+					struct affine_value y)
+{
+	const unsigned t = LOOM_TYPE_I64;
+
+	if (kind == AFF_MUL && !x.is_const && !y.is_const)	/* d0 * s0 */
+		return affine_built(b->op(b->ctx, LOOM_OP_MUL, t, x.v, y.v));
+	if (kind == AFF_MUL) {
+		struct affine_value var = x.is_const ? y : x;
+		int64_t c = x.is_const ? x.c : y.c;
+
+		if (c == 0 || c == 1)
+			return c ? var : affine_const(0);
+		return affine_built(b->op_imm(b->ctx, LOOM_OP_MUL, t, var.v, c));
+	}
+	if (y.is_const && y.c == 0)
+		return x;
+	if (y.is_const)
+		return affine_built(b->op_imm(b->ctx, kind == AFF_ADD ?
+					      LOOM_OP_ADD : LOOM_OP_SUB,
+					      t, x.v, y.c));
+	if (x.is_const && kind == AFF_ADD)
+		return affine_arith(b, kind, y, x);
+	if (x.is_const)		/* c - y = y * -1 + c */
+		return affine_arith(b, AFF_ADD,
+				    affine_arith(b, AFF_MUL, y, affine_const(-1)),
+				    x);
+	return affine_built(b->op(b->ctx, kind == AFF_ADD ? LOOM_OP_ADD :
+				  LOOM_OP_SUB, t, x.v, y.v));
+}
+
+static struct affine_value build_affine_expr(const struct alu_builder *b,
+					     const struct ir_op *op,
+					     const int *vals,
+					     const struct ir_affine_expr *e)
+{
+	struct affine_value x, y;
+	int64_t r;
+
+	if (e->kind == AFF_CONST)
+		return affine_const(e->val);
+	if (e->kind == AFF_DIM || e->kind == AFF_SYM) {
+		int i = (int)e->val + (e->kind == AFF_SYM ? op->num_args : 0);
+		const struct ir_value *v = op->operands[i].value;
+
+		return v->is_const ? affine_const(v->const_val) :
+				     affine_built(vals[i]);
+	}
+	x = build_affine_expr(b, op, vals, e->lhs);
+	y = build_affine_expr(b, op, vals, e->rhs);
+	if (x.is_const && y.is_const) {
+		struct ir_affine_expr k = { .kind = e->kind };
+		struct ir_affine_expr cx = { .kind = AFF_CONST, .val = x.c };
+		struct ir_affine_expr cy = { .kind = AFF_CONST, .val = y.c };
+
+		k.lhs = &cx;
+		k.rhs = &cy;
+		ir_affine_eval(&k, NULL, NULL, 0, &r);
+		return affine_const(r);
+	}
+	if (e->kind <= AFF_MUL)
+		return affine_arith(b, e->kind, x, y);
+	/* floordiv, ceildiv, mod: by a constant > 0 (the parser's rule) */
+	if (y.c == 1)
+		return e->kind == AFF_MOD ? affine_const(0) : x;
+	if (e->kind == AFF_MOD)
+		return affine_built(build_mod_const(b, LOOM_TYPE_I64, x.v, y.c));
+	return affine_built(build_floor_ceil_div_const(b, LOOM_TYPE_I64,
+						       e->kind == AFF_CEILDIV,
+						       x.v, y.c));
+}
+
+/* min or max of @x and @y: a compare and a select. */
+static struct affine_value affine_pick(const struct alu_builder *b, bool max,
+				       struct affine_value x,
+				       struct affine_value y)
+{
+	const unsigned t = LOOM_TYPE_I64;
+	int cond;
+
+	if (x.is_const && y.is_const)
+		return affine_const(max ? (x.c > y.c ? x.c : y.c) :
+					  (x.c < y.c ? x.c : y.c));
+	if (x.is_const)
+		return affine_pick(b, max, y, x);
+	if (y.is_const) {
+		/* the constant goes in B: min is x >= c ? c : x */
+		cond = b->op_imm(b->ctx, max ? LOOM_OP_LES : LOOM_OP_GES, t,
+				 x.v, y.c);
+		return affine_built(b->select_imm(b->ctx, t, cond, y.c, x.v));
+	}
+	cond = b->op(b->ctx, max ? LOOM_OP_GTS : LOOM_OP_LTS, t, x.v, y.v);
+	return affine_built(b->select(b->ctx, t, cond, x.v, y.v));
+}
+
+int build_affine_op(const struct alu_builder *b, const struct ir_op *op,
+		    const int *vals)
+{
+	const struct ir_affine_map *m = op->map;
+	struct affine_value r = build_affine_expr(b, op, vals, m->results[0]);
+
+	for (int i = 1; i < m->num_results; i++)
+		r = affine_pick(b, op->code == IR_OP_AFFINE_MAX, r,
+				build_affine_expr(b, op, vals, m->results[i]));
+	return r.is_const ? -1 : r.v;
+}
+
+/* The lowering as an alu_builder: a PE per operation. */
+struct pe_builder {
+	struct lower *l;
+	struct loom_loc loc;
+};
+
+static int pe_builder_op(void *ctx, unsigned op, unsigned type, int a, int b)
+{
+	struct pe_builder *pb = ctx;
+
+	return pe(pb->l, op, type, a, b, G_NONE, pb->loc);
+}
+
+static int pe_builder_op_imm(void *ctx, unsigned op, unsigned type, int a,
+			     int64_t imm)
+{
+	struct pe_builder *pb = ctx;
+
+	return pe_imm(pb->l, op, type, a, (uint64_t)imm, G_NONE, pb->loc);
+}
+
+static int pe_builder_select(void *ctx, unsigned type, int cond, int a,
+			     int b)
+{
+	struct pe_builder *pb = ctx;
+
+	return pe(pb->l, LOOM_OP_SELECT, type, cond, a, b, pb->loc);
+}
+
+static int pe_builder_select_imm(void *ctx, unsigned type, int cond,
+				 int64_t imm, int b)
+{
+	struct pe_builder *pb = ctx;
+
+	return pe_imm(pb->l, LOOM_OP_SELECT, type, cond, (uint64_t)imm, b,
+		      pb->loc);
+}
+
+#define PE_BUILDER(pb) { &(pb), pe_builder_op, pe_builder_op_imm, \
+			 pe_builder_select, pe_builder_select_imm }
+
+/* affine.apply, min, max: the map's arithmetic as PEs. */
+static void lower_affine(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	struct pe_builder pb = { l, op->loc };
+	struct alu_builder ab = PE_BUILDER(pb);
+	int vals[64], n;
+
+	if (op->num_operands > 64)
+		return unsupported(l, op, "an affine map of more than 64 operands");
+	for (int i = 0; i < op->num_operands; i++)
+		if (!op->operands[i].value->is_const)
+			vals[i] = value(l, s, op->operands[i].value);
+	n = build_affine_op(&ab, op, vals);
+	if (n < 0)
+		return unsupported(l, op, "an affine map whose value is constant");
+	map_put(l, s, &op->results[0], n);
+}
+
 /*
  * a op b, with a constant operand as the immediate when it can be: a
  * constant a by the mirror operation (loom_ops.h), which computes b op a.
@@ -375,9 +613,21 @@ static void lower_binary(struct lower *l, struct scope *s, struct ir_op *op)
 	unsigned type = lower_dev_type(op->results[0].type);
 	int n;
 
-	if (alu >= ALU_MAXS && alu <= ALU_MINU)
+	if (alu >= ALU_MAXS && alu <= ALU_MINU) {
 		n = minmax(l, s, alu, type, a, b, op->loc);
-	else
+	} else if (alu == ALU_FLOORDIVS || alu == ALU_CEILDIVS) {
+		struct pe_builder pb = { l, op->loc };
+		struct alu_builder ab = PE_BUILDER(pb);
+		bool ceil = alu == ALU_CEILDIVS;
+
+		if (b->is_const && const_of(b) > 0)
+			n = build_floor_ceil_div_const(&ab, type, ceil,
+						       value(l, s, a),
+						       const_of(b));
+		else
+			n = build_floor_ceil_div(&ab, type, ceil, value(l, s, a),
+						 value(l, s, b));
+	} else
 		n = binary(l, s, alu_op[alu], type, a, b, op->loc);
 	map_put(l, s, &op->results[0], n);
 }
@@ -494,23 +744,109 @@ static int after(struct lower *l, int n, int tok, struct loom_loc loc)
 	return pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, tok, G_NONE, loc);
 }
 
-/* base + index * element size */
+/* The node of size @k of thread input @m, a '?' size: a launch operand. */
+static int size_value(struct lower *l, struct scope *s,
+		      const struct ir_value *m, int k)
+{
+	int j = ir_func_size_operand(l->f, m->index, k);
+	struct ir_value *v = &l->sizes[j - l->f->num_inputs];
+
+	v->index = j;
+	v->type = &ir_index;
+	v->loc = m->loc;
+	return value(l, s, v);
+}
+
+/*
+ * The element number of indices @uses when an inner size is '?' (a
+ * launch operand): ((i0 * d1 + i1) * d2 + i2) ..., static sizes as MUL
+ * immediates, constant indices as ADD immediates.
+ */
+static int dynamic_linear(struct lower *l, struct scope *s, struct ir_op *op,
+			  const struct ir_value *m, const struct ir_use *uses)
+{
+	const struct ir_type *t = op->type;
+	int acc = value(l, s, uses[0].value);
+
+	for (int k = 1; k < t->rank; k++) {
+		const struct ir_value *idx = uses[k].value;
+
+		if (t->dims[k] != IR_DYNAMIC)
+			acc = pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, acc,
+				     (uint64_t)t->dims[k], G_NONE, op->loc);
+		else
+			acc = pe(l, LOOM_OP_MUL, LOOM_TYPE_I64, acc,
+				 size_value(l, s, m, k), G_NONE, op->loc);
+		if (!idx->is_const)
+			acc = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, acc,
+				 value(l, s, idx), G_NONE, op->loc);
+		else if (idx->const_val)
+			acc = pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, acc,
+				     (uint64_t)idx->const_val, G_NONE, op->loc);
+	}
+	return acc;
+}
+
+/* memref.dim of a '?' size of a rank-N input (a static one is folded). */
+static void lower_dim(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_value *m = op->operands[0].value;
+
+	if (memref_arg(m) < 0)
+		return unsupported(l, op, "a memref that is not a thread argument");
+	map_put(l, s, &op->results[0],
+		size_value(l, s, m, (int)op->operands[1].value->const_val));
+}
+
+/*
+ * base + (sum of index k * stride k) * element size, over the row-major
+ * strides of @op's memref type (uses[0..rank) are the indices).  Strides
+ * are static, so each becomes a multiply by an immediate (none for the
+ * last index) and constant indices fold into one byte offset: a rank-2
+ * load costs what the hand-linearised i * N + j does.
+ */
 static int address(struct lower *l, struct scope *s, struct ir_op *op,
-		   const struct ir_value *m, const struct ir_value *idx)
+		   const struct ir_value *m, const struct ir_use *uses)
 {
 	unsigned shift = ir_type_size(op->type->elem) == 4 ? 2 : 3;
-	int base = value(l, s, m);
+	const struct ir_type *t = op->type;
+	int a = value(l, s, m), linear = G_NONE;
+	uint64_t offset = 0;
 
-	if (idx->is_const && idx->const_val == 0)
-		return base;
-	if (idx->is_const)
-		return pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, base,
-			      (uint64_t)idx->const_val << shift, G_NONE,
-			      op->loc);
-	return pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, base,
-		  pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64, value(l, s, idx),
-			 shift, G_NONE, op->loc),
-		  G_NONE, op->loc);
+	/* a '?' after the first size: a stride is a value, not an immediate */
+	if (ir_size_operand_of(t, t->rank) > ir_size_operand_of(t, 1))
+		return pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, a,
+			  pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64,
+				 dynamic_linear(l, s, op, m, uses), shift,
+				 G_NONE, op->loc),
+			  G_NONE, op->loc);
+
+	for (int k = 0; k < t->rank; k++) {
+		const struct ir_value *idx = uses[k].value;
+		uint64_t stride = (uint64_t)ir_memref_stride(t, k);
+		int term;
+
+		if (idx->is_const) {
+			offset += (uint64_t)idx->const_val * stride;
+			continue;
+		}
+		term = value(l, s, idx);
+		if (stride != 1)
+			term = pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, term, stride,
+				      G_NONE, op->loc);
+		linear = linear == G_NONE ? term :
+			 pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, linear, term, G_NONE,
+			    op->loc);
+	}
+	if (linear != G_NONE)
+		a = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, a,
+		       pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64, linear, shift,
+			      G_NONE, op->loc),
+		       G_NONE, op->loc);
+	if (offset)
+		a = pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, a, offset << shift,
+			   G_NONE, op->loc);
+	return a;
 }
 
 static void lower_load(struct lower *l, struct scope *s, struct ir_op *op)
@@ -521,7 +857,7 @@ static void lower_load(struct lower *l, struct scope *s, struct ir_op *op)
 
 	if (k < 0)
 		return unsupported(l, op, "a memref that is not a thread argument");
-	a = after(l, address(l, s, op, m, op->operands[1].value), s->mem[k],
+	a = after(l, address(l, s, op, m, &op->operands[1]), s->mem[k],
 		  op->loc);
 	n = pe(l, LOOM_OP_LOAD, lower_dev_type(op->type->elem), a, G_NONE, G_NONE,
 	       op->loc);
@@ -605,7 +941,7 @@ static void lower_store(struct lower *l, struct scope *s, struct ir_op *op)
 
 	if (k < 0)
 		return unsupported(l, op, "a memref that is not a thread argument");
-	a = after(l, address(l, s, op, m, op->operands[2].value), s->mem[k],
+	a = after(l, address(l, s, op, m, &op->operands[2]), s->mem[k],
 		  op->loc);
 
 	a = after_reads(l, s, k, a, v->is_const ? G_NONE : value(l, s, v),
@@ -1086,6 +1422,10 @@ static void lower_op(struct lower *l, struct scope *s, struct ir_op *op)
 		return lower_select(l, s, op);
 	case SYN_CAST:
 		return lower_cast(l, s, op);
+	case SYN_AFFINE:
+		return lower_affine(l, s, op);
+	case SYN_DIM:
+		return lower_dim(l, s, op);
 	case SYN_LOAD:
 		return lower_load(l, s, op);
 	case SYN_STORE:

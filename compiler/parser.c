@@ -29,17 +29,6 @@
  * @misindented_end: that region's '}'
  * @fail: where a syntax error jumps to
  */
-struct parser {
-	struct diag *d;
-	const struct token *tok;
-	struct ir_module *m;
-	int depth;
-	const struct ir_func *func;
-	struct loom_loc misindented;
-	struct loom_loc misindented_end;
-	jmp_buf fail;
-};
-
 /**
  * struct vec - a growable array in the module's arena
  * @data: the elements
@@ -50,6 +39,38 @@ struct vec {
 	void *data;
 	int num;
 	int cap;
+};
+
+struct parser {
+	struct diag *d;
+	const struct token *tok;
+	struct ir_module *m;
+	int depth;
+	const struct ir_func *func;
+	struct loom_loc misindented;
+	struct loom_loc misindented_end;
+	struct vec map_aliases;		/* struct map_alias, this unit's */
+	jmp_buf fail;
+};
+
+/**
+ * struct map_alias - a top-level "#name = affine_map<...>"
+ * @name: the name with its '#'
+ * @map: the map
+ */
+struct map_alias {
+	const char *name;
+	const struct ir_affine_map *map;
+};
+
+/**
+ * struct map_names - the dimension and symbol names of the map being
+ * parsed: names[0, num_dims) the dims, then the syms
+ */
+struct map_names {
+	const struct token *names[64];
+	int num_dims;
+	int num;
 };
 
 /* ------------------------------------------------------------ helpers --- */
@@ -193,12 +214,11 @@ static uint64_t int_literal(struct parser *p)
 static const struct ir_type *type(struct parser *p);
 
 static const struct ir_type *new_type(struct parser *p, enum ir_type_kind k,
-				      int64_t dim, const struct ir_type *elem)
+				      const struct ir_type *elem)
 {
 	struct ir_type *t = alloc(p, sizeof(*t));
 
 	t->kind = k;
-	t->dim = dim;
 	t->elem = elem;
 	return t;
 }
@@ -246,14 +266,12 @@ static const struct ir_type *unsupported_type(struct parser *p, const char *s,
 	return t;
 }
 
-/* Element type of a memref, from the text after the shape's 'x'. */
+/* Element type of a memref, from the text after the shape's last 'x'. */
 static const struct ir_type *memref_elem(struct parser *p, const char *s,
 					 size_t len, struct loom_loc loc)
 {
 	const struct ir_type *t = scalar_named(s, len);
 
-	if (len && (s[0] == '?' || (s[0] >= '0' && s[0] <= '9')))
-		fail_at(p, loc, "only rank-1 memrefs are supported");
 	if (t && (t->kind == IR_TYPE_I32 || t->kind == IR_TYPE_I64 ||
 		  t->kind == IR_TYPE_F32))
 		return t;
@@ -263,44 +281,130 @@ static const struct ir_type *memref_elem(struct parser *p, const char *s,
 	return unsupported_type(p, s, len);
 }
 
+/* The location of the @len bytes @skip bytes into token @t. */
+static struct loom_loc loc_within(const struct token *t, size_t skip,
+				  size_t len)
+{
+	struct loom_loc loc = t->loc;
+
+	loc.col += skip;
+	loc.offset += skip;
+	loc.len = len;
+	return loc;
+}
+
 /*
- * memref_type = "memref" "<" ("?" | INT) "x" ("i32" | "i64" | "f32") ">"
- * (another element type is reported and kept as unsupported)
+ * Appends size @v (IR_DYNAMIC for '?') written at @loc to memref type @t,
+ * whose rank and element count stay within what loomc compiles.
+ */
+static void memref_size(struct parser *p, struct ir_type *t, int64_t v,
+			struct loom_loc loc)
+{
+	if (t->rank == IR_MEMREF_MAX_RANK)
+		fail_at(p, loc, "memref rank above %d, the device's coordinate limit",
+			IR_MEMREF_MAX_RANK);
+	if (v > 0) {
+		int64_t elems = v;	/* a byte offset must fit in an i64 */
+
+		for (int k = 0; k < t->rank; k++)
+			if (t->dims[k] > 0 && elems > (INT64_MAX >> 3) / t->dims[k])
+				fail_at(p, loc, "memref size too large");
+			else if (t->dims[k] > 0)
+				elems *= t->dims[k];
+	}
+	t->dims[t->rank++] = v;
+}
+
+/* One size token: '?' or an integer; false when there is none. */
+static bool memref_size_token(struct parser *p, struct ir_type *t)
+{
+	const struct token *tok = p->tok;
+
+	if (consume(p, "?")) {
+		memref_size(p, t, IR_DYNAMIC, tok->loc);
+		return true;
+	}
+	if (tok->kind != TK_INT)
+		return false;
+	if (int_literal(p) > INT64_MAX >> 3)
+		fail_at(p, tok->loc, "memref size too large");
+	memref_size(p, t, (int64_t)tok->ival, tok->loc);
+	return true;
+}
+
+/*
+ * The lexer reads "4x8xi64" as 4 and the identifier "x8xi64": take the
+ * sizes inside identifier @x (which starts with 'x') and return the
+ * element type after the last 'x', or NULL when @x ends with an 'x' and
+ * the next size is a token of its own ("x?xf32").
+ */
+static const struct ir_type *memref_sizes_in(struct parser *p,
+					     struct ir_type *t,
+					     const struct token *x)
+{
+	size_t i = 1;
+
+	while (i < x->len && x->text[i] >= '0' && x->text[i] <= '9') {
+		size_t start = i;
+		int64_t v = 0;
+
+		while (i < x->len && x->text[i] >= '0' && x->text[i] <= '9') {
+			if (v > (INT64_MAX >> 3) / 10)
+				fail_at(p, loc_within(x, start, i - start + 1),
+					"memref size too large");
+			v = v * 10 + (x->text[i++] - '0');
+		}
+		memref_size(p, t, v, loc_within(x, start, i - start));
+		if (i == x->len || x->text[i] != 'x')
+			fail_at(p, loc_within(x, i, 1),
+				"expected 'x' after a memref size");
+		i++;
+	}
+	if (i == x->len)
+		return NULL;
+	/* "xf64" alone is located as a whole, as it was before rank-N */
+	return memref_elem(p, x->text + i, x->len - i,
+			   i == 1 ? x->loc : loc_within(x, i, x->len - i));
+}
+
+/*
+ * memref_type = "memref" "<" size ("x" size)* "x" elem ">"
+ * size = "?" | INT ; elem = "i32" | "i64" | "f32"
+ * Rank 1 to IR_MEMREF_MAX_RANK, row-major.  (Another element type is
+ * reported and kept as unsupported.)
  */
 static const struct ir_type *memref_type(struct parser *p)
 {
-	const struct ir_type *elem;
-	const struct token *x;
-	int64_t dim = IR_DYNAMIC;
+	struct ir_type *t = alloc(p, sizeof(*t));
+	const struct ir_type *elem = NULL;
 
+	t->kind = IR_TYPE_MEMREF;
 	expect(p, "memref");
 	expect(p, "<");
-	if (p->tok->kind == TK_INT) {
-		uint64_t v = int_literal(p);
+	while (!elem) {
+		const struct token *x;
 
-		if (v > INT64_MAX)
-			fail_at(p, p->tok[-1].loc, "memref size too large");
-		dim = (int64_t)v;
-	} else if (!consume(p, "?")) {
-		if (p->tok->kind == TK_IDENT)
-			fail_at(p, p->tok->loc,
-				"rank-0 memrefs are not supported; use memref<?xT> or memref<NxT>");
-		fail_expected(p, "'?' or a size");
-	}
-	x = p->tok;
-	if (x->kind != TK_IDENT || x->text[0] != 'x')
-		fail_expected(p, "'x' and an element type");
-	advance(p);
-	if (x->len == 1) {
-		if (at(p, "?") || p->tok->kind == TK_INT)
-			fail_at(p, p->tok->loc, "only rank-1 memrefs are supported");
-		x = expect_kind(p, TK_IDENT, "an element type");
-		elem = memref_elem(p, x->text, x->len, x->loc);
-	} else {
-		elem = memref_elem(p, x->text + 1, x->len - 1, x->loc);
+		if (!memref_size_token(p, t)) {
+			if (t->rank == 0 && p->tok->kind == TK_IDENT)
+				fail_at(p, p->tok->loc,
+					"rank-0 memrefs are not supported; use memref<?xT> or memref<NxT>");
+			fail_expected(p, "'?' or a size");
+		}
+		x = p->tok;
+		if (x->kind != TK_IDENT || x->text[0] != 'x')
+			fail_expected(p, "'x' and an element type");
+		advance(p);
+		if (x->len > 1) {
+			elem = memref_sizes_in(p, t, x);
+		} else if (p->tok->kind == TK_IDENT) {
+			x = p->tok;
+			advance(p);
+			elem = memref_elem(p, x->text, x->len, x->loc);
+		}
 	}
 	expect(p, ">");
-	return new_type(p, IR_TYPE_MEMREF, dim, elem);
+	t->elem = elem;
+	return t;
 }
 
 /* dialect_type = "!dataflow.thread_token" | "!dataflow.channel" "<" type ">" */
@@ -319,7 +423,7 @@ static const struct ir_type *dialect_type(struct parser *p)
 	expect(p, "<");
 	elem = type(p);
 	expect(p, ">");
-	return new_type(p, IR_TYPE_CHANNEL, 0, elem);
+	return new_type(p, IR_TYPE_CHANNEL, elem);
 }
 
 /* What loomc supports, for the diagnostics. */
@@ -885,17 +989,20 @@ static const struct ir_type *memref_colon_type(struct parser *p)
 	return t;
 }
 
-/* "[" VALUE "]" */
+/*
+ * subscript = "[" VALUE ("," VALUE)* "]" ; the verifier checks that there
+ * is one index per size of the memref
+ */
 static void subscript(struct parser *p, struct vec *v)
 {
 	expect(p, "[");
-	operand(p, v);
-	if (at(p, ","))
-		fail_at(p, p->tok->loc, "only rank-1 memrefs are supported: expected ']'");
+	do
+		operand(p, v);
+	while (consume(p, ","));
 	expect(p, "]");
 }
 
-/* load = VALUE "[" VALUE "]" attr_dict? ":" memref_type */
+/* load = VALUE subscript attr_dict? ":" memref_type */
 static void load(struct parser *p, struct ir_op *op)
 {
 	struct vec v = { 0 };
@@ -905,12 +1012,12 @@ static void load(struct parser *p, struct ir_op *op)
 	set_operands(p, op, &v);
 	opt_attr_dict(p, op);
 	op->type = memref_colon_type(p);
+	all_types(op, &ir_index);
 	op->operand_types[0] = op->type;
-	op->operand_types[1] = &ir_index;
 	set_results(p, op, 1, op->type->elem);
 }
 
-/* store = VALUE "," VALUE "[" VALUE "]" attr_dict? ":" memref_type */
+/* store = VALUE "," VALUE subscript attr_dict? ":" memref_type */
 static void store(struct parser *p, struct ir_op *op)
 {
 	struct vec v = { 0 };
@@ -922,9 +1029,9 @@ static void store(struct parser *p, struct ir_op *op)
 	set_operands(p, op, &v);
 	opt_attr_dict(p, op);
 	op->type = memref_colon_type(p);
+	all_types(op, &ir_index);
 	op->operand_types[0] = op->type->elem;
 	op->operand_types[1] = op->type;
-	op->operand_types[2] = &ir_index;
 	set_results(p, op, 0, NULL);
 }
 
@@ -939,6 +1046,277 @@ static void alloc_op(struct parser *p, struct ir_op *op)
 	op->type = memref_colon_type(p);
 	all_types(op, &ir_index);
 	set_results(p, op, 1, op->type);
+}
+
+/* dim = VALUE "," VALUE attr_dict? ":" memref_type */
+static void dim_op(struct parser *p, struct ir_op *op)
+{
+	fixed_operands(p, op, 2);
+	opt_attr_dict(p, op);
+	op->type = memref_colon_type(p);
+	op->operand_types[0] = op->type;
+	op->operand_types[1] = &ir_index;
+	set_results(p, op, 1, &ir_index);
+}
+
+/* ------------------------------------------------------- affine maps --- */
+
+static const struct ir_affine_expr *affine_expr(struct parser *p,
+						const struct map_names *n);
+
+static const struct ir_affine_expr *affine_node(struct parser *p,
+						enum ir_affine_kind kind,
+						int64_t val,
+						const struct ir_affine_expr *lhs,
+						const struct ir_affine_expr *rhs)
+{
+	struct ir_affine_expr *e = alloc(p, sizeof(*e));
+
+	e->kind = kind;
+	e->val = val;
+	e->lhs = lhs;
+	e->rhs = rhs;
+	return e;
+}
+
+static bool is_affine_const(const struct ir_affine_expr *e)
+{
+	return e->kind == AFF_CONST;
+}
+
+/* No dimension in @e: constant for the whole op, a "symbolic" factor. */
+static bool is_affine_symbolic(const struct ir_affine_expr *e)
+{
+	if (e->kind == AFF_DIM)
+		return false;
+	return e->kind <= AFF_SYM ||
+	       (is_affine_symbolic(e->lhs) && is_affine_symbolic(e->rhs));
+}
+
+/*
+ * lhs OP rhs, checked against the affine rules where OP is written (@at):
+ * a product has a side without dimensions (a constant or symbols: d0 * s0
+ * is a stride), a division or mod a positive constant divisor.  Constant operands fold, so that these rules see constants.
+ */
+static const struct ir_affine_expr *affine_binary(struct parser *p,
+						  const struct token *at,
+						  enum ir_affine_kind kind,
+						  const struct ir_affine_expr *lhs,
+						  const struct ir_affine_expr *rhs)
+{
+	struct ir_affine_expr e = { .kind = kind, .lhs = lhs, .rhs = rhs };
+	int64_t v;
+
+	if (kind == AFF_MUL && !is_affine_symbolic(lhs) &&
+	    !is_affine_symbolic(rhs))
+		fail_at(p, at->loc,
+			"'*' of two expressions of dimensions is not affine: one side must be a constant or of symbols only");
+	if (kind >= AFF_FLOORDIV && (!is_affine_const(rhs) || rhs->val <= 0))
+		fail_at(p, at->loc,
+			"the right side of '%.*s' must be a positive constant",
+			(int)at->len, at->text);
+	if (is_affine_const(lhs) && is_affine_const(rhs) &&
+	    ir_affine_eval(&e, NULL, NULL, 0, &v))
+		return affine_node(p, AFF_CONST, v, NULL, NULL);
+	return affine_node(p, kind, 0, lhs, rhs);
+}
+
+/* affine_factor = INT | "-" affine_factor | name | "(" affine_expr ")" */
+static const struct ir_affine_expr *affine_factor(struct parser *p,
+						  const struct map_names *n)
+{
+	const struct token *t = p->tok;
+	const struct ir_affine_expr *e;
+
+	if (consume(p, "-")) {
+		e = affine_factor(p, n);
+		return affine_binary(p, t, AFF_MUL, e,
+				     affine_node(p, AFF_CONST, -1, NULL, NULL));
+	}
+	if (t->kind == TK_INT) {
+		if (int_literal(p) > INT64_MAX)
+			fail_at(p, t->loc, "affine constant too large");
+		return affine_node(p, AFF_CONST, (int64_t)t->ival, NULL, NULL);
+	}
+	if (consume(p, "(")) {
+		enter(p);
+		e = affine_expr(p, n);
+		leave(p);
+		expect(p, ")");
+		return e;
+	}
+	if (t->kind != TK_IDENT)
+		fail_expected(p, "a dimension, a symbol, an integer or '('");
+	for (int i = 0; i < n->num; i++)
+		if (n->names[i]->len == t->len &&
+		    !memcmp(n->names[i]->text, t->text, t->len)) {
+			advance(p);
+			return affine_node(p, i < n->num_dims ? AFF_DIM : AFF_SYM,
+					   i < n->num_dims ? i : i - n->num_dims,
+					   NULL, NULL);
+		}
+	fail_at(p, t->loc, "'%.*s' is not a dimension or symbol of this affine map",
+		t->len > 40 ? 40 : (int)t->len, t->text);
+}
+
+/* affine_term = affine_factor (("*" | "floordiv" | "ceildiv" | "mod") affine_factor)* */
+static const struct ir_affine_expr *affine_term(struct parser *p,
+						const struct map_names *n)
+{
+	static const struct { const char *op; enum ir_affine_kind kind; } ops[] = {
+		{ "*", AFF_MUL }, { "floordiv", AFF_FLOORDIV },
+		{ "ceildiv", AFF_CEILDIV }, { "mod", AFF_MOD },
+	};
+	const struct ir_affine_expr *e = affine_factor(p, n);
+
+	for (;;) {
+		const struct token *t = p->tok;
+		size_t i = 0;
+
+		while (i < sizeof(ops) / sizeof(ops[0]) && !at(p, ops[i].op))
+			i++;
+		if (i == sizeof(ops) / sizeof(ops[0]))
+			return e;
+		advance(p);
+		e = affine_binary(p, t, ops[i].kind, e, affine_factor(p, n));
+	}
+}
+
+/* affine_expr = affine_term (("+" | "-") affine_term)* */
+static const struct ir_affine_expr *affine_expr(struct parser *p,
+						const struct map_names *n)
+{
+	const struct ir_affine_expr *e = affine_term(p, n);
+
+	for (;;) {
+		const struct token *t = p->tok;
+
+		if (!at(p, "+") && !at(p, "-"))
+			return e;
+		advance(p);
+		e = affine_binary(p, t, tok_is(t, "+") ? AFF_ADD : AFF_SUB, e,
+				  affine_term(p, n));
+	}
+}
+
+/* A dimension or symbol name list up to @close; each name once. */
+static void affine_names(struct parser *p, struct map_names *n,
+			 const char *close)
+{
+	if (consume(p, close))
+		return;
+	do {
+		const struct token *t = expect_kind(p, TK_IDENT, "a name");
+
+		for (int i = 0; i < n->num; i++)
+			if (n->names[i]->len == t->len &&
+			    !memcmp(n->names[i]->text, t->text, t->len))
+				fail_at(p, t->loc, "'%.*s' is named twice in this affine map",
+					(int)t->len, t->text);
+		if (n->num == (int)(sizeof(n->names) / sizeof(n->names[0])))
+			fail_at(p, t->loc, "more than 64 dimensions and symbols in an affine map");
+		n->names[n->num++] = t;
+	} while (consume(p, ","));
+	expect(p, close);
+}
+
+/*
+ * affine_map = "affine_map" "<" "(" names? ")" ("[" names? "]")?
+ *              "->" "(" affine_expr ("," affine_expr)* ")" ">"
+ */
+static const struct ir_affine_map *affine_map(struct parser *p)
+{
+	struct ir_affine_map *m = alloc(p, sizeof(*m));
+	struct map_names n = { .num = 0 };
+	struct vec results = { 0 };
+
+	expect(p, "affine_map");
+	expect(p, "<");
+	expect(p, "(");
+	affine_names(p, &n, ")");
+	n.num_dims = n.num;
+	if (consume(p, "["))
+		affine_names(p, &n, "]");
+	m->num_dims = n.num_dims;
+	m->num_syms = n.num - n.num_dims;
+	expect(p, "->");
+	expect(p, "(");
+	do
+		*(const struct ir_affine_expr **)vec_push(p, &results,
+							  sizeof(void *)) =
+			affine_expr(p, &n);
+	while (consume(p, ","));
+	expect(p, ")");
+	expect(p, ">");
+	m->results = results.data;
+	m->num_results = results.num;
+	return m;
+}
+
+/* A #name defined earlier in the unit, or a fatal error at it. */
+static const struct ir_affine_map *map_alias_use(struct parser *p)
+{
+	const struct token *t = p->tok;
+	const struct map_alias *a = p->map_aliases.data;
+
+	for (int i = 0; i < p->map_aliases.num; i++)
+		if (strlen(a[i].name) == t->len &&
+		    !memcmp(a[i].name, t->text, t->len)) {
+			advance(p);
+			return a[i].map;
+		}
+	fail_at(p, t->loc, "unknown affine map alias '%.*s' (define it before use: %.*s = affine_map<...>)",
+		t->len > 40 ? 40 : (int)t->len, t->text,
+		t->len > 40 ? 40 : (int)t->len, t->text);
+}
+
+/* map_alias_def = HASH "=" affine_map */
+static void map_alias_def(struct parser *p)
+{
+	const struct token *t = p->tok;
+	struct map_alias *a;
+
+	advance(p);
+	for (int i = 0; i < p->map_aliases.num; i++)
+		if (strlen(((struct map_alias *)p->map_aliases.data)[i].name) ==
+		    t->len &&
+		    !memcmp(((struct map_alias *)p->map_aliases.data)[i].name,
+			    t->text, t->len))
+			fail_at(p, t->loc, "affine map alias '%.*s' is defined twice",
+				(int)t->len, t->text);
+	expect(p, "=");
+	a = vec_push(p, &p->map_aliases, sizeof(*a));
+	a->name = ir_strndup(p->m, t->text, t->len);
+	a->map = affine_map(p);
+}
+
+/*
+ * affine_op = (HASH | affine_map) "(" operand_list? ")"
+ *             ("[" operand_list? "]")? attr_dict?
+ */
+static void affine_op(struct parser *p, struct ir_op *op)
+{
+	struct vec v = { 0 };
+
+	if (p->tok->kind == TK_HASH) {
+		op->map_alias = ir_strndup(p->m, p->tok->text + 1,
+					   p->tok->len - 1);
+		op->map = map_alias_use(p);
+	} else if (at(p, "affine_map")) {
+		op->map = affine_map(p);
+	} else {
+		fail_expected(p, "an affine map ('#name' or 'affine_map<...>')");
+	}
+	paren_operands(p, &v);
+	op->num_args = v.num;
+	if (consume(p, "[") && !consume(p, "]")) {
+		operand_list(p, &v);
+		expect(p, "]");
+	}
+	set_operands(p, op, &v);
+	opt_attr_dict(p, op);
+	all_types(op, &ir_index);
+	set_results(p, op, 1, &ir_index);
 }
 
 /* Adds a block argument named by token @t to @v. */
@@ -1219,6 +1597,8 @@ static void op_body(struct parser *p, struct ir_op *op)
 	case SYN_LOAD:			load(p, op); break;
 	case SYN_STORE:			store(p, op); break;
 	case SYN_ALLOC:			alloc_op(p, op); break;
+	case SYN_DIM:			dim_op(p, op); break;
+	case SYN_AFFINE:		affine_op(p, op); break;
 	case SYN_FOR:			for_op(p, op); break;
 	case SYN_IF:			if_op(p, op); break;
 	case SYN_LAUNCH:		launch(p, op); break;
@@ -1526,13 +1906,19 @@ static struct ir_func *top_op(struct parser *p)
 	return f;
 }
 
-/* unit = top_op* EOF */
+/* unit = (top_op | map_alias_def)* EOF */
 static void unit(struct parser *p)
 {
 	struct ir_func *last = NULL;
 
 	while (p->tok->kind != TK_EOF) {
-		struct ir_func *f = top_op(p);
+		struct ir_func *f;
+
+		if (p->tok->kind == TK_HASH) {
+			map_alias_def(p);
+			continue;
+		}
+		f = top_op(p);
 
 		if (last)
 			last->next = f;

@@ -374,10 +374,18 @@ static void check_inputs(struct verifier *v, struct ir_func *f)
 {
 	char buf[IR_TYPE_STR_MAX];
 
+	f->num_size_operands = 0;
+	for (int i = 0; i < f->num_inputs; i++)
+		f->num_size_operands += ir_size_operands(f->body.args[i].type);
 	if (f->num_inputs > LOOM_IMAGE_MAX_ARGS)
 		diag_error(v->d, f->name_loc,
 			   "@%s has %d inputs, more than LOOM_IMAGE_MAX_ARGS (%d)",
 			   f->name, f->num_inputs, LOOM_IMAGE_MAX_ARGS);
+	else if (f->num_inputs + f->num_size_operands > LOOM_IMAGE_MAX_ARGS)
+		diag_error(v->d, f->name_loc,
+			   "@%s has %d inputs and %d dynamic memref sizes, more launch operands than LOOM_IMAGE_MAX_ARGS (%d)",
+			   f->name, f->num_inputs, f->num_size_operands,
+			   LOOM_IMAGE_MAX_ARGS);
 	for (int i = 0; i < f->num_inputs; i++) {
 		struct ir_value *a = &f->body.args[i];
 
@@ -841,9 +849,17 @@ static void check_launch_args(struct verifier *v, struct ir_op *op,
 
 	for (int i = 0; i < op->num_args; i++) {
 		const struct ir_value *in = &t->body.args[i];
+		const struct ir_value *m = op->operands[i].value;
 
-		if (ir_type_equal(op->operand_types[i], in->type))
+		if (ir_type_equal(op->operand_types[i], in->type)) {
+			/* the launch passes its '?' sizes from its allocation */
+			if (ir_size_operands(in->type) &&
+			    !(m->def && m->def->code == IR_OP_MEMREF_ALLOC))
+				diag_error(v->d, op->operands[i].loc,
+					   "launch operand '%%%s' (%s) has dynamic sizes, which a launch passes from its memref.alloc: it must be one of this function",
+					   m->name, tstr(in->type, a));
 			continue;
+		}
 		diag_error(v->d, op->operands[i].loc,
 			   "launch operand #%d has type %s but @%s input '%%%s' has type %s",
 			   i, tstr(op->operand_types[i], a), t->name, in->name,
@@ -1073,7 +1089,7 @@ static void check_if(struct verifier *v, struct ir_op *op)
 
 static void check_alloc(struct verifier *v, struct ir_op *op)
 {
-	int want = op->type->dim == IR_DYNAMIC ? 1 : 0;
+	int want = ir_size_operand_of(op->type, op->type->rank);
 	char buf[IR_TYPE_STR_MAX];
 
 	if (op->num_operands != want)
@@ -1081,6 +1097,109 @@ static void check_alloc(struct verifier *v, struct ir_op *op)
 			   "'memref.alloc' of %s takes %d size operand%s, not %d",
 			   tstr(op->type, buf), want, plural(want),
 			   op->num_operands);
+}
+
+/*
+ * memref.load/store: one index per size, and a constant index inside its
+ * static size (a dynamic size bounds it only at run time).
+ */
+static void check_access(struct verifier *v, struct ir_op *op)
+{
+	int first = op->code == IR_OP_MEMREF_LOAD ? 1 : 2;
+	int n = op->num_operands - first;
+	const struct ir_type *t = op->type;
+	char buf[IR_TYPE_STR_MAX];
+
+	if (t->kind != IR_TYPE_MEMREF)
+		return;
+	if (n != t->rank) {
+		diag_error(v->d, op->loc, "'%s' of %s takes %d ind%s, not %d",
+			   op_name(op), tstr(t, buf), t->rank,
+			   t->rank == 1 ? "ex" : "ices", n);
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		const struct ir_use *u = &op->operands[first + k];
+		int64_t c;
+
+		if (!u->value || !u->value->is_const)
+			continue;
+		c = u->value->const_val;
+		if (c >= 0 && (t->dims[k] == IR_DYNAMIC || c < t->dims[k]))
+			continue;
+		if (t->dims[k] == IR_DYNAMIC)
+			diag_error(v->d, u->loc,
+				   "index %d of '%s' is %lld, below 0",
+				   k, op_name(op), (long long)c);
+		else
+			diag_error(v->d, u->loc,
+				   "index %d of '%s' is %lld, outside 0..%lld (size %lld of %s)",
+				   k, op_name(op), (long long)c,
+				   (long long)t->dims[k] - 1,
+				   (long long)t->dims[k], tstr(t, buf));
+	}
+}
+
+/*
+ * memref.dim: a constant size number below the rank.  A static size
+ * folds; a dynamic one is known where the memref was allocated (a host
+ * function's memref.alloc(%n)) and in a thread whose input it is when its
+ * rank is 2 or more (a size operand); a rank-1 memref<?xT> crosses a
+ * launch as its base address alone.
+ */
+static bool is_memref_input(const struct ir_func *f, const struct ir_value *m)
+{
+	return f->is_thread && !m->def && m->region == &f->body &&
+	       m->index < f->num_inputs;
+}
+
+static void check_dim(struct verifier *v, struct ir_op *op)
+{
+	const struct ir_value *m = op->operands[0].value;
+	const struct ir_value *k = op->operands[1].value;
+	const struct ir_type *t = op->type;
+	char buf[IR_TYPE_STR_MAX];
+
+	if (t->kind != IR_TYPE_MEMREF)
+		return;
+	if (!k->is_const) {
+		diag_error(v->d, op->operands[1].loc,
+			   "the size number of 'memref.dim' must be a constant");
+		return;
+	}
+	if (k->const_val < 0 || k->const_val >= t->rank) {
+		diag_error(v->d, op->operands[1].loc,
+			   "'memref.dim' of %s asks for size %lld; its sizes are 0..%d",
+			   tstr(t, buf), (long long)k->const_val, t->rank - 1);
+		return;
+	}
+	if (t->dims[k->const_val] == IR_DYNAMIC &&
+	    !(m->def && m->def->code == IR_OP_MEMREF_ALLOC) &&
+	    !(t->rank >= 2 && is_memref_input(v->func, m)))
+		diag_error(v->d, op->loc,
+			   "'memref.dim' of dynamic size %lld of '%%%s' (%s): a rank-1 memref argument arrives as its base address alone; pass the size as an index argument",
+			   (long long)k->const_val, m->name, tstr(t, buf));
+}
+
+/*
+ * affine.apply/min/max: one operand per dimension and symbol of the map;
+ * affine.apply's map has one result.
+ */
+static void check_affine(struct verifier *v, struct ir_op *op)
+{
+	const struct ir_affine_map *m = op->map;
+	int syms = op->num_operands - op->num_args;
+
+	if (op->num_args != m->num_dims || syms != m->num_syms)
+		diag_error(v->d, op->loc,
+			   "'%s': the map has %d dimension%s and %d symbol%s, but %d dimension operand%s and %d symbol operand%s are given",
+			   op_name(op), m->num_dims, plural(m->num_dims),
+			   m->num_syms, plural(m->num_syms), op->num_args,
+			   plural(op->num_args), syms, plural(syms));
+	if (op->code == IR_OP_AFFINE_APPLY && m->num_results != 1)
+		diag_error(v->d, op->loc,
+			   "'affine.apply' takes a map with one result, not %d (affine.min and affine.max take several)",
+			   m->num_results);
 }
 
 /* Rules particular to one operation. */
@@ -1104,6 +1223,18 @@ static void check_semantics(struct verifier *v, struct ir_op *op)
 		break;
 	case IR_OP_MEMREF_ALLOC:
 		check_alloc(v, op);
+		break;
+	case IR_OP_MEMREF_LOAD:
+	case IR_OP_MEMREF_STORE:
+		check_access(v, op);
+		break;
+	case IR_OP_MEMREF_DIM:
+		check_dim(v, op);
+		break;
+	case IR_OP_AFFINE_APPLY:
+	case IR_OP_AFFINE_MIN:
+	case IR_OP_AFFINE_MAX:
+		check_affine(v, op);
 		break;
 	case IR_OP_SCF_IF:
 		check_if(v, op);
@@ -1198,6 +1329,14 @@ static bool fold_binary(enum ir_alu alu, int64_t a, int64_t b, unsigned w,
 			return false;
 		*r = (uint64_t)(alu == ALU_DIVS ? a / b : a % b);
 		return true;
+	case ALU_FLOORDIVS:
+	case ALU_CEILDIVS:
+		if (b == 0 || (a == min && b == -1))
+			return false;
+		*r = (uint64_t)(a / b);
+		if (a % b && ((a % b < 0) != (b < 0)) == (alu == ALU_FLOORDIVS))
+			*r += alu == ALU_FLOORDIVS ? -1 : 1;
+		return true;
 	case ALU_SHL:	*r = ub < w ? ua << ub : 0; return ub < w;
 	case ALU_SHRU:	*r = ub < w ? ua >> ub : 0; return ub < w;
 	case ALU_SHRS:
@@ -1206,6 +1345,52 @@ static bool fold_binary(enum ir_alu alu, int64_t a, int64_t b, unsigned w,
 	default:
 		return false;
 	}
+}
+
+/* memref.dim of a static size is that size. */
+static void fold_dim(struct ir_op *op)
+{
+	const struct ir_value *k = op->operands[1].value;
+	const struct ir_type *t = op->type;
+
+	if (t->kind != IR_TYPE_MEMREF || !k || !k->is_const ||
+	    k->const_val < 0 || k->const_val >= t->rank ||
+	    t->dims[k->const_val] == IR_DYNAMIC)
+		return;
+	op->results[0].is_const = true;
+	op->results[0].const_val = t->dims[k->const_val];
+}
+
+/*
+ * An affine op whose value is known: every result of its map is, from the
+ * constant operands (x * 0 needs none).  Only a well-formed op is folded.
+ */
+static void fold_affine(struct ir_op *op)
+{
+	const struct ir_affine_map *m = op->map;
+	int64_t vals[64], r = 0;
+	bool known[64];
+
+	if (op->num_operands > 64 || op->num_args != m->num_dims ||
+	    op->num_operands - op->num_args != m->num_syms ||
+	    (op->code == IR_OP_AFFINE_APPLY && m->num_results != 1))
+		return;
+	for (int i = 0; i < op->num_operands; i++) {
+		const struct ir_value *x = op->operands[i].value;
+
+		known[i] = x && x->is_const;
+		vals[i] = known[i] ? x->const_val : 0;
+	}
+	for (int i = 0; i < m->num_results; i++) {
+		int64_t x;
+
+		if (!ir_affine_eval(m->results[i], vals, known, m->num_dims, &x))
+			return;
+		if (i == 0 || (op->code == IR_OP_AFFINE_MAX ? x > r : x < r))
+			r = x;
+	}
+	op->results[0].is_const = true;
+	op->results[0].const_val = r;
 }
 
 /* Folds @op when all its operands are known constants. */
@@ -1219,6 +1404,14 @@ static void fold(struct ir_op *op)
 	if (op->code == IR_OP_ARITH_CONSTANT || op->code == IR_OP_INDEX_CONSTANT) {
 		op->results[0].is_const = true;
 		op->results[0].const_val = op->imm;
+		return;
+	}
+	if (op->code == IR_OP_MEMREF_DIM) {
+		fold_dim(op);
+		return;
+	}
+	if (ir_opinfo[op->code].syntax == SYN_AFFINE) {
+		fold_affine(op);
 		return;
 	}
 	if (alu == ALU_NONE || op->num_results != 1 || op->num_operands > 3)

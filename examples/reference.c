@@ -6,7 +6,7 @@
  * example's .expected file; the VM run of the compiled example must then
  * print that file too.
  *
- * Usage: reference NAME   (vector_add, stencil2d, tokens, tree_bfs, uts,
+ * Usage: reference NAME   (vector_add, stencil2d, stencil2d_views, tokens, tree_bfs, uts,
  *                          saxpy, dot)
  */
 #include <inttypes.h>
@@ -176,6 +176,8 @@ int main(int argc, char **argv)
 		void (*fn)(void);
 	} examples[] = {
 		{ "vector_add", vector_add }, { "stencil2d", stencil2d },
+		/* the same stencil written with views and affine maps */
+		{ "stencil2d_views", stencil2d },
 		{ "tokens", tokens }, { "tree_bfs", tree_bfs }, { "uts", uts },
 		{ "saxpy", saxpy }, { "dot", dot },
 	};
@@ -186,6 +188,6 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	fprintf(stderr, "usage: reference vector_add|stencil2d|tokens|tree_bfs|uts|saxpy|dot\n");
+	fprintf(stderr, "usage: reference vector_add|stencil2d|stencil2d_views|tokens|tree_bfs|uts|saxpy|dot\n");
 	return 2;
 }

@@ -154,6 +154,14 @@ static inline int ii_int(struct ii_run *r, const struct ir_op *op,
 				       (long long)a, (long long)b);
 		x = (uint64_t)(alu == ALU_DIVS ? a / b : a % b);
 		break;
+	case ALU_FLOORDIVS: case ALU_CEILDIVS:
+		if (b == 0 || (a == min && b == -1))
+			return ii_fail(r, op, "%lld by %lld is undefined",
+				       (long long)a, (long long)b);
+		x = (uint64_t)(a / b);
+		if (a % b && ((a % b < 0) != (b < 0)) == (alu == ALU_FLOORDIVS))
+			x += alu == ALU_FLOORDIVS ? (uint64_t)-1 : 1;
+		break;
 	case ALU_DIVU: case ALU_REMU:
 		if (ub == 0)
 			return ii_fail(r, op, "division by zero");
@@ -250,10 +258,17 @@ static inline int ii_access(struct ii_run *r, const struct ir_op *op,
 			    int mi, int64_t *v)
 {
 	const struct ii_buf *b = ii_memref(r, op->operands[mi].value);
-	int64_t i = ii_get(r, op->operands[mi + 1].value);
+	int64_t i = 0;
 	unsigned size = ir_type_size(op->type->elem);
 	uint8_t *at;
 
+	/* row-major: ((i0 * d1 + i1) * d2 + i2) ... */
+	for (int k = 1; k < op->type->rank; k++)
+		if (op->type->dims[k] == IR_DYNAMIC)
+			return ii_fail(r, op, "a '?' size after the first");
+	for (int k = 0; k < op->type->rank; k++)
+		i = i * (k ? op->type->dims[k] : 1) +
+		    ii_get(r, op->operands[mi + 1 + k].value);
 	if (!b || !b->data)
 		return ii_fail(r, op, "not a memref argument");
 	if (i < 0 || (uint64_t)i >= b->len)

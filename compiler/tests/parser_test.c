@@ -42,9 +42,9 @@ TEST(thread_signature)
 	args = t->body.args;
 	CHECK(strcmp(args[0].name, "a") == 0);
 	CHECK_EQ(IR_TYPE_MEMREF, args[0].type->kind);
-	CHECK_EQ(IR_DYNAMIC, args[0].type->dim);
+	CHECK_EQ(IR_DYNAMIC, args[0].type->dims[0]);
 	CHECK_EQ(IR_TYPE_I64, args[0].type->elem->kind);
-	CHECK_EQ(16, args[2].type->dim);
+	CHECK_EQ(16, args[2].type->dims[0]);
 	CHECK_EQ(IR_TYPE_I32, args[2].type->elem->kind);
 	CHECK(ir_func_ctrl(t) == &args[3]);
 	CHECK_EQ(IR_TYPE_NONE, args[3].type->kind);
@@ -260,7 +260,7 @@ TEST(memref_operations)
 {
 	struct front f;
 	struct ir_op *op;
-	struct ir_type m64 = { .kind = IR_TYPE_MEMREF, .dim = IR_DYNAMIC,
+	struct ir_type m64 = { .kind = IR_TYPE_MEMREF, .rank = 1, .dims = { IR_DYNAMIC },
 			       .elem = &ir_i64 };
 
 	REQUIRE((op = host_op(&f, "%n: index, %i: index",
@@ -283,7 +283,21 @@ TEST(memref_operations)
 	CHECK(use_is(op, 2, "i", &ir_index));
 	op = op->next;
 	CHECK_EQ(0, op->num_operands);
-	CHECK_EQ(4, op->type->dim);
+	CHECK_EQ(1, op->type->rank);
+	CHECK_EQ(4, op->type->dims[0]);
+	front_close(&f);
+	REQUIRE((op = host_op(&f, "%m: memref<?x8xi64>, %i: index",
+			      "  %v = memref.load %m[%i, %i] : memref<?x8xi64>\n"
+			      "  %s = memref.alloc() : memref<2x3x4xi32>")));
+	CHECK_EQ(3, op->num_operands);
+	CHECK_EQ(2, op->type->rank);
+	CHECK_EQ(IR_DYNAMIC, op->type->dims[0]);
+	CHECK_EQ(8, op->type->dims[1]);
+	CHECK(use_is(op, 2, "i", &ir_index));
+	op = op->next;
+	CHECK_EQ(3, op->type->rank);
+	CHECK_EQ(24, ir_memref_elems(op->type));
+	CHECK_EQ(4, ir_memref_stride(op->type, 1));
 	front_close(&f);
 }
 
@@ -576,6 +590,23 @@ static const char *const programs[] = {
 	"  loom.check %z, %w : i64\n"
 	"  return\n"
 	"}\n",
+	"#m = affine_map<(i, j)[n] -> (i * 4 + j - n, -(i mod 3), (j floordiv 2) ceildiv 5)>\n"
+	"func.func @affine(%i: index, %j: index, %n: index) {\n"
+	"  %a = affine.apply affine_map<(d0)[s0] -> (d0 * 4 + s0 * -2 - 7)>(%i)[%n] {k}\n"
+	"  %b = affine.min #m(%i, %j)[%n]\n"
+	"  %c = affine.max affine_map<() -> (3, 2 * 5)>()[]\n"
+	"  return\n"
+	"}\n",
+	"func.func @views(%m: memref<4x8xi64>, %d: memref<?x3x2xf32>, %i: index) {\n"
+	"  %v = memref.load %m[%i, %i] : memref<4x8xi64>\n"
+	"  memref.store %v, %m[%i, %i] {k} : memref<4x8xi64>\n"
+	"  %f = memref.load %d[%i, %i, %i] : memref<?x3x2xf32>\n"
+	"  %a = memref.alloc(%i) : memref<?x1x1x7xi32>\n"
+	"  %n = memref.dim %a, %i {k} : memref<?x1x1x7xi32>\n"
+	"  %q = arith.floordivsi %n, %i : index\n"
+	"  %r = arith.ceildivsi %q, %n : index\n"
+	"  return\n"
+	"}\n",
 	"func.func @f(%a: f32, %m: memref<?xf32>, %i: i32) {\n"
 	"  %c = arith.constant 2.5e-1 : f32\n"
 	"  %h = arith.constant 0x7FC00000 : f32\n"
@@ -637,7 +668,8 @@ TEST(syntax_errors_are_located)
 		{ "func.func @f() {\n  %a = arith.frob 1\n}", 2, 8, "unknown operation 'arith.frob'" },
 		{ "func.func @f() {\n  %a = arith.constant 1 : foo\n}", 2, 27, "expected a type, found 'foo'" },
 		{ "func.func @f(%m: memref<i64>) {}", 1, 25, "rank-0 memrefs are not supported" },
-		{ "func.func @f(%m: memref<4x4xi64>) {}", 1, 26, "only rank-1 memrefs are supported" },
+		{ "func.func @f(%m: memref<1x2x3x4x5xi64>) {}", 1, 33, "memref rank above 4" },
+		{ "func.func @f(%m: memref<4x4y8xi64>) {}", 1, 28, "expected 'x' after a memref size" },
 		{ "func.func @f() {\n  %a, %b = arith.constant 1 : i64\n}", 2, 12,
 		  "'arith.constant' has 1 result but 2 names are bound" },
 		{ "func.func @f() {\n  %a = arith.constant 1 : i64\n", 2, 30, "expected '}', found end of input" },
@@ -653,9 +685,23 @@ TEST(syntax_errors_are_located)
 		{ "func.func @f() attributes {a = #x<1 {} {\n}", 2, 2, "unbalanced '<' in attribute" },
 		{ "func.func @f() attributes {a = 99999999999999999999} {}", 1, 32, "integer literal too large" },
 		{ "func.func @f() attributes {a = 9223372036854775808} {}", 1, 32, "integer attribute out of range" },
-		{ "func.func @f() {\n  %v = memref.load %m[%i, %j] : memref<?xi64>\n}", 2, 25,
-		  "only rank-1 memrefs are supported: expected ']'" },
+		{ "func.func @f() {\n  %v = memref.load %m[%i %j] : memref<?xi64>\n}", 2, 26,
+		  "expected ']'" },
 		{ "func.func @f() {\n  %v = memref.load %m[%i] : i64\n}", 2, 29, "expected a memref type, found 'i64'" },
+		{ "func.func @f() {\n  %v = affine.apply #nope(%i)\n}", 2, 21, "unknown affine map alias '#nope'" },
+		{ "#a = affine_map<(d0) -> (d0)>\n#a = affine_map<(d0) -> (d0)>", 2, 1,
+		  "affine map alias '#a' is defined twice" },
+		{ "#a = affine_map<(d0, d1) -> (d0 * d1)>", 1, 33,
+		  "'*' of two expressions of dimensions is not affine" },
+		{ "#a = affine_map<(d0)[s0] -> (d0 * (s0 + d0))>", 1, 33,
+		  "'*' of two expressions of dimensions is not affine" },
+		{ "#a = affine_map<(d0)[s0] -> (d0 mod s0)>", 1, 33,
+		  "the right side of 'mod' must be a positive constant" },
+		{ "#a = affine_map<(d0) -> (d0 floordiv 0)>", 1, 29,
+		  "the right side of 'floordiv' must be a positive constant" },
+		{ "#a = affine_map<(d0) -> (d0 + d1)>", 1, 31,
+		  "'d1' is not a dimension or symbol of this affine map" },
+		{ "#a = affine_map<(d0, d0) -> (d0)>", 1, 22, "'d0' is named twice" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
