@@ -331,4 +331,42 @@ static inline int er_run_host(struct er *e, const char *name)
 	return h.failed_checks;
 }
 
+/*
+ * Compiles @text for a 4x4 fabric and runs its @main: er_run_host()'s
+ * count of failed loom.checks, or -1 (also when @text does not compile).
+ */
+static inline int er_host_main(const char *text)
+{
+	struct er e;
+	int r;
+
+	if (er_open(&e, text, 4, 4))
+		return -1;
+	r = er_run_host(&e, "main");
+	er_close(&e);
+	return r;
+}
+
+/*
+ * er_host_main() of @text with @want written in place of its first
+ * "WANT": a test passes the right value and a wrong one, to show its
+ * loom.check checks.
+ */
+static inline int er_host_main_want(const char *text, long want)
+{
+	const char *mark = strstr(text, "WANT");
+	size_t size = strlen(text) + 32;
+	char *own = malloc(size);
+	int r;
+
+	if (!mark || !own) {
+		free(own);
+		return -1;
+	}
+	snprintf(own, size, "%.*s%ld%s", (int)(mark - text), text, want, mark + 4);
+	r = er_host_main(own);
+	free(own);
+	return r;
+}
+
 #endif /* LOOMC_TESTS_ENGINE_RUN_H */

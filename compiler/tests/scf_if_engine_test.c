@@ -430,32 +430,14 @@ static const char host_src[] =
 	"  return\n"
 	"}\n";
 
-/* Runs host_src with @want in place of WANT: loom.check's verdict. */
-static int host_run(long want)
-{
-	char text[sizeof(host_src) + 32], *at;
-	struct er e;
-	int r;
-
-	strcpy(text, host_src);
-	at = strstr(text, "WANT");
-	snprintf(at, sizeof(text) - (size_t)(at - text), "%ld%s", want,
-		 strstr(host_src, "WANT") + 4);
-	if (er_open(&e, text, 4, 4))
-		return -1;
-	r = er_run_host(&e, "main");
-	er_close(&e);
-	return r;
-}
-
 TEST(host_if_with_and_without_results)
 {
 	long want = 0;
 
 	for (int i = 0; i < 10; i++)
 		want += i % 3 == 0 ? i : -i;
-	CHECK_EQ(0, host_run(want));
-	CHECK_EQ(1, host_run(want + 1));	/* the checks do check */
+	CHECK_EQ(0, er_host_main_want(host_src, want));
+	CHECK_EQ(1, er_host_main_want(host_src, want + 1));	/* the checks do check */
 }
 
 int main(void)

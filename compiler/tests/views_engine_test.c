@@ -289,28 +289,10 @@ static const char host_src[] =
 	"  return\n"
 	"}\n";
 
-/* Runs host_src with @want in place of WANT: loom.check's verdict. */
-static int host_run(long want)
-{
-	char text[sizeof(host_src) + 32], *at;
-	struct er e;
-	int r;
-
-	strcpy(text, host_src);
-	at = strstr(text, "WANT");
-	snprintf(at, sizeof(text) - (size_t)(at - text), "%ld%s", want,
-		 strstr(host_src, "WANT") + 4);
-	if (er_open(&e, text, 4, 4))
-		return -1;
-	r = er_run_host(&e, "main");
-	er_close(&e);
-	return r;
-}
-
 TEST(host_rank2_alloc_store_launch_load)
 {
-	CHECK_EQ(0, host_run(2 * (2 * 4 + 3)));
-	CHECK_EQ(1, host_run(2 * (2 * 4 + 3) + 1));	/* the checks do check */
+	CHECK_EQ(0, er_host_main_want(host_src, 2 * (2 * 4 + 3)));
+	CHECK_EQ(1, er_host_main_want(host_src, 2 * (2 * 4 + 3) + 1));	/* the checks do check */
 }
 
 /*
@@ -429,11 +411,7 @@ static const char host_div_src[] =
 
 TEST(host_dim_and_divisions)
 {
-	struct er e;
-
-	REQUIRE(er_open(&e, host_div_src, 4, 4) == 0);
-	CHECK_EQ(0, er_run_host(&e, "main"));
-	er_close(&e);
+	CHECK_EQ(0, er_host_main(host_div_src));
 }
 
 /*
@@ -519,11 +497,7 @@ static const char host_affine_src[] =
 
 TEST(host_affine_tiles)
 {
-	struct er e;
-
-	REQUIRE(er_open(&e, host_affine_src, 4, 4) == 0);
-	CHECK_EQ(0, er_run_host(&e, "main"));
-	er_close(&e);
+	CHECK_EQ(0, er_host_main(host_affine_src));
 }
 
 /*
@@ -604,11 +578,7 @@ static const char host_dyn_src[] =
 
 TEST(host_dynamic_rank2_launch)
 {
-	struct er e;
-
-	REQUIRE(er_open(&e, host_dyn_src, 4, 4) == 0);
-	CHECK_EQ(0, er_run_host(&e, "main"));
-	er_close(&e);
+	CHECK_EQ(0, er_host_main(host_dyn_src));
 }
 
 int main(void)
