@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
 #include <liburing.h>
@@ -102,6 +103,7 @@ struct opts {
 	unsigned int ring;		/* P1: SQ entries, also the in-flight limit */
 	unsigned int rounds;	/* P1: rounds per path */
 	unsigned int trips;		/* P2: round trips timed per side */
+	unsigned int breakdown;		/* --breakdown: trips per path, or 0 */
 };
 
 struct loom {
@@ -732,6 +734,355 @@ static void p2(const struct loom *lx, const struct vgem *vg, unsigned int m,
 	free(sns);
 }
 
+/* ---- latency breakdown (--breakdown M) ----------------------------------------- */
+
+/*
+ * Where one empty job's round trip goes, from the kernel's own tracepoints
+ * in the same clock as the program's (trace_clock "mono" is
+ * CLOCK_MONOTONIC): M trips by ioctl (SUBMIT, drmSyncobjWait) and M by
+ * io_uring (one SQE, io_uring_submit_and_wait), alternating.  Each trip's
+ * events lie between its start and its end (one job at a time), so each
+ * event's time since the trip's start is known; the medians of those, in
+ * order, are the breakdown.  The device's own share (doorbell, job start
+ * and end, MSI-X) is in QEMU's trace (bench/latency-device).  Tracing costs
+ * time itself: the traced round trip is printed beside an untraced one.
+ */
+#define MAX_STAMPS	16
+
+struct stamp_kind {
+	const char *event;	/* as the trace names it, ": event:" */
+	const char *what;
+};
+
+/* In the order a job meets them; user-space stamps are U*. */
+static const struct stamp_kind stamp_kinds[] = {
+	{ "loom_uring_issue", "uring_cmd issued (SQE read)" },
+	{ "loom_job_submit", "job checked and pushed to drm_sched" },
+	{ "drm_run_job", "drm_sched's worker runs it" },
+	{ "loom_job_run", "descriptor written, doorbell rung" },
+	{ "irq_handler_entry", "MSI-X handler entered" },
+	{ "loom_job_done", "completion reaped, fence signalled" },
+	{ "sched_wakeup", "the waiting thread woken" },
+	{ "loom_uring_complete", "CQE posted" },
+};
+
+#define N_KINDS		ARRAY_SIZE(stamp_kinds)
+#define K_RETURN	N_KINDS		/* user: SUBMIT returned */
+#define K_END		(N_KINDS + 1)	/* user: the wait returned */
+
+struct trip {
+	int64_t start, stamp[N_KINDS + 2];	/* ns; 0 = not seen */
+	bool uring;
+	bool direct;		/* loom.ko's direct path was on */
+};
+
+#define DIRECT_PARAM	"/sys/module/loom/parameters/direct_submit"
+
+static char tracefs[64];
+
+static int trace_write(const char *file, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static bool trace_setup(struct result *r)
+{
+	static const char *const enable[] = {
+		"events/loom/loom_job_submit", "events/loom/loom_job_run",
+		"events/loom/loom_job_done", "events/loom/loom_uring_issue",
+		"events/loom/loom_uring_complete", "events/gpu_scheduler/drm_run_job",
+		"events/irq/irq_handler_entry", "events/sched/sched_wakeup",
+	};
+	char path[128], filter[64];
+
+	snprintf(tracefs, sizeof(tracefs), "/sys/kernel/tracing");
+	snprintf(path, sizeof(path), "%s/trace", tracefs);
+	if (access(path, F_OK))
+		mount("tracefs", tracefs, "tracefs", 0, NULL);
+	if (access(path, F_OK))
+		return fail(r, "no tracefs");
+	if (trace_write("tracing_on", "0") || trace_write("events/enable", "0") ||
+	    trace_write("trace_clock", "mono") || trace_write("buffer_size_kb", "8192") ||
+	    trace_write("trace", ""))
+		return fail(r, "tracefs setup: %s", strerror(errno));
+	snprintf(filter, sizeof(filter), "pid == %d", (int)getpid());
+	if (trace_write("events/irq/irq_handler_entry/filter", "name == \"loom\"") ||
+	    trace_write("events/sched/sched_wakeup/filter", filter))
+		return fail(r, "tracefs filters: %s", strerror(errno));
+	for (unsigned int i = 0; i < ARRAY_SIZE(enable); i++) {
+		snprintf(path, sizeof(path), "%s/enable", enable[i]);
+		if (trace_write(path, "1"))
+			return fail(r, "cannot enable %s: %s", enable[i], strerror(errno));
+	}
+	return true;
+}
+
+/* "  comm-pid [000] d..1. 123.456789: event: ...": the time and the event. */
+static bool trace_line(const char *line, int64_t *ns, unsigned int *kind)
+{
+	for (unsigned int k = 0; k < N_KINDS; k++) {
+		char key[48];
+		const char *p, *t;
+		unsigned long long s, us;
+
+		snprintf(key, sizeof(key), ": %s:", stamp_kinds[k].event);
+		p = strstr(line, key);
+		if (!p)
+			continue;
+		for (t = p; t > line && t[-1] != ' '; t--)
+			;
+		if (sscanf(t, "%llu.%6llu:", &s, &us) != 2)
+			return false;
+		*ns = (int64_t)(s * 1000000000ULL + us * 1000ULL);
+		*kind = k;
+		return true;
+	}
+	return false;
+}
+
+/* Gives each traced event to the trip whose window holds it (its first). */
+static bool trace_collect(struct trip *trips, unsigned int n, struct result *r)
+{
+	char path[128], line[512];
+	unsigned int t = 0;
+	FILE *f;
+
+	trace_write("tracing_on", "0");
+	snprintf(path, sizeof(path), "%s/trace", tracefs);
+	f = fopen(path, "r");
+	if (!f)
+		return fail(r, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int k;
+		int64_t ns;
+
+		if (line[0] == '#' || !trace_line(line, &ns, &k))
+			continue;
+		while (t < n && ns > trips[t].stamp[K_END])
+			t++;
+		if (t == n)
+			break;
+		if (ns >= trips[t].start && !trips[t].stamp[k])
+			trips[t].stamp[k] = ns;
+	}
+	fclose(f);
+	trace_write("events/enable", "0");
+	return true;
+}
+
+static bool trip_ioctl(const struct loom *lx, struct trip *tr, struct result *r)
+{
+	struct drm_loom_submit s = nop_job(lx);
+	int ret;
+
+	s.out_syncobj = lx->syncobj;
+	tr->start = now_ns();
+	if (drmIoctl(lx->fd, DRM_IOCTL_LOOM_SUBMIT, &s))
+		return fail(r, "SUBMIT: %s", strerror(errno));
+	tr->stamp[K_RETURN] = now_ns();
+	ret = wait_syncobj(lx);
+	tr->stamp[K_END] = now_ns();
+	if (ret)
+		return fail(r, "drmSyncobjWait: %s", strerror(-ret));
+	return true;
+}
+
+static bool trip_uring(const struct loom *lx, struct io_uring *ring, struct trip *tr,
+		       struct result *r)
+{
+	const struct drm_loom_submit s = nop_job(lx);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret, res;
+
+	if (!sqe)
+		return fail(r, "no SQE");
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, lx->fd, NULL, 0, 0);
+	sqe->cmd_op = DRM_LOOM_URING_CMD_SUBMIT;
+	sqe_set_submit(sqe, &s);
+	tr->start = now_ns();
+	ret = io_uring_submit_and_wait(ring, 1);
+	if (ret >= 0)
+		ret = io_uring_wait_cqe(ring, &cqe);
+	tr->stamp[K_END] = now_ns();
+	if (ret < 0)
+		return fail(r, "io_uring: %s", strerror(-ret));
+	res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	if (res)
+		return fail(r, "CQE res %d", res);
+	return true;
+}
+
+/* Prints each event's median time since the trip began, in that order. */
+static void breakdown_table(const struct trip *trips, unsigned int n, bool uring)
+{
+	int64_t *v = calloc(n, sizeof(*v));
+	double med[N_KINDS + 2];
+	unsigned int order[N_KINDS + 2], kinds = 0, seen[N_KINDS + 2];
+	double prev = 0;
+
+	if (!v)
+		return;
+	for (unsigned int k = 0; k < N_KINDS + 2; k++) {
+		unsigned int m = 0;
+
+		for (unsigned int i = 0; i < n; i++)
+			if (trips[i].uring == uring && trips[i].stamp[k])
+				v[m++] = trips[i].stamp[k] - trips[i].start;
+		seen[k] = m;
+		if (!m)
+			continue;
+		qsort(v, m, sizeof(*v), cmp_i64);
+		med[k] = v[m / 2] / 1000.0;
+		order[kinds++] = k;
+	}
+	free(v);
+	/* by median time: the order things happened in on a typical trip */
+	for (unsigned int i = 1; i < kinds; i++)
+		for (unsigned int j = i; j > 0 && med[order[j]] < med[order[j - 1]]; j--) {
+			unsigned int x = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	printf("\n  %s: median µs since the call began, and since the step before\n",
+	       uring ? "io_uring (one SQE, submit_and_wait)" : "ioctl (SUBMIT, drmSyncobjWait)");
+	for (unsigned int i = 0; i < kinds; i++) {
+		unsigned int k = order[i];
+		const char *what = k == K_RETURN ? "SUBMIT returned to user space" :
+				   k == K_END ? "the wait returned to user space" :
+						stamp_kinds[k].what;
+
+		printf("  %-40s %8.1f %+8.1f  (%u trips)\n", what, med[k], med[k] - prev,
+		       seen[k]);
+		printf("BREAKDOWN\t%s\t%s\t%.1f\t%.1f\n", uring ? "uring" : "ioctl",
+		       k == K_RETURN ? "submit_return" : k == K_END ? "end" : stamp_kinds[k].event,
+		       med[k], med[k] - prev);
+		prev = med[k];
+	}
+}
+
+/* Sets loom.ko's direct path on or off; false if the module has no such knob. */
+static bool set_direct(bool on)
+{
+	int fd = open(DIRECT_PARAM, O_WRONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, on ? "Y" : "N", 1) == 1;
+	close(fd);
+	return ok;
+}
+
+/*
+ * Runs @n trips, alternating the paths, and with @toggle the direct path
+ * too (off, off, on, on, ...: each path sees both); false (and why in @r)
+ * if one failed.
+ */
+static bool run_trips(const struct loom *lx, struct io_uring *ring, struct trip *trips,
+		      unsigned int n, bool toggle, struct result *r)
+{
+	memset(trips, 0, n * sizeof(*trips));
+	for (unsigned int i = 0; i < n; i++) {
+		trips[i].uring = i & 1;
+		trips[i].direct = toggle ? (i >> 1) & 1 : true;
+		if (toggle && !set_direct(trips[i].direct))
+			return fail(r, "%s: %s", DIRECT_PARAM, strerror(errno));
+		if (!(trips[i].uring ? trip_uring(lx, ring, &trips[i], r) :
+				       trip_ioctl(lx, &trips[i], r)))
+			return false;
+	}
+	return !toggle || set_direct(true) || fail(r, "%s: %s", DIRECT_PARAM, strerror(errno));
+}
+
+/* The median round trip of the trips of one path and direct setting, in µs. */
+static double trip_median(const struct trip *trips, unsigned int n, bool uring, bool direct)
+{
+	int64_t *v = calloc(n, sizeof(*v));
+	unsigned int m = 0;
+	double med;
+
+	if (!v)
+		return 0;
+	for (unsigned int i = 0; i < n; i++)
+		if (trips[i].uring == uring && trips[i].direct == direct)
+			v[m++] = trips[i].stamp[K_END] - trips[i].start;
+	qsort(v, m, sizeof(*v), cmp_i64);
+	med = m ? v[m / 2] / 1e3 : 0;
+	free(v);
+	return med;
+}
+
+/* 0 if every trip ran; the tables go to stdout. */
+static int breakdown(const struct loom *lx, unsigned int m)
+{
+	struct trip *trips = calloc(4 * (size_t)m, sizeof(*trips));
+	struct result r = { .ok = true };
+	double plain[2][2] = { { 0, 0 }, { 0, 0 } };	/* [uring][direct] */
+	bool toggle = access(DIRECT_PARAM, W_OK) == 0;
+	struct io_uring ring;
+	int ret;
+
+	if (!trips)
+		return 1;
+	ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128);
+	if (ret) {
+		fprintf(stderr, "submit_bench: io_uring_queue_init: %s\n", strerror(-ret));
+		free(trips);
+		return 1;
+	}
+	/*
+	 * Untraced first (after a warm-up): what the tracing itself costs, and
+	 * the direct path's worth, both ways in one run.
+	 */
+	if (run_trips(lx, &ring, trips, 4 * WARMUP_TRIPS, false, &r) &&
+	    run_trips(lx, &ring, trips, 4 * m, toggle, &r)) {
+		for (int u = 0; u < 2; u++)
+			for (int d = 0; d < 2; d++)
+				plain[u][d] = trip_median(trips, 4 * m, u, d);
+		if (trace_setup(&r)) {
+			trace_write("tracing_on", "1");
+			if (run_trips(lx, &ring, trips, 2 * m, false, &r))
+				trace_collect(trips, 2 * m, &r);
+		}
+	}
+	io_uring_queue_exit(&ring);
+	if (!r.ok) {
+		fprintf(stderr, "submit_bench: breakdown: %s\n", r.note);
+		free(trips);
+		printf("0 passed, 1 failed\n");
+		return 1;
+	}
+	printf("submit_bench: latency breakdown, %u trips each way; untraced medians: "
+	       "ioctl %.1f µs, io_uring %.1f µs; traced: %.1f and %.1f µs\n", m, plain[0][1],
+	       plain[1][1], trip_median(trips, 2 * m, false, true),
+	       trip_median(trips, 2 * m, true, true));
+	if (toggle)
+		printf("submit_bench: with loom.ko's direct path off (%s=N), the same "
+		       "trips take ioctl %.1f µs, io_uring %.1f µs\n", DIRECT_PARAM,
+		       plain[0][0], plain[1][0]);
+	printf("BREAKDOWN\tioctl\tuntraced\t%.1f\t%.1f\n"
+	       "BREAKDOWN\turing\tuntraced\t%.1f\t%.1f\n",
+	       plain[0][1], toggle ? plain[0][0] : 0, plain[1][1], toggle ? plain[1][0] : 0);
+	breakdown_table(trips, 2 * m, false);
+	breakdown_table(trips, 2 * m, true);
+	free(trips);
+	printf("1 passed, 0 failed\n");
+	return 0;
+}
+
 /* ---- report ------------------------------------------------------------------ */
 
 static void row(const char *what, const struct result *r, const char *unit)
@@ -749,8 +1100,9 @@ static void row(const char *what, const struct result *r, const char *unit)
 
 static int usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [--jobs N] [--batch B] [--ring SQ] [--rounds R] [--trips M]\n",
-		argv0);
+	fprintf(stderr, "usage: %s [--jobs N] [--batch B] [--ring SQ] [--rounds R] [--trips M]\n"
+		"       %s --breakdown M\n",
+		argv0, argv0);
 	return 2;
 }
 
@@ -787,6 +1139,8 @@ int main(int argc, char **argv)
 			o.rounds = parse_uint(argv[++i], "--rounds");
 		else if (!strcmp(argv[i], "--trips") && i + 1 < argc)
 			o.trips = parse_uint(argv[++i], "--trips");
+		else if (!strcmp(argv[i], "--breakdown") && i + 1 < argc)
+			o.breakdown = parse_uint(argv[++i], "--breakdown");
 		else
 			return usage(argv[0]);
 	}
@@ -796,6 +1150,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	have_loom = loom_open(&lx, &ioc);
+	if (o.breakdown) {
+		if (!have_loom) {
+			fprintf(stderr, "submit_bench: %s\n", ioc.note);
+			printf("0 passed, 1 failed\n");
+			return 1;
+		}
+		return breakdown(&lx, o.breakdown);
+	}
 	if (have_loom) {
 		printf("submit_bench: loom %s, %llu cores, jobs on core %u; P1 jobs checked %s\n",
 		       lx.path, (unsigned long long)lx.cores, QUEUE,
