@@ -52,6 +52,8 @@ static void loom_debugfs_core(struct seq_file *m, struct loom_core *core)
 		   atomic64_read(&core->hw_faults), atomic64_read(&core->dumps_dropped));
 	seq_printf(m, "  interrupts with nothing to reap: %lld, doorbells rung again: %lld\n",
 		   atomic64_read(&core->irqs_idle), atomic64_read(&core->doorbells_lost));
+	seq_printf(m, "  put on the ring at SUBMIT: %lld\n",
+		   atomic64_read(&core->jobs_direct));
 }
 
 static int loom_debugfs_queues(struct seq_file *m, void *data)

@@ -72,6 +72,11 @@ unsigned int loom_max_job_ms = 60000;
 module_param_named(max_job_ms, loom_max_job_ms, uint, 0644);
 MODULE_PARM_DESC(max_job_ms, "longest a job may run, progressing or not (ms)");
 
+bool loom_direct_submit = true;
+module_param_named(direct_submit, loom_direct_submit, bool, 0644);
+MODULE_PARM_DESC(direct_submit,
+		 "put a job whose dependencies are done on the ring at SUBMIT, not from the scheduler's worker");
+
 /* The device ABI major this driver speaks. */
 #define LOOM_SUPPORTED_HW_MAJOR	LOOM_VERSION_MAJOR(LOOM_VERSION_CURRENT)
 
@@ -259,6 +264,7 @@ static int loom_open(struct drm_device *drm, struct drm_file *file)
 	lf->ldev = ldev;
 	spin_lock_init(&lf->records_lock);
 	init_waitqueue_head(&lf->inflight_wq);
+	init_waitqueue_head(&lf->direct_wq);
 	lf->client_id = loom_new_client_id(ldev, file);
 	lf->client = loom_client_get(ldev);
 	if (!lf->client) {
@@ -300,9 +306,18 @@ static void loom_postclose(struct drm_device *drm, struct drm_file *file)
 	struct loom_file *lf = file->driver_priv;
 	unsigned int i;
 
+	/*
+	 * A job the direct path put on a ring stays in its entity until the
+	 * scheduler claims it; killed there, it would be freed while the
+	 * device runs it.  Every such job is claimed or leaves the ring soon
+	 * (it ends, or the hang check, a reset or the unplug takes it off).
+	 */
+	wait_event(lf->direct_wq, !atomic_read(&lf->direct_jobs));
 	/* Waits for the file's queued jobs, or kills them past a timeout. */
-	for (i = 0; i < ldev->num_cores; i++)
+	for (i = 0; i < ldev->num_cores; i++) {
 		drm_sched_entity_destroy(&lf->entity[i]);
+		dma_fence_put(lf->last_scheduled[i]);
+	}
 	/* BOs and jobs still alive keep the address space. */
 	loom_file_put(lf);
 }

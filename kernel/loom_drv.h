@@ -34,6 +34,11 @@
 
 /* Ring entries per core; the scheduler keeps at most one less in flight. */
 #define LOOM_RING_SIZE		64
+/*
+ * Jobs a core may have on its ring from SUBMIT (the direct path) that the
+ * scheduler has not yet counted: its credit limit leaves them room.
+ */
+#define LOOM_DIRECT_MAX		4
 /* Device VAs handed to BOs: [LOOM_VA_START, LOOM_VA_END). */
 #define LOOM_VA_START		0x100000ULL
 #define LOOM_VA_END		(1ULL << (LOOM_VA_BITS - 1))
@@ -117,6 +122,12 @@ enum loom_hw_fault {
  * @dumps_dropped: dumps lost to full stages or a file's cap (debugfs)
  * @irqs_idle: interrupts that found no completion to reap (debugfs)
  * @doorbells_lost: doorbells the device did not see, rung again (debugfs)
+ * @sched_stopped: the scheduler is stopped for a recovery or a reset: no
+ *	job takes the direct path, which could overtake a job it resubmits
+ * @direct_unclaimed: jobs on the ring from SUBMIT whose run_job() has not
+ *	come yet, so the scheduler's credits do not count them (at most
+ *	LOOM_DIRECT_MAX)
+ * @jobs_direct: jobs put on the ring at SUBMIT (debugfs)
  */
 struct loom_core {
 	struct loom_device *ldev;
@@ -158,6 +169,9 @@ struct loom_core {
 	atomic64_t dumps_dropped;
 	atomic64_t irqs_idle;
 	atomic64_t doorbells_lost;
+	bool sched_stopped;
+	u32 direct_unclaimed;
+	atomic64_t jobs_direct;
 };
 
 /**
@@ -308,6 +322,12 @@ struct loom_job_record {
  * @inflight: jobs submitted and not yet freed
  * @inflight_wq: woken when @inflight drops
  * @link: in the device's file_list
+ * @last_scheduled: per core, the scheduled fence of the file's last job
+ *	there (a reference, under the device's sched_lock): a job may take the
+ *	direct path only once every earlier job of its entity has run
+ * @direct_jobs: the file's jobs on a ring from SUBMIT, unclaimed by the
+ *	scheduler (its entity must not kill them: postclose waits)
+ * @direct_wq: woken when @direct_jobs drops to 0
  */
 struct loom_file {
 	struct kref refcount;
@@ -326,6 +346,9 @@ struct loom_file {
 	atomic_t inflight;
 	wait_queue_head_t inflight_wq;
 	struct list_head link;
+	struct dma_fence *last_scheduled[LOOM_MAX_CORES];
+	atomic_t direct_jobs;
+	wait_queue_head_t direct_wq;
 };
 
 /**
@@ -374,6 +397,8 @@ struct loom_bo {
  * @hw_done: the device finished it (a completion record was processed);
  *	core->lock
  * @hw_error: then, the errno its fence carries
+ * @direct: on the ring from SUBMIT, and neither claimed by run_job() nor
+ *	off the ring yet; core->lock
  */
 struct loom_job {
 	struct drm_sched_job base;
@@ -394,6 +419,7 @@ struct loom_job {
 	struct dma_fence *hw_fence;
 	bool hw_done;
 	int hw_error;
+	bool direct;
 };
 
 static inline struct loom_device *to_loom_device(struct drm_device *drm)
@@ -430,6 +456,7 @@ static inline void loom_core_write(struct loom_core *core, u32 reg, u32 val)
 extern unsigned int loom_max_pinned_mb;
 extern unsigned int loom_max_pinned_total_mb;
 extern unsigned int loom_max_job_ms;
+extern bool loom_direct_submit;
 struct loom_file *loom_file_get(struct loom_file *lf);
 void loom_file_put(struct loom_file *lf);
 void loom_client_hung(struct loom_device *ldev, struct loom_client *client);
@@ -460,6 +487,10 @@ void loom_hw_cancel_all(struct loom_device *ldev);
 struct dma_fence *loom_hw_failed_fence(struct loom_core *core, int error);
 struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job,
 				    const struct loom_hw_job *desc);
+bool loom_hw_queue_direct(struct loom_core *core, struct loom_job *job);
+void loom_hw_direct_end_locked(struct loom_job *job);
+bool loom_hw_take_queued(struct loom_core *core, struct loom_job *job,
+			 struct dma_fence **fence);
 bool loom_hw_stop_and_reset(struct loom_core *core, u64 seqno, int error);
 int loom_hw_status_errno(u32 status);
 unsigned int loom_hw_reap_locked(struct loom_core *core);

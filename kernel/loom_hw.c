@@ -491,19 +491,13 @@ void loom_hw_cancel_all(struct loom_device *ldev)
  * rings the doorbell.  Returns the job's hardware fence.  The scheduler's
  * credit limit keeps the ring from overflowing.
  */
-struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job,
-				    const struct loom_hw_job *desc)
+/* Puts @job on the ring with @fence as its hardware fence; core->lock held. */
+static void loom_hw_queue_locked(struct loom_core *core, struct loom_job *job,
+				 const struct loom_hw_job *desc, struct dma_fence *fence)
 {
-	struct dma_fence *fence;
-	unsigned long flags;
-	u32 slot;
+	u32 slot = core->tail;
 
-	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
-	if (!fence)
-		return ERR_PTR(-ENOMEM);
-
-	spin_lock_irqsave(&core->lock, flags);
-	slot = core->tail;
+	lockdep_assert_held(&core->lock);
 	dma_fence_init(fence, &loom_fence_ops, &core->lock, core->fence_context,
 		       ++core->seqno);
 	core->ring[slot] = *desc;
@@ -523,10 +517,110 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 	/* The descriptor must be in memory before the doorbell. */
 	dma_wmb();
 	loom_core_write(core, LOOM_CORE_Q_TAIL, core->tail);
+}
+
+struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job,
+				    const struct loom_hw_job *desc)
+{
+	struct dma_fence *fence;
+	unsigned long flags;
+
+	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	if (!fence)
+		return ERR_PTR(-ENOMEM);
+
+	spin_lock_irqsave(&core->lock, flags);
+	loom_hw_queue_locked(core, job, desc, fence);
 	spin_unlock_irqrestore(&core->lock, flags);
 	queue_delayed_work(core->ldev->hang_wq, &core->hang_work,
 			   msecs_to_jiffies(LOOM_HANG_CHECK_MS));
 	return fence;
+}
+
+/*
+ * The direct path: puts @job on the ring from SUBMIT, before the scheduler
+ * gets to it, when the core takes jobs and has a slot the scheduler's
+ * credits leave free.  The caller has checked that nothing the job depends
+ * on is pending.  run_job() then hands its hardware fence to the scheduler
+ * (loom_hw_take_queued()).  Returns whether the job is on the ring.
+ */
+bool loom_hw_queue_direct(struct loom_core *core, struct loom_job *job)
+{
+	struct dma_fence *fence;
+	unsigned long flags;
+	bool queued = false;
+	u32 used;
+
+	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	if (!fence)
+		return false;
+
+	spin_lock_irqsave(&core->lock, flags);
+	used = (core->tail - core->head) % LOOM_RING_SIZE;
+	if (!core->sched_stopped && !core->stopping && !core->quiesced &&
+	    !READ_ONCE(core->ldev->resetting) &&
+	    core->direct_unclaimed < LOOM_DIRECT_MAX && used < LOOM_RING_SIZE - 1) {
+		loom_hw_queue_locked(core, job, &job->desc, fence);
+		job->direct = true;
+		core->direct_unclaimed++;
+		atomic_inc(&job->lf->direct_jobs);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&core->lock, flags);
+	if (!queued) {
+		kfree(fence);
+		return false;
+	}
+	/* The job holds the fence (job->hw_fence); ours is not needed. */
+	dma_fence_put(fence);
+	atomic64_inc(&core->jobs_direct);
+	queue_delayed_work(core->ldev->hang_wq, &core->hang_work,
+			   msecs_to_jiffies(LOOM_HANG_CHECK_MS));
+	return true;
+}
+
+/*
+ * A job the direct path took leaves it: run_job() claimed it, or it is
+ * off the ring.  core->lock held.
+ */
+void loom_hw_direct_end_locked(struct loom_job *job)
+{
+	lockdep_assert_held(&job->core->lock);
+	if (!job->direct)
+		return;
+	job->direct = false;
+	job->core->direct_unclaimed--;
+	if (atomic_dec_and_test(&job->lf->direct_jobs))
+		wake_up_all(&job->lf->direct_wq);
+}
+
+/*
+ * For run_job(): the fence of a job that needs no queueing, in *@fence:
+ * one the direct path put on the ring (its hardware fence), or one the
+ * device has finished already (a signalled fence with its error; NULL
+ * without memory).  Returns false when the job is to be queued.
+ */
+bool loom_hw_take_queued(struct loom_core *core, struct loom_job *job,
+			 struct dma_fence **fence)
+{
+	unsigned long flags;
+	bool done;
+	int error;
+
+	spin_lock_irqsave(&core->lock, flags);
+	if (job->direct) {
+		loom_hw_direct_end_locked(job);
+		*fence = dma_fence_get(job->hw_fence);
+		spin_unlock_irqrestore(&core->lock, flags);
+		return true;
+	}
+	done = job->hw_done;
+	error = job->hw_error;
+	spin_unlock_irqrestore(&core->lock, flags);
+	if (!done)
+		return false;
+	*fence = loom_hw_failed_fence(core, error);
+	return true;
 }
 
 /*

@@ -165,6 +165,7 @@ static void loom_job_signal_hw_locked(struct loom_job *job, int error)
 	struct dma_fence *fence = job->hw_fence;
 
 	lockdep_assert_held(&job->core->lock);
+	loom_hw_direct_end_locked(job);
 	job->hw_fence = NULL;
 	if (!fence)
 		return;
@@ -241,13 +242,14 @@ static struct dma_fence *loom_run_job(struct drm_sched_job *sched_job)
 	int idx;
 
 	/*
-	 * The device finished it after drm_sched_stop() took the scheduler's
-	 * callback off its hardware fence, and recovery resubmits it: it
-	 * does not run twice.  (Written under core->lock by the reap that
-	 * recovery ran before resubmitting.)
+	 * On the ring from SUBMIT already (the direct path), or finished: the
+	 * device finished it after drm_sched_stop() took the scheduler's
+	 * callback off its hardware fence and recovery resubmits it, or it
+	 * came by the direct path and ended before the scheduler came.  It
+	 * does not run twice.
 	 */
-	if (unlikely(job->hw_done))
-		return loom_hw_failed_fence(job->core, job->hw_error);
+	if (loom_hw_take_queued(job->core, job, &fence))
+		return fence;
 	/* Failed already: the guilty job of a hang, or its entity was killed. */
 	if (unlikely(sched_job->s_fence->finished.error))
 		return loom_hw_failed_fence(job->core, sched_job->s_fence->finished.error);
@@ -261,6 +263,33 @@ static struct dma_fence *loom_run_job(struct drm_sched_job *sched_job)
 }
 
 /* The hung job's state dump, for whoever debugs the hang. */
+/*
+ * Stops the core's scheduler for a recovery or a reset: from here until
+ * loom_core_sched_restart() no job takes the direct path, which would put
+ * it on the ring before the jobs the scheduler is to run again.
+ */
+static void loom_core_sched_stop(struct loom_core *core)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&core->lock, flags);
+	core->sched_stopped = true;
+	spin_unlock_irqrestore(&core->lock, flags);
+	drm_sched_stop(&core->sched, NULL);
+}
+
+/* Runs again the jobs the scheduler had running, and restarts it. */
+static void loom_core_sched_restart(struct loom_core *core)
+{
+	unsigned long flags;
+
+	drm_sched_resubmit_jobs(&core->sched);
+	loom_sched_start(&core->sched);
+	spin_lock_irqsave(&core->lock, flags);
+	core->sched_stopped = false;
+	spin_unlock_irqrestore(&core->lock, flags);
+}
+
 static void loom_hang_coredump(struct loom_core *core, struct loom_job *bad)
 {
 	struct loom_job_record *rec;
@@ -296,15 +325,14 @@ static void loom_recover(struct loom_core *core, struct loom_job *bad)
 	struct loom_device *ldev = core->ldev;
 	u32 delay_ms = READ_ONCE(ldev->hang_stop_delay_ms);
 
-	drm_sched_stop(&core->sched, NULL);
+	loom_core_sched_stop(core);
 	if (unlikely(delay_ms))
 		msleep(delay_ms);
 	if (loom_hw_stop_and_reset(core, bad->hw_seqno, -ETIMEDOUT)) {
 		loom_hang_coredump(core, bad);
 		loom_client_hung(ldev, bad->lf->client);
 	}
-	drm_sched_resubmit_jobs(&core->sched);
-	loom_sched_start(&core->sched);
+	loom_core_sched_restart(core);
 }
 
 /* Whether the running @job is hung at @now; updates its progress marks. */
@@ -347,7 +375,7 @@ static void loom_operator_reset(struct loom_core *core)
 	unsigned long flags;
 	u64 seqno = 0;
 
-	drm_sched_stop(&core->sched, NULL);
+	loom_core_sched_stop(core);
 	spin_lock_irqsave(&core->lock, flags);
 	loom_hw_reap_locked(core);
 	job = core->inflight[core->head];
@@ -355,8 +383,7 @@ static void loom_operator_reset(struct loom_core *core)
 		seqno = job->hw_seqno;
 	spin_unlock_irqrestore(&core->lock, flags);
 	loom_hw_stop_and_reset(core, seqno, -ECANCELED);
-	drm_sched_resubmit_jobs(&core->sched);
-	loom_sched_start(&core->sched);
+	loom_core_sched_restart(core);
 }
 
 static void loom_core_reset_request(struct loom_core *core)
@@ -486,7 +513,7 @@ void loom_reset_prepare(struct loom_device *ldev, bool reachable)
 	for (i = 0; i < ldev->num_cores; i++)
 		cancel_delayed_work_sync(&ldev->cores[i].hang_work);
 	for (i = 0; i < ldev->num_cores; i++)
-		drm_sched_stop(&ldev->cores[i].sched, NULL);
+		loom_core_sched_stop(&ldev->cores[i]);
 	loom_hw_quiesce(ldev, reachable);
 }
 
@@ -505,10 +532,8 @@ void loom_reset_done(struct loom_device *ldev)
 	loom_hw_restart(ldev);
 	trace_loom_function_reset(ldev->pdev, true, true);
 	WRITE_ONCE(ldev->resetting, false);
-	for (i = 0; i < ldev->num_cores; i++) {
-		drm_sched_resubmit_jobs(&ldev->cores[i].sched);
-		loom_sched_start(&ldev->cores[i].sched);
-	}
+	for (i = 0; i < ldev->num_cores; i++)
+		loom_core_sched_restart(&ldev->cores[i]);
 }
 
 static void loom_free_job(struct drm_sched_job *sched_job)
@@ -538,7 +563,8 @@ int loom_sched_init_all(struct loom_device *ldev)
 	for (i = 0; i < ldev->num_cores; i++) {
 		struct loom_sched_params params = {
 			.ops = &loom_sched_ops,
-			.credit_limit = LOOM_RING_SIZE - 1,
+			/* the rest of the ring is the direct path's */
+			.credit_limit = LOOM_RING_SIZE - 1 - LOOM_DIRECT_MAX,
 			/* loom_hang_work() watches the jobs instead */
 			.timeout = MAX_SCHEDULE_TIMEOUT,
 			.name = "loom",
@@ -820,6 +846,36 @@ static void loom_out_sync_signal(struct loom_out_sync *out, struct dma_fence *do
 	}
 }
 
+/*
+ * The direct path (loom_hw_queue_direct()): at SUBMIT a job goes on the
+ * ring itself, a scheduler-worker hop earlier, when nothing it waits for
+ * is pending: every dependency signalled and every earlier job of its
+ * entity run, so that the ring keeps the entity's order.  The scheduler
+ * still takes the job, its fences and its end as for any other.  Called
+ * with sched_lock held, before the push.
+ */
+static void loom_job_try_direct(struct loom_device *ldev, struct loom_job *job)
+{
+	unsigned int core = job->core->index;
+	struct dma_fence *prev = job->lf->last_scheduled[core], *dep;
+	unsigned long index;
+	int idx;
+
+	lockdep_assert_held(&ldev->sched_lock);
+	job->lf->last_scheduled[core] = dma_fence_get(&job->base.s_fence->scheduled);
+	if (!READ_ONCE(loom_direct_submit) || (prev && !dma_fence_is_signaled(prev)))
+		goto out;
+	xa_for_each(&job->base.dependencies, index, dep)
+		if (!dma_fence_is_signaled(dep))
+			goto out;
+	if (drm_dev_enter(&ldev->drm, &idx)) {
+		loom_hw_queue_direct(job->core, job);
+		drm_dev_exit(idx);
+	}
+out:
+	dma_fence_put(prev);
+}
+
 static int loom_job_push(struct loom_device *ldev, struct loom_job *job,
 			 struct loom_out_sync *out, struct dma_fence **done)
 {
@@ -853,6 +909,7 @@ static int loom_job_push(struct loom_device *ldev, struct loom_job *job,
 	loom_vm_add_fence(&job->lf->vm, job->core->index, *done);
 	/* The scheduler's reference, dropped in free_job(). */
 	kref_get(&job->refcount);
+	loom_job_try_direct(ldev, job);
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(&ldev->sched_lock);
 

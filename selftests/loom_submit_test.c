@@ -269,6 +269,72 @@ TEST_F(job, thousand_jobs_through_io_uring)
 	io_uring_queue_exit(&ring);
 }
 
+/*
+ * The direct path puts a job on the ring at SUBMIT only when nothing ahead
+ * of it in its queue is pending.  Job A waits for a long job on core 1;
+ * job B, behind A on core 0, waits for nothing of its own but must not run
+ * before A.  Then, with core 0 idle, a job takes the direct path (the
+ * debugfs count moves), and none does with the module parameter off.
+ */
+TEST_F(job, a_job_never_overtakes_one_waiting_for_a_fence)
+{
+	const char *param = "/sys/module/loom/parameters/direct_submit";
+	int64_t *log = self->data.map;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct loom_test_bo scratch = loom_bo(self->fd, 4096);
+	struct drm_loom_submit l, a, b, c;
+	uint32_t gate, last;
+	uint64_t cores = 1;
+	long long direct;
+
+	_test_get_param(self->fd, DRM_LOOM_PARAM_NUM_CORES, 0, &cores);
+	if (cores < 2)
+		SKIP(return, "one core: nothing to wait for on another");
+	ASSERT_NE(NULL, scratch.map);
+	ASSERT_EQ(0, loom_write_file(param, "Y"));
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &gate));
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &last));
+	memset(log, 0xff, 8 * 4);
+	log[0] = 0;
+	l = submit_args(self, 10, long_cmd(self, 10, scratch.va, 1 << 22), NULL, 0);
+	l.queue = 1;
+	l.deadline_ns = LONG_JOB_DEADLINE_NS;
+	l.out_syncobj = gate;
+	a = submit_args(self, 0, counter_cmd(self, 0, 0), refs, 2);
+	a.in_syncobjs = (uintptr_t)&gate;
+	a.in_syncobj_count = 1;
+	b = submit_args(self, 1, counter_cmd(self, 1, 1), refs, 2);
+	b.out_syncobj = last;
+	ASSERT_EQ(0, _test_submit(self->fd, &l));
+	ASSERT_EQ(0, _test_submit(self->fd, &a));
+	ASSERT_EQ(0, _test_submit(self->fd, &b));
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, last, 60000));
+	EXPECT_EQ(2, log[0]);
+	EXPECT_EQ(0, log[1]);		/* A first */
+	EXPECT_EQ(1, log[2]);		/* then B */
+
+	direct = loom_core_stat(&self->node, 0, "put on the ring at SUBMIT: ");
+	ASSERT_LE(0, direct);
+	c = submit_args(self, 2, counter_cmd(self, 2, 2), refs, 2);
+	c.out_syncobj = last;
+	ASSERT_EQ(0, _test_submit(self->fd, &c));
+	ASSERT_EQ(0, loom_syncobj_wait(self->fd, last, 20000));
+	EXPECT_EQ(2, log[3]);
+	EXPECT_EQ(direct + 1, loom_core_stat(&self->node, 0, "put on the ring at SUBMIT: "));
+
+	ASSERT_EQ(0, loom_write_file(param, "N"));
+	direct = loom_core_stat(&self->node, 0, "put on the ring at SUBMIT: ");
+	ASSERT_EQ(0, _test_submit(self->fd, &c));
+	EXPECT_EQ(0, loom_syncobj_wait(self->fd, last, 20000));
+	EXPECT_EQ(direct, loom_core_stat(&self->node, 0, "put on the ring at SUBMIT: "));
+	EXPECT_EQ(0, loom_write_file(param, "Y"));
+	EXPECT_EQ(4, log[0]);
+	EXPECT_EQ(3, log[3]);		/* C's second run */
+}
+
 /* ---- timeline syncobjs (uapi 8) ------------------------------------------ */
 
 static int64_t abs_ms(int64_t ms)
@@ -948,6 +1014,7 @@ TEST(debugfs_queues)
 	close(f);
 	EXPECT_NE(NULL, strstr(buf, "core 0: head"));
 	EXPECT_NE(NULL, strstr(buf, "jobs: done"));
+	EXPECT_NE(NULL, strstr(buf, "put on the ring at SUBMIT: "));
 }
 
 TEST_HARNESS_MAIN
