@@ -511,12 +511,13 @@ static void loom_hw_queue_locked(struct loom_core *core, struct loom_job *job,
 	job->hw_seqno = core->seqno;
 	job->queued_at = ktime_get();
 	job->seen = false;
-	trace_loom_job_run(core->ldev->pdev, job->lf->client_id, job->job_id,
-			   core->index, job->hw_seqno);
 	core->tail = (slot + 1) % LOOM_RING_SIZE;
 	/* The descriptor must be in memory before the doorbell. */
 	dma_wmb();
 	loom_core_write(core, LOOM_CORE_Q_TAIL, core->tail);
+	/* After the write: its cost (an MMIO exit) belongs to ringing. */
+	trace_loom_job_run(core->ldev->pdev, job->lf->client_id, job->job_id,
+			   core->index, job->hw_seqno);
 }
 
 struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job,
