@@ -39,6 +39,11 @@
  * scheduler has not yet counted: its credit limit leaves them room.
  */
 #define LOOM_DIRECT_MAX		4
+/*
+ * BOs a job holds without allocating its lists: its command BO and a few
+ * more, which covers most jobs (a launch's arena, its data).
+ */
+#define LOOM_JOB_INLINE_BOS	6
 /* Device VAs handed to BOs: [LOOM_VA_START, LOOM_VA_END). */
 #define LOOM_VA_START		0x100000ULL
 #define LOOM_VA_END		(1ULL << (LOOM_VA_BITS - 1))
@@ -408,6 +413,8 @@ struct loom_job {
 	struct drm_gem_object **bos;
 	bool *bo_write;
 	u32 bo_count;
+	struct drm_gem_object *bos_inline[LOOM_JOB_INLINE_BOS];
+	bool bo_write_inline[LOOM_JOB_INLINE_BOS];
 	struct loom_hw_job desc;
 	u64 job_id;
 	u64 deadline;

@@ -62,8 +62,10 @@ static void loom_job_release(struct kref *ref)
 
 	for (i = 0; i < job->bo_count; i++)
 		drm_gem_object_put(job->bos[i]);
-	kvfree(job->bos);
-	kvfree(job->bo_write);
+	if (job->bos != job->bos_inline) {
+		kvfree(job->bos);
+		kvfree(job->bo_write);
+	}
 	loom_file_put(job->lf);
 	kfree(job);
 }
@@ -619,17 +621,23 @@ static int loom_job_add_bo(struct loom_job *job, struct drm_gem_object *obj,
 static int loom_job_lookup_bos(struct loom_job *job, struct drm_file *file,
 			       const struct drm_loom_submit *args)
 {
-	struct drm_loom_bo_ref *refs;
+	struct drm_loom_bo_ref refs_inline[LOOM_JOB_INLINE_BOS - 1], *refs = refs_inline;
 	struct drm_gem_object *obj;
 	u32 i, n = args->bo_count + 1;
 	int ret = 0;
 
-	job->bos = kvcalloc(n, sizeof(*job->bos), GFP_KERNEL_ACCOUNT);
-	job->bo_write = kvcalloc(n, sizeof(*job->bo_write), GFP_KERNEL_ACCOUNT);
-	refs = kvmalloc_array(args->bo_count ?: 1, sizeof(*refs), GFP_KERNEL_ACCOUNT);
-	if (!job->bos || !job->bo_write || !refs) {
-		ret = -ENOMEM;
-		goto out;
+	/* The lists hold the command BO too, if it is not among @bos. */
+	if (n <= LOOM_JOB_INLINE_BOS) {
+		job->bos = job->bos_inline;
+		job->bo_write = job->bo_write_inline;
+	} else {
+		job->bos = kvcalloc(n, sizeof(*job->bos), GFP_KERNEL_ACCOUNT);
+		job->bo_write = kvcalloc(n, sizeof(*job->bo_write), GFP_KERNEL_ACCOUNT);
+		refs = kvmalloc_array(args->bo_count, sizeof(*refs), GFP_KERNEL_ACCOUNT);
+		if (!job->bos || !job->bo_write || !refs) {
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
 	if (copy_from_user(refs, u64_to_user_ptr(args->bos),
 			   args->bo_count * sizeof(*refs))) {
@@ -651,7 +659,8 @@ static int loom_job_lookup_bos(struct loom_job *job, struct drm_file *file,
 		ret = loom_job_add_bo(job, obj, flags & DRM_LOOM_BO_REF_WRITE);
 	}
 out:
-	kvfree(refs);
+	if (refs != refs_inline)
+		kvfree(refs);
 	return ret;
 }
 

@@ -131,6 +131,51 @@ TEST_F(job, submit_rejects_bad_input)
 	EXPECT_EQ(0, loom_syncobj_wait(self->fd, unsignalled, 5000));
 }
 
+/*
+ * A job's BO list up to a few entries lives in the job (no allocation),
+ * longer ones are allocated: lists on both sides of the line run, and
+ * refuse a BO listed twice and a BO that is not there.
+ */
+TEST_F(job, bo_lists_short_and_long)
+{
+	static const unsigned int counts[] = { 4, 5, 6, 40 };
+	struct drm_loom_bo_ref refs[40];
+	struct loom_test_bo extra[38];
+	int64_t *log = self->data.map;
+	uint32_t sync;
+
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &sync));
+	for (unsigned int i = 0; i < 38; i++) {
+		extra[i] = loom_bo(self->fd, 4096);
+		ASSERT_NE(NULL, extra[i].map);
+	}
+	memset(log, 0xff, 8 * 5);
+	log[0] = 0;
+	for (unsigned int c = 0; c < 4; c++) {
+		unsigned int n = counts[c];
+		struct drm_loom_submit s;
+
+		/* the data BO (written), the configurations, then others read */
+		refs[0] = (struct drm_loom_bo_ref){ self->data.handle,
+			DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE };
+		refs[1] = (struct drm_loom_bo_ref){ self->cfg.handle, DRM_LOOM_BO_REF_READ };
+		for (unsigned int i = 2; i < n; i++)
+			refs[i] = (struct drm_loom_bo_ref){ extra[i - 2].handle,
+							    DRM_LOOM_BO_REF_READ };
+		s = submit_args(self, c, counter_cmd(self, c, c), refs, n);
+		refs[n - 1].handle = refs[1].handle;	/* listed twice */
+		EXPECT_EQ(-EINVAL, _test_submit(self->fd, &s)) TH_LOG("%u BOs", n);
+		refs[n - 1].handle = 0xdead;
+		EXPECT_EQ(-ENOENT, _test_submit(self->fd, &s)) TH_LOG("%u BOs", n);
+		refs[n - 1].handle = n > 2 ? extra[n - 3].handle : self->cfg.handle;
+		s.out_syncobj = sync;
+		ASSERT_EQ(0, _test_submit(self->fd, &s)) TH_LOG("%u BOs", n);
+		ASSERT_EQ(0, loom_syncobj_wait(self->fd, sync, 20000));
+		EXPECT_EQ(c, log[1 + c]) TH_LOG("%u BOs", n);
+	}
+	EXPECT_EQ(4, log[0]);
+}
+
 /* ---- doing work --------------------------------------------------------------- */
 
 TEST_F(job, vector_add_mmap_job_mmap)
