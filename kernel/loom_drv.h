@@ -499,7 +499,6 @@ void loom_hw_direct_end_locked(struct loom_job *job);
 bool loom_hw_take_queued(struct loom_core *core, struct loom_job *job,
 			 struct dma_fence **fence);
 bool loom_hw_stop_and_reset(struct loom_core *core, u64 seqno, int error);
-int loom_hw_status_errno(u32 status);
 unsigned int loom_hw_reap_locked(struct loom_core *core);
 void loom_hw_check_doorbell_locked(struct loom_core *core);
 void loom_hw_dump_work(struct work_struct *work);

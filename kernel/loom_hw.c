@@ -81,28 +81,6 @@ struct dma_fence *loom_hw_failed_fence(struct loom_core *core, int error)
 	return fence;
 }
 
-/* What a job's fence reports for each device status. */
-int loom_hw_status_errno(u32 status)
-{
-	switch (status) {
-	case LOOM_STATUS_OK:
-		return 0;
-	case LOOM_STATUS_MMU_FAULT:
-		return -EFAULT;
-	case LOOM_STATUS_DMA_ERROR:
-		return -EIO;
-	case LOOM_STATUS_STOPPED:
-		return -ETIMEDOUT;
-	case LOOM_STATUS_DEADLOCK:
-		return -EDEADLK;
-	case LOOM_STATUS_CHILD_OVERFLOW:
-		return -ENOSPC;
-	default:
-		/* malformed commands, configurations or descriptors */
-		return -EINVAL;
-	}
-}
-
 static void loom_core_misbehaved(struct loom_core *core, enum loom_hw_fault kind,
 				 u32 value)
 {
@@ -205,7 +183,7 @@ static void loom_core_finish_slot_locked(struct loom_core *core)
 		core->stop_hit = true;
 		error = core->stop_error;
 	} else {
-		error = loom_hw_status_errno(rec.status);
+		error = drm_loom_status_errno(rec.status);
 	}
 	dump = rec.status != LOOM_STATUS_OK &&
 	       loom_core_stage_dump_locked(core, job, rec.seqno);

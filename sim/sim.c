@@ -654,27 +654,6 @@ static int sim_syncobj_merge(struct loom_device *dev, uint32_t out,
 
 /* ---------------------------------------------------------------- jobs --- */
 
-/* What a job's fence reports for each device status (loom.ko's table). */
-static int status_errno(uint32_t status)
-{
-	switch (status) {
-	case LOOM_STATUS_OK:
-		return 0;
-	case LOOM_STATUS_MMU_FAULT:
-		return -EFAULT;
-	case LOOM_STATUS_DMA_ERROR:
-		return -EIO;
-	case LOOM_STATUS_STOPPED:
-		return -ETIMEDOUT;
-	case LOOM_STATUS_DEADLOCK:
-		return -EDEADLK;
-	case LOOM_STATUS_CHILD_OVERFLOW:
-		return -ENOSPC;
-	default:
-		return -EINVAL;
-	}
-}
-
 static void ring_post_locked(struct sim_ring *r, uint64_t user_data, int res,
 			     uint64_t job_id);
 
@@ -783,7 +762,7 @@ static void *core_thread(void *arg)
 			pthread_mutex_lock(&sd->lock);
 			c->started_ns = 0;
 			pthread_mutex_unlock(&sd->lock);
-			error = status_errno(done.status);
+			error = drm_loom_status_errno(done.status);
 		}
 		/* else the device closes: the job is cancelled, not run */
 		job_complete(c, job, &done, dump_len, error);

@@ -21,6 +21,8 @@
 #endif
 /* JOB_INFO's counters are the device's own (struct loom_hw_counters). */
 #include "loom_device.h"
+/* drm_loom_status_errno()'s errno values */
+#include <linux/errno.h>
 
 #if defined(__cplusplus)
 extern "C" {
@@ -334,6 +336,32 @@ struct drm_loom_job_info {
 	__u32 pad;
 	struct loom_hw_counters counters;
 };
+
+/*
+ * A job's error (its fence's, drm_loom_job_info.error) for the status of
+ * the device's completion record (enum loom_hw_status), as loom.ko and
+ * loom-sim both report it.  A status not listed (a malformed command,
+ * configuration or descriptor) is -EINVAL.
+ */
+static inline int drm_loom_status_errno(__u32 hw_status)
+{
+	switch (hw_status) {
+	case LOOM_STATUS_OK:
+		return 0;
+	case LOOM_STATUS_MMU_FAULT:
+		return -EFAULT;
+	case LOOM_STATUS_DMA_ERROR:
+		return -EIO;
+	case LOOM_STATUS_STOPPED:
+		return -ETIMEDOUT;
+	case LOOM_STATUS_DEADLOCK:
+		return -EDEADLK;
+	case LOOM_STATUS_CHILD_OVERFLOW:
+		return -ENOSPC;
+	default:
+		return -EINVAL;
+	}
+}
 
 #define DRM_IOCTL_LOOM_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_LOOM_GET_PARAM, struct drm_loom_get_param)

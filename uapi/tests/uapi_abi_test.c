@@ -206,6 +206,19 @@ TEST(program_image)
 	CHECK_EQ(5, LOOM_SRCMAP_HOST);
 }
 
+/* The errno every device status gives a job, as uapi.rst's table says. */
+TEST(status_errnos)
+{
+	CHECK_EQ(0, drm_loom_status_errno(LOOM_STATUS_OK));
+	CHECK_EQ(-EFAULT, drm_loom_status_errno(LOOM_STATUS_MMU_FAULT));
+	CHECK_EQ(-EIO, drm_loom_status_errno(LOOM_STATUS_DMA_ERROR));
+	CHECK_EQ(-ETIMEDOUT, drm_loom_status_errno(LOOM_STATUS_STOPPED));
+	CHECK_EQ(-EDEADLK, drm_loom_status_errno(LOOM_STATUS_DEADLOCK));
+	CHECK_EQ(-ENOSPC, drm_loom_status_errno(LOOM_STATUS_CHILD_OVERFLOW));
+	CHECK_EQ(-EINVAL, drm_loom_status_errno(LOOM_STATUS_BAD_OPCODE));
+	CHECK_EQ(-EINVAL, drm_loom_status_errno(0xffffffffu));
+}
+
 int main(void)
 {
 	RUN(pci_identity_and_global_registers);
@@ -216,5 +229,6 @@ int main(void)
 	RUN(mmu_format);
 	RUN(drm_interface);
 	RUN(program_image);
+	RUN(status_errnos);
 	return checks_done();
 }
