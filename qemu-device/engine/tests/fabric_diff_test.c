@@ -210,12 +210,12 @@ static void random_dispatch(uint64_t *s, const struct fb *b,
 	d->extents = extents;
 	if (payload || chance(s, 10)) {
 		d->items = true;
-		d->count = rnd(s, 12);
+		d->count = rnd(s, chance(s, 20) ? 200 : 12);
 		return;
 	}
 	d->rank = rank + (chance(s, 30) ? rnd(s, 2) : 0);
 	for (unsigned k = 0; k < d->rank; k++)
-		extents[k] = chance(s, 5) ? 0 : 1 + rnd(s, k ? 3 : 12);
+		extents[k] = chance(s, 5) ? 0 : 1 + rnd(s, k ? 3 : chance(s, 20) ? 200 : 12);
 	if (d->rank && chance(s, 20)) {
 		d->block = true;
 		d->begin = rnd(s, (unsigned)extents[0] + 1);
@@ -258,8 +258,8 @@ static bool one_case(uint64_t seed)
 	}
 	c.mem = mem;
 	random_dispatch(&s, &fbuf, &c.d);
-	if (chance(&s, 15))
-		c.fail_at = 1 + rnd(&s, 40);
+	if (chance(&s, 30))
+		c.fail_at = 1 + rnd(&s, chance(&s, 50) ? 20 : 400);
 	if (chance(&s, 10))
 		c.stop_at = 1 + rnd(&s, 40);
 	diff = fd_compare(&c, &status, &cycles);
@@ -334,6 +334,17 @@ TEST(configs_h_graphs)
 			CHECK(!diff);
 			CHECK_EQ(LOOM_STATUS_OK, status);
 			CHECK(cycles > (uint64_t)extents[0]);
+			/* failing in the middle of a cycle, behind stalled PEs */
+			for (unsigned k = 0; k < 12; k++) {
+				c.fail_at = 40 + 7 * k + lat;
+				diff = fd_compare(&c, &status, &cycles);
+				if (diff)
+					printf("#   vector add %ux%u latency %u failing at %u: %s differs\n",
+					       dims[i][0], dims[i][1], lat, c.fail_at, diff);
+				CHECK(!diff);
+				CHECK_EQ(LOOM_STATUS_DMA_ERROR, status);
+			}
+			c.fail_at = 0;
 
 			/* the tree spawner over items whose payloads are addresses */
 			c.size = loom_test_config_tree_spawner(image, sizeof(image),
@@ -353,6 +364,61 @@ TEST(configs_h_graphs)
 	}
 }
 
+/*
+ * A PE stalled for good (its output goes nowhere) behind a LOAD of lower
+ * tile index whose k-th access fails: the stalled PE must count its
+ * stalls up to the cycle before the failing one, and not that one.
+ */
+TEST(stall_behind_failure)
+{
+	unsigned behind = 0;
+
+	for (unsigned lat = 1; lat <= 4; lat++) {
+		for (unsigned k = 1; k <= 12; k++) {
+			struct fd_case c = { .runs = 1, .mem = mem, .fail_at = k };
+			const char *diff;
+			uint64_t cycles;
+			int status;
+
+			memset(mem, 0, sizeof(mem));
+			fb_init(&fbuf, 2, 2);
+			fb_port(&fbuf, LOOM_DIR_N, 0, LOOM_PORT_OPERAND, 0);
+			fb_port(&fbuf, LOOM_DIR_N, 1, LOOM_PORT_CTRL, 0);
+			fb_pe(&fbuf, 0, 0, LOOM_OP_LOAD, LOOM_TYPE_I64, 0, 0);
+			fb_route(&fbuf, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+			fb_route(&fbuf, 0, 0, LOOM_OUT_S, LOOM_SRC_PE);
+			fb_pe(&fbuf, 0, 1, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+			fb_route(&fbuf, 0, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+			fb_pe(&fbuf, 1, 0, LOOM_OP_MOV, LOOM_TYPE_I64, 0, 0);
+			fb_route(&fbuf, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+			c.size = fb_image(&fbuf, image, sizeof(image));
+			c.image = image;
+			c.p = (struct loom_fabric_params){
+				.width = 2, .height = 2, .fifo_depth = 4,
+				.mem_ports = 1, .load_latency = lat,
+			};
+			operands[0] = FD_MEM_VA;
+			extents[0] = 20;
+			c.d = (struct loom_dispatch){
+				.operands = operands, .num_operands = 1,
+				.rank = 1, .extents = extents,
+			};
+			diff = fd_compare(&c, &status, &cycles);
+			if (diff)
+				printf("#   latency %u failing at %u: %s differs\n",
+				       lat, k, diff);
+			CHECK(!diff);
+			CHECK(status == LOOM_STATUS_DMA_ERROR ||
+			      status == LOOM_STATUS_DEADLOCK);
+			if (status == LOOM_STATUS_DMA_ERROR &&
+			    fd_ref.tiles[0][1].stalls > 1)
+				behind++;
+		}
+	}
+	/* the case this is about happened */
+	CHECK(behind >= 8);
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -366,6 +432,7 @@ int main(int argc, char **argv)
 		}
 	}
 	RUN(configs_h_graphs);
+	RUN(stall_behind_failure);
 	RUN(random_configurations);
 	return checks_done();
 }
