@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * engine_diff_test: the fabric engine (qemu-device/engine/fabric.c) against
- * its reference copy (qemu-device/engine/tests/fabric_ref.c) on every
+ * its reference copy (qemu-device/engine/tests/fabric_ref_impl.h) on every
  * configuration loomc makes of the corpus: compiler/tests/corpus/valid,
  * corpus/fuzz and examples/, each compiled for a 4x4 and an 8x8 fabric,
  * and bench/polybench for a 4x4 one.  Every thread's launch template is filled the way a

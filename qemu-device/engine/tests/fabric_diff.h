@@ -2,7 +2,7 @@
 /*
  * fabric_diff.h: runs one configuration and dispatch on the product's
  * fabric engine (fabric.c) and on the reference engine it replaced
- * (fabric_ref.c, #included here: it is built into the tests only), and
+ * (fabric_ref_impl.h, #included here: it is built into the tests only), and
  * says where they differ.  "The same" is bit for bit: the configure
  * result, the status, every loom_hw_counters field, the progress count,
  * the state dump (header and every tile), every slot's firings, every
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "engine.h"
-#include "fabric_ref.c"
+#include "fabric_ref_impl.h"
 
 #define FD_MEM_VA	0x100000ULL
 #define FD_MEM_SIZE	0x4000

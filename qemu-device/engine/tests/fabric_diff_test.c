@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * fabric_diff_test: the event-driven fabric engine (fabric.c) against the
- * engine it replaced (fabric_ref.c) on random configurations: random
+ * engine it replaced (fabric_ref_impl.h) on random configurations: random
  * fabrics, slots, operations, types, immediates, routes and port
  * bindings (made valid the way the validator wants, now and then
  * corrupted), random parameters (FIFO depth, memory ports, LOAD latency),

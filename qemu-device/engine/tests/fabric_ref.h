@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * fabric_ref.h: the reference fabric engine (fabric_ref.c), the same API
+ * fabric_ref.h: the reference fabric engine (fabric_ref_impl.h), the same API
  * as engine.h's loom_fabric_* under the names ref_fabric_*.
  */
 #ifndef LOOM_FABRIC_REF_H

@@ -1,13 +1,17 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * fabric_ref.c: the fabric engine as it was before the event-driven one
- * (qemu-device/engine/fabric.c at dbbaf34), kept as the reference the
- * differential tests (fabric_diff.h) compare the product's engine with.
- * Its public functions and struct are renamed ref_fabric_* / struct
- * ref_fabric (fabric_ref.h); nothing else changed.  It is not built into
- * the product: the tests #include it.  Do not change its behaviour: it
- * defines what "cycle-exact" means for the engine.
+ * fabric_ref_impl.h: the fabric engine as of dbbaf34
+ * (qemu-device/engine/fabric.c before issue 36's work), kept as the oracle
+ * the differential tests (fabric_diff.h) compare the product's engine
+ * with.  Its public functions and struct are renamed ref_fabric_* /
+ * struct ref_fabric (fabric_ref.h); nothing else changed.  It is not built
+ * into the product: a test #includes it, once (a header, so that the
+ * tests that include it are rebuilt when it changes).  Do not change its
+ * behaviour: it defines what "cycle-exact" means for the engine.
  */
+#ifndef LOOM_FABRIC_REF_IMPL_H
+#define LOOM_FABRIC_REF_IMPL_H
+
 /*
  * fabric.c: the cycle-level model of one core's fabric (uapi "The fabric").
  *
@@ -1462,3 +1466,5 @@ uint64_t ref_fabric_slot_firings(const struct ref_fabric *f, unsigned tile,
 			return f->pe[f->group[i].first + s].firings;
 	return 0;
 }
+
+#endif /* LOOM_FABRIC_REF_IMPL_H */
