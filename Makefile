@@ -582,7 +582,7 @@ $(BUILD)/host/compiler/libloomc.a: $(COMPILER_SRCS) $(COMPILER_HDRS) | host-deps
 	done
 	@rm -f $@ && ar rcs $@ $(dir $@)/obj/*.o
 
-$(BUILD)/host/compiler/%: compiler/tests/%.c $(wildcard compiler/tests/*.h) bench/polybench/polybench.h \
+$(BUILD)/host/compiler/%: compiler/tests/%.c $(wildcard compiler/tests/*.h qemu-device/engine/tests/*.h) bench/polybench/polybench.h \
 		$(BUILD)/host/compiler/libloomc.a $(BUILD)/host/engine/libengine.a | host-deps
 	@echo "  CC      $@" >&2
 	@$(CC) $(HOST_CFLAGS) $(COMPILER_CFLAGS) $(ENGINE_CFLAGS) -Ibench/polybench -o $@ $< $(BUILD)/host/compiler/libloomc.a \
