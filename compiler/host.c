@@ -23,6 +23,8 @@ struct hv {
 	uint32_t reg;
 };
 
+struct host_view;
+
 struct hc {
 	struct diag *d;
 	struct image_builder *img;
@@ -32,6 +34,8 @@ struct hc {
 	uint32_t regs;
 	unsigned errors;
 	struct loom_loc loc;	/* the operation being compiled */
+	struct host_view *views;	/* the views compiled so far */
+	int num_views, cap_views;
 };
 
 static void *grow(void *p, int *cap, int need, size_t elem)
@@ -307,25 +311,125 @@ static void alloc(struct hc *c, struct ir_op *op)
 }
 
 /*
+ * A view in a host function: the register of its root allocation (a load
+ * or store names the allocation and an element number), its offset from
+ * it and its strides, in elements, each in a register.
+ */
+struct host_view {
+	const struct ir_value *m;
+	uint32_t offset;
+	uint32_t strides[IR_MEMREF_MAX_RANK];
+};
+
+static const struct host_view *find_view(const struct hc *c,
+					 const struct ir_value *m)
+{
+	for (int i = 0; i < c->num_views; i++)
+		if (c->views[i].m == m)
+			return &c->views[i];
+	return NULL;
+}
+
+/* A view entry's register: its value's, or its literal loaded. */
+static uint32_t view_entry_reg(struct hc *c, const struct ir_op *op,
+			       enum ir_view_list which, int k)
+{
+	const struct ir_value *x;
+	int64_t v;
+
+	if (op->view->operand[which][k] >= 0)
+		return reg(c, op->operands[op->view->operand[which][k]].value);
+	ir_view_entry(op, which, k, &v, &x);
+	return konst(c, new_reg(c), v);
+}
+
+/*
+ * memref.subview: offset = source offset + sum of offset k * source
+ * stride k, stride k = source stride k * stride k (an allocation's
+ * strides are row-major, its offset 0); the result names the allocation.
+ */
+static void subview(struct hc *c, struct ir_op *op)
+{
+	const struct ir_value *src = op->operands[0].value;
+	const struct host_view *sv = find_view(c, src);
+	uint32_t strides[IR_MEMREF_MAX_RANK], offset;
+	struct host_view *v;
+	int rank = src->type->rank;
+
+	if (!sv && (!src->def || src->def->code != IR_OP_MEMREF_ALLOC))
+		return error(c, op, "a view of a memref that is not a memref.alloc of this function");
+	if (sv) {
+		offset = sv->offset;
+		memcpy(strides, sv->strides, sizeof(strides));
+	} else {
+		offset = konst(c, new_reg(c), 0);
+		strides[rank - 1] = konst(c, new_reg(c), 1);
+		for (int k = rank - 2; k >= 0; k--)
+			strides[k] = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64,
+					 new_reg(c), strides[k + 1],
+					 size_reg(c, op, src, k + 1), 0);
+	}
+	for (int k = 0; k < rank; k++) {
+		uint32_t o = view_entry_reg(c, op, IR_VIEW_OFFSETS, k);
+		uint32_t st = view_entry_reg(c, op, IR_VIEW_STRIDES, k);
+
+		o = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), o,
+			strides[k], 0);
+		offset = alu(c, LOOM_OP_ADD, LOOM_TYPE_I64, new_reg(c), offset,
+			     o, 0);
+		strides[k] = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c),
+				 strides[k], st, 0);
+	}
+	c->views = grow(c->views, &c->cap_views, c->num_views + 1,
+			sizeof(*c->views));
+	v = &c->views[c->num_views++];
+	v->m = &op->results[0];
+	v->offset = offset;
+	for (int i = 0; i < op->view->num_kept; i++)
+		v->strides[i] = strides[op->view->kept[i]];
+	bind(c, &op->results[0], reg(c, src));
+}
+
+/*
  * memref.dim of a dynamic size (a static one is folded): the verifier
- * allows it only of a memref.alloc, whose operand for that size it is.
+ * allows it only of a memref.alloc, whose operand for that size it is,
+ * or of a view, whose operation was given it.
  */
 static void dim(struct hc *c, struct ir_op *op)
 {
-	bind(c, &op->results[0],
-	     size_reg(c, op, op->operands[0].value,
-		      (int)op->operands[1].value->const_val));
+	const struct ir_value *m = op->operands[0].value;
+	int k = (int)op->operands[1].value->const_val;
+
+	if (m->def && m->def->view)
+		bind(c, &op->results[0],
+		     view_entry_reg(c, m->def, IR_VIEW_SIZES,
+				    m->def->view->kept[k]));
+	else
+		bind(c, &op->results[0], size_reg(c, op, m, k));
 }
 
 /*
  * The row-major element number of the indices @uses of @op's memref @m:
- * ((i0 * d1 + i1) * d2 + i2) ...
+ * ((i0 * d1 + i1) * d2 + i2) ...; of a view, offset + sum of index k *
+ * stride k.
  */
 static uint32_t linear_index(struct hc *c, const struct ir_op *op,
 			     const struct ir_value *m,
 			     const struct ir_use *uses)
 {
+	const struct host_view *v = find_view(c, m);
 	uint32_t acc = reg(c, uses[0].value);
+
+	if (v) {
+		acc = v->offset;
+		for (int k = 0; k < m->type->rank; k++)
+			acc = alu(c, LOOM_OP_ADD, LOOM_TYPE_I64, new_reg(c), acc,
+				  alu(c, LOOM_OP_MUL, LOOM_TYPE_I64,
+				      new_reg(c), reg(c, uses[k].value),
+				      v->strides[k], 0),
+				  0);
+		return acc;
+	}
 
 	for (int k = 1; k < m->type->rank; k++) {
 		acc = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), acc,
@@ -536,6 +640,7 @@ static void host_op(struct hc *c, struct ir_op *op)
 	case SYN_CAST: return cast(c, op);
 	case SYN_ALLOC: return alloc(c, op);
 	case SYN_DIM: return dim(c, op);
+	case SYN_SUBVIEW: return subview(c, op);
 	case SYN_AFFINE: return affine(c, op);
 	case SYN_LOAD: return load(c, op);
 	case SYN_STORE: return store(c, op);
@@ -578,6 +683,7 @@ unsigned host_compile(struct diag *d, struct ir_func *f,
 		}
 	region(&c, &f->body);
 	free(c.map);
+	free(c.views);
 	if (c.errors) {
 		h->num_insns = hf.first;	/* drop what was emitted */
 		h->num_list = first_list;

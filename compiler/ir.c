@@ -27,7 +27,13 @@ bool ir_type_equal(const struct ir_type *a, const struct ir_type *b)
 			return false;
 		if (a->kind == IR_TYPE_MEMREF &&
 		    (a->rank != b->rank ||
-		     memcmp(a->dims, b->dims, a->rank * sizeof(a->dims[0]))))
+		     memcmp(a->dims, b->dims, a->rank * sizeof(a->dims[0])) ||
+		     a->strided != b->strided))
+			return false;
+		if (a->kind == IR_TYPE_MEMREF && a->strided &&
+		    (a->offset != b->offset ||
+		     memcmp(a->strides, b->strides,
+			    a->rank * sizeof(a->strides[0]))))
 			return false;
 		if (a->kind == IR_TYPE_UNSUPPORTED)
 			return strcmp(a->name, b->name) == 0;
@@ -86,6 +92,8 @@ enum loom_arg_type ir_type_arg_type(const struct ir_type *t)
 	case IR_TYPE_INDEX:	return LOOM_ARG_INDEX;
 	case IR_TYPE_F32:	return LOOM_ARG_F32;
 	case IR_TYPE_MEMREF:
+		if (t->strided)		/* a view's layout has no encoding */
+			return 0;
 		switch (t->elem->kind) {
 		case IR_TYPE_I32:	return LOOM_ARG_MEMREF_I32;
 		case IR_TYPE_I64:	return LOOM_ARG_MEMREF_I64;
@@ -159,6 +167,24 @@ int64_t ir_memref_stride(const struct ir_type *t, int k)
 	return stride;
 }
 
+void ir_memref_layout(const struct ir_type *t, int64_t *strides,
+		      int64_t *offset)
+{
+	int64_t stride = 1;
+
+	*offset = t->strided ? t->offset : 0;
+	for (int k = t->rank - 1; k >= 0; k--) {
+		if (t->strided) {
+			strides[k] = t->strides[k];
+			continue;
+		}
+		strides[k] = stride;
+		if (stride != IR_DYNAMIC)
+			stride = t->dims[k] == IR_DYNAMIC ? IR_DYNAMIC :
+				 stride * t->dims[k];
+	}
+}
+
 int64_t ir_memref_elems(const struct ir_type *t)
 {
 	int64_t n = 1;
@@ -185,6 +211,31 @@ int ir_size_operand_of(const struct ir_type *t, int k)
 	for (int j = 0; j < k; j++)
 		n += t->dims[j] == IR_DYNAMIC;
 	return n;
+}
+
+static void size_str(int64_t v, char *buf, size_t size)
+{
+	if (v == IR_DYNAMIC)
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%lld", (long long)v);
+}
+
+/* ", strided<[s0, s1], offset: o>" (no offset when it is 0, as MLIR). */
+static void layout_str(const struct ir_type *t, char *buf, size_t size)
+{
+	size_t len = snprintf(buf, size, ", strided<[");
+	char v[24];
+
+	for (int k = 0; k < t->rank && len < size; k++) {
+		size_str(t->strides[k], v, sizeof(v));
+		len += snprintf(buf + len, size - len, "%s%s", k ? ", " : "", v);
+	}
+	size_str(t->offset, v, sizeof(v));
+	if (len < size && t->offset)
+		len += snprintf(buf + len, size - len, "], offset: %s>", v);
+	else if (len < size)
+		snprintf(buf + len, size - len, "]>");
 }
 
 const char *ir_type_str(const struct ir_type *t, char *buf, size_t size)
@@ -214,6 +265,9 @@ const char *ir_type_str(const struct ir_type *t, char *buf, size_t size)
 						"%lldx", (long long)t->dims[k]);
 		}
 		ir_type_str(t->elem, inner, sizeof(inner));
+		if (t->strided)
+			layout_str(t, inner + strlen(inner),
+				   sizeof(inner) - strlen(inner));
 		snprintf(buf, size, "memref<%s%s>", shape, inner);
 		break;
 	}
@@ -634,6 +688,24 @@ static void print_operands_types(FILE *out, const struct ir_op *op)
 	}
 }
 
+/* "[%o, 4]": list @which of a view operation, values and literals. */
+static void print_view_list(FILE *out, const struct ir_op *op, int which)
+{
+	const struct ir_view *w = op->view;
+
+	fputc('[', out);
+	for (int k = 0; k < w->num[which]; k++) {
+		int i = w->operand[which][k];
+
+		fputs(k ? ", " : "", out);
+		if (i >= 0)
+			fprintf(out, "%%%s", op->operands[i].name);
+		else
+			fprintf(out, "%lld", (long long)w->lit[which][k]);
+	}
+	fputc(']', out);
+}
+
 static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 {
 	const struct ir_use *u = op->operands;
@@ -711,6 +783,14 @@ static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 	case SYN_DIM:
 		fprintf(out, " %%%s, %%%s", u[0].name, u[1].name);
 		print_attrs_type(out, op, op->type);
+		break;
+	case SYN_SUBVIEW:
+		fprintf(out, " %%%s", u[0].name);
+		for (int w = 0; w < IR_VIEW_LISTS; w++)
+			print_view_list(out, op, w);
+		print_attrs_type(out, op, op->type);
+		fputs(" to ", out);
+		print_type(out, op->to_type);
 		break;
 	case SYN_ALLOC:
 		fputc('(', out);

@@ -75,11 +75,20 @@ enum ir_type_kind {
  * @elem: IR_TYPE_MEMREF: element type (i32, i64 or f32, or an
  *	unsupported one); IR_TYPE_CHANNEL: the carried type
  * @name: IR_TYPE_UNSUPPORTED: its spelling in the source ("f64")
+ * @strided: IR_TYPE_MEMREF: a "strided<[...], offset: ...>" layout was
+ *	written (a view's type); otherwise the layout is the identity:
+ *	row-major, offset 0
+ * @strides: with @strided: each size's stride in elements, or IR_DYNAMIC
+ * @offset: with @strided: the first element's offset in elements from the
+ *	base, or IR_DYNAMIC
  */
 struct ir_type {
 	enum ir_type_kind kind;
 	int rank;
 	int64_t dims[IR_MEMREF_MAX_RANK];
+	bool strided;
+	int64_t strides[IR_MEMREF_MAX_RANK];
+	int64_t offset;
 	const struct ir_type *elem;
 	const char *name;
 };
@@ -143,6 +152,14 @@ static inline int64_t ir_sext(uint64_t v, unsigned width)
  */
 int64_t ir_memref_stride(const struct ir_type *t, int k);
 
+/*
+ * The layout of memref type @t whatever its spelling: a strided one's
+ * strides and offset, or the identity's row-major strides (IR_DYNAMIC
+ * where a '?' size after it makes one unknown) and offset 0.
+ */
+void ir_memref_layout(const struct ir_type *t, int64_t *strides,
+		      int64_t *offset);
+
 /* Elements of memref type @t, or IR_DYNAMIC when a size is '?'. */
 int64_t ir_memref_elems(const struct ir_type *t);
 
@@ -160,7 +177,7 @@ int ir_size_operand_of(const struct ir_type *t, int k);
 const char *ir_type_str(const struct ir_type *t, char *buf, size_t size);
 
 /* Enough for any type the parser accepts (nesting is bounded). */
-#define IR_TYPE_STR_MAX	256
+#define IR_TYPE_STR_MAX	384
 
 /* -------------------------------------------------------- attributes --- */
 
@@ -228,6 +245,7 @@ enum ir_syntax {
 	SYN_ALLOC,		/* %m = memref.alloc(%n) : memref<?xT> */
 	SYN_DIM,		/* %n = memref.dim %m, %k : memref<?x8xT> */
 	SYN_AFFINE,		/* %r = affine.apply #map(%i)[%n] */
+	SYN_SUBVIEW,		/* %v = memref.subview %m[o][s][t] : T to U */
 	SYN_FOR,		/* scf.for %i = %lb to %ub step %s ... { } */
 	SYN_IF,			/* scf.if %c [-> (T)] { } [else { }] */
 	SYN_SCF_YIELD,		/* scf.yield %x : T */
@@ -334,6 +352,7 @@ enum ir_alu {
 	X(MEMREF_STORE, "memref.store", SYN_STORE, ALU_NONE, 0)		\
 	X(MEMREF_ALLOC, "memref.alloc", SYN_ALLOC, ALU_NONE, IR_HOST_ONLY) \
 	X(MEMREF_DIM, "memref.dim", SYN_DIM, ALU_NONE, 0)		\
+	X(MEMREF_SUBVIEW, "memref.subview", SYN_SUBVIEW, ALU_NONE, 0)	\
 	X(AFFINE_APPLY, "affine.apply", SYN_AFFINE, ALU_NONE, 0)	\
 	X(AFFINE_MIN, "affine.min", SYN_AFFINE, ALU_NONE, 0)		\
 	X(AFFINE_MAX, "affine.max", SYN_AFFINE, ALU_NONE, 0)		\
@@ -453,6 +472,37 @@ int64_t ir_floordiv(int64_t a, int64_t c);
 int64_t ir_ceildiv(int64_t a, int64_t c);
 int64_t ir_mod(int64_t a, int64_t c);
 
+/* ------------------------------------------------------------- views --- */
+
+/* The lists of struct ir_view, in the order the syntax writes them. */
+enum ir_view_list {
+	IR_VIEW_OFFSETS,
+	IR_VIEW_SIZES,
+	IR_VIEW_STRIDES,
+	IR_VIEW_LISTS
+};
+
+/**
+ * struct ir_view - the offsets, sizes and strides of a view operation
+ * @num: per list, how many entries were written
+ * @lit: per list and entry, the integer written, or IR_DYNAMIC for a
+ *	value (an operand)
+ * @operand: per list and entry written as a value, its operand number;
+ *	-1 for a literal
+ * @loc: per list and entry, where it is written
+ * @kept: set by the verifier: per result size, the size of the subview it
+ *	is (a rank-reducing subview drops sizes of 1)
+ * @num_kept: the result's rank, once verified
+ */
+struct ir_view {
+	int num[IR_VIEW_LISTS];
+	int64_t lit[IR_VIEW_LISTS][IR_MEMREF_MAX_RANK];
+	int operand[IR_VIEW_LISTS][IR_MEMREF_MAX_RANK];
+	struct loom_loc loc[IR_VIEW_LISTS][IR_MEMREF_MAX_RANK];
+	int kept[IR_MEMREF_MAX_RANK];
+	int num_kept;
+};
+
 struct ir_op;
 struct ir_region;
 struct ir_func;
@@ -566,6 +616,8 @@ struct ir_region {
  * @map: SYN_AFFINE: the map (operands: its dims, then its syms)
  * @map_alias: SYN_AFFINE: the #name it was written as (without '#'), or
  *	NULL for an inline affine_map<...>; the printer writes it inline
+ * @view: SYN_SUBVIEW: its offsets, sizes and strides (operand 0 is the
+ *	source, @type its type, @to_type the result's)
  * @region: the region this operation is in
  * @next: the next operation in @region
  */
@@ -603,6 +655,7 @@ struct ir_op {
 	int num_iter_args;
 	const struct ir_affine_map *map;
 	const char *map_alias;
+	struct ir_view *view;
 	struct ir_region *region;
 	struct ir_op *next;
 };
@@ -616,6 +669,37 @@ static inline struct ir_use *ir_launch_waits(struct ir_op *op)
 static inline struct ir_use *ir_launch_extents(struct ir_op *op)
 {
 	return op->operands + op->num_args + op->num_waits;
+}
+
+/*
+ * Entry @k of list @which of view operation @op: returns true and its
+ * value in *@c when it is known (a literal, or an operand the verifier
+ * folded), else false and the operand's value in *@v.
+ */
+static inline bool ir_view_entry(const struct ir_op *op,
+				 enum ir_view_list which, int k, int64_t *c,
+				 const struct ir_value **v)
+{
+	int i = op->view->operand[which][k];
+
+	*v = i < 0 ? NULL : op->operands[i].value;
+	if (i < 0)
+		*c = op->view->lit[which][k];
+	else if (*v && (*v)->is_const)
+		*c = (*v)->const_val;
+	return i < 0 || (*v && (*v)->is_const);
+}
+
+/*
+ * The memref a view is of, through every view operation down to the
+ * thread argument or allocation it started from: what its memory
+ * accesses are ordered by.
+ */
+static inline const struct ir_value *ir_view_root(const struct ir_value *m)
+{
+	while (m->def && m->def->view)
+		m = m->def->operands[0].value;
+	return m;
 }
 
 /* ---------------------------------------------------------- functions --- */

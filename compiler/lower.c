@@ -66,6 +66,8 @@ struct scope {
 	int spawn;
 };
 
+struct view_layout;
+
 struct lower {
 	struct diag *d;
 	struct ir_func *f;
@@ -80,6 +82,7 @@ struct lower {
 	 * maps and carries them into loops like any argument.
 	 */
 	struct ir_value sizes[LOOM_IMAGE_MAX_ARGS];
+	struct view_layout *views;	/* the views lowered so far */
 };
 
 static void unsupported(struct lower *l, const struct ir_op *op,
@@ -709,9 +712,13 @@ static void lower_cast(struct lower *l, struct scope *s, struct ir_op *op)
 
 /* ----------------------------------------------------------- memory --- */
 
-/* The thread argument a memref is, or -1 (an iter_arg, say). */
+/*
+ * The thread argument a memref is, or a view of, or -1 (an iter_arg,
+ * say): its accesses are ordered with that argument's.
+ */
 static int memref_arg(const struct ir_value *m)
 {
+	m = ir_view_root(m);
 	return !m->def && m->region && !m->region->parent_op ? m->index : -1;
 }
 
@@ -787,11 +794,240 @@ static int dynamic_linear(struct lower *l, struct scope *s, struct ir_op *op,
 	return acc;
 }
 
+/* ------------------------------------------------------------ views --- */
+
+/*
+ * A view is address arithmetic on its root memref (a thread argument):
+ * nothing about it reaches the fabric but the PEs that compute addresses.
+ * An offset or stride is a term, c + node: constants fold (a constant
+ * stride is a MUL immediate, a constant offset part of the ADD immediate
+ * every address has), values are PEs built where the view operation is.
+ */
+struct term {
+	int64_t c;
+	int node;		/* G_NONE: the term is the constant c */
+};
+
+static struct term term_const(int64_t c)
+{
+	return (struct term){ c, G_NONE };
+}
+
+static struct term term_node(int node)
+{
+	return (struct term){ 0, node };
+}
+
+static struct term term_add(struct lower *l, struct term a, struct term b,
+			    struct loom_loc loc)
+{
+	struct term r = { a.c + b.c, a.node == G_NONE ? b.node : a.node };
+
+	if (a.node != G_NONE && b.node != G_NONE)
+		r.node = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, a.node, b.node,
+			    G_NONE, loc);
+	return r;
+}
+
+/* a * b, each either a constant or a node (never both). */
+static struct term term_mul(struct lower *l, struct term a, struct term b,
+			    struct loom_loc loc)
+{
+	if (a.node == G_NONE && b.node == G_NONE)
+		return term_const(a.c * b.c);
+	if (a.node == G_NONE)
+		return term_mul(l, b, a, loc);
+	if (b.node != G_NONE)
+		return term_node(pe(l, LOOM_OP_MUL, LOOM_TYPE_I64, a.node,
+				    b.node, G_NONE, loc));
+	if (b.c == 0 || b.c == 1)
+		return b.c ? a : term_const(0);
+	return term_node(pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, a.node,
+				(uint64_t)b.c, G_NONE, loc));
+}
+
+/* A value's term in scope @s: its constant, or its node. */
+static struct term term_of(struct lower *l, struct scope *s,
+			   const struct ir_value *v)
+{
+	return v->is_const ? term_const(v->const_val) :
+			     term_node(value(l, s, v));
+}
+
+/**
+ * struct view_layout - a lowered view
+ * @m: the view (a view operation's result)
+ * @offset_c: the constant part of its offset from its root, in elements
+ * @offset: the rest, a stand-in value (index), or NULL when none
+ * @stride_c: per size, its stride when constant
+ * @stride: per size, a stand-in value for a stride that is not
+ * @stand_in: storage for those stand-ins: mapped, in the scope the view
+ *	operation is lowered in, to the nodes computing them, so that
+ *	value() carries them into inner scopes like any value
+ * @next: the view lowered before
+ */
+struct view_layout {
+	const struct ir_value *m;
+	int64_t offset_c;
+	const struct ir_value *offset;
+	int64_t stride_c[IR_MEMREF_MAX_RANK];
+	const struct ir_value *stride[IR_MEMREF_MAX_RANK];
+	struct ir_value stand_in[1 + IR_MEMREF_MAX_RANK];
+	struct view_layout *next;
+};
+
+static struct view_layout *find_view(struct lower *l, const struct ir_value *m)
+{
+	struct view_layout *vl = l->views;
+
+	while (vl && vl->m != m)
+		vl = vl->next;
+	return vl;
+}
+
+/*
+ * The layout of memref @m in scope @s: a view's as lowered, or a thread
+ * argument's row-major one (a stride after a '?' size is the product of
+ * the sizes after it, size operands among them), offset 0.
+ */
+static void layout_terms(struct lower *l, struct scope *s,
+			 const struct ir_value *m, struct term *offset,
+			 struct term *strides, struct loom_loc loc)
+{
+	const struct ir_type *t = m->type;
+	struct view_layout *vl = find_view(l, m);
+	struct term stride = term_const(1);
+
+	if (vl) {
+		*offset = term_const(vl->offset_c);
+		if (vl->offset)
+			offset->node = value(l, s, vl->offset);
+		for (int k = 0; k < t->rank; k++)
+			strides[k] = vl->stride[k] ?
+				     term_node(value(l, s, vl->stride[k])) :
+				     term_const(vl->stride_c[k]);
+		return;
+	}
+	*offset = term_const(0);
+	for (int k = t->rank - 1; k >= 0; k--) {
+		strides[k] = stride;
+		stride = term_mul(l, stride,
+				  t->dims[k] != IR_DYNAMIC ?
+				  term_const(t->dims[k]) :
+				  term_node(size_value(l, s, m, k)), loc);
+	}
+}
+
+/* A stand-in value for node @n, mapped in scope @s. */
+static const struct ir_value *stand_in(struct lower *l, struct scope *s,
+				       struct ir_value *v, int n,
+				       const struct ir_value *of)
+{
+	v->type = &ir_index;
+	v->loc = of->loc;
+	v->name = of->name;
+	map_put(l, s, v, n);
+	return v;
+}
+
+/*
+ * memref.subview: offset = source offset + sum of offset k * source
+ * stride k; stride k = source stride k * stride k; the sizes a rank
+ * reduction drops take their strides with them.
+ */
+static void lower_subview(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_value *src = op->operands[0].value;
+	const struct ir_value *m = &op->results[0];
+	struct term offset, strides[IR_MEMREF_MAX_RANK];
+	struct view_layout *vl;
+
+	if (memref_arg(src) < 0)
+		return unsupported(l, op, "a memref that is not a thread argument");
+	vl = calloc(1, sizeof(*vl));
+	if (!vl)
+		abort();
+	layout_terms(l, s, src, &offset, strides, op->loc);
+	for (int k = 0; k < src->type->rank; k++) {
+		const struct ir_value *x;
+		int64_t c;
+		struct term o, st;
+
+		o = ir_view_entry(op, IR_VIEW_OFFSETS, k, &c, &x) ?
+		    term_const(c) : term_of(l, s, x);
+		st = ir_view_entry(op, IR_VIEW_STRIDES, k, &c, &x) ?
+		     term_const(c) : term_of(l, s, x);
+		offset = term_add(l, offset, term_mul(l, o, strides[k], op->loc),
+				  op->loc);
+		strides[k] = term_mul(l, strides[k], st, op->loc);
+	}
+	vl->m = m;
+	vl->offset_c = offset.c;
+	if (offset.node != G_NONE)
+		vl->offset = stand_in(l, s, &vl->stand_in[0], offset.node, m);
+	for (int i = 0; i < op->view->num_kept; i++) {
+		struct term st = strides[op->view->kept[i]];
+
+		vl->stride_c[i] = st.c;
+		if (st.node != G_NONE)
+			vl->stride[i] = stand_in(l, s, &vl->stand_in[1 + i],
+						 st.node, m);
+	}
+	vl->next = l->views;
+	l->views = vl;
+}
+
+/*
+ * The address of indices @uses of view @m: its root's base + ((offset +
+ * sum of index k * stride k) << log2 of the element size), the constant
+ * part an ADD immediate, as address() builds it for a thread argument.
+ */
+static int view_address(struct lower *l, struct scope *s, struct ir_op *op,
+			const struct ir_value *m, const struct ir_use *uses)
+{
+	unsigned shift = ir_type_size(op->type->elem) == 4 ? 2 : 3;
+	struct term linear, strides[IR_MEMREF_MAX_RANK];
+	int a = value(l, s, ir_view_root(m));
+
+	layout_terms(l, s, m, &linear, strides, op->loc);
+	for (int k = 0; k < m->type->rank; k++)
+		linear = term_add(l, linear,
+				  term_mul(l, term_of(l, s, uses[k].value),
+					   strides[k], op->loc),
+				  op->loc);
+	if (linear.node != G_NONE)
+		a = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, a,
+		       pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64, linear.node, shift,
+			      G_NONE, op->loc),
+		       G_NONE, op->loc);
+	if (linear.c)
+		a = pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, a,
+			   (uint64_t)linear.c << shift, G_NONE, op->loc);
+	return a;
+}
+
+/* memref.dim of a view's '?' size: the value its operation was given. */
+static void lower_view_dim(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_op *def = op->operands[0].value->def;
+	int k = (int)op->operands[1].value->const_val;
+	const struct ir_value *x;
+	int64_t c;
+
+	if (ir_view_entry(def, IR_VIEW_SIZES, def->view->kept[k], &c, &x))
+		map_put(l, s, &op->results[0],
+			konst(l, s, LOOM_TYPE_I64, c, op->loc));
+	else
+		map_put(l, s, &op->results[0], value(l, s, x));
+}
+
 /* memref.dim of a '?' size of a rank-N input (a static one is folded). */
 static void lower_dim(struct lower *l, struct scope *s, struct ir_op *op)
 {
 	const struct ir_value *m = op->operands[0].value;
 
+	if (m->def && m->def->view)
+		return lower_view_dim(l, s, op);
 	if (memref_arg(m) < 0)
 		return unsupported(l, op, "a memref that is not a thread argument");
 	map_put(l, s, &op->results[0],
@@ -810,8 +1046,12 @@ static int address(struct lower *l, struct scope *s, struct ir_op *op,
 {
 	unsigned shift = ir_type_size(op->type->elem) == 4 ? 2 : 3;
 	const struct ir_type *t = op->type;
-	int a = value(l, s, m), linear = G_NONE;
+	int a, linear = G_NONE;
 	uint64_t offset = 0;
+
+	if (m->def && m->def->view)
+		return view_address(l, s, op, m, uses);
+	a = value(l, s, m);
 
 	/* a '?' after the first size: a stride is a value, not an immediate */
 	if (ir_size_operand_of(t, t->rank) > ir_size_operand_of(t, 1))
@@ -1426,6 +1666,8 @@ static void lower_op(struct lower *l, struct scope *s, struct ir_op *op)
 		return lower_affine(l, s, op);
 	case SYN_DIM:
 		return lower_dim(l, s, op);
+	case SYN_SUBVIEW:
+		return lower_subview(l, s, op);
 	case SYN_LOAD:
 		return lower_load(l, s, op);
 	case SYN_STORE:
@@ -1628,6 +1870,12 @@ unsigned lower_thread(struct diag *d, struct ir_func *f, struct graph *g)
 	scope_init(&top, NULL);
 	lower_region(&l, &top, &f->body);
 	free(top.map);
+	while (l.views) {
+		struct view_layout *next = l.views->next;
+
+		free(l.views);
+		l.views = next;
+	}
 	if (l.errors)
 		return l.errors;
 	dead_code(g);

@@ -367,11 +367,59 @@ static const struct ir_type *memref_sizes_in(struct parser *p,
 			   i == 1 ? x->loc : loc_within(x, i, x->len - i));
 }
 
+/* A stride or offset of a layout: '?' or an integer, kept in range. */
+static int64_t layout_entry(struct parser *p)
+{
+	const struct token *tok = p->tok;
+
+	if (consume(p, "?"))
+		return IR_DYNAMIC;
+	if (tok->kind != TK_INT)
+		fail_expected(p, "'?' or a non-negative integer");
+	if (int_literal(p) > INT64_MAX >> 3)
+		fail_at(p, tok->loc, "memref stride or offset too large");
+	return (int64_t)tok->ival;
+}
+
 /*
- * memref_type = "memref" "<" size ("x" size)* "x" elem ">"
+ * layout = "strided" "<" "[" entry ("," entry)* "]" ("," "offset" ":"
+ *	    entry)? ">" ; entry = "?" | INT
+ * One stride per size of @t.
+ */
+static void strided_layout(struct parser *p, struct ir_type *t)
+{
+	const struct token *open;
+	int n = 0;
+
+	expect(p, "strided");
+	expect(p, "<");
+	open = expect(p, "[");
+	do {
+		if (n == t->rank)
+			fail_at(p, p->tok->loc,
+				"a strided layout of a rank-%d memref takes %d stride%s, not more",
+				t->rank, t->rank, t->rank == 1 ? "" : "s");
+		t->strides[n++] = layout_entry(p);
+	} while (consume(p, ","));
+	if (n != t->rank)
+		fail_at(p, open->loc,
+			"a strided layout of a rank-%d memref takes %d stride%s, not %d",
+			t->rank, t->rank, t->rank == 1 ? "" : "s", n);
+	expect(p, "]");
+	if (consume(p, ",")) {
+		expect(p, "offset");
+		expect(p, ":");
+		t->offset = layout_entry(p);
+	}
+	expect(p, ">");
+	t->strided = true;
+}
+
+/*
+ * memref_type = "memref" "<" size ("x" size)* "x" elem ("," layout)? ">"
  * size = "?" | INT ; elem = "i32" | "i64" | "f32"
- * Rank 1 to IR_MEMREF_MAX_RANK, row-major.  (Another element type is
- * reported and kept as unsupported.)
+ * Rank 1 to IR_MEMREF_MAX_RANK, row-major unless a strided layout says
+ * otherwise.  (Another element type is reported and kept as unsupported.)
  */
 static const struct ir_type *memref_type(struct parser *p)
 {
@@ -402,6 +450,8 @@ static const struct ir_type *memref_type(struct parser *p)
 			elem = memref_elem(p, x->text, x->len, x->loc);
 		}
 	}
+	if (consume(p, ","))
+		strided_layout(p, t);
 	expect(p, ">");
 	t->elem = elem;
 	return t;
@@ -1059,6 +1109,70 @@ static void dim_op(struct parser *p, struct ir_op *op)
 	set_results(p, op, 1, &ir_index);
 }
 
+/*
+ * view_list = "[" (view_entry ("," view_entry)*)? "]"
+ * view_entry = VALUE | INT
+ * Values are appended to @v as operands (index), literals kept in @w.
+ */
+static void view_list(struct parser *p, struct ir_view *w,
+		      enum ir_view_list which, struct vec *v)
+{
+	expect(p, "[");
+	if (consume(p, "]"))
+		return;
+	do {
+		int k = w->num[which];
+
+		if (k == IR_MEMREF_MAX_RANK)
+			fail_at(p, p->tok->loc,
+				"more than %d entries in a view's list (the highest memref rank)",
+				IR_MEMREF_MAX_RANK);
+		w->num[which]++;
+		w->operand[which][k] = -1;
+		w->loc[which][k] = p->tok->loc;
+		if (p->tok->kind == TK_VALUE) {
+			w->operand[which][k] = v->num;
+			w->lit[which][k] = IR_DYNAMIC;
+			operand(p, v);
+		} else if (p->tok->kind == TK_INT) {
+			const struct token *t = p->tok;
+
+			if (int_literal(p) > INT64_MAX >> 3)
+				fail_at(p, t->loc, "view offset, size or stride too large");
+			w->lit[which][k] = (int64_t)t->ival;
+		} else {
+			fail_expected(p, "a value ('%name') or a non-negative integer");
+		}
+	} while (consume(p, ","));
+	expect(p, "]");
+}
+
+/*
+ * subview = VALUE view_list view_list view_list attr_dict? ":"
+ *	     memref_type "to" memref_type
+ * (offsets, sizes, strides; the verifier checks them against the types)
+ */
+static void subview_op(struct parser *p, struct ir_op *op)
+{
+	struct ir_view *w = alloc(p, sizeof(*w));
+	struct vec v = { 0 };
+
+	operand(p, &v);
+	for (int l = 0; l < IR_VIEW_LISTS; l++)
+		view_list(p, w, l, &v);
+	set_operands(p, op, &v);
+	opt_attr_dict(p, op);
+	op->view = w;
+	op->type = memref_colon_type(p);
+	expect(p, "to");
+	if (!at(p, "memref"))
+		fail_expected(p, "a memref type");
+	op->to_type = type(p);
+	all_types(op, &ir_index);
+	op->operand_types[0] = op->type;
+	set_results(p, op, 1, op->to_type);
+}
+
 /* ------------------------------------------------------- affine maps --- */
 
 static const struct ir_affine_expr *affine_expr(struct parser *p,
@@ -1598,6 +1712,7 @@ static void op_body(struct parser *p, struct ir_op *op)
 	case SYN_STORE:			store(p, op); break;
 	case SYN_ALLOC:			alloc_op(p, op); break;
 	case SYN_DIM:			dim_op(p, op); break;
+	case SYN_SUBVIEW:		subview_op(p, op); break;
 	case SYN_AFFINE:		affine_op(p, op); break;
 	case SYN_FOR:			for_op(p, op); break;
 	case SYN_IF:			if_op(p, op); break;

@@ -1175,6 +1175,7 @@ static void check_dim(struct verifier *v, struct ir_op *op)
 	}
 	if (t->dims[k->const_val] == IR_DYNAMIC &&
 	    !(m->def && m->def->code == IR_OP_MEMREF_ALLOC) &&
+	    !(m->def && m->def->view) &&
 	    !(t->rank >= 2 && is_memref_input(v->func, m)))
 		diag_error(v->d, op->loc,
 			   "'memref.dim' of dynamic size %lld of '%%%s' (%s): a rank-1 memref argument arrives as its base address alone; pass the size as an index argument",
@@ -1200,6 +1201,172 @@ static void check_affine(struct verifier *v, struct ir_op *op)
 		diag_error(v->d, op->loc,
 			   "'affine.apply' takes a map with one result, not %d (affine.min and affine.max take several)",
 			   m->num_results);
+}
+
+/* ------------------------------------------------------------- views --- */
+
+static const char *const view_list_name[IR_VIEW_LISTS] = {
+	"offset", "size", "stride"
+};
+
+/* Where entry @k of list @which is written. */
+static struct loom_loc view_entry_loc(const struct ir_op *op,
+				      enum ir_view_list which, int k)
+{
+	return op->view->loc[which][k];
+}
+
+/* a * b for layouts: 0 when either is 0, else IR_DYNAMIC when either is. */
+static int64_t layout_mul(int64_t a, int64_t b)
+{
+	if (a == 0 || b == 0)
+		return 0;
+	if (a == IR_DYNAMIC || b == IR_DYNAMIC)
+		return IR_DYNAMIC;
+	return a * b;
+}
+
+static int64_t layout_add(int64_t a, int64_t b)
+{
+	return a == IR_DYNAMIC || b == IR_DYNAMIC ? IR_DYNAMIC : a + b;
+}
+
+/*
+ * Known offsets, sizes and strides of size @k of a subview of @src: not
+ * negative, strides at least 1, and the elements the view reaches inside
+ * a static size.
+ */
+static void check_subview_bounds(struct verifier *v, struct ir_op *op, int k)
+{
+	const struct ir_type *src = op->type;
+	const struct ir_value *x;
+	bool known[IR_VIEW_LISTS];
+	int64_t c[IR_VIEW_LISTS] = { 0 }, last;
+	char buf[IR_TYPE_STR_MAX];
+
+	for (int l = 0; l < IR_VIEW_LISTS; l++) {
+		known[l] = ir_view_entry(op, l, k, &c[l], &x);
+		if (known[l] && c[l] < (l == IR_VIEW_STRIDES)) {
+			diag_error(v->d, view_entry_loc(op, l, k),
+				   "%s %d of 'memref.subview' is %lld; %ss are %s",
+				   view_list_name[l], k, (long long)c[l],
+				   view_list_name[l],
+				   l == IR_VIEW_STRIDES ? "1 or more" : "0 or more");
+			return;
+		}
+	}
+	if (src->dims[k] == IR_DYNAMIC || !known[IR_VIEW_OFFSETS])
+		return;
+	if (c[IR_VIEW_OFFSETS] > src->dims[k]) {
+		diag_error(v->d, view_entry_loc(op, IR_VIEW_OFFSETS, k),
+			   "offset %d of 'memref.subview' is %lld, beyond size %d of %s (%lld)",
+			   k, (long long)c[IR_VIEW_OFFSETS], k, tstr(src, buf),
+			   (long long)src->dims[k]);
+		return;
+	}
+	if (!known[IR_VIEW_SIZES] || !known[IR_VIEW_STRIDES] ||
+	    c[IR_VIEW_SIZES] == 0)
+		return;
+	if (__builtin_mul_overflow(c[IR_VIEW_SIZES] - 1, c[IR_VIEW_STRIDES],
+				   &last) ||
+	    __builtin_add_overflow(last, c[IR_VIEW_OFFSETS], &last) ||
+	    last >= src->dims[k])
+		diag_error(v->d, op->loc,
+			   "'memref.subview' leaves size %d of %s (%lld): offset %lld + (size %lld - 1) * stride %lld is beyond its last element",
+			   k, tstr(src, buf), (long long)src->dims[k],
+			   (long long)c[IR_VIEW_OFFSETS],
+			   (long long)c[IR_VIEW_SIZES],
+			   (long long)c[IR_VIEW_STRIDES]);
+}
+
+/*
+ * The type a subview has, as MLIR infers it: a literal size, offset or
+ * stride is static, a value dynamic; strides and the offset compose with
+ * the source's layout.  Rank of the source, nothing dropped yet.
+ */
+static void subview_type(const struct ir_op *op, struct ir_type *t)
+{
+	const struct ir_type *src = op->type;
+	const struct ir_view *w = op->view;
+	int64_t strides[IR_MEMREF_MAX_RANK], offset;
+
+	ir_memref_layout(src, strides, &offset);
+	*t = *src;
+	t->strided = true;
+	for (int k = 0; k < src->rank; k++) {
+		t->dims[k] = w->lit[IR_VIEW_SIZES][k];
+		t->strides[k] = layout_mul(strides[k],
+					   w->lit[IR_VIEW_STRIDES][k]);
+		offset = layout_add(offset, layout_mul(w->lit[IR_VIEW_OFFSETS][k],
+						       strides[k]));
+	}
+	t->offset = offset;
+}
+
+/*
+ * Which sizes of @full the result type @res keeps, into @w->kept: each in
+ * order where it matches, a size of 1 dropped where it does not (MLIR's
+ * rank reduction).  False when @res is not @full with sizes of 1 dropped.
+ */
+static bool subview_kept(struct ir_view *w, const struct ir_type *full,
+			 const struct ir_type *res)
+{
+	int64_t strides[IR_MEMREF_MAX_RANK], offset;
+	int i = 0;
+
+	for (int j = 0; j < full->rank; j++) {
+		if (i < res->rank && res->dims[i] == full->dims[j])
+			w->kept[i++] = j;
+		else if (full->dims[j] != 1)
+			return false;
+	}
+	if (i != res->rank)
+		return false;
+	ir_memref_layout(res, strides, &offset);
+	if (offset != full->offset)
+		return false;
+	for (i = 0; i < res->rank; i++)
+		if (strides[i] != full->strides[w->kept[i]])
+			return false;
+	w->num_kept = res->rank;
+	return true;
+}
+
+/*
+ * memref.subview: an offset, a size and a stride per size of the source;
+ * the known ones inside it (check_subview_bounds()); the result type the
+ * one the view has, or it with sizes of 1 dropped.
+ */
+static void check_subview(struct verifier *v, struct ir_op *op)
+{
+	const struct ir_type *src = op->type, *res = op->to_type;
+	struct ir_view *w = op->view;
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+	struct ir_type full;
+
+	if (ir_type_has_unsupported(src) || ir_type_has_unsupported(res))
+		return;		/* reported where the type is written */
+	for (int l = 0; l < IR_VIEW_LISTS; l++)
+		if (w->num[l] != src->rank) {
+			diag_error(v->d, op->loc,
+				   "'memref.subview' of %s takes %d %ss, not %d",
+				   tstr(src, a), src->rank, view_list_name[l],
+				   w->num[l]);
+			return;
+		}
+	for (int k = 0; k < src->rank; k++)
+		check_subview_bounds(v, op, k);
+	if (!ir_type_equal(src->elem, res->elem)) {
+		diag_error(v->d, op->loc,
+			   "'memref.subview' of %s cannot give %s: the element types differ",
+			   tstr(src, a), tstr(res, b));
+		return;
+	}
+	subview_type(op, &full);
+	if (!subview_kept(w, &full, res))
+		diag_error(v->d, op->loc,
+			   "'memref.subview' gives %s, not %s (nor that with sizes of 1 dropped)",
+			   tstr(&full, a), tstr(res, b));
 }
 
 /* Rules particular to one operation. */
@@ -1230,6 +1397,9 @@ static void check_semantics(struct verifier *v, struct ir_op *op)
 		break;
 	case IR_OP_MEMREF_DIM:
 		check_dim(v, op);
+		break;
+	case IR_OP_MEMREF_SUBVIEW:
+		check_subview(v, op);
 		break;
 	case IR_OP_AFFINE_APPLY:
 	case IR_OP_AFFINE_MIN:

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * memref.subview compiled and run on the host engine: tiles at constant
+ * and dynamic offsets, strided and rank-reducing views, views of views and
+ * of memrefs with '?' sizes, each checked against plain C and against the
+ * same thread written with hand-linearised indices (bit for bit); what a
+ * view costs on the fabric; views in host functions.
+ */
+#include "check.h"
+#include "engine_run.h"
+#include "front.h"
+#include "place.h"
+
+#define A_VA	(ER_DATA_VA)
+#define B_VA	(ER_DATA_VA + 0x20000)
+
+/*
+ * Over an 8x8 %a: a 4x4 tile at (%r, %c), its row 1 as a rank-1 view, and
+ * a stride-2 view at (0, 1); out[i][j] = tile[i][j] + 10 * row[j] + 100 *
+ * every_other[i][j].
+ */
+static const char tile_src[] =
+	"dataflow.thread private @tile domain(#dataflow.thread_domain<dense>)(%a: memref<8x8xi64>, %out: memref<4x4xi64>, %r: index, %c: index) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %t = memref.subview %a[%r, %c][4, 4][1, 1] : memref<8x8xi64> to memref<4x4xi64, strided<[8, 1], offset: ?>>\n"
+	"  %row = memref.subview %t[1, 0][1, 4][1, 1] : memref<4x4xi64, strided<[8, 1], offset: ?>> to memref<4xi64, strided<[1], offset: ?>>\n"
+	"  %odd = memref.subview %a[0, 1][4, 4][2, 2] : memref<8x8xi64> to memref<4x4xi64, strided<[16, 2], offset: 1>>\n"
+	"  %x = memref.load %t[%i, %j] : memref<4x4xi64, strided<[8, 1], offset: ?>>\n"
+	"  %y = memref.load %row[%j] : memref<4xi64, strided<[1], offset: ?>>\n"
+	"  %z = memref.load %odd[%i, %j] : memref<4x4xi64, strided<[16, 2], offset: 1>>\n"
+	"  %ten = arith.constant 10 : i64\n"
+	"  %hundred = arith.constant 100 : i64\n"
+	"  %y10 = arith.muli %y, %ten : i64\n"
+	"  %z100 = arith.muli %z, %hundred : i64\n"
+	"  %s = arith.addi %x, %y10 : i64\n"
+	"  %v = arith.addi %s, %z100 : i64\n"
+	"  memref.store %v, %out[%i, %j] : memref<4x4xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+/* The same, linearised by hand over rank-1 memrefs. */
+static const char tile_linear_src[] =
+	"dataflow.thread private @tile domain(#dataflow.thread_domain<dense>)(%a: memref<64xi64>, %out: memref<16xi64>, %r: index, %c: index) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %c4 = arith.constant 4 : index\n"
+	"  %c8 = arith.constant 8 : index\n"
+	"  %ri = arith.addi %r, %i : index\n"
+	"  %cj = arith.addi %c, %j : index\n"
+	"  %ri8 = arith.muli %ri, %c8 : index\n"
+	"  %xa = arith.addi %ri8, %cj : index\n"
+	"  %x = memref.load %a[%xa] : memref<64xi64>\n"
+	"  %r1 = arith.addi %r, %c1 : index\n"
+	"  %r18 = arith.muli %r1, %c8 : index\n"
+	"  %ya = arith.addi %r18, %cj : index\n"
+	"  %y = memref.load %a[%ya] : memref<64xi64>\n"
+	"  %i2 = arith.muli %i, %c2 : index\n"
+	"  %i28 = arith.muli %i2, %c8 : index\n"
+	"  %j2 = arith.muli %j, %c2 : index\n"
+	"  %j21 = arith.addi %j2, %c1 : index\n"
+	"  %za = arith.addi %i28, %j21 : index\n"
+	"  %z = memref.load %a[%za] : memref<64xi64>\n"
+	"  %ten = arith.constant 10 : i64\n"
+	"  %hundred = arith.constant 100 : i64\n"
+	"  %y10 = arith.muli %y, %ten : i64\n"
+	"  %z100 = arith.muli %z, %hundred : i64\n"
+	"  %s = arith.addi %x, %y10 : i64\n"
+	"  %v = arith.addi %s, %z100 : i64\n"
+	"  %i4 = arith.muli %i, %c4 : index\n"
+	"  %oa = arith.addi %i4, %j : index\n"
+	"  memref.store %v, %out[%oa] : memref<16xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+static void tile_run(const char *src, int64_t r, int64_t c, int64_t *out)
+{
+	int64_t a[64];
+	uint64_t args[] = { A_VA, B_VA, (uint64_t)r, (uint64_t)c };
+	int64_t ext[] = { 4, 4 };
+	struct er e;
+
+	REQUIRE(er_open(&e, src, 8, 8) == 0);
+	for (int i = 0; i < 64; i++)
+		a[i] = (i * 37) % 23 - 11;
+	er_poke64(&e, A_VA, a, 64);
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "tile", args, ext, 0, 0, 0));
+	er_peek64(&e, B_VA, out, 16);
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++)
+			CHECK_EQ(a[(r + i) * 8 + c + j] +
+				 10 * a[(r + 1) * 8 + c + j] +
+				 100 * a[2 * i * 8 + 2 * j + 1],
+				 out[i * 4 + j]);
+	er_close(&e);
+}
+
+TEST(tiles_strided_and_rank_reduced_equal_linearised_8x8)
+{
+	int64_t v[16], l[16];
+
+	tile_run(tile_src, 0, 0, v);
+	tile_run(tile_linear_src, 0, 0, l);
+	CHECK(memcmp(v, l, sizeof(v)) == 0);
+	tile_run(tile_src, 3, 4, v);
+	tile_run(tile_linear_src, 3, 4, l);
+	CHECK(memcmp(v, l, sizeof(v)) == 0);
+}
+
+/*
+ * A view of a view of memref<?x?xf32>: every size, offset and stride a
+ * value; memref.dim of the view gives its loop bound.
+ * out[i] = sum over k < size 1 of w of w[i][k], w = (a[o0.., o1..] by
+ * stride (s0, s1)) then its [1.., 0..] part.
+ */
+static const char dyn_src[] =
+	"dataflow.thread private @rows domain(#dataflow.thread_domain<dense>)(%a: memref<?x?xf32>, %out: memref<?xf32>, %o0: index, %o1: index, %n0: index, %n1: index, %s0: index, %s1: index) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %v = memref.subview %a[%o0, %o1][%n0, %n1][%s0, %s1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>\n"
+	"  %w = memref.subview %v[1, 0][%n0, %n1][1, 1] : memref<?x?xf32, strided<[?, ?], offset: ?>> to memref<?x?xf32, strided<[?, ?], offset: ?>>\n"
+	"  %cols = memref.dim %w, %c1 : memref<?x?xf32, strided<[?, ?], offset: ?>>\n"
+	"  %zero = arith.constant 0.0 : f32\n"
+	"  %sum = scf.for %k = %c0 to %cols step %c1 iter_args(%acc = %zero) -> (f32) {\n"
+	"    %x = memref.load %w[%i, %k] : memref<?x?xf32, strided<[?, ?], offset: ?>>\n"
+	"    %s = arith.addf %acc, %x : f32\n"
+	"    scf.yield %s : f32\n"
+	"  }\n"
+	"  memref.store %sum, %out[%i] : memref<?xf32>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(dynamic_view_of_view_and_its_dim_8x8)
+{
+	enum { R = 9, C = 11, O0 = 1, O1 = 2, N0 = 3, N1 = 4, S0 = 2, S1 = 2 };
+	float a[R * C], out[N0];
+	/* a, out, the index inputs, then a's two '?' sizes */
+	uint64_t args[] = { A_VA, B_VA, O0, O1, N0, N1, S0, S1, R, C };
+	int64_t ext[] = { N0 };
+	struct er e;
+
+	REQUIRE(er_open(&e, dyn_src, 8, 8) == 0);
+	for (int i = 0; i < R * C; i++)
+		a[i] = (float)((i * 37) % 23 - 11) / 7.0f;
+	fake_bus_poke(&e.bus, A_VA, a, sizeof(a));
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "rows", args, ext, 0, 0, 0));
+	fake_bus_peek(&e.bus, B_VA, out, sizeof(out));
+	for (int i = 0; i < N0; i++) {
+		float s = 0.0f;
+
+		for (int k = 0; k < N1; k++)
+			s += a[(O0 + (1 + i) * S0) * C + O1 + k * S1];
+		CHECK(memcmp(&s, &out[i], sizeof(s)) == 0);
+	}
+	er_close(&e);
+}
+
+/* Fabric operations of @src's thread and the II loomc measures, on 8x8. */
+static void cost_of(const char *src, int *ops, double *ii)
+{
+	struct front f;
+	struct graph g;
+	struct placement *p = malloc(sizeof(*p));
+
+	REQUIRE(p);
+	graph_init(&g);
+	*ops = -1;
+	*ii = -1;
+	if (!front_verify(&f, src) && !lower_thread(&f.d, f.m->funcs, &g)) {
+		*ops = 0;
+		for (int i = 0; i < g.num; i++)
+			*ops += g.nodes[i].kind == G_PE;
+		if (!place_graph(&f.d, f.m->funcs->name_loc, &g, 8, 8, p))
+			*ii = p->stats.measured;
+	}
+	graph_free(&g);
+	front_close(&f);
+	free(p);
+}
+
+/* A load through a tile at a constant offset, and the same by hand. */
+static const char const_view_src[] =
+	"dataflow.thread private @k domain(#dataflow.thread_domain<dense>)(%a: memref<8x8xi64>, %out: memref<4x4xi64>) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %t = memref.subview %a[2, 3][4, 4][1, 1] : memref<8x8xi64> to memref<4x4xi64, strided<[8, 1], offset: 19>>\n"
+	"  %x = memref.load %t[%i, %j] : memref<4x4xi64, strided<[8, 1], offset: 19>>\n"
+	"  memref.store %x, %out[%i, %j] : memref<4x4xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+static const char const_linear_src[] =
+	"dataflow.thread private @k domain(#dataflow.thread_domain<dense>)(%a: memref<64xi64>, %out: memref<4x4xi64>) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %c8 = arith.constant 8 : index\n"
+	"  %c19 = arith.constant 19 : index\n"
+	"  %i8 = arith.muli %i, %c8 : index\n"
+	"  %ij = arith.addi %i8, %j : index\n"
+	"  %at = arith.addi %ij, %c19 : index\n"
+	"  %x = memref.load %a[%at] : memref<64xi64>\n"
+	"  memref.store %x, %out[%i, %j] : memref<4x4xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+/*
+ * A constant offset joins the ADD immediate every address has and a
+ * constant stride is a MUL immediate: the view costs no operation the
+ * hand-linearised load does not (it saves one: the offset's ADD).
+ */
+TEST(constant_view_costs_nothing_extra)
+{
+	int opsv, opsl, opsd;
+	double iiv, iil, iid;
+
+	cost_of(const_view_src, &opsv, &iiv);
+	cost_of(const_linear_src, &opsl, &iil);
+	cost_of(tile_src, &opsd, &iid);
+	printf("#   constant tile: %d operations, II %.2f; linearised: %d, II %.2f; dynamic tiles: %d, II %.2f\n",
+	       opsv, iiv, opsl, iil, opsd, iid);
+	CHECK(opsv > 0 && iiv > 0 && opsd > 0);
+	CHECK(opsv <= opsl);
+	CHECK(iiv <= iil);
+}
+
+/* Views in a host function: a tile's loads and stores, its memref.dim. */
+static const char host_src[] =
+	"func.func @main() {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %c3 = arith.constant 3 : index\n"
+	"  %c6 = arith.constant 6 : index\n"
+	"  %m = memref.alloc(%c6) : memref<?x5xi64>\n"
+	"  scf.for %i = %c0 to %c6 step %c1 {\n"
+	"    scf.for %j = %c0 to %c3 step %c1 {\n"
+	"      %t = arith.muli %i, %c6 : index\n"
+	"      %u = arith.addi %t, %j : index\n"
+	"      %v = arith.index_cast %u : index to i64\n"
+	"      memref.store %v, %m[%i, %j] : memref<?x5xi64>\n"
+	"    }\n"
+	"  }\n"
+	"  %w = memref.subview %m[1, %c1][%c3, 2][2, 1] : memref<?x5xi64> to memref<?x2xi64, strided<[10, 1], offset: ?>>\n"
+	"  %x = memref.load %w[%c2, %c1] : memref<?x2xi64, strided<[10, 1], offset: ?>>\n"
+	"  %want = arith.constant WANT : i64\n"
+	"  loom.check %x, %want : i64\n"
+	"  %rows = memref.dim %w, %c0 : memref<?x2xi64, strided<[10, 1], offset: ?>>\n"
+	"  loom.check %rows, %c3 : index\n"
+	"  %col = memref.subview %w[0, 1][3, 1][1, 1] : memref<?x2xi64, strided<[10, 1], offset: ?>> to memref<3xi64, strided<[10], offset: ?>>\n"
+	"  %nine = arith.constant 9 : i64\n"
+	"  memref.store %nine, %col[%c1] : memref<3xi64, strided<[10], offset: ?>>\n"
+	"  %y = memref.load %m[%c3, %c2] : memref<?x5xi64>\n"
+	"  loom.check %y, %nine : i64\n"
+	"  return\n"
+	"}\n";
+
+TEST(host_views)
+{
+	CHECK_EQ(0, er_host_main_want(host_src, 32));
+	CHECK_EQ(1, er_host_main_want(host_src, 31));	/* the checks do check */
+}
+
+int main(void)
+{
+	RUN(tiles_strided_and_rank_reduced_equal_linearised_8x8);
+	RUN(dynamic_view_of_view_and_its_dim_8x8);
+	RUN(constant_view_costs_nothing_extra);
+	RUN(host_views);
+	return checks_done();
+}
