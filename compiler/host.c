@@ -344,11 +344,88 @@ static uint32_t view_entry_reg(struct hc *c, const struct ir_op *op,
 }
 
 /*
- * memref.subview: offset = source offset + sum of offset k * source
- * stride k, stride k = source stride k * stride k (an allocation's
- * strides are row-major, its offset 0); the result names the allocation.
+ * Size @k of @m in a register: static, its memref.alloc's operand, or
+ * what the view operation that made it was given (cast: its source's,
+ * collapse_shape: the product of its group's).
  */
-static void subview(struct hc *c, struct ir_op *op)
+static uint32_t dim_reg(struct hc *c, const struct ir_op *op,
+			const struct ir_value *m, int k)
+{
+	const struct ir_op *def = m->def;
+	uint32_t r;
+	int j;
+
+	if (m->type->dims[k] != IR_DYNAMIC || !def || !def->view)
+		return size_reg(c, op, m, k);
+	switch (def->code) {
+	case IR_OP_MEMREF_CAST:
+		return dim_reg(c, op, def->operands[0].value, k);
+	case IR_OP_MEMREF_COLLAPSE_SHAPE:
+		r = konst(c, new_reg(c), 1);
+		for (j = 0; j < def->type->rank; j++)
+			if (def->view->group[j] == k)
+				r = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), r,
+					dim_reg(c, op, def->operands[0].value, j),
+					0);
+		return r;
+	case IR_OP_MEMREF_SUBVIEW:
+		return view_entry_reg(c, def, IR_VIEW_SIZES, def->view->kept[k]);
+	default:
+		return view_entry_reg(c, def, IR_VIEW_SIZES, k);
+	}
+}
+
+static uint32_t mul(struct hc *c, uint32_t a, uint32_t b)
+{
+	return alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), a, b, 0);
+}
+
+/*
+ * memref.subview: offset = source offset + sum of offset k * source
+ * stride k, stride k = source stride k * stride k.
+ */
+static void subview_layout(struct hc *c, struct ir_op *op, uint32_t *offset,
+			   uint32_t *strides)
+{
+	uint32_t st[IR_MEMREF_MAX_RANK];
+
+	for (int k = 0; k < op->type->rank; k++) {
+		uint32_t o = view_entry_reg(c, op, IR_VIEW_OFFSETS, k);
+
+		*offset = alu(c, LOOM_OP_ADD, LOOM_TYPE_I64, new_reg(c),
+			      *offset, mul(c, o, strides[k]), 0);
+		st[k] = mul(c, strides[k],
+			    view_entry_reg(c, op, IR_VIEW_STRIDES, k));
+	}
+	for (int i = 0; i < op->view->num_kept; i++)
+		strides[i] = st[op->view->kept[i]];
+}
+
+/* expand_shape and collapse_shape, as lower.c's reshape_layout(). */
+static void reshape_layout(struct hc *c, struct ir_op *op, uint32_t *strides)
+{
+	const struct ir_view *w = op->view;
+	int rank = op->to_type->rank;
+	uint32_t st[IR_MEMREF_MAX_RANK];
+
+	if (op->code == IR_OP_MEMREF_COLLAPSE_SHAPE) {
+		for (int j = 0; j < op->type->rank; j++)
+			st[w->group[j]] = strides[j];
+	} else {
+		for (int k = rank - 1; k >= 0; k--)
+			st[k] = k == rank - 1 || w->group[k + 1] != w->group[k] ?
+				strides[w->group[k]] :
+				mul(c, st[k + 1],
+				    dim_reg(c, op, &op->results[0], k + 1));
+	}
+	memcpy(strides, st, rank * sizeof(*st));
+}
+
+/*
+ * A view operation: its offset and strides from its source's (an
+ * allocation's are row-major, offset 0); the result names the allocation.
+ */
+static void view_op(struct hc *c, struct ir_op *op)
 {
 	const struct ir_value *src = op->operands[0].value;
 	const struct host_view *sv = find_view(c, src);
@@ -365,47 +442,42 @@ static void subview(struct hc *c, struct ir_op *op)
 		offset = konst(c, new_reg(c), 0);
 		strides[rank - 1] = konst(c, new_reg(c), 1);
 		for (int k = rank - 2; k >= 0; k--)
-			strides[k] = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64,
-					 new_reg(c), strides[k + 1],
-					 size_reg(c, op, src, k + 1), 0);
+			strides[k] = mul(c, strides[k + 1],
+					 size_reg(c, op, src, k + 1));
 	}
-	for (int k = 0; k < rank; k++) {
-		uint32_t o = view_entry_reg(c, op, IR_VIEW_OFFSETS, k);
-		uint32_t st = view_entry_reg(c, op, IR_VIEW_STRIDES, k);
-
-		o = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), o,
-			strides[k], 0);
-		offset = alu(c, LOOM_OP_ADD, LOOM_TYPE_I64, new_reg(c), offset,
-			     o, 0);
-		strides[k] = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c),
-				 strides[k], st, 0);
+	switch (op->code) {
+	case IR_OP_MEMREF_SUBVIEW:
+		subview_layout(c, op, &offset, strides);
+		break;
+	case IR_OP_MEMREF_CAST:
+		break;
+	case IR_OP_MEMREF_REINTERPRET_CAST:
+		offset = view_entry_reg(c, op, IR_VIEW_OFFSETS, 0);
+		for (int k = 0; k < op->to_type->rank; k++)
+			strides[k] = view_entry_reg(c, op, IR_VIEW_STRIDES, k);
+		break;
+	default:
+		reshape_layout(c, op, strides);
+		break;
 	}
 	c->views = grow(c->views, &c->cap_views, c->num_views + 1,
 			sizeof(*c->views));
 	v = &c->views[c->num_views++];
 	v->m = &op->results[0];
 	v->offset = offset;
-	for (int i = 0; i < op->view->num_kept; i++)
-		v->strides[i] = strides[op->view->kept[i]];
+	memcpy(v->strides, strides, sizeof(strides));
 	bind(c, &op->results[0], reg(c, src));
 }
 
 /*
  * memref.dim of a dynamic size (a static one is folded): the verifier
- * allows it only of a memref.alloc, whose operand for that size it is,
- * or of a view, whose operation was given it.
+ * allows it only where dim_reg() knows it.
  */
 static void dim(struct hc *c, struct ir_op *op)
 {
-	const struct ir_value *m = op->operands[0].value;
-	int k = (int)op->operands[1].value->const_val;
-
-	if (m->def && m->def->view)
-		bind(c, &op->results[0],
-		     view_entry_reg(c, m->def, IR_VIEW_SIZES,
-				    m->def->view->kept[k]));
-	else
-		bind(c, &op->results[0], size_reg(c, op, m, k));
+	bind(c, &op->results[0],
+	     dim_reg(c, op, op->operands[0].value,
+		     (int)op->operands[1].value->const_val));
 }
 
 /*
@@ -640,7 +712,9 @@ static void host_op(struct hc *c, struct ir_op *op)
 	case SYN_CAST: return cast(c, op);
 	case SYN_ALLOC: return alloc(c, op);
 	case SYN_DIM: return dim(c, op);
-	case SYN_SUBVIEW: return subview(c, op);
+	case SYN_SUBVIEW: case SYN_MEMREF_CAST: case SYN_REINTERPRET:
+	case SYN_RESHAPE:
+		return view_op(c, op);
 	case SYN_AFFINE: return affine(c, op);
 	case SYN_LOAD: return load(c, op);
 	case SYN_STORE: return store(c, op);

@@ -706,6 +706,20 @@ static void print_view_list(FILE *out, const struct ir_op *op, int which)
 	fputc(']', out);
 }
 
+/* "[[0, 1], [2]]" */
+static void print_reassociation(FILE *out, const struct ir_view *w)
+{
+	fputs("[[", out);
+	for (int k = 0; k < w->num_grouped; k++) {
+		if (k && w->group[k] != w->group[k - 1])
+			fputs("], [", out);
+		else if (k)
+			fputs(", ", out);
+		fprintf(out, "%d", k);
+	}
+	fputs("]]", out);
+}
+
 static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 {
 	const struct ir_use *u = op->operands;
@@ -783,6 +797,34 @@ static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 	case SYN_DIM:
 		fprintf(out, " %%%s, %%%s", u[0].name, u[1].name);
 		print_attrs_type(out, op, op->type);
+		break;
+	case SYN_MEMREF_CAST:
+		fprintf(out, " %%%s", u[0].name);
+		print_attrs_type(out, op, op->type);
+		fputs(" to ", out);
+		print_type(out, op->to_type);
+		break;
+	case SYN_REINTERPRET:
+		fprintf(out, " %%%s to offset: ", u[0].name);
+		print_view_list(out, op, IR_VIEW_OFFSETS);
+		fputs(", sizes: ", out);
+		print_view_list(out, op, IR_VIEW_SIZES);
+		fputs(", strides: ", out);
+		print_view_list(out, op, IR_VIEW_STRIDES);
+		print_attrs_type(out, op, op->type);
+		fputs(" to ", out);
+		print_type(out, op->to_type);
+		break;
+	case SYN_RESHAPE:
+		fprintf(out, " %%%s ", u[0].name);
+		print_reassociation(out, op->view);
+		if (op->view->has_output_shape) {
+			fputs(" output_shape ", out);
+			print_view_list(out, op, IR_VIEW_SIZES);
+		}
+		print_attrs_type(out, op, op->type);
+		fputs(" into ", out);
+		print_type(out, op->to_type);
 		break;
 	case SYN_SUBVIEW:
 		fprintf(out, " %%%s", u[0].name);

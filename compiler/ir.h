@@ -246,6 +246,12 @@ enum ir_syntax {
 	SYN_DIM,		/* %n = memref.dim %m, %k : memref<?x8xT> */
 	SYN_AFFINE,		/* %r = affine.apply #map(%i)[%n] */
 	SYN_SUBVIEW,		/* %v = memref.subview %m[o][s][t] : T to U */
+	SYN_MEMREF_CAST,	/* %v = memref.cast %m : T to U */
+	SYN_REINTERPRET,	/* %v = memref.reinterpret_cast %m to offset:
+				 * [o], sizes: [s], strides: [t] : T to U */
+	SYN_RESHAPE,		/* %v = memref.expand_shape %m [[0, 1]]
+				 * [output_shape [s]] : T into U, and
+				 * collapse_shape (no output_shape) */
 	SYN_FOR,		/* scf.for %i = %lb to %ub step %s ... { } */
 	SYN_IF,			/* scf.if %c [-> (T)] { } [else { }] */
 	SYN_SCF_YIELD,		/* scf.yield %x : T */
@@ -353,6 +359,10 @@ enum ir_alu {
 	X(MEMREF_ALLOC, "memref.alloc", SYN_ALLOC, ALU_NONE, IR_HOST_ONLY) \
 	X(MEMREF_DIM, "memref.dim", SYN_DIM, ALU_NONE, 0)		\
 	X(MEMREF_SUBVIEW, "memref.subview", SYN_SUBVIEW, ALU_NONE, 0)	\
+	X(MEMREF_CAST, "memref.cast", SYN_MEMREF_CAST, ALU_NONE, 0)	\
+	X(MEMREF_REINTERPRET_CAST, "memref.reinterpret_cast", SYN_REINTERPRET, ALU_NONE, 0) \
+	X(MEMREF_EXPAND_SHAPE, "memref.expand_shape", SYN_RESHAPE, ALU_NONE, 0) \
+	X(MEMREF_COLLAPSE_SHAPE, "memref.collapse_shape", SYN_RESHAPE, ALU_NONE, 0) \
 	X(AFFINE_APPLY, "affine.apply", SYN_AFFINE, ALU_NONE, 0)	\
 	X(AFFINE_MIN, "affine.min", SYN_AFFINE, ALU_NONE, 0)		\
 	X(AFFINE_MAX, "affine.max", SYN_AFFINE, ALU_NONE, 0)		\
@@ -483,8 +493,10 @@ enum ir_view_list {
 };
 
 /**
- * struct ir_view - the offsets, sizes and strides of a view operation
- * @num: per list, how many entries were written
+ * struct ir_view - what a view operation (memref.subview, cast,
+ * reinterpret_cast, expand_shape, collapse_shape) was given
+ * @num: per list, how many entries were written (reinterpret_cast: one
+ *	offset; expand_shape: its output_shape as the sizes)
  * @lit: per list and entry, the integer written, or IR_DYNAMIC for a
  *	value (an operand)
  * @operand: per list and entry written as a value, its operand number;
@@ -493,6 +505,12 @@ enum ir_view_list {
  * @kept: set by the verifier: per result size, the size of the subview it
  *	is (a rank-reducing subview drops sizes of 1)
  * @num_kept: the result's rank, once verified
+ * @group: expand_shape, collapse_shape: per size of the type of the
+ *	higher rank, which size of the other it belongs to (the
+ *	reassociation [[0, 1], [2]] gives 0, 0, 1)
+ * @num_grouped: how many sizes the reassociation lists
+ * @num_groups: how many groups it has
+ * @has_output_shape: expand_shape: an output_shape list was written
  */
 struct ir_view {
 	int num[IR_VIEW_LISTS];
@@ -501,6 +519,10 @@ struct ir_view {
 	struct loom_loc loc[IR_VIEW_LISTS][IR_MEMREF_MAX_RANK];
 	int kept[IR_MEMREF_MAX_RANK];
 	int num_kept;
+	int group[IR_MEMREF_MAX_RANK];
+	int num_grouped;
+	int num_groups;
+	bool has_output_shape;
 };
 
 struct ir_op;
@@ -616,8 +638,9 @@ struct ir_region {
  * @map: SYN_AFFINE: the map (operands: its dims, then its syms)
  * @map_alias: SYN_AFFINE: the #name it was written as (without '#'), or
  *	NULL for an inline affine_map<...>; the printer writes it inline
- * @view: SYN_SUBVIEW: its offsets, sizes and strides (operand 0 is the
- *	source, @type its type, @to_type the result's)
+ * @view: SYN_SUBVIEW, SYN_MEMREF_CAST, SYN_REINTERPRET, SYN_RESHAPE:
+ *	what the view operation was given (operand 0 is the source, @type
+ *	its type, @to_type the result's); NULL for other operations
  * @region: the region this operation is in
  * @next: the next operation in @region
  */

@@ -935,7 +935,129 @@ static const struct ir_value *stand_in(struct lower *l, struct scope *s,
  * stride k; stride k = source stride k * stride k; the sizes a rank
  * reduction drops take their strides with them.
  */
-static void lower_subview(struct lower *l, struct scope *s, struct ir_op *op)
+static void subview_layout(struct lower *l, struct scope *s, struct ir_op *op,
+			   struct term *offset, struct term *strides)
+{
+	struct term st[IR_MEMREF_MAX_RANK];
+
+	for (int k = 0; k < op->type->rank; k++) {
+		const struct ir_value *x;
+		int64_t c;
+		struct term o, t;
+
+		o = ir_view_entry(op, IR_VIEW_OFFSETS, k, &c, &x) ?
+		    term_const(c) : term_of(l, s, x);
+		t = ir_view_entry(op, IR_VIEW_STRIDES, k, &c, &x) ?
+		    term_const(c) : term_of(l, s, x);
+		*offset = term_add(l, *offset, term_mul(l, o, strides[k], op->loc),
+				   op->loc);
+		st[k] = term_mul(l, strides[k], t, op->loc);
+	}
+	for (int i = 0; i < op->view->num_kept; i++)
+		strides[i] = st[op->view->kept[i]];
+}
+
+/*
+ * memref.cast: the source's layout, except where the result type states
+ * a stride or offset: the program asserts it, and a constant folds.
+ */
+static void cast_layout(struct ir_op *op, struct term *offset,
+			struct term *strides)
+{
+	int64_t rs[IR_MEMREF_MAX_RANK], ro;
+
+	ir_memref_layout(op->to_type, rs, &ro);
+	if (ro != IR_DYNAMIC)
+		*offset = term_const(ro);
+	for (int k = 0; k < op->to_type->rank; k++)
+		if (rs[k] != IR_DYNAMIC)
+			strides[k] = term_const(rs[k]);
+}
+
+/* memref.reinterpret_cast: its offset and strides, from the root's base. */
+static void reinterpret_layout(struct lower *l, struct scope *s,
+			       struct ir_op *op, struct term *offset,
+			       struct term *strides)
+{
+	const struct ir_value *x;
+	int64_t c;
+
+	*offset = ir_view_entry(op, IR_VIEW_OFFSETS, 0, &c, &x) ?
+		  term_const(c) : term_of(l, s, x);
+	for (int k = 0; k < op->to_type->rank; k++)
+		strides[k] = ir_view_entry(op, IR_VIEW_STRIDES, k, &c, &x) ?
+			     term_const(c) : term_of(l, s, x);
+}
+
+/* Size @k of a view or argument @m: a constant or a node. */
+static struct term view_dim(struct lower *l, struct scope *s,
+			    const struct ir_value *m, int k,
+			    struct loom_loc loc)
+{
+	const struct ir_op *def = m->def;
+	const struct ir_value *x;
+	struct term t;
+	int64_t c;
+	int j;
+
+	if (m->type->dims[k] != IR_DYNAMIC)
+		return term_const(m->type->dims[k]);
+	if (!def)
+		return term_node(size_value(l, s, m, k));
+	switch (def->code) {
+	case IR_OP_MEMREF_CAST:
+		return view_dim(l, s, def->operands[0].value, k, loc);
+	case IR_OP_MEMREF_COLLAPSE_SHAPE:
+		t = term_const(1);
+		for (j = 0; j < def->type->rank; j++)
+			if (def->view->group[j] == k)
+				t = term_mul(l, t, view_dim(l, s,
+							    def->operands[0].value,
+							    j, loc), loc);
+		return t;
+	case IR_OP_MEMREF_SUBVIEW:
+		j = def->view->kept[k];
+		break;
+	default:	/* reinterpret_cast, expand_shape: as written */
+		j = k;
+		break;
+	}
+	return ir_view_entry(def, IR_VIEW_SIZES, j, &c, &x) ? term_const(c) :
+							      term_of(l, s, x);
+}
+
+/*
+ * memref.expand_shape splits each size's stride over its group: the
+ * innermost keeps it, each other one is the next one's times the next
+ * size.  collapse_shape keeps each group's innermost stride.
+ */
+static void reshape_layout(struct lower *l, struct scope *s, struct ir_op *op,
+			   struct term *strides)
+{
+	const struct ir_view *w = op->view;
+	const struct ir_type *res = op->to_type;
+	struct term st[IR_MEMREF_MAX_RANK];
+
+	if (op->code == IR_OP_MEMREF_COLLAPSE_SHAPE) {
+		for (int j = 0; j < op->type->rank; j++)
+			st[w->group[j]] = strides[j];
+		memcpy(strides, st, res->rank * sizeof(*st));
+		return;
+	}
+	for (int k = res->rank - 1; k >= 0; k--)
+		st[k] = k == res->rank - 1 || w->group[k + 1] != w->group[k] ?
+			strides[w->group[k]] :
+			term_mul(l, st[k + 1],
+				 view_dim(l, s, &op->results[0], k + 1, op->loc),
+				 op->loc);
+	memcpy(strides, st, res->rank * sizeof(*st));
+}
+
+/*
+ * A view operation: the result's layout from its source's, recorded with
+ * stand-ins for what is not constant.
+ */
+static void lower_view(struct lower *l, struct scope *s, struct ir_op *op)
 {
 	const struct ir_value *src = op->operands[0].value;
 	const struct ir_value *m = &op->results[0];
@@ -944,34 +1066,33 @@ static void lower_subview(struct lower *l, struct scope *s, struct ir_op *op)
 
 	if (memref_arg(src) < 0)
 		return unsupported(l, op, "a memref that is not a thread argument");
+	layout_terms(l, s, src, &offset, strides, op->loc);
+	switch (op->code) {
+	case IR_OP_MEMREF_SUBVIEW:
+		subview_layout(l, s, op, &offset, strides);
+		break;
+	case IR_OP_MEMREF_CAST:
+		cast_layout(op, &offset, strides);
+		break;
+	case IR_OP_MEMREF_REINTERPRET_CAST:
+		reinterpret_layout(l, s, op, &offset, strides);
+		break;
+	default:
+		reshape_layout(l, s, op, strides);
+		break;
+	}
 	vl = calloc(1, sizeof(*vl));
 	if (!vl)
 		abort();
-	layout_terms(l, s, src, &offset, strides, op->loc);
-	for (int k = 0; k < src->type->rank; k++) {
-		const struct ir_value *x;
-		int64_t c;
-		struct term o, st;
-
-		o = ir_view_entry(op, IR_VIEW_OFFSETS, k, &c, &x) ?
-		    term_const(c) : term_of(l, s, x);
-		st = ir_view_entry(op, IR_VIEW_STRIDES, k, &c, &x) ?
-		     term_const(c) : term_of(l, s, x);
-		offset = term_add(l, offset, term_mul(l, o, strides[k], op->loc),
-				  op->loc);
-		strides[k] = term_mul(l, strides[k], st, op->loc);
-	}
 	vl->m = m;
 	vl->offset_c = offset.c;
 	if (offset.node != G_NONE)
 		vl->offset = stand_in(l, s, &vl->stand_in[0], offset.node, m);
-	for (int i = 0; i < op->view->num_kept; i++) {
-		struct term st = strides[op->view->kept[i]];
-
-		vl->stride_c[i] = st.c;
-		if (st.node != G_NONE)
+	for (int i = 0; i < m->type->rank; i++) {
+		vl->stride_c[i] = strides[i].c;
+		if (strides[i].node != G_NONE)
 			vl->stride[i] = stand_in(l, s, &vl->stand_in[1 + i],
-						 st.node, m);
+						 strides[i].node, m);
 	}
 	vl->next = l->views;
 	l->views = vl;
@@ -1006,19 +1127,14 @@ static int view_address(struct lower *l, struct scope *s, struct ir_op *op,
 	return a;
 }
 
-/* memref.dim of a view's '?' size: the value its operation was given. */
+/* memref.dim of a view's '?' size (view_dim()). */
 static void lower_view_dim(struct lower *l, struct scope *s, struct ir_op *op)
 {
-	const struct ir_op *def = op->operands[0].value->def;
-	int k = (int)op->operands[1].value->const_val;
-	const struct ir_value *x;
-	int64_t c;
+	struct term t = view_dim(l, s, op->operands[0].value,
+				 (int)op->operands[1].value->const_val, op->loc);
 
-	if (ir_view_entry(def, IR_VIEW_SIZES, def->view->kept[k], &c, &x))
-		map_put(l, s, &op->results[0],
-			konst(l, s, LOOM_TYPE_I64, c, op->loc));
-	else
-		map_put(l, s, &op->results[0], value(l, s, x));
+	map_put(l, s, &op->results[0], t.node != G_NONE ? t.node :
+		konst(l, s, LOOM_TYPE_I64, t.c, op->loc));
 }
 
 /* memref.dim of a '?' size of a rank-N input (a static one is folded). */
@@ -1666,8 +1782,9 @@ static void lower_op(struct lower *l, struct scope *s, struct ir_op *op)
 		return lower_affine(l, s, op);
 	case SYN_DIM:
 		return lower_dim(l, s, op);
-	case SYN_SUBVIEW:
-		return lower_subview(l, s, op);
+	case SYN_SUBVIEW: case SYN_MEMREF_CAST: case SYN_REINTERPRET:
+	case SYN_RESHAPE:
+		return lower_view(l, s, op);
 	case SYN_LOAD:
 		return lower_load(l, s, op);
 	case SYN_STORE:

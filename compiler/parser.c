@@ -1173,6 +1173,111 @@ static void subview_op(struct parser *p, struct ir_op *op)
 	set_results(p, op, 1, op->to_type);
 }
 
+/* ": T to U" (@word "to") or ": T into U" of a view operation. */
+static void view_types(struct parser *p, struct ir_op *op, const char *word)
+{
+	op->type = memref_colon_type(p);
+	expect(p, word);
+	if (!at(p, "memref"))
+		fail_expected(p, "a memref type");
+	op->to_type = type(p);
+	all_types(op, &ir_index);
+	op->operand_types[0] = op->type;
+	set_results(p, op, 1, op->to_type);
+}
+
+/* memref_cast = VALUE attr_dict? ":" memref_type "to" memref_type */
+static void memref_cast_op(struct parser *p, struct ir_op *op)
+{
+	struct vec v = { 0 };
+
+	operand(p, &v);
+	set_operands(p, op, &v);
+	opt_attr_dict(p, op);
+	op->view = alloc(p, sizeof(*op->view));
+	view_types(p, op, "to");
+}
+
+/*
+ * reinterpret = VALUE "to" "offset" ":" view_list "," "sizes" ":"
+ *		 view_list "," "strides" ":" view_list attr_dict? ":"
+ *		 memref_type "to" memref_type
+ */
+static void reinterpret_op(struct parser *p, struct ir_op *op)
+{
+	static const char *const words[IR_VIEW_LISTS] = {
+		"offset", "sizes", "strides"
+	};
+	struct ir_view *w = alloc(p, sizeof(*w));
+	struct vec v = { 0 };
+
+	operand(p, &v);
+	expect(p, "to");
+	for (int l = 0; l < IR_VIEW_LISTS; l++) {
+		if (l)
+			expect(p, ",");
+		expect(p, words[l]);
+		expect(p, ":");
+		view_list(p, w, l, &v);
+	}
+	set_operands(p, op, &v);
+	opt_attr_dict(p, op);
+	op->view = w;
+	view_types(p, op, "to");
+}
+
+/*
+ * reassociation = "[" group ("," group)* "]" ; group = "[" INT ("," INT)* "]"
+ * Each size number's group into @w->group (their order is the
+ * verifier's to check).
+ */
+static void reassociation(struct parser *p, struct ir_view *w)
+{
+	expect(p, "[");
+	do {
+		expect(p, "[");
+		do {
+			const struct token *t = p->tok;
+			uint64_t k = int_literal(p);
+
+			if (w->num_grouped == IR_MEMREF_MAX_RANK)
+				fail_at(p, t->loc,
+					"more than %d sizes in a reassociation (the highest memref rank)",
+					IR_MEMREF_MAX_RANK);
+			if (k != (uint64_t)w->num_grouped)
+				fail_at(p, t->loc,
+					"reassociation lists size %d where size %llu is: the sizes go in order, each once",
+					w->num_grouped, (unsigned long long)k);
+			w->group[w->num_grouped++] = w->num_groups;
+		} while (consume(p, ","));
+		expect(p, "]");
+		w->num_groups++;
+	} while (consume(p, ","));
+	expect(p, "]");
+}
+
+/*
+ * reshape = VALUE reassociation ("output_shape" view_list)? attr_dict?
+ *	     ":" memref_type "into" memref_type
+ * (output_shape: expand_shape only)
+ */
+static void reshape_op(struct parser *p, struct ir_op *op)
+{
+	struct ir_view *w = alloc(p, sizeof(*w));
+	struct vec v = { 0 };
+
+	operand(p, &v);
+	reassociation(p, w);
+	if (op->code == IR_OP_MEMREF_EXPAND_SHAPE && consume(p, "output_shape")) {
+		w->has_output_shape = true;
+		view_list(p, w, IR_VIEW_SIZES, &v);
+	}
+	set_operands(p, op, &v);
+	opt_attr_dict(p, op);
+	op->view = w;
+	view_types(p, op, "into");
+}
+
 /* ------------------------------------------------------- affine maps --- */
 
 static const struct ir_affine_expr *affine_expr(struct parser *p,
@@ -1713,6 +1818,9 @@ static void op_body(struct parser *p, struct ir_op *op)
 	case SYN_ALLOC:			alloc_op(p, op); break;
 	case SYN_DIM:			dim_op(p, op); break;
 	case SYN_SUBVIEW:		subview_op(p, op); break;
+	case SYN_MEMREF_CAST:		memref_cast_op(p, op); break;
+	case SYN_REINTERPRET:		reinterpret_op(p, op); break;
+	case SYN_RESHAPE:		reshape_op(p, op); break;
 	case SYN_AFFINE:		affine_op(p, op); break;
 	case SYN_FOR:			for_op(p, op); break;
 	case SYN_IF:			if_op(p, op); break;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * memref.subview compiled and run on the host engine: tiles at constant
- * and dynamic offsets, strided and rank-reducing views, views of views and
- * of memrefs with '?' sizes, each checked against plain C and against the
- * same thread written with hand-linearised indices (bit for bit); what a
- * view costs on the fabric; views in host functions.
+ * Views compiled and run on the host engine: memref.subview tiles at
+ * constant and dynamic offsets, strided and rank-reducing views, views of
+ * views and of memrefs with '?' sizes, each checked against plain C and
+ * against the same thread written with hand-linearised indices (bit for
+ * bit); memref.cast, reinterpret_cast, expand_shape and collapse_shape;
+ * what a view costs on the fabric; views in host functions.
  */
 #include "check.h"
 #include "engine_run.h"
@@ -254,11 +255,133 @@ TEST(host_views)
 	CHECK_EQ(1, er_host_main_want(host_src, 31));	/* the checks do check */
 }
 
+/*
+ * Every other view operation, in one thread over i in [0, 24):
+ * out[i] = flat[i] + 10 * cube[i / 12][i / 4 % 3][i % 4]
+ *	  + 100 * re[i % 18 / 3][i % 3] + 1000 * cast[i / 6][i % 6]
+ *	  + 10000 * rows[i / 6][i % 6]
+ * with flat and cube %a collapsed and expanded, re %a reinterpreted from
+ * element 1 with strides (4, 1), cast %b (memref<?x?xi64>) cast to
+ * 4x6, rows %b collapsed then expanded back with a '?' row count.
+ */
+static const char shapes_src[] =
+	"dataflow.thread private @shapes domain(#dataflow.thread_domain<dense>)(%a: memref<4x6xi64>, %out: memref<24xi64>, %b: memref<?x?xi64>) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c3 = arith.constant 3 : index\n"
+	"  %c4 = arith.constant 4 : index\n"
+	"  %c6 = arith.constant 6 : index\n"
+	"  %c12 = arith.constant 12 : index\n"
+	"  %c18 = arith.constant 18 : index\n"
+	"  %flat = memref.collapse_shape %a [[0, 1]] : memref<4x6xi64> into memref<24xi64>\n"
+	"  %cube = memref.expand_shape %flat [[0, 1, 2]] output_shape [2, 3, 4] : memref<24xi64> into memref<2x3x4xi64>\n"
+	"  %re = memref.reinterpret_cast %a to offset: [1], sizes: [6, 3], strides: [4, 1] : memref<4x6xi64> to memref<6x3xi64, strided<[4, 1], offset: 1>>\n"
+	"  %cast = memref.cast %b : memref<?x?xi64> to memref<4x6xi64>\n"
+	"  %fb = memref.collapse_shape %b [[0, 1]] : memref<?x?xi64> into memref<?xi64>\n"
+	"  %nb = memref.dim %fb, %c0 : memref<?xi64>\n"
+	"  %nrows = arith.divui %nb, %c6 : index\n"
+	"  %rows = memref.expand_shape %fb [[0, 1]] output_shape [%nrows, 6] : memref<?xi64> into memref<?x6xi64>\n"
+	"  %x = memref.load %flat[%i] : memref<24xi64>\n"
+	"  %i12 = arith.divui %i, %c12 : index\n"
+	"  %i4 = arith.divui %i, %c4 : index\n"
+	"  %i43 = arith.remui %i4, %c3 : index\n"
+	"  %im4 = arith.remui %i, %c4 : index\n"
+	"  %e = memref.load %cube[%i12, %i43, %im4] : memref<2x3x4xi64>\n"
+	"  %i18 = arith.remui %i, %c18 : index\n"
+	"  %i183 = arith.divui %i18, %c3 : index\n"
+	"  %im3 = arith.remui %i, %c3 : index\n"
+	"  %r = memref.load %re[%i183, %im3] : memref<6x3xi64, strided<[4, 1], offset: 1>>\n"
+	"  %i6 = arith.divui %i, %c6 : index\n"
+	"  %im6 = arith.remui %i, %c6 : index\n"
+	"  %k = memref.load %cast[%i6, %im6] : memref<4x6xi64>\n"
+	"  %w = memref.load %rows[%i6, %im6] : memref<?x6xi64>\n"
+	"  %t10 = arith.constant 10 : i64\n"
+	"  %t100 = arith.constant 100 : i64\n"
+	"  %t1000 = arith.constant 1000 : i64\n"
+	"  %t10000 = arith.constant 10000 : i64\n"
+	"  %e10 = arith.muli %e, %t10 : i64\n"
+	"  %r100 = arith.muli %r, %t100 : i64\n"
+	"  %k1000 = arith.muli %k, %t1000 : i64\n"
+	"  %w10000 = arith.muli %w, %t10000 : i64\n"
+	"  %s1 = arith.addi %x, %e10 : i64\n"
+	"  %s2 = arith.addi %s1, %r100 : i64\n"
+	"  %s3 = arith.addi %s2, %k1000 : i64\n"
+	"  %s4 = arith.addi %s3, %w10000 : i64\n"
+	"  memref.store %s4, %out[%i] : memref<24xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(cast_reinterpret_expand_collapse_8x8)
+{
+	int64_t a[24], b[24], out[24];
+	/* a, out, b, then b's two '?' sizes */
+	uint64_t args[] = { A_VA, B_VA, B_VA + 0x1000, 4, 6 };
+	int64_t ext[] = { 24 };
+	struct er e;
+
+	REQUIRE(er_open(&e, shapes_src, 8, 8) == 0);
+	for (int i = 0; i < 24; i++) {
+		a[i] = (i * 7) % 10;
+		b[i] = (i * 5 + 3) % 10;
+	}
+	er_poke64(&e, A_VA, a, 24);
+	er_poke64(&e, B_VA + 0x1000, b, 24);
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "shapes", args, ext, 0, 0, 0));
+	er_peek64(&e, B_VA, out, 24);
+	for (int i = 0; i < 24; i++)
+		CHECK_EQ(a[i] + 10 * a[i] + 100 * a[1 + i % 18 / 3 * 4 + i % 3] +
+			 1000 * b[i] + 10000 * b[i], out[i]);
+	er_close(&e);
+}
+
+/* The same operations in a host function over an allocation. */
+static const char host_shapes_src[] =
+	"func.func @main() {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %c3 = arith.constant 3 : index\n"
+	"  %c6 = arith.constant 6 : index\n"
+	"  %m = memref.alloc(%c2) : memref<?x6xi64>\n"
+	"  scf.for %i = %c0 to %c2 step %c1 {\n"
+	"    scf.for %j = %c0 to %c6 step %c1 {\n"
+	"      %t = arith.muli %i, %c6 : index\n"
+	"      %u = arith.addi %t, %j : index\n"
+	"      %v = arith.index_cast %u : index to i64\n"
+	"      memref.store %v, %m[%i, %j] : memref<?x6xi64>\n"
+	"    }\n"
+	"  }\n"
+	"  %flat = memref.collapse_shape %m [[0, 1]] : memref<?x6xi64> into memref<?xi64>\n"
+	"  %n = memref.dim %flat, %c0 : memref<?xi64>\n"
+	"  %twelve = arith.constant 12 : index\n"
+	"  loom.check %n, %twelve : index\n"
+	"  %sq = memref.expand_shape %flat [[0, 1]] output_shape [%c3, 4] : memref<?xi64> into memref<?x4xi64>\n"
+	"  %x = memref.load %sq[%c2, %c3] : memref<?x4xi64>\n"
+	"  %want = arith.constant WANT : i64\n"
+	"  loom.check %x, %want : i64\n"
+	"  %st = memref.cast %m : memref<?x6xi64> to memref<2x6xi64>\n"
+	"  %y = memref.load %st[%c1, %c2] : memref<2x6xi64>\n"
+	"  %eight = arith.constant 8 : i64\n"
+	"  loom.check %y, %eight : i64\n"
+	"  %re = memref.reinterpret_cast %m to offset: [%c1], sizes: [3, 2], strides: [4, %c2] : memref<?x6xi64> to memref<3x2xi64, strided<[4, ?], offset: ?>>\n"
+	"  %z = memref.load %re[%c2, %c1] : memref<3x2xi64, strided<[4, ?], offset: ?>>\n"
+	"  %eleven = arith.constant 11 : i64\n"
+	"  loom.check %z, %eleven : i64\n"
+	"  return\n"
+	"}\n";
+
+TEST(host_cast_reinterpret_expand_collapse)
+{
+	CHECK_EQ(0, er_host_main_want(host_shapes_src, 11));
+	CHECK_EQ(1, er_host_main_want(host_shapes_src, 10));	/* the checks do check */
+}
+
 int main(void)
 {
 	RUN(tiles_strided_and_rank_reduced_equal_linearised_8x8);
 	RUN(dynamic_view_of_view_and_its_dim_8x8);
 	RUN(constant_view_costs_nothing_extra);
 	RUN(host_views);
+	RUN(cast_reinterpret_expand_collapse_8x8);
+	RUN(host_cast_reinterpret_expand_collapse);
 	return checks_done();
 }
