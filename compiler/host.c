@@ -637,6 +637,34 @@ static int launch_size_operands(const struct ir_op *op)
 	return n;
 }
 
+/*
+ * The size operands of launch operand @m (ir_size_operands()): its '?'
+ * sizes (rank 2 and above), then of a strided one its '?' offset and
+ * strides, which the verifier lets only a view have.
+ */
+static void launch_layout(struct hc *c, const struct ir_op *op,
+			  const struct ir_value *m)
+{
+	const struct ir_type *t = m->type;
+	const struct host_view *v;
+
+	if (!ir_size_operands(t))
+		return;
+	for (int k = 0; t->rank >= 2 && k < t->rank; k++)
+		if (t->dims[k] == IR_DYNAMIC)
+			list(c, dim_reg(c, op, m, k));
+	if (!t->strided)
+		return;
+	v = find_view(c, m);
+	if (!v)
+		return error(c, op, "a strided memref that is not a view of this function");
+	if (t->offset == IR_DYNAMIC)
+		list(c, v->offset);
+	for (int k = 0; k < t->rank; k++)
+		if (t->strides[k] == IR_DYNAMIC)
+			list(c, v->strides[k]);
+}
+
 static void launch(struct hc *c, struct ir_op *op)
 {
 	int t = thread_index(c, op->callee);
@@ -656,14 +684,9 @@ static void launch(struct hc *c, struct ir_op *op)
 	list(c, op->num_args + launch_size_operands(op));
 	for (int i = 0; i < op->num_args; i++)
 		list(c, reg(c, op->operands[i].value));
-	/* then the '?' sizes of rank-N memrefs, from their allocations */
-	for (int i = 0; i < op->num_args; i++) {
-		const struct ir_value *m = op->operands[i].value;
-		int n = ir_size_operands(m->type);
-
-		for (int j = 0; j < n; j++)
-			list(c, reg(c, m->def->operands[j].value));
-	}
+	/* then the size operands of memrefs: '?' sizes, offsets, strides */
+	for (int i = 0; i < op->num_args; i++)
+		launch_layout(c, op, op->operands[i].value);
 	list(c, op->num_waits);
 	for (int i = 0; i < op->num_waits; i++)
 		list(c, reg(c, ir_launch_waits(op)[i].value));

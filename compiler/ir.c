@@ -92,8 +92,6 @@ enum loom_arg_type ir_type_arg_type(const struct ir_type *t)
 	case IR_TYPE_INDEX:	return LOOM_ARG_INDEX;
 	case IR_TYPE_F32:	return LOOM_ARG_F32;
 	case IR_TYPE_MEMREF:
-		if (t->strided)		/* a view's layout has no encoding */
-			return 0;
 		switch (t->elem->kind) {
 		case IR_TYPE_I32:	return LOOM_ARG_MEMREF_I32;
 		case IR_TYPE_I64:	return LOOM_ARG_MEMREF_I64;
@@ -197,11 +195,33 @@ int64_t ir_memref_elems(const struct ir_type *t)
 	return n;
 }
 
+/* '?' sizes a launch passes: none of a rank-1 memref (its ABI). */
+static int passed_sizes(const struct ir_type *t)
+{
+	return t->rank < 2 ? 0 : ir_size_operand_of(t, t->rank);
+}
+
 int ir_size_operands(const struct ir_type *t)
 {
-	if (t->kind != IR_TYPE_MEMREF || t->rank < 2)
+	if (t->kind != IR_TYPE_MEMREF)
 		return 0;
-	return ir_size_operand_of(t, t->rank);
+	if (!t->strided)
+		return passed_sizes(t);
+	return ir_stride_operand(t, t->rank);
+}
+
+int ir_offset_operand(const struct ir_type *t)
+{
+	return passed_sizes(t);
+}
+
+int ir_stride_operand(const struct ir_type *t, int k)
+{
+	int n = passed_sizes(t) + (t->offset == IR_DYNAMIC);
+
+	for (int j = 0; j < k; j++)
+		n += t->strides[j] == IR_DYNAMIC;
+	return n;
 }
 
 int ir_size_operand_of(const struct ir_type *t, int k)

@@ -71,7 +71,8 @@ enum ir_type_kind {
  * @dims: IR_TYPE_MEMREF: each size, or IR_DYNAMIC for '?'.  A launch
  *	passes a rank-1 memref as its base VA alone; a rank-N one (N >= 2)
  *	as its base VA and, after the thread's own inputs, one index
- *	operand per '?' size (ir_size_operands())
+ *	operand per '?' size; a strided one also its '?' offset and
+ *	strides (ir_size_operands())
  * @elem: IR_TYPE_MEMREF: element type (i32, i64 or f32, or an
  *	unsupported one); IR_TYPE_CHANNEL: the carried type
  * @name: IR_TYPE_UNSUPPORTED: its spelling in the source ("f64")
@@ -166,12 +167,19 @@ int64_t ir_memref_elems(const struct ir_type *t);
 /*
  * Index operands a launch adds for memref type @t: one per '?' size of a
  * memref of rank 2 or more (a rank-1 memref<?xT> keeps its ABI: its base
- * VA alone); 0 for other types.
+ * VA alone), then, of a strided layout, one for a '?' offset and one per
+ * '?' stride; 0 for other types.
  */
 int ir_size_operands(const struct ir_type *t);
 
 /* Which of @t's size operands is size @k's: the '?' sizes before it. */
 int ir_size_operand_of(const struct ir_type *t, int k);
+
+/* Which of strided @t's size operands is its '?' offset. */
+int ir_offset_operand(const struct ir_type *t);
+
+/* Which of strided @t's size operands is its '?' stride @k. */
+int ir_stride_operand(const struct ir_type *t, int k);
 
 /* Spells @t as the source does ("memref<?xi64>") into @buf; returns @buf. */
 const char *ir_type_str(const struct ir_type *t, char *buf, size_t size);
@@ -741,8 +749,9 @@ static inline const struct ir_value *ir_view_root(const struct ir_value *m)
  *	dynamic-work thread, else -1
  * @num_inputs: the ordinary arguments: body.args[0, num_inputs)
  * @num_size_operands: threads: the index operands a launch passes after
- *	the inputs, the '?' sizes of rank-N memref inputs in order (input
- *	by input, size by size); launch operand num_inputs + j is the j-th
+ *	the inputs, the '?' sizes of rank-N memref inputs and the '?'
+ *	offsets and strides of strided ones, in order (input by input,
+ *	ir_size_operands()); launch operand num_inputs + j is the j-th
  * @num_ctrl: then the ctrl(...) arguments (exactly one when valid)
  * @num_ivs: then the iv(...) coordinates; their count is the rank K
  * @has_ctrl: a ctrl(...) clause is present
@@ -785,17 +794,29 @@ static inline struct ir_value *ir_func_ctrl(struct ir_func *f)
 }
 
 /*
- * The launch operand of size @k of thread input @input (a rank-N memref
- * whose size @k is '?'): num_inputs + the '?' sizes before it.
+ * The launch operand that is size operand @j (ir_size_operands()) of
+ * thread input @input: num_inputs + the size operands of the inputs
+ * before it + @j.
  */
-static inline int ir_func_size_operand(const struct ir_func *f, int input,
-				       int k)
+static inline int ir_func_layout_operand(const struct ir_func *f, int input,
+					 int j)
 {
 	int n = f->num_inputs;
 
 	for (int i = 0; i < input; i++)
 		n += ir_size_operands(f->body.args[i].type);
-	return n + ir_size_operand_of(f->body.args[input].type, k);
+	return n + j;
+}
+
+/*
+ * The launch operand of size @k of thread input @input (a rank-N memref
+ * whose size @k is '?').
+ */
+static inline int ir_func_size_operand(const struct ir_func *f, int input,
+				       int k)
+{
+	return ir_func_layout_operand(f, input,
+				      ir_size_operand_of(f->body.args[input].type, k));
 }
 
 static inline struct ir_value *ir_func_ivs(struct ir_func *f)

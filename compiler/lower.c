@@ -751,17 +751,26 @@ static int after(struct lower *l, int n, int tok, struct loom_loc loc)
 	return pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, tok, G_NONE, loc);
 }
 
-/* The node of size @k of thread input @m, a '?' size: a launch operand. */
-static int size_value(struct lower *l, struct scope *s,
-		      const struct ir_value *m, int k)
+/* The node of size operand @j of thread input @m: a launch operand. */
+static int layout_value(struct lower *l, struct scope *s,
+			const struct ir_value *m, int j)
 {
-	int j = ir_func_size_operand(l->f, m->index, k);
-	struct ir_value *v = &l->sizes[j - l->f->num_inputs];
+	struct ir_value *v;
+
+	j = ir_func_layout_operand(l->f, m->index, j);
+	v = &l->sizes[j - l->f->num_inputs];
 
 	v->index = j;
 	v->type = &ir_index;
 	v->loc = m->loc;
 	return value(l, s, v);
+}
+
+/* The node of size @k of thread input @m, a '?' size: a launch operand. */
+static int size_value(struct lower *l, struct scope *s,
+		      const struct ir_value *m, int k)
+{
+	return layout_value(l, s, m, ir_size_operand_of(m->type, k));
 }
 
 /*
@@ -886,7 +895,8 @@ static struct view_layout *find_view(struct lower *l, const struct ir_value *m)
 }
 
 /*
- * The layout of memref @m in scope @s: a view's as lowered, or a thread
+ * The layout of memref @m in scope @s: a view's as lowered, a strided
+ * thread argument's (its '?' entries launch operands), or a thread
  * argument's row-major one (a stride after a '?' size is the product of
  * the sizes after it, size operands among them), offset 0.
  */
@@ -906,6 +916,16 @@ static void layout_terms(struct lower *l, struct scope *s,
 			strides[k] = vl->stride[k] ?
 				     term_node(value(l, s, vl->stride[k])) :
 				     term_const(vl->stride_c[k]);
+		return;
+	}
+	if (t->strided) {	/* an input: its '?' entries are operands */
+		*offset = t->offset != IR_DYNAMIC ? term_const(t->offset) :
+			  term_node(layout_value(l, s, m, ir_offset_operand(t)));
+		for (int k = 0; k < t->rank; k++)
+			strides[k] = t->strides[k] != IR_DYNAMIC ?
+				     term_const(t->strides[k]) :
+				     term_node(layout_value(l, s, m,
+							    ir_stride_operand(t, k)));
 		return;
 	}
 	*offset = term_const(0);
@@ -1165,7 +1185,7 @@ static int address(struct lower *l, struct scope *s, struct ir_op *op,
 	int a, linear = G_NONE;
 	uint64_t offset = 0;
 
-	if (m->def && m->def->view)
+	if ((m->def && m->def->view) || m->type->strided)
 		return view_address(l, s, op, m, uses);
 	a = value(l, s, m);
 

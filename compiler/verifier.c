@@ -841,6 +841,33 @@ static void check_tokens(struct verifier *v, struct ir_op *op,
 	}
 }
 
+static bool dim_known(const struct ir_func *f, const struct ir_value *m,
+		      int k);
+
+/*
+ * A launch passes the size operands of memref @m (ir_size_operands()):
+ * its '?' sizes must be known to the host function (dim_known()), and a
+ * strided one must be a view, whose offset and strides it computed.
+ */
+static void check_launch_layout(struct verifier *v, struct ir_use *u)
+{
+	const struct ir_value *m = u->value;
+	const struct ir_type *t = m->type;
+	char a[IR_TYPE_STR_MAX];
+
+	for (int k = 0; t->rank >= 2 && k < t->rank; k++)
+		if (!dim_known(v->func, m, k)) {
+			diag_error(v->d, u->loc,
+				   "launch operand '%%%s' (%s) has dynamic sizes, which a launch passes from its memref.alloc or view operation: it must be one of this function",
+				   m->name, tstr(t, a));
+			return;
+		}
+	if (t->strided && !(m->def && m->def->view))
+		diag_error(v->d, u->loc,
+			   "launch operand '%%%s' (%s) has a strided layout, which a launch passes from the view operation that made it: it must be one of this function",
+			   m->name, tstr(t, a));
+}
+
 /* Launch operand types equal the callee's inputs. */
 static void check_launch_args(struct verifier *v, struct ir_op *op,
 			      struct ir_func *t)
@@ -852,12 +879,9 @@ static void check_launch_args(struct verifier *v, struct ir_op *op,
 		const struct ir_value *m = op->operands[i].value;
 
 		if (ir_type_equal(op->operand_types[i], in->type)) {
-			/* the launch passes its '?' sizes from its allocation */
 			if (ir_size_operands(in->type) &&
-			    !(m->def && m->def->code == IR_OP_MEMREF_ALLOC))
-				diag_error(v->d, op->operands[i].loc,
-					   "launch operand '%%%s' (%s) has dynamic sizes, which a launch passes from its memref.alloc: it must be one of this function",
-					   m->name, tstr(in->type, a));
+			    ir_type_equal(m->type, in->type))
+				check_launch_layout(v, &op->operands[i]);
 			continue;
 		}
 		diag_error(v->d, op->operands[i].loc,

@@ -375,6 +375,89 @@ TEST(host_cast_reinterpret_expand_collapse)
 	CHECK_EQ(1, er_host_main_want(host_shapes_src, 10));	/* the checks do check */
 }
 
+/*
+ * A strided memref as a thread input: its '?' offset and strides are
+ * index operands after the inputs (here the offset, then stride 0).
+ */
+static const char strided_arg_src[] =
+	"dataflow.thread private @copy domain(#dataflow.thread_domain<dense>)(%t: memref<4x4xi64, strided<[?, 1], offset: ?>>, %out: memref<4x4xi64>) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %x = memref.load %t[%i, %j] : memref<4x4xi64, strided<[?, 1], offset: ?>>\n"
+	"  memref.store %x, %out[%i, %j] : memref<4x4xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(strided_thread_input_8x8)
+{
+	int64_t a[64], out[16];
+	uint64_t args[] = { A_VA, B_VA, 19, 8 };	/* tile (2, 3) of 8x8 */
+	int64_t ext[] = { 4, 4 };
+	struct er e;
+
+	REQUIRE(er_open(&e, strided_arg_src, 8, 8) == 0);
+	CHECK_EQ(4, loom_view_thread(&e.view, 0).num_args);
+	CHECK_EQ(LOOM_ARG_MEMREF_I64, loom_view_thread(&e.view, 0).arg_types[0]);
+	CHECK_EQ(LOOM_ARG_INDEX, loom_view_thread(&e.view, 0).arg_types[3]);
+	for (int i = 0; i < 64; i++)
+		a[i] = i * 3 - 50;
+	er_poke64(&e, A_VA, a, 64);
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "copy", args, ext, 0, 0, 0));
+	er_peek64(&e, B_VA, out, 16);
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++)
+			CHECK_EQ(a[(2 + i) * 8 + 3 + j], out[i * 4 + j]);
+	er_close(&e);
+}
+
+/*
+ * A host function launches over views: a tile at a dynamic offset (its
+ * offset a launch operand), and a cast of a constant one to a type
+ * whose offset and stride 0 are '?' (both launch operands).
+ */
+static const char host_launch_src[] =
+	"dataflow.thread private @sum domain(#dataflow.thread_domain<dense>)(%t: memref<2x2xi64, strided<[6, 1], offset: ?>>, %u: memref<2x2xi64, strided<[?, 1], offset: ?>>, %out: memref<2x2xi64>) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
+	"  %x = memref.load %t[%i, %j] : memref<2x2xi64, strided<[6, 1], offset: ?>>\n"
+	"  %y = memref.load %u[%i, %j] : memref<2x2xi64, strided<[?, 1], offset: ?>>\n"
+	"  %hundred = arith.constant 100 : i64\n"
+	"  %y100 = arith.muli %y, %hundred : i64\n"
+	"  %s = arith.addi %x, %y100 : i64\n"
+	"  memref.store %s, %out[%i, %j] : memref<2x2xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n"
+	"func.func @main() {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %c3 = arith.constant 3 : index\n"
+	"  %c4 = arith.constant 4 : index\n"
+	"  %c6 = arith.constant 6 : index\n"
+	"  %m = memref.alloc() : memref<4x6xi64>\n"
+	"  scf.for %i = %c0 to %c4 step %c1 {\n"
+	"    scf.for %j = %c0 to %c6 step %c1 {\n"
+	"      %t = arith.muli %i, %c6 : index\n"
+	"      %u = arith.addi %t, %j : index\n"
+	"      %v = arith.index_cast %u : index to i64\n"
+	"      memref.store %v, %m[%i, %j] : memref<4x6xi64>\n"
+	"    }\n"
+	"  }\n"
+	"  %a = memref.subview %m[%c1, %c3][2, 2][1, 1] : memref<4x6xi64> to memref<2x2xi64, strided<[6, 1], offset: ?>>\n"
+	"  %b0 = memref.subview %m[2, 0][2, 2][1, 1] : memref<4x6xi64> to memref<2x2xi64, strided<[6, 1], offset: 12>>\n"
+	"  %b = memref.cast %b0 : memref<2x2xi64, strided<[6, 1], offset: 12>> to memref<2x2xi64, strided<[?, 1], offset: ?>>\n"
+	"  %out = memref.alloc() : memref<2x2xi64>\n"
+	"  %tok = dataflow.thread.launch @sum(%a, %b, %out) grid(%c2, %c2) : (memref<2x2xi64, strided<[6, 1], offset: ?>>, memref<2x2xi64, strided<[?, 1], offset: ?>>, memref<2x2xi64>) -> !dataflow.thread_token\n"
+	"  dataflow.thread.wait %tok : !dataflow.thread_token\n"
+	"  %x = memref.load %out[%c1, %c0] : memref<2x2xi64>\n"
+	"  %want = arith.constant WANT : i64\n"
+	"  loom.check %x, %want : i64\n"
+	"  return\n"
+	"}\n";
+
+TEST(host_launches_views)
+{
+	/* out[1][0] = m[2][3] + 100 * m[3][0] = 15 + 1800 */
+	CHECK_EQ(0, er_host_main_want(host_launch_src, 1815));
+	CHECK_EQ(1, er_host_main_want(host_launch_src, 1814));	/* the checks do check */
+}
+
 int main(void)
 {
 	RUN(tiles_strided_and_rank_reduced_equal_linearised_8x8);
@@ -383,5 +466,7 @@ int main(void)
 	RUN(host_views);
 	RUN(cast_reinterpret_expand_collapse_8x8);
 	RUN(host_cast_reinterpret_expand_collapse);
+	RUN(strided_thread_input_8x8);
+	RUN(host_launches_views);
 	return checks_done();
 }
