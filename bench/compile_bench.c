@@ -14,7 +14,8 @@
  * the compiled throughput over the ideal one (1.00: the mapping runs at
  * the fabric's bound).  Beside it the cycles per instance of this
  * benchmark's own launch (memrefs point at zeroed memory, scalar
- * arguments are 8, extents 256 for rank 1, 16 x 16 for rank 2, ...;
+ * arguments are 8, the '?' sizes, offsets and strides of memrefs that
+ * loomc adds after them 16, extents 256 for rank 1, 16 x 16 for rank 2, ...;
  * dynamic-work threads run 64 items with payloads 0..63).
  *
  * The RESULT lines (--id ID; ID for 4x4, ID-8x8 for 8x8): the mean of
@@ -100,7 +101,9 @@ static double measure(struct ir_func *f, const struct placement *p)
 	for (int k = 0; k < f->num_inputs; k++)
 		ops[k] = ir_type_arg_type(f->body.args[k].type) >= LOOM_ARG_MEMREF_I32 ?
 			 MEM_BASE + REGION * k : 8;
-	d.num_operands = f->num_inputs;
+	for (int k = 0; k < f->num_size_operands; k++)
+		ops[f->num_inputs + k] = 16;
+	d.num_operands = f->num_inputs + f->num_size_operands;
 	d.rank = f->dom_kind == LOOM_DOMAIN_DENSE ? f->num_ivs : 0;
 	for (unsigned k = 0; k < d.rank; k++)
 		ext[k] = d.rank == 1 ? 256 : d.rank == 2 ? 16 : 4;
