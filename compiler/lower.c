@@ -83,6 +83,11 @@ struct lower {
 	 */
 	struct ir_value sizes[LOOM_IMAGE_MAX_ARGS];
 	struct view_layout *views;	/* the views lowered so far */
+	/*
+	 * Stands for the address parts view_linear() carries into a scope,
+	 * mapped there so that invariant() finds and shares them.
+	 */
+	struct ir_value hoisted;
 };
 
 static void unsupported(struct lower *l, const struct ir_op *op,
@@ -1119,6 +1124,84 @@ static void lower_view(struct lower *l, struct scope *s, struct ir_op *op)
 }
 
 /*
+ * Is @v in scope @s without anything computed below it: a constant, a
+ * thread argument or launch operand, or a value of @s or around it?
+ */
+static bool available_in(const struct lower *l, const struct scope *s,
+			 const struct ir_value *v)
+{
+	if (v->is_const || (!v->def && v->region && !v->region->parent_op) ||
+	    (v >= l->sizes && v < l->sizes + LOOM_IMAGE_MAX_ARGS))
+		return true;
+	for (; s; s = s->parent)
+		if (map_get(s, v) != G_NONE)
+			return true;
+	return false;
+}
+
+/* Is the layout of memref @m (its stand-ins) in scope @s? */
+static bool layout_available(struct lower *l, const struct scope *s,
+			     const struct ir_value *m)
+{
+	const struct view_layout *vl = find_view(l, m);
+
+	if (!vl)
+		return true;	/* an argument's: launch operands */
+	if (vl->offset && !available_in(l, s, vl->offset))
+		return false;
+	for (int k = 0; k < m->type->rank; k++)
+		if (vl->stride[k] && !available_in(l, s, vl->stride[k]))
+			return false;
+	return true;
+}
+
+/*
+ * The offset (@with_offset) plus index k * stride k for each k in @mask
+ * of view @m, in scope @s.  The part a scope around @s has the values
+ * for is computed there and carried in: a loop over k adds k * stride to
+ * i * stride + offset computed once per activation, as a hand-linearised
+ * loop does.
+ */
+static struct term view_linear(struct lower *l, struct scope *s,
+			       const struct ir_value *m,
+			       const struct ir_use *uses, unsigned mask,
+			       bool with_offset, struct loom_loc loc)
+{
+	struct term lin = term_const(0), offset, strides[IR_MEMREF_MAX_RANK];
+	unsigned outer = 0;
+
+	if (s->parent && layout_available(l, s->parent, m)) {
+		for (int k = 0; k < m->type->rank; k++)
+			if ((mask >> k & 1) &&
+			    available_in(l, s->parent, uses[k].value))
+				outer |= 1U << k;
+	}
+	if (outer || (s->parent && with_offset &&
+		      layout_available(l, s->parent, m))) {
+		lin = view_linear(l, s->parent, m, uses, outer, with_offset,
+				  loc);
+		if (lin.node != G_NONE) {
+			lin.node = invariant(l, s, lin.node, loc);
+			map_put(l, s, &l->hoisted, lin.node);
+		}
+		mask &= ~outer;
+		with_offset = false;
+	}
+	if (!mask && !with_offset)
+		return lin;
+	layout_terms(l, s, m, &offset, strides, loc);
+	if (with_offset)
+		lin = term_add(l, lin, offset, loc);
+	for (int k = 0; k < m->type->rank; k++)
+		if (mask >> k & 1)
+			lin = term_add(l, lin,
+				       term_mul(l, term_of(l, s, uses[k].value),
+						strides[k], loc),
+				       loc);
+	return lin;
+}
+
+/*
  * The address of indices @uses of view @m: its root's base + ((offset +
  * sum of index k * stride k) << log2 of the element size), the constant
  * part an ADD immediate, as address() builds it for a thread argument.
@@ -1127,15 +1210,11 @@ static int view_address(struct lower *l, struct scope *s, struct ir_op *op,
 			const struct ir_value *m, const struct ir_use *uses)
 {
 	unsigned shift = ir_type_size(op->type->elem) == 4 ? 2 : 3;
-	struct term linear, strides[IR_MEMREF_MAX_RANK];
+	struct term linear = view_linear(l, s, m, uses,
+					 (1U << m->type->rank) - 1, true,
+					 op->loc);
 	int a = value(l, s, ir_view_root(m));
 
-	layout_terms(l, s, m, &linear, strides, op->loc);
-	for (int k = 0; k < m->type->rank; k++)
-		linear = term_add(l, linear,
-				  term_mul(l, term_of(l, s, uses[k].value),
-					   strides[k], op->loc),
-				  op->loc);
 	if (linear.node != G_NONE)
 		a = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, a,
 		       pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64, linear.node, shift,
