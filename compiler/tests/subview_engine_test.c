@@ -294,6 +294,60 @@ TEST(view_address_in_a_loop_is_hoisted)
 	er_close(&e);
 }
 
+/*
+ * Views made inside a loop body and inside an scf.if branch: out[i] is
+ * a[5][i + 1] for i < 2, else the sum over k < 4 of row k's element i.
+ */
+static const char scoped_src[] =
+	"dataflow.thread private @scoped domain(#dataflow.thread_domain<dense>)(%a: memref<8x8xi64>, %out: memref<8xi64>) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %c4 = arith.constant 4 : index\n"
+	"  %zero = arith.constant 0 : i64\n"
+	"  %sum = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (i64) {\n"
+	"    %row = memref.subview %a[%k, 0][1, 8][1, 1] : memref<8x8xi64> to memref<8xi64, strided<[1], offset: ?>>\n"
+	"    %x = memref.load %row[%i] : memref<8xi64, strided<[1], offset: ?>>\n"
+	"    %s = arith.addi %acc, %x : i64\n"
+	"    scf.yield %s : i64\n"
+	"  }\n"
+	"  %low = arith.cmpi slt, %i, %c2 : index\n"
+	"  %v = scf.if %low -> (i64) {\n"
+	"    %t = memref.subview %a[4, %i][2, 2][1, 1] : memref<8x8xi64> to memref<2x2xi64, strided<[8, 1], offset: ?>>\n"
+	"    %y = memref.load %t[%c1, %c1] : memref<2x2xi64, strided<[8, 1], offset: ?>>\n"
+	"    scf.yield %y : i64\n"
+	"  } else {\n"
+	"    scf.yield %sum : i64\n"
+	"  }\n"
+	"  memref.store %v, %out[%i] : memref<8xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(views_in_loops_and_branches_8x8)
+{
+	int64_t a[64], out[8];
+	uint64_t args[] = { A_VA, B_VA };
+	int64_t ext[] = { 8 };
+	struct er e;
+
+	REQUIRE(er_open(&e, scoped_src, 8, 8) == 0);
+	for (int i = 0; i < 64; i++)
+		a[i] = i * 5 % 17 - 3;
+	er_poke64(&e, A_VA, a, 64);
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "scoped", args, ext, 0, 0, 0));
+	er_peek64(&e, B_VA, out, 8);
+	for (int i = 0; i < 8; i++) {
+		int64_t want = 0;
+
+		for (int k = 0; k < 4; k++)
+			want += a[k * 8 + i];
+		if (i < 2)
+			want = a[5 * 8 + i + 1];
+		CHECK_EQ(want, out[i]);
+	}
+	er_close(&e);
+}
+
 /* Views in a host function: a tile's loads and stores, its memref.dim. */
 static const char host_src[] =
 	"func.func @main() {\n"
@@ -540,6 +594,7 @@ int main(void)
 	RUN(dynamic_view_of_view_and_its_dim_8x8);
 	RUN(constant_view_costs_nothing_extra);
 	RUN(view_address_in_a_loop_is_hoisted);
+	RUN(views_in_loops_and_branches_8x8);
 	RUN(host_views);
 	RUN(cast_reinterpret_expand_collapse_8x8);
 	RUN(host_cast_reinterpret_expand_collapse);
