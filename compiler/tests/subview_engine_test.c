@@ -539,6 +539,36 @@ TEST(strided_thread_input_8x8)
 }
 
 /*
+ * A rank-1 strided input keeps rank 1's ABI for its size (not passed) but
+ * passes its '?' offset and stride: every third element from element 2.
+ */
+static const char strided_rank1_src[] =
+	"dataflow.thread private @pick domain(#dataflow.thread_domain<dense>)(%v: memref<?xf32, strided<[?], offset: ?>>, %out: memref<?xf32>) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %x = memref.load %v[%i] : memref<?xf32, strided<[?], offset: ?>>\n"
+	"  memref.store %x, %out[%i] : memref<?xf32>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(strided_rank1_thread_input_4x4)
+{
+	float a[32], out[8];
+	uint64_t args[] = { A_VA, B_VA, 2, 3 };	/* offset 2, stride 3 */
+	int64_t ext[] = { 8 };
+	struct er e;
+
+	REQUIRE(er_open(&e, strided_rank1_src, 4, 4) == 0);
+	CHECK_EQ(4, loom_view_thread(&e.view, 0).num_args);
+	for (int i = 0; i < 32; i++)
+		a[i] = (float)i / 3.0f;
+	fake_bus_poke(&e.bus, A_VA, a, sizeof(a));
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "pick", args, ext, 0, 0, 0));
+	fake_bus_peek(&e.bus, B_VA, out, sizeof(out));
+	for (int i = 0; i < 8; i++)
+		CHECK(memcmp(&a[2 + 3 * i], &out[i], sizeof(float)) == 0);
+	er_close(&e);
+}
+
+/*
  * A host function launches over views: a tile at a dynamic offset (its
  * offset a launch operand), and a cast of a constant one to a type
  * whose offset and stride 0 are '?' (both launch operands).
@@ -599,6 +629,7 @@ int main(void)
 	RUN(cast_reinterpret_expand_collapse_8x8);
 	RUN(host_cast_reinterpret_expand_collapse);
 	RUN(strided_thread_input_8x8);
+	RUN(strided_rank1_thread_input_4x4);
 	RUN(host_launches_views);
 	return checks_done();
 }
