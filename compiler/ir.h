@@ -724,11 +724,12 @@ static inline bool ir_view_entry(const struct ir_op *op,
 /*
  * The memref a view is of, through every view operation down to the
  * thread argument or allocation it started from: what its memory
- * accesses are ordered by.
+ * accesses are ordered by.  (In a unit that failed to verify, the last
+ * view whose source is undefined.)
  */
 static inline const struct ir_value *ir_view_root(const struct ir_value *m)
 {
-	while (m->def && m->def->view)
+	while (m->def && m->def->view && m->def->operands[0].value)
 		m = m->def->operands[0].value;
 	return m;
 }
