@@ -14,7 +14,8 @@
  * the compiled throughput over the ideal one (1.00: the mapping runs at
  * the fabric's bound).  Beside it the cycles per instance of this
  * benchmark's own launch (memrefs point at zeroed memory, scalar
- * arguments are 8, extents 256 for rank 1, 16 x 16 for rank 2, ...;
+ * arguments are 8, the '?' sizes, offsets and strides of memrefs that
+ * loomc adds after them 16, extents 256 for rank 1, 16 x 16 for rank 2, ...;
  * dynamic-work threads run 64 items with payloads 0..63).
  *
  * The RESULT lines (--id ID; ID for 4x4, ID-8x8 for 8x8): the mean of
@@ -23,6 +24,14 @@
  * maximum.
  *
  *   compile_bench [--id ID] kernel.loom...
+ *
+ * With --versus, pairs of files instead (bench/views: a thread reading
+ * through views, then the same thread indexed by hand): each thread's
+ * fabric operations (the lowering's PEs, before placement), measured II
+ * and cycles per instance on 8x8, and one RESULT line: the hand-written
+ * threads' operations over the views' (1.00: a view costs nothing).
+ *
+ *   compile_bench --id ID --versus view.loom linear.loom...
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,12 +49,14 @@
 #define REGION		0x40000ULL
 
 struct summary;
+struct cost;
 
 struct bench {
 	const char *file;
 	unsigned w, h;
 	struct diag *d;
 	struct summary *sum;
+	struct cost *cost;	/* --versus */
 };
 
 static double now_us(void)
@@ -100,7 +111,9 @@ static double measure(struct ir_func *f, const struct placement *p)
 	for (int k = 0; k < f->num_inputs; k++)
 		ops[k] = ir_type_arg_type(f->body.args[k].type) >= LOOM_ARG_MEMREF_I32 ?
 			 MEM_BASE + REGION * k : 8;
-	d.num_operands = f->num_inputs;
+	for (int k = 0; k < f->num_size_operands; k++)
+		ops[f->num_inputs + k] = 16;
+	d.num_operands = f->num_inputs + f->num_size_operands;
 	d.rank = f->dom_kind == LOOM_DOMAIN_DENSE ? f->num_ivs : 0;
 	for (unsigned k = 0; k < d.rank; k++)
 		ext[k] = d.rank == 1 ? 256 : d.rank == 2 ? 16 : 4;
@@ -205,6 +218,95 @@ static void each_unit(struct ir_module *m, void *arg)
 			bench_thread(arg, f);
 }
 
+/* A file's first thread, lowered and mapped on 8x8, for --versus. */
+struct cost {
+	int ops;		/* PEs of the lowering's graph */
+	double ii, cycles;	/* measured II, cycles per instance */
+};
+
+static void cost_unit(struct ir_module *m, void *arg)
+{
+	struct bench *b = arg;
+	struct cost *c = b->cost;
+	struct ir_func *f = m->funcs;
+	struct placement *p;
+	struct graph g;
+
+	while (f && !f->is_thread)
+		f = f->next;
+	if (!f || c->ops >= 0)
+		return;
+	p = malloc(sizeof(*p));
+	if (!p)
+		abort();
+	if (!map_thread(b, f, &g, p)) {
+		c->ops = 0;
+		for (int i = 0; i < g.num; i++)
+			c->ops += g.nodes[i].kind == G_PE;
+		c->ii = p->stats.measured;
+		c->cycles = measure(f, p);
+	}
+	graph_free(&g);
+	free(p);
+}
+
+static int cost_of(const char *file, struct cost *c)
+{
+	struct bench b = { file, 8, 8, NULL, NULL, c };
+	struct loom_source src;
+	struct diag d;
+
+	c->ops = -1;
+	if (loom_source_read(&src, file)) {
+		perror(file);
+		return -1;
+	}
+	diag_init(&d, &src, NULL, false);
+	b.d = &d;
+	verify_source(&d, cost_unit, &b);
+	diag_free(&d);
+	loom_source_free(&src);
+	return c->ops < 0 ? -1 : 0;
+}
+
+/* --versus: what reading through views costs against indexing by hand. */
+static int versus(const char *id, int argc, char **argv)
+{
+	int view_ops = 0, linear_ops = 0;
+	char detail[512] = "";
+	size_t len = 0;
+
+	if (argc % 2) {
+		fprintf(stderr, "compile_bench: --versus takes pairs of files\n");
+		return 2;
+	}
+	printf("%-26s %5s %8s %9s   %-26s %5s %8s %9s\n", "views", "ops",
+	       "II(cyc)", "run(cyc)", "by hand", "ops", "II(cyc)", "run(cyc)");
+	for (int i = 0; i < argc; i += 2) {
+		struct cost v, l;
+
+		if (cost_of(argv[i], &v) || cost_of(argv[i + 1], &l)) {
+			fprintf(stderr, "compile_bench: %s or %s does not map on 8x8\n",
+				argv[i], argv[i + 1]);
+			return 1;
+		}
+		printf("%-26s %5d %8.2f %9.2f   %-26s %5d %8.2f %9.2f\n",
+		       argv[i], v.ops, v.ii, v.cycles, argv[i + 1], l.ops, l.ii,
+		       l.cycles);
+		view_ops += v.ops;
+		linear_ops += l.ops;
+		if (len < sizeof(detail))
+			len += snprintf(detail + len, sizeof(detail) - len,
+					"%s%s %d vs %d ops, II %.2f vs %.2f",
+					i ? "; " : "", strrchr(argv[i], '/') ?
+					strrchr(argv[i], '/') + 1 : argv[i],
+					v.ops, l.ops, v.ii, l.ii);
+	}
+	printf("RESULT\t%s\t%.3f\tfabric operations by hand / through views, 8x8"
+	       "\t%s\thigher\t1.0\n", id, (double)linear_ops / view_ops, detail);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned sizes[][2] = { { 4, 4 }, { 8, 8 } };
@@ -215,6 +317,8 @@ int main(int argc, char **argv)
 		id = argv[2];
 		first = 3;
 	}
+	if (argc > first && !strcmp(argv[first], "--versus"))
+		return versus(id, argc - first - 1, argv + first + 1);
 	if (argc <= first) {
 		fprintf(stderr, "usage: compile_bench [--id ID] kernel.loom...\n");
 		return 2;
@@ -226,7 +330,7 @@ int main(int argc, char **argv)
 	for (size_t s = 0; s < 2; s++)
 		for (int i = first; i < argc; i++) {
 			struct bench b = { argv[i], sizes[s][0], sizes[s][1], NULL,
-					   &summary[s] };
+					   &summary[s], NULL };
 			struct loom_source src;
 			struct diag d;
 

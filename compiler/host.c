@@ -23,6 +23,8 @@ struct hv {
 	uint32_t reg;
 };
 
+struct host_view;
+
 struct hc {
 	struct diag *d;
 	struct image_builder *img;
@@ -32,6 +34,8 @@ struct hc {
 	uint32_t regs;
 	unsigned errors;
 	struct loom_loc loc;	/* the operation being compiled */
+	struct host_view *views;	/* the views compiled so far */
+	int num_views, cap_views;
 };
 
 static void *grow(void *p, int *cap, int need, size_t elem)
@@ -307,25 +311,197 @@ static void alloc(struct hc *c, struct ir_op *op)
 }
 
 /*
+ * A view in a host function: the register of its root allocation (a load
+ * or store names the allocation and an element number), its offset from
+ * it and its strides, in elements, each in a register.
+ */
+struct host_view {
+	const struct ir_value *m;
+	uint32_t offset;
+	uint32_t strides[IR_MEMREF_MAX_RANK];
+};
+
+static const struct host_view *find_view(const struct hc *c,
+					 const struct ir_value *m)
+{
+	for (int i = 0; i < c->num_views; i++)
+		if (c->views[i].m == m)
+			return &c->views[i];
+	return NULL;
+}
+
+/* A view entry's register: its value's, or its literal loaded. */
+static uint32_t view_entry_reg(struct hc *c, const struct ir_op *op,
+			       enum ir_view_list which, int k)
+{
+	const struct ir_value *x;
+	int64_t v;
+
+	if (op->view->operand[which][k] >= 0)
+		return reg(c, op->operands[op->view->operand[which][k]].value);
+	ir_view_entry(op, which, k, &v, &x);
+	return konst(c, new_reg(c), v);
+}
+
+/*
+ * Size @k of @m in a register: static, its memref.alloc's operand, or
+ * what the view operation that made it was given (cast: its source's,
+ * collapse_shape: the product of its group's).
+ */
+static uint32_t dim_reg(struct hc *c, const struct ir_op *op,
+			const struct ir_value *m, int k)
+{
+	const struct ir_op *def = m->def;
+	uint32_t r;
+	int j;
+
+	if (m->type->dims[k] != IR_DYNAMIC || !def || !def->view)
+		return size_reg(c, op, m, k);
+	switch (def->code) {
+	case IR_OP_MEMREF_CAST:
+		return dim_reg(c, op, def->operands[0].value, k);
+	case IR_OP_MEMREF_COLLAPSE_SHAPE:
+		r = konst(c, new_reg(c), 1);
+		for (j = 0; j < def->type->rank; j++)
+			if (def->view->group[j] == k)
+				r = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), r,
+					dim_reg(c, op, def->operands[0].value, j),
+					0);
+		return r;
+	case IR_OP_MEMREF_SUBVIEW:
+		return view_entry_reg(c, def, IR_VIEW_SIZES, def->view->kept[k]);
+	default:
+		return view_entry_reg(c, def, IR_VIEW_SIZES, k);
+	}
+}
+
+static uint32_t mul(struct hc *c, uint32_t a, uint32_t b)
+{
+	return alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), a, b, 0);
+}
+
+/*
+ * memref.subview: offset = source offset + sum of offset k * source
+ * stride k, stride k = source stride k * stride k.
+ */
+static void subview_layout(struct hc *c, struct ir_op *op, uint32_t *offset,
+			   uint32_t *strides)
+{
+	uint32_t st[IR_MEMREF_MAX_RANK];
+
+	for (int k = 0; k < op->type->rank; k++) {
+		uint32_t o = view_entry_reg(c, op, IR_VIEW_OFFSETS, k);
+
+		*offset = alu(c, LOOM_OP_ADD, LOOM_TYPE_I64, new_reg(c),
+			      *offset, mul(c, o, strides[k]), 0);
+		st[k] = mul(c, strides[k],
+			    view_entry_reg(c, op, IR_VIEW_STRIDES, k));
+	}
+	for (int i = 0; i < op->view->num_kept; i++)
+		strides[i] = st[op->view->kept[i]];
+}
+
+/* expand_shape and collapse_shape, as lower.c's reshape_layout(). */
+static void reshape_layout(struct hc *c, struct ir_op *op, uint32_t *strides)
+{
+	const struct ir_view *w = op->view;
+	int rank = op->to_type->rank;
+	uint32_t st[IR_MEMREF_MAX_RANK];
+
+	if (op->code == IR_OP_MEMREF_COLLAPSE_SHAPE) {
+		for (int j = 0; j < op->type->rank; j++)
+			st[w->group[j]] = strides[j];
+	} else {
+		for (int k = rank - 1; k >= 0; k--)
+			st[k] = k == rank - 1 || w->group[k + 1] != w->group[k] ?
+				strides[w->group[k]] :
+				mul(c, st[k + 1],
+				    dim_reg(c, op, &op->results[0], k + 1));
+	}
+	memcpy(strides, st, rank * sizeof(*st));
+}
+
+/*
+ * A view operation: its offset and strides from its source's (an
+ * allocation's are row-major, offset 0); the result names the allocation.
+ */
+static void view_op(struct hc *c, struct ir_op *op)
+{
+	const struct ir_value *src = op->operands[0].value;
+	const struct host_view *sv = find_view(c, src);
+	uint32_t strides[IR_MEMREF_MAX_RANK], offset;
+	struct host_view *v;
+	int rank = src->type->rank;
+
+	if (!sv && (!src->def || src->def->code != IR_OP_MEMREF_ALLOC))
+		return error(c, op, "a view of a memref that is not a memref.alloc of this function");
+	if (sv) {
+		offset = sv->offset;
+		memcpy(strides, sv->strides, sizeof(strides));
+	} else {
+		offset = konst(c, new_reg(c), 0);
+		strides[rank - 1] = konst(c, new_reg(c), 1);
+		for (int k = rank - 2; k >= 0; k--)
+			strides[k] = mul(c, strides[k + 1],
+					 size_reg(c, op, src, k + 1));
+	}
+	switch (op->code) {
+	case IR_OP_MEMREF_SUBVIEW:
+		subview_layout(c, op, &offset, strides);
+		break;
+	case IR_OP_MEMREF_CAST:
+		break;
+	case IR_OP_MEMREF_REINTERPRET_CAST:
+		offset = view_entry_reg(c, op, IR_VIEW_OFFSETS, 0);
+		for (int k = 0; k < op->to_type->rank; k++)
+			strides[k] = view_entry_reg(c, op, IR_VIEW_STRIDES, k);
+		break;
+	default:
+		reshape_layout(c, op, strides);
+		break;
+	}
+	c->views = grow(c->views, &c->cap_views, c->num_views + 1,
+			sizeof(*c->views));
+	v = &c->views[c->num_views++];
+	v->m = &op->results[0];
+	v->offset = offset;
+	memcpy(v->strides, strides, sizeof(strides));
+	bind(c, &op->results[0], reg(c, src));
+}
+
+/*
  * memref.dim of a dynamic size (a static one is folded): the verifier
- * allows it only of a memref.alloc, whose operand for that size it is.
+ * allows it only where dim_reg() knows it.
  */
 static void dim(struct hc *c, struct ir_op *op)
 {
 	bind(c, &op->results[0],
-	     size_reg(c, op, op->operands[0].value,
-		      (int)op->operands[1].value->const_val));
+	     dim_reg(c, op, op->operands[0].value,
+		     (int)op->operands[1].value->const_val));
 }
 
 /*
  * The row-major element number of the indices @uses of @op's memref @m:
- * ((i0 * d1 + i1) * d2 + i2) ...
+ * ((i0 * d1 + i1) * d2 + i2) ...; of a view, offset + sum of index k *
+ * stride k.
  */
 static uint32_t linear_index(struct hc *c, const struct ir_op *op,
 			     const struct ir_value *m,
 			     const struct ir_use *uses)
 {
+	const struct host_view *v = find_view(c, m);
 	uint32_t acc = reg(c, uses[0].value);
+
+	if (v) {
+		acc = v->offset;
+		for (int k = 0; k < m->type->rank; k++)
+			acc = alu(c, LOOM_OP_ADD, LOOM_TYPE_I64, new_reg(c), acc,
+				  alu(c, LOOM_OP_MUL, LOOM_TYPE_I64,
+				      new_reg(c), reg(c, uses[k].value),
+				      v->strides[k], 0),
+				  0);
+		return acc;
+	}
 
 	for (int k = 1; k < m->type->rank; k++) {
 		acc = alu(c, LOOM_OP_MUL, LOOM_TYPE_I64, new_reg(c), acc,
@@ -461,6 +637,34 @@ static int launch_size_operands(const struct ir_op *op)
 	return n;
 }
 
+/*
+ * The size operands of launch operand @m (ir_size_operands()): its '?'
+ * sizes (rank 2 and above), then of a strided one its '?' offset and
+ * strides, which the verifier lets only a view have.
+ */
+static void launch_layout(struct hc *c, const struct ir_op *op,
+			  const struct ir_value *m)
+{
+	const struct ir_type *t = m->type;
+	const struct host_view *v;
+
+	if (!ir_size_operands(t))
+		return;
+	for (int k = 0; t->rank >= 2 && k < t->rank; k++)
+		if (t->dims[k] == IR_DYNAMIC)
+			list(c, dim_reg(c, op, m, k));
+	if (!t->strided)
+		return;
+	v = find_view(c, m);
+	if (!v)
+		return error(c, op, "a strided memref that is not a view of this function");
+	if (t->offset == IR_DYNAMIC)
+		list(c, v->offset);
+	for (int k = 0; k < t->rank; k++)
+		if (t->strides[k] == IR_DYNAMIC)
+			list(c, v->strides[k]);
+}
+
 static void launch(struct hc *c, struct ir_op *op)
 {
 	int t = thread_index(c, op->callee);
@@ -480,14 +684,9 @@ static void launch(struct hc *c, struct ir_op *op)
 	list(c, op->num_args + launch_size_operands(op));
 	for (int i = 0; i < op->num_args; i++)
 		list(c, reg(c, op->operands[i].value));
-	/* then the '?' sizes of rank-N memrefs, from their allocations */
-	for (int i = 0; i < op->num_args; i++) {
-		const struct ir_value *m = op->operands[i].value;
-		int n = ir_size_operands(m->type);
-
-		for (int j = 0; j < n; j++)
-			list(c, reg(c, m->def->operands[j].value));
-	}
+	/* then the size operands of memrefs: '?' sizes, offsets, strides */
+	for (int i = 0; i < op->num_args; i++)
+		launch_layout(c, op, op->operands[i].value);
 	list(c, op->num_waits);
 	for (int i = 0; i < op->num_waits; i++)
 		list(c, reg(c, ir_launch_waits(op)[i].value));
@@ -536,6 +735,9 @@ static void host_op(struct hc *c, struct ir_op *op)
 	case SYN_CAST: return cast(c, op);
 	case SYN_ALLOC: return alloc(c, op);
 	case SYN_DIM: return dim(c, op);
+	case SYN_SUBVIEW: case SYN_MEMREF_CAST: case SYN_REINTERPRET:
+	case SYN_RESHAPE:
+		return view_op(c, op);
 	case SYN_AFFINE: return affine(c, op);
 	case SYN_LOAD: return load(c, op);
 	case SYN_STORE: return store(c, op);
@@ -578,6 +780,7 @@ unsigned host_compile(struct diag *d, struct ir_func *f,
 		}
 	region(&c, &f->body);
 	free(c.map);
+	free(c.views);
 	if (c.errors) {
 		h->num_insns = hf.first;	/* drop what was emitted */
 		h->num_list = first_list;

@@ -27,7 +27,13 @@ bool ir_type_equal(const struct ir_type *a, const struct ir_type *b)
 			return false;
 		if (a->kind == IR_TYPE_MEMREF &&
 		    (a->rank != b->rank ||
-		     memcmp(a->dims, b->dims, a->rank * sizeof(a->dims[0]))))
+		     memcmp(a->dims, b->dims, a->rank * sizeof(a->dims[0])) ||
+		     a->strided != b->strided))
+			return false;
+		if (a->kind == IR_TYPE_MEMREF && a->strided &&
+		    (a->offset != b->offset ||
+		     memcmp(a->strides, b->strides,
+			    a->rank * sizeof(a->strides[0]))))
 			return false;
 		if (a->kind == IR_TYPE_UNSUPPORTED)
 			return strcmp(a->name, b->name) == 0;
@@ -159,6 +165,24 @@ int64_t ir_memref_stride(const struct ir_type *t, int k)
 	return stride;
 }
 
+void ir_memref_layout(const struct ir_type *t, int64_t *strides,
+		      int64_t *offset)
+{
+	int64_t stride = 1;
+
+	*offset = t->strided ? t->offset : 0;
+	for (int k = t->rank - 1; k >= 0; k--) {
+		if (t->strided) {
+			strides[k] = t->strides[k];
+			continue;
+		}
+		strides[k] = stride;
+		if (stride != IR_DYNAMIC)
+			stride = t->dims[k] == IR_DYNAMIC ? IR_DYNAMIC :
+				 stride * t->dims[k];
+	}
+}
+
 int64_t ir_memref_elems(const struct ir_type *t)
 {
 	int64_t n = 1;
@@ -171,11 +195,33 @@ int64_t ir_memref_elems(const struct ir_type *t)
 	return n;
 }
 
+/* '?' sizes a launch passes: none of a rank-1 memref (its ABI). */
+static int passed_sizes(const struct ir_type *t)
+{
+	return t->rank < 2 ? 0 : ir_size_operand_of(t, t->rank);
+}
+
 int ir_size_operands(const struct ir_type *t)
 {
-	if (t->kind != IR_TYPE_MEMREF || t->rank < 2)
+	if (t->kind != IR_TYPE_MEMREF)
 		return 0;
-	return ir_size_operand_of(t, t->rank);
+	if (!t->strided)
+		return passed_sizes(t);
+	return ir_stride_operand(t, t->rank);
+}
+
+int ir_offset_operand(const struct ir_type *t)
+{
+	return passed_sizes(t);
+}
+
+int ir_stride_operand(const struct ir_type *t, int k)
+{
+	int n = passed_sizes(t) + (t->offset == IR_DYNAMIC);
+
+	for (int j = 0; j < k; j++)
+		n += t->strides[j] == IR_DYNAMIC;
+	return n;
 }
 
 int ir_size_operand_of(const struct ir_type *t, int k)
@@ -185,6 +231,31 @@ int ir_size_operand_of(const struct ir_type *t, int k)
 	for (int j = 0; j < k; j++)
 		n += t->dims[j] == IR_DYNAMIC;
 	return n;
+}
+
+static void size_str(int64_t v, char *buf, size_t size)
+{
+	if (v == IR_DYNAMIC)
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%lld", (long long)v);
+}
+
+/* ", strided<[s0, s1], offset: o>" (no offset when it is 0, as MLIR). */
+static void layout_str(const struct ir_type *t, char *buf, size_t size)
+{
+	size_t len = snprintf(buf, size, ", strided<[");
+	char v[24];
+
+	for (int k = 0; k < t->rank && len < size; k++) {
+		size_str(t->strides[k], v, sizeof(v));
+		len += snprintf(buf + len, size - len, "%s%s", k ? ", " : "", v);
+	}
+	size_str(t->offset, v, sizeof(v));
+	if (len < size && t->offset)
+		len += snprintf(buf + len, size - len, "], offset: %s>", v);
+	else if (len < size)
+		snprintf(buf + len, size - len, "]>");
 }
 
 const char *ir_type_str(const struct ir_type *t, char *buf, size_t size)
@@ -214,6 +285,9 @@ const char *ir_type_str(const struct ir_type *t, char *buf, size_t size)
 						"%lldx", (long long)t->dims[k]);
 		}
 		ir_type_str(t->elem, inner, sizeof(inner));
+		if (t->strided)
+			layout_str(t, inner + strlen(inner),
+				   sizeof(inner) - strlen(inner));
 		snprintf(buf, size, "memref<%s%s>", shape, inner);
 		break;
 	}
@@ -634,6 +708,38 @@ static void print_operands_types(FILE *out, const struct ir_op *op)
 	}
 }
 
+/* "[%o, 4]": list @which of a view operation, values and literals. */
+static void print_view_list(FILE *out, const struct ir_op *op, int which)
+{
+	const struct ir_view *w = op->view;
+
+	fputc('[', out);
+	for (int k = 0; k < w->num[which]; k++) {
+		int i = w->operand[which][k];
+
+		fputs(k ? ", " : "", out);
+		if (i >= 0)
+			fprintf(out, "%%%s", op->operands[i].name);
+		else
+			fprintf(out, "%lld", (long long)w->lit[which][k]);
+	}
+	fputc(']', out);
+}
+
+/* "[[0, 1], [2]]" */
+static void print_reassociation(FILE *out, const struct ir_view *w)
+{
+	fputs("[[", out);
+	for (int k = 0; k < w->num_grouped; k++) {
+		if (k && w->group[k] != w->group[k - 1])
+			fputs("], [", out);
+		else if (k)
+			fputs(", ", out);
+		fprintf(out, "%d", k);
+	}
+	fputs("]]", out);
+}
+
 static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 {
 	const struct ir_use *u = op->operands;
@@ -711,6 +817,42 @@ static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 	case SYN_DIM:
 		fprintf(out, " %%%s, %%%s", u[0].name, u[1].name);
 		print_attrs_type(out, op, op->type);
+		break;
+	case SYN_MEMREF_CAST:
+		fprintf(out, " %%%s", u[0].name);
+		print_attrs_type(out, op, op->type);
+		fputs(" to ", out);
+		print_type(out, op->to_type);
+		break;
+	case SYN_REINTERPRET:
+		fprintf(out, " %%%s to offset: ", u[0].name);
+		print_view_list(out, op, IR_VIEW_OFFSETS);
+		fputs(", sizes: ", out);
+		print_view_list(out, op, IR_VIEW_SIZES);
+		fputs(", strides: ", out);
+		print_view_list(out, op, IR_VIEW_STRIDES);
+		print_attrs_type(out, op, op->type);
+		fputs(" to ", out);
+		print_type(out, op->to_type);
+		break;
+	case SYN_RESHAPE:
+		fprintf(out, " %%%s ", u[0].name);
+		print_reassociation(out, op->view);
+		if (op->view->has_output_shape) {
+			fputs(" output_shape ", out);
+			print_view_list(out, op, IR_VIEW_SIZES);
+		}
+		print_attrs_type(out, op, op->type);
+		fputs(" into ", out);
+		print_type(out, op->to_type);
+		break;
+	case SYN_SUBVIEW:
+		fprintf(out, " %%%s", u[0].name);
+		for (int w = 0; w < IR_VIEW_LISTS; w++)
+			print_view_list(out, op, w);
+		print_attrs_type(out, op, op->type);
+		fputs(" to ", out);
+		print_type(out, op->to_type);
 		break;
 	case SYN_ALLOC:
 		fputc('(', out);

@@ -71,15 +71,25 @@ enum ir_type_kind {
  * @dims: IR_TYPE_MEMREF: each size, or IR_DYNAMIC for '?'.  A launch
  *	passes a rank-1 memref as its base VA alone; a rank-N one (N >= 2)
  *	as its base VA and, after the thread's own inputs, one index
- *	operand per '?' size (ir_size_operands())
+ *	operand per '?' size; a strided one also its '?' offset and
+ *	strides (ir_size_operands())
  * @elem: IR_TYPE_MEMREF: element type (i32, i64 or f32, or an
  *	unsupported one); IR_TYPE_CHANNEL: the carried type
  * @name: IR_TYPE_UNSUPPORTED: its spelling in the source ("f64")
+ * @strided: IR_TYPE_MEMREF: a "strided<[...], offset: ...>" layout was
+ *	written (a view's type); otherwise the layout is the identity:
+ *	row-major, offset 0
+ * @strides: with @strided: each size's stride in elements, or IR_DYNAMIC
+ * @offset: with @strided: the first element's offset in elements from the
+ *	base, or IR_DYNAMIC
  */
 struct ir_type {
 	enum ir_type_kind kind;
 	int rank;
 	int64_t dims[IR_MEMREF_MAX_RANK];
+	bool strided;
+	int64_t strides[IR_MEMREF_MAX_RANK];
+	int64_t offset;
 	const struct ir_type *elem;
 	const char *name;
 };
@@ -143,24 +153,39 @@ static inline int64_t ir_sext(uint64_t v, unsigned width)
  */
 int64_t ir_memref_stride(const struct ir_type *t, int k);
 
+/*
+ * The layout of memref type @t whatever its spelling: a strided one's
+ * strides and offset, or the identity's row-major strides (IR_DYNAMIC
+ * where a '?' size after it makes one unknown) and offset 0.
+ */
+void ir_memref_layout(const struct ir_type *t, int64_t *strides,
+		      int64_t *offset);
+
 /* Elements of memref type @t, or IR_DYNAMIC when a size is '?'. */
 int64_t ir_memref_elems(const struct ir_type *t);
 
 /*
  * Index operands a launch adds for memref type @t: one per '?' size of a
  * memref of rank 2 or more (a rank-1 memref<?xT> keeps its ABI: its base
- * VA alone); 0 for other types.
+ * VA alone), then, of a strided layout, one for a '?' offset and one per
+ * '?' stride; 0 for other types.
  */
 int ir_size_operands(const struct ir_type *t);
 
 /* Which of @t's size operands is size @k's: the '?' sizes before it. */
 int ir_size_operand_of(const struct ir_type *t, int k);
 
+/* Which of strided @t's size operands is its '?' offset. */
+int ir_offset_operand(const struct ir_type *t);
+
+/* Which of strided @t's size operands is its '?' stride @k. */
+int ir_stride_operand(const struct ir_type *t, int k);
+
 /* Spells @t as the source does ("memref<?xi64>") into @buf; returns @buf. */
 const char *ir_type_str(const struct ir_type *t, char *buf, size_t size);
 
 /* Enough for any type the parser accepts (nesting is bounded). */
-#define IR_TYPE_STR_MAX	256
+#define IR_TYPE_STR_MAX	384
 
 /* -------------------------------------------------------- attributes --- */
 
@@ -228,6 +253,13 @@ enum ir_syntax {
 	SYN_ALLOC,		/* %m = memref.alloc(%n) : memref<?xT> */
 	SYN_DIM,		/* %n = memref.dim %m, %k : memref<?x8xT> */
 	SYN_AFFINE,		/* %r = affine.apply #map(%i)[%n] */
+	SYN_SUBVIEW,		/* %v = memref.subview %m[o][s][t] : T to U */
+	SYN_MEMREF_CAST,	/* %v = memref.cast %m : T to U */
+	SYN_REINTERPRET,	/* %v = memref.reinterpret_cast %m to offset:
+				 * [o], sizes: [s], strides: [t] : T to U */
+	SYN_RESHAPE,		/* %v = memref.expand_shape %m [[0, 1]]
+				 * [output_shape [s]] : T into U, and
+				 * collapse_shape (no output_shape) */
 	SYN_FOR,		/* scf.for %i = %lb to %ub step %s ... { } */
 	SYN_IF,			/* scf.if %c [-> (T)] { } [else { }] */
 	SYN_SCF_YIELD,		/* scf.yield %x : T */
@@ -334,6 +366,11 @@ enum ir_alu {
 	X(MEMREF_STORE, "memref.store", SYN_STORE, ALU_NONE, 0)		\
 	X(MEMREF_ALLOC, "memref.alloc", SYN_ALLOC, ALU_NONE, IR_HOST_ONLY) \
 	X(MEMREF_DIM, "memref.dim", SYN_DIM, ALU_NONE, 0)		\
+	X(MEMREF_SUBVIEW, "memref.subview", SYN_SUBVIEW, ALU_NONE, 0)	\
+	X(MEMREF_CAST, "memref.cast", SYN_MEMREF_CAST, ALU_NONE, 0)	\
+	X(MEMREF_REINTERPRET_CAST, "memref.reinterpret_cast", SYN_REINTERPRET, ALU_NONE, 0) \
+	X(MEMREF_EXPAND_SHAPE, "memref.expand_shape", SYN_RESHAPE, ALU_NONE, 0) \
+	X(MEMREF_COLLAPSE_SHAPE, "memref.collapse_shape", SYN_RESHAPE, ALU_NONE, 0) \
 	X(AFFINE_APPLY, "affine.apply", SYN_AFFINE, ALU_NONE, 0)	\
 	X(AFFINE_MIN, "affine.min", SYN_AFFINE, ALU_NONE, 0)		\
 	X(AFFINE_MAX, "affine.max", SYN_AFFINE, ALU_NONE, 0)		\
@@ -453,6 +490,49 @@ int64_t ir_floordiv(int64_t a, int64_t c);
 int64_t ir_ceildiv(int64_t a, int64_t c);
 int64_t ir_mod(int64_t a, int64_t c);
 
+/* ------------------------------------------------------------- views --- */
+
+/* The lists of struct ir_view, in the order the syntax writes them. */
+enum ir_view_list {
+	IR_VIEW_OFFSETS,
+	IR_VIEW_SIZES,
+	IR_VIEW_STRIDES,
+	IR_VIEW_LISTS
+};
+
+/**
+ * struct ir_view - what a view operation (memref.subview, cast,
+ * reinterpret_cast, expand_shape, collapse_shape) was given
+ * @num: per list, how many entries were written (reinterpret_cast: one
+ *	offset; expand_shape: its output_shape as the sizes)
+ * @lit: per list and entry, the integer written, or IR_DYNAMIC for a
+ *	value (an operand)
+ * @operand: per list and entry written as a value, its operand number;
+ *	-1 for a literal
+ * @loc: per list and entry, where it is written
+ * @kept: set by the verifier: per result size, the size of the subview it
+ *	is (a rank-reducing subview drops sizes of 1)
+ * @num_kept: the result's rank, once verified
+ * @group: expand_shape, collapse_shape: per size of the type of the
+ *	higher rank, which size of the other it belongs to (the
+ *	reassociation [[0, 1], [2]] gives 0, 0, 1)
+ * @num_grouped: how many sizes the reassociation lists
+ * @num_groups: how many groups it has
+ * @has_output_shape: expand_shape: an output_shape list was written
+ */
+struct ir_view {
+	int num[IR_VIEW_LISTS];
+	int64_t lit[IR_VIEW_LISTS][IR_MEMREF_MAX_RANK];
+	int operand[IR_VIEW_LISTS][IR_MEMREF_MAX_RANK];
+	struct loom_loc loc[IR_VIEW_LISTS][IR_MEMREF_MAX_RANK];
+	int kept[IR_MEMREF_MAX_RANK];
+	int num_kept;
+	int group[IR_MEMREF_MAX_RANK];
+	int num_grouped;
+	int num_groups;
+	bool has_output_shape;
+};
+
 struct ir_op;
 struct ir_region;
 struct ir_func;
@@ -566,6 +646,9 @@ struct ir_region {
  * @map: SYN_AFFINE: the map (operands: its dims, then its syms)
  * @map_alias: SYN_AFFINE: the #name it was written as (without '#'), or
  *	NULL for an inline affine_map<...>; the printer writes it inline
+ * @view: SYN_SUBVIEW, SYN_MEMREF_CAST, SYN_REINTERPRET, SYN_RESHAPE:
+ *	what the view operation was given (operand 0 is the source, @type
+ *	its type, @to_type the result's); NULL for other operations
  * @region: the region this operation is in
  * @next: the next operation in @region
  */
@@ -603,6 +686,7 @@ struct ir_op {
 	int num_iter_args;
 	const struct ir_affine_map *map;
 	const char *map_alias;
+	struct ir_view *view;
 	struct ir_region *region;
 	struct ir_op *next;
 };
@@ -616,6 +700,38 @@ static inline struct ir_use *ir_launch_waits(struct ir_op *op)
 static inline struct ir_use *ir_launch_extents(struct ir_op *op)
 {
 	return op->operands + op->num_args + op->num_waits;
+}
+
+/*
+ * Entry @k of list @which of view operation @op: returns true and its
+ * value in *@c when it is known (a literal, or an operand the verifier
+ * folded), else false and the operand's value in *@v.
+ */
+static inline bool ir_view_entry(const struct ir_op *op,
+				 enum ir_view_list which, int k, int64_t *c,
+				 const struct ir_value **v)
+{
+	int i = op->view->operand[which][k];
+
+	*v = i < 0 ? NULL : op->operands[i].value;
+	if (i < 0)
+		*c = op->view->lit[which][k];
+	else if (*v && (*v)->is_const)
+		*c = (*v)->const_val;
+	return i < 0 || (*v && (*v)->is_const);
+}
+
+/*
+ * The memref a view is of, through every view operation down to the
+ * thread argument or allocation it started from: what its memory
+ * accesses are ordered by.  (In a unit that failed to verify, the last
+ * view whose source is undefined.)
+ */
+static inline const struct ir_value *ir_view_root(const struct ir_value *m)
+{
+	while (m->def && m->def->view && m->def->operands[0].value)
+		m = m->def->operands[0].value;
+	return m;
 }
 
 /* ---------------------------------------------------------- functions --- */
@@ -634,8 +750,9 @@ static inline struct ir_use *ir_launch_extents(struct ir_op *op)
  *	dynamic-work thread, else -1
  * @num_inputs: the ordinary arguments: body.args[0, num_inputs)
  * @num_size_operands: threads: the index operands a launch passes after
- *	the inputs, the '?' sizes of rank-N memref inputs in order (input
- *	by input, size by size); launch operand num_inputs + j is the j-th
+ *	the inputs, the '?' sizes of rank-N memref inputs and the '?'
+ *	offsets and strides of strided ones, in order (input by input,
+ *	ir_size_operands()); launch operand num_inputs + j is the j-th
  * @num_ctrl: then the ctrl(...) arguments (exactly one when valid)
  * @num_ivs: then the iv(...) coordinates; their count is the rank K
  * @has_ctrl: a ctrl(...) clause is present
@@ -678,17 +795,29 @@ static inline struct ir_value *ir_func_ctrl(struct ir_func *f)
 }
 
 /*
- * The launch operand of size @k of thread input @input (a rank-N memref
- * whose size @k is '?'): num_inputs + the '?' sizes before it.
+ * The launch operand that is size operand @j (ir_size_operands()) of
+ * thread input @input: num_inputs + the size operands of the inputs
+ * before it + @j.
  */
-static inline int ir_func_size_operand(const struct ir_func *f, int input,
-				       int k)
+static inline int ir_func_layout_operand(const struct ir_func *f, int input,
+					 int j)
 {
 	int n = f->num_inputs;
 
 	for (int i = 0; i < input; i++)
 		n += ir_size_operands(f->body.args[i].type);
-	return n + ir_size_operand_of(f->body.args[input].type, k);
+	return n + j;
+}
+
+/*
+ * The launch operand of size @k of thread input @input (a rank-N memref
+ * whose size @k is '?').
+ */
+static inline int ir_func_size_operand(const struct ir_func *f, int input,
+				       int k)
+{
+	return ir_func_layout_operand(f, input,
+				      ir_size_operand_of(f->body.args[input].type, k));
 }
 
 static inline struct ir_value *ir_func_ivs(struct ir_func *f)

@@ -66,6 +66,8 @@ struct scope {
 	int spawn;
 };
 
+struct view_layout;
+
 struct lower {
 	struct diag *d;
 	struct ir_func *f;
@@ -80,6 +82,12 @@ struct lower {
 	 * maps and carries them into loops like any argument.
 	 */
 	struct ir_value sizes[LOOM_IMAGE_MAX_ARGS];
+	struct view_layout *views;	/* the views lowered so far */
+	/*
+	 * Stands for the address parts view_linear() carries into a scope,
+	 * mapped there so that invariant() finds and shares them.
+	 */
+	struct ir_value hoisted;
 };
 
 static void unsupported(struct lower *l, const struct ir_op *op,
@@ -709,9 +717,13 @@ static void lower_cast(struct lower *l, struct scope *s, struct ir_op *op)
 
 /* ----------------------------------------------------------- memory --- */
 
-/* The thread argument a memref is, or -1 (an iter_arg, say). */
+/*
+ * The thread argument a memref is, or a view of, or -1 (an iter_arg,
+ * say): its accesses are ordered with that argument's.
+ */
 static int memref_arg(const struct ir_value *m)
 {
+	m = ir_view_root(m);
 	return !m->def && m->region && !m->region->parent_op ? m->index : -1;
 }
 
@@ -744,17 +756,26 @@ static int after(struct lower *l, int n, int tok, struct loom_loc loc)
 	return pe(l, LOOM_OP_JOIN, LOOM_TYPE_I64, n, tok, G_NONE, loc);
 }
 
-/* The node of size @k of thread input @m, a '?' size: a launch operand. */
-static int size_value(struct lower *l, struct scope *s,
-		      const struct ir_value *m, int k)
+/* The node of size operand @j of thread input @m: a launch operand. */
+static int layout_value(struct lower *l, struct scope *s,
+			const struct ir_value *m, int j)
 {
-	int j = ir_func_size_operand(l->f, m->index, k);
-	struct ir_value *v = &l->sizes[j - l->f->num_inputs];
+	struct ir_value *v;
+
+	j = ir_func_layout_operand(l->f, m->index, j);
+	v = &l->sizes[j - l->f->num_inputs];
 
 	v->index = j;
 	v->type = &ir_index;
 	v->loc = m->loc;
 	return value(l, s, v);
+}
+
+/* The node of size @k of thread input @m, a '?' size: a launch operand. */
+static int size_value(struct lower *l, struct scope *s,
+		      const struct ir_value *m, int k)
+{
+	return layout_value(l, s, m, ir_size_operand_of(m->type, k));
 }
 
 /*
@@ -787,11 +808,441 @@ static int dynamic_linear(struct lower *l, struct scope *s, struct ir_op *op,
 	return acc;
 }
 
+/* ------------------------------------------------------------ views --- */
+
+/*
+ * A view is address arithmetic on its root memref (a thread argument):
+ * nothing about it reaches the fabric but the PEs that compute addresses.
+ * An offset or stride is a term, c + node: constants fold (a constant
+ * stride is a MUL immediate, a constant offset part of the ADD immediate
+ * every address has), values are PEs built where the view operation is.
+ */
+struct term {
+	int64_t c;
+	int node;		/* G_NONE: the term is the constant c */
+};
+
+static struct term term_const(int64_t c)
+{
+	return (struct term){ c, G_NONE };
+}
+
+static struct term term_node(int node)
+{
+	return (struct term){ 0, node };
+}
+
+static struct term term_add(struct lower *l, struct term a, struct term b,
+			    struct loom_loc loc)
+{
+	struct term r = { a.c + b.c, a.node == G_NONE ? b.node : a.node };
+
+	if (a.node != G_NONE && b.node != G_NONE)
+		r.node = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, a.node, b.node,
+			    G_NONE, loc);
+	return r;
+}
+
+/* a * b, each either a constant or a node (never both). */
+static struct term term_mul(struct lower *l, struct term a, struct term b,
+			    struct loom_loc loc)
+{
+	if (a.node == G_NONE && b.node == G_NONE)
+		return term_const(a.c * b.c);
+	if (a.node == G_NONE)
+		return term_mul(l, b, a, loc);
+	if (b.node != G_NONE)
+		return term_node(pe(l, LOOM_OP_MUL, LOOM_TYPE_I64, a.node,
+				    b.node, G_NONE, loc));
+	if (b.c == 0 || b.c == 1)
+		return b.c ? a : term_const(0);
+	return term_node(pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, a.node,
+				(uint64_t)b.c, G_NONE, loc));
+}
+
+/* A value's term in scope @s: its constant, or its node. */
+static struct term term_of(struct lower *l, struct scope *s,
+			   const struct ir_value *v)
+{
+	return v->is_const ? term_const(v->const_val) :
+			     term_node(value(l, s, v));
+}
+
+/**
+ * struct view_layout - a lowered view
+ * @m: the view (a view operation's result)
+ * @offset_c: the constant part of its offset from its root, in elements
+ * @offset: the rest, a stand-in value (index), or NULL when none
+ * @stride_c: per size, its stride when constant
+ * @stride: per size, a stand-in value for a stride that is not
+ * @stand_in: storage for those stand-ins: mapped, in the scope the view
+ *	operation is lowered in, to the nodes computing them, so that
+ *	value() carries them into inner scopes like any value
+ * @next: the view lowered before
+ */
+struct view_layout {
+	const struct ir_value *m;
+	int64_t offset_c;
+	const struct ir_value *offset;
+	int64_t stride_c[IR_MEMREF_MAX_RANK];
+	const struct ir_value *stride[IR_MEMREF_MAX_RANK];
+	struct ir_value stand_in[1 + IR_MEMREF_MAX_RANK];
+	struct view_layout *next;
+};
+
+static struct view_layout *find_view(struct lower *l, const struct ir_value *m)
+{
+	struct view_layout *vl = l->views;
+
+	while (vl && vl->m != m)
+		vl = vl->next;
+	return vl;
+}
+
+/*
+ * The layout of memref @m in scope @s: a view's as lowered, a strided
+ * thread argument's (its '?' entries launch operands), or a thread
+ * argument's row-major one (a stride after a '?' size is the product of
+ * the sizes after it, size operands among them), offset 0.
+ */
+static void layout_terms(struct lower *l, struct scope *s,
+			 const struct ir_value *m, struct term *offset,
+			 struct term *strides, struct loom_loc loc)
+{
+	const struct ir_type *t = m->type;
+	struct view_layout *vl = find_view(l, m);
+	struct term stride = term_const(1);
+
+	if (vl) {
+		*offset = term_const(vl->offset_c);
+		if (vl->offset)
+			offset->node = value(l, s, vl->offset);
+		for (int k = 0; k < t->rank; k++)
+			strides[k] = vl->stride[k] ?
+				     term_node(value(l, s, vl->stride[k])) :
+				     term_const(vl->stride_c[k]);
+		return;
+	}
+	if (t->strided) {	/* an input: its '?' entries are operands */
+		*offset = t->offset != IR_DYNAMIC ? term_const(t->offset) :
+			  term_node(layout_value(l, s, m, ir_offset_operand(t)));
+		for (int k = 0; k < t->rank; k++)
+			strides[k] = t->strides[k] != IR_DYNAMIC ?
+				     term_const(t->strides[k]) :
+				     term_node(layout_value(l, s, m,
+							    ir_stride_operand(t, k)));
+		return;
+	}
+	*offset = term_const(0);
+	for (int k = t->rank - 1; k >= 0; k--) {
+		strides[k] = stride;
+		stride = term_mul(l, stride,
+				  t->dims[k] != IR_DYNAMIC ?
+				  term_const(t->dims[k]) :
+				  term_node(size_value(l, s, m, k)), loc);
+	}
+}
+
+/* A stand-in value for node @n, mapped in scope @s. */
+static const struct ir_value *stand_in(struct lower *l, struct scope *s,
+				       struct ir_value *v, int n,
+				       const struct ir_value *of)
+{
+	v->type = &ir_index;
+	v->loc = of->loc;
+	v->name = of->name;
+	map_put(l, s, v, n);
+	return v;
+}
+
+/*
+ * memref.subview: offset = source offset + sum of offset k * source
+ * stride k; stride k = source stride k * stride k; the sizes a rank
+ * reduction drops take their strides with them.
+ */
+static void subview_layout(struct lower *l, struct scope *s, struct ir_op *op,
+			   struct term *offset, struct term *strides)
+{
+	struct term st[IR_MEMREF_MAX_RANK];
+
+	for (int k = 0; k < op->type->rank; k++) {
+		const struct ir_value *x;
+		int64_t c;
+		struct term o, t;
+
+		o = ir_view_entry(op, IR_VIEW_OFFSETS, k, &c, &x) ?
+		    term_const(c) : term_of(l, s, x);
+		t = ir_view_entry(op, IR_VIEW_STRIDES, k, &c, &x) ?
+		    term_const(c) : term_of(l, s, x);
+		*offset = term_add(l, *offset, term_mul(l, o, strides[k], op->loc),
+				   op->loc);
+		st[k] = term_mul(l, strides[k], t, op->loc);
+	}
+	for (int i = 0; i < op->view->num_kept; i++)
+		strides[i] = st[op->view->kept[i]];
+}
+
+/*
+ * memref.cast: the source's layout, except where the result type states
+ * a stride or offset: the program asserts it, and a constant folds.
+ */
+static void cast_layout(struct ir_op *op, struct term *offset,
+			struct term *strides)
+{
+	int64_t rs[IR_MEMREF_MAX_RANK], ro;
+
+	ir_memref_layout(op->to_type, rs, &ro);
+	if (ro != IR_DYNAMIC)
+		*offset = term_const(ro);
+	for (int k = 0; k < op->to_type->rank; k++)
+		if (rs[k] != IR_DYNAMIC)
+			strides[k] = term_const(rs[k]);
+}
+
+/* memref.reinterpret_cast: its offset and strides, from the root's base. */
+static void reinterpret_layout(struct lower *l, struct scope *s,
+			       struct ir_op *op, struct term *offset,
+			       struct term *strides)
+{
+	const struct ir_value *x;
+	int64_t c;
+
+	*offset = ir_view_entry(op, IR_VIEW_OFFSETS, 0, &c, &x) ?
+		  term_const(c) : term_of(l, s, x);
+	for (int k = 0; k < op->to_type->rank; k++)
+		strides[k] = ir_view_entry(op, IR_VIEW_STRIDES, k, &c, &x) ?
+			     term_const(c) : term_of(l, s, x);
+}
+
+/* Size @k of a view or argument @m: a constant or a node. */
+static struct term view_dim(struct lower *l, struct scope *s,
+			    const struct ir_value *m, int k,
+			    struct loom_loc loc)
+{
+	const struct ir_op *def = m->def;
+	const struct ir_value *x;
+	struct term t;
+	int64_t c;
+	int j;
+
+	if (m->type->dims[k] != IR_DYNAMIC)
+		return term_const(m->type->dims[k]);
+	if (!def)
+		return term_node(size_value(l, s, m, k));
+	switch (def->code) {
+	case IR_OP_MEMREF_CAST:
+		return view_dim(l, s, def->operands[0].value, k, loc);
+	case IR_OP_MEMREF_COLLAPSE_SHAPE:
+		t = term_const(1);
+		for (j = 0; j < def->type->rank; j++)
+			if (def->view->group[j] == k)
+				t = term_mul(l, t, view_dim(l, s,
+							    def->operands[0].value,
+							    j, loc), loc);
+		return t;
+	case IR_OP_MEMREF_SUBVIEW:
+		j = def->view->kept[k];
+		break;
+	default:	/* reinterpret_cast, expand_shape: as written */
+		j = k;
+		break;
+	}
+	return ir_view_entry(def, IR_VIEW_SIZES, j, &c, &x) ? term_const(c) :
+							      term_of(l, s, x);
+}
+
+/*
+ * memref.expand_shape splits each size's stride over its group: the
+ * innermost keeps it, each other one is the next one's times the next
+ * size.  collapse_shape keeps each group's innermost stride.
+ */
+static void reshape_layout(struct lower *l, struct scope *s, struct ir_op *op,
+			   struct term *strides)
+{
+	const struct ir_view *w = op->view;
+	const struct ir_type *res = op->to_type;
+	struct term st[IR_MEMREF_MAX_RANK];
+
+	if (op->code == IR_OP_MEMREF_COLLAPSE_SHAPE) {
+		for (int j = 0; j < op->type->rank; j++)
+			st[w->group[j]] = strides[j];
+		memcpy(strides, st, res->rank * sizeof(*st));
+		return;
+	}
+	for (int k = res->rank - 1; k >= 0; k--)
+		st[k] = k == res->rank - 1 || w->group[k + 1] != w->group[k] ?
+			strides[w->group[k]] :
+			term_mul(l, st[k + 1],
+				 view_dim(l, s, &op->results[0], k + 1, op->loc),
+				 op->loc);
+	memcpy(strides, st, res->rank * sizeof(*st));
+}
+
+/*
+ * A view operation: the result's layout from its source's, recorded with
+ * stand-ins for what is not constant.
+ */
+static void lower_view(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_value *src = op->operands[0].value;
+	const struct ir_value *m = &op->results[0];
+	struct term offset, strides[IR_MEMREF_MAX_RANK];
+	struct view_layout *vl;
+
+	if (memref_arg(src) < 0)
+		return unsupported(l, op, "a memref that is not a thread argument");
+	layout_terms(l, s, src, &offset, strides, op->loc);
+	switch (op->code) {
+	case IR_OP_MEMREF_SUBVIEW:
+		subview_layout(l, s, op, &offset, strides);
+		break;
+	case IR_OP_MEMREF_CAST:
+		cast_layout(op, &offset, strides);
+		break;
+	case IR_OP_MEMREF_REINTERPRET_CAST:
+		reinterpret_layout(l, s, op, &offset, strides);
+		break;
+	default:
+		reshape_layout(l, s, op, strides);
+		break;
+	}
+	vl = calloc(1, sizeof(*vl));
+	if (!vl)
+		abort();
+	vl->m = m;
+	vl->offset_c = offset.c;
+	if (offset.node != G_NONE)
+		vl->offset = stand_in(l, s, &vl->stand_in[0], offset.node, m);
+	for (int i = 0; i < m->type->rank; i++) {
+		vl->stride_c[i] = strides[i].c;
+		if (strides[i].node != G_NONE)
+			vl->stride[i] = stand_in(l, s, &vl->stand_in[1 + i],
+						 strides[i].node, m);
+	}
+	vl->next = l->views;
+	l->views = vl;
+}
+
+/*
+ * Is @v in scope @s without anything computed below it: a constant, a
+ * thread argument or launch operand, or a value of @s or around it?
+ */
+static bool available_in(const struct lower *l, const struct scope *s,
+			 const struct ir_value *v)
+{
+	if (v->is_const || (!v->def && v->region && !v->region->parent_op) ||
+	    (v >= l->sizes && v < l->sizes + LOOM_IMAGE_MAX_ARGS))
+		return true;
+	for (; s; s = s->parent)
+		if (map_get(s, v) != G_NONE)
+			return true;
+	return false;
+}
+
+/* Is the layout of memref @m (its stand-ins) in scope @s? */
+static bool layout_available(struct lower *l, const struct scope *s,
+			     const struct ir_value *m)
+{
+	const struct view_layout *vl = find_view(l, m);
+
+	if (!vl)
+		return true;	/* an argument's: launch operands */
+	if (vl->offset && !available_in(l, s, vl->offset))
+		return false;
+	for (int k = 0; k < m->type->rank; k++)
+		if (vl->stride[k] && !available_in(l, s, vl->stride[k]))
+			return false;
+	return true;
+}
+
+/*
+ * The offset (@with_offset) plus index k * stride k for each k in @mask
+ * of view @m, in scope @s.  The part a scope around @s has the values
+ * for is computed there and carried in: a loop over k adds k * stride to
+ * i * stride + offset computed once per activation, as a hand-linearised
+ * loop does.
+ */
+static struct term view_linear(struct lower *l, struct scope *s,
+			       const struct ir_value *m,
+			       const struct ir_use *uses, unsigned mask,
+			       bool with_offset, struct loom_loc loc)
+{
+	struct term lin = term_const(0), offset, strides[IR_MEMREF_MAX_RANK];
+	unsigned outer = 0;
+
+	if (s->parent && layout_available(l, s->parent, m)) {
+		for (int k = 0; k < m->type->rank; k++)
+			if ((mask >> k & 1) &&
+			    available_in(l, s->parent, uses[k].value))
+				outer |= 1U << k;
+	}
+	if (outer || (s->parent && with_offset &&
+		      layout_available(l, s->parent, m))) {
+		lin = view_linear(l, s->parent, m, uses, outer, with_offset,
+				  loc);
+		if (lin.node != G_NONE) {
+			lin.node = invariant(l, s, lin.node, loc);
+			map_put(l, s, &l->hoisted, lin.node);
+		}
+		mask &= ~outer;
+		with_offset = false;
+	}
+	if (!mask && !with_offset)
+		return lin;
+	layout_terms(l, s, m, &offset, strides, loc);
+	if (with_offset)
+		lin = term_add(l, lin, offset, loc);
+	for (int k = 0; k < m->type->rank; k++)
+		if (mask >> k & 1)
+			lin = term_add(l, lin,
+				       term_mul(l, term_of(l, s, uses[k].value),
+						strides[k], loc),
+				       loc);
+	return lin;
+}
+
+/*
+ * The address of indices @uses of view @m: its root's base + ((offset +
+ * sum of index k * stride k) << log2 of the element size), the constant
+ * part an ADD immediate, as address() builds it for a thread argument.
+ */
+static int view_address(struct lower *l, struct scope *s, struct ir_op *op,
+			const struct ir_value *m, const struct ir_use *uses)
+{
+	unsigned shift = ir_type_size(op->type->elem) == 4 ? 2 : 3;
+	struct term linear = view_linear(l, s, m, uses,
+					 (1U << m->type->rank) - 1, true,
+					 op->loc);
+	int a = value(l, s, ir_view_root(m));
+
+	if (linear.node != G_NONE)
+		a = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, a,
+		       pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64, linear.node, shift,
+			      G_NONE, op->loc),
+		       G_NONE, op->loc);
+	if (linear.c)
+		a = pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, a,
+			   (uint64_t)linear.c << shift, G_NONE, op->loc);
+	return a;
+}
+
+/* memref.dim of a view's '?' size (view_dim()). */
+static void lower_view_dim(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	struct term t = view_dim(l, s, op->operands[0].value,
+				 (int)op->operands[1].value->const_val, op->loc);
+
+	map_put(l, s, &op->results[0], t.node != G_NONE ? t.node :
+		konst(l, s, LOOM_TYPE_I64, t.c, op->loc));
+}
+
 /* memref.dim of a '?' size of a rank-N input (a static one is folded). */
 static void lower_dim(struct lower *l, struct scope *s, struct ir_op *op)
 {
 	const struct ir_value *m = op->operands[0].value;
 
+	if (m->def && m->def->view)
+		return lower_view_dim(l, s, op);
 	if (memref_arg(m) < 0)
 		return unsupported(l, op, "a memref that is not a thread argument");
 	map_put(l, s, &op->results[0],
@@ -810,8 +1261,12 @@ static int address(struct lower *l, struct scope *s, struct ir_op *op,
 {
 	unsigned shift = ir_type_size(op->type->elem) == 4 ? 2 : 3;
 	const struct ir_type *t = op->type;
-	int a = value(l, s, m), linear = G_NONE;
+	int a, linear = G_NONE;
 	uint64_t offset = 0;
+
+	if ((m->def && m->def->view) || m->type->strided)
+		return view_address(l, s, op, m, uses);
+	a = value(l, s, m);
 
 	/* a '?' after the first size: a stride is a value, not an immediate */
 	if (ir_size_operand_of(t, t->rank) > ir_size_operand_of(t, 1))
@@ -1426,6 +1881,9 @@ static void lower_op(struct lower *l, struct scope *s, struct ir_op *op)
 		return lower_affine(l, s, op);
 	case SYN_DIM:
 		return lower_dim(l, s, op);
+	case SYN_SUBVIEW: case SYN_MEMREF_CAST: case SYN_REINTERPRET:
+	case SYN_RESHAPE:
+		return lower_view(l, s, op);
 	case SYN_LOAD:
 		return lower_load(l, s, op);
 	case SYN_STORE:
@@ -1628,6 +2086,12 @@ unsigned lower_thread(struct diag *d, struct ir_func *f, struct graph *g)
 	scope_init(&top, NULL);
 	lower_region(&l, &top, &f->body);
 	free(top.map);
+	while (l.views) {
+		struct view_layout *next = l.views->next;
+
+		free(l.views);
+		l.views = next;
+	}
 	if (l.errors)
 		return l.errors;
 	dead_code(g);

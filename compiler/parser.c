@@ -367,11 +367,59 @@ static const struct ir_type *memref_sizes_in(struct parser *p,
 			   i == 1 ? x->loc : loc_within(x, i, x->len - i));
 }
 
+/* A stride or offset of a layout: '?' or an integer, kept in range. */
+static int64_t layout_entry(struct parser *p)
+{
+	const struct token *tok = p->tok;
+
+	if (consume(p, "?"))
+		return IR_DYNAMIC;
+	if (tok->kind != TK_INT)
+		fail_expected(p, "'?' or a non-negative integer");
+	if (int_literal(p) > INT64_MAX >> 3)
+		fail_at(p, tok->loc, "memref stride or offset too large");
+	return (int64_t)tok->ival;
+}
+
 /*
- * memref_type = "memref" "<" size ("x" size)* "x" elem ">"
+ * layout = "strided" "<" "[" entry ("," entry)* "]" ("," "offset" ":"
+ *	    entry)? ">" ; entry = "?" | INT
+ * One stride per size of @t.
+ */
+static void strided_layout(struct parser *p, struct ir_type *t)
+{
+	const struct token *open;
+	int n = 0;
+
+	expect(p, "strided");
+	expect(p, "<");
+	open = expect(p, "[");
+	do {
+		if (n == t->rank)
+			fail_at(p, p->tok->loc,
+				"a strided layout of a rank-%d memref takes %d stride%s, not more",
+				t->rank, t->rank, t->rank == 1 ? "" : "s");
+		t->strides[n++] = layout_entry(p);
+	} while (consume(p, ","));
+	if (n != t->rank)
+		fail_at(p, open->loc,
+			"a strided layout of a rank-%d memref takes %d stride%s, not %d",
+			t->rank, t->rank, t->rank == 1 ? "" : "s", n);
+	expect(p, "]");
+	if (consume(p, ",")) {
+		expect(p, "offset");
+		expect(p, ":");
+		t->offset = layout_entry(p);
+	}
+	expect(p, ">");
+	t->strided = true;
+}
+
+/*
+ * memref_type = "memref" "<" size ("x" size)* "x" elem ("," layout)? ">"
  * size = "?" | INT ; elem = "i32" | "i64" | "f32"
- * Rank 1 to IR_MEMREF_MAX_RANK, row-major.  (Another element type is
- * reported and kept as unsupported.)
+ * Rank 1 to IR_MEMREF_MAX_RANK, row-major unless a strided layout says
+ * otherwise.  (Another element type is reported and kept as unsupported.)
  */
 static const struct ir_type *memref_type(struct parser *p)
 {
@@ -402,6 +450,8 @@ static const struct ir_type *memref_type(struct parser *p)
 			elem = memref_elem(p, x->text, x->len, x->loc);
 		}
 	}
+	if (consume(p, ","))
+		strided_layout(p, t);
 	expect(p, ">");
 	t->elem = elem;
 	return t;
@@ -1059,6 +1109,175 @@ static void dim_op(struct parser *p, struct ir_op *op)
 	set_results(p, op, 1, &ir_index);
 }
 
+/*
+ * view_list = "[" (view_entry ("," view_entry)*)? "]"
+ * view_entry = VALUE | INT
+ * Values are appended to @v as operands (index), literals kept in @w.
+ */
+static void view_list(struct parser *p, struct ir_view *w,
+		      enum ir_view_list which, struct vec *v)
+{
+	expect(p, "[");
+	if (consume(p, "]"))
+		return;
+	do {
+		int k = w->num[which];
+
+		if (k == IR_MEMREF_MAX_RANK)
+			fail_at(p, p->tok->loc,
+				"more than %d entries in a view's list (the highest memref rank)",
+				IR_MEMREF_MAX_RANK);
+		w->num[which]++;
+		w->operand[which][k] = -1;
+		w->loc[which][k] = p->tok->loc;
+		if (p->tok->kind == TK_VALUE) {
+			w->operand[which][k] = v->num;
+			w->lit[which][k] = IR_DYNAMIC;
+			operand(p, v);
+		} else if (p->tok->kind == TK_INT) {
+			const struct token *t = p->tok;
+
+			if (int_literal(p) > INT64_MAX >> 3)
+				fail_at(p, t->loc, "view offset, size or stride too large");
+			w->lit[which][k] = (int64_t)t->ival;
+		} else {
+			fail_expected(p, "a value ('%name') or a non-negative integer");
+		}
+	} while (consume(p, ","));
+	expect(p, "]");
+}
+
+/*
+ * subview = VALUE view_list view_list view_list attr_dict? ":"
+ *	     memref_type "to" memref_type
+ * (offsets, sizes, strides; the verifier checks them against the types)
+ */
+static void subview_op(struct parser *p, struct ir_op *op)
+{
+	struct ir_view *w = alloc(p, sizeof(*w));
+	struct vec v = { 0 };
+
+	operand(p, &v);
+	for (int l = 0; l < IR_VIEW_LISTS; l++)
+		view_list(p, w, l, &v);
+	set_operands(p, op, &v);
+	opt_attr_dict(p, op);
+	op->view = w;
+	op->type = memref_colon_type(p);
+	expect(p, "to");
+	if (!at(p, "memref"))
+		fail_expected(p, "a memref type");
+	op->to_type = type(p);
+	all_types(op, &ir_index);
+	op->operand_types[0] = op->type;
+	set_results(p, op, 1, op->to_type);
+}
+
+/* ": T to U" (@word "to") or ": T into U" of a view operation. */
+static void view_types(struct parser *p, struct ir_op *op, const char *word)
+{
+	op->type = memref_colon_type(p);
+	expect(p, word);
+	if (!at(p, "memref"))
+		fail_expected(p, "a memref type");
+	op->to_type = type(p);
+	all_types(op, &ir_index);
+	op->operand_types[0] = op->type;
+	set_results(p, op, 1, op->to_type);
+}
+
+/* memref_cast = VALUE attr_dict? ":" memref_type "to" memref_type */
+static void memref_cast_op(struct parser *p, struct ir_op *op)
+{
+	struct vec v = { 0 };
+
+	operand(p, &v);
+	set_operands(p, op, &v);
+	opt_attr_dict(p, op);
+	op->view = alloc(p, sizeof(*op->view));
+	view_types(p, op, "to");
+}
+
+/*
+ * reinterpret = VALUE "to" "offset" ":" view_list "," "sizes" ":"
+ *		 view_list "," "strides" ":" view_list attr_dict? ":"
+ *		 memref_type "to" memref_type
+ */
+static void reinterpret_op(struct parser *p, struct ir_op *op)
+{
+	static const char *const words[IR_VIEW_LISTS] = {
+		"offset", "sizes", "strides"
+	};
+	struct ir_view *w = alloc(p, sizeof(*w));
+	struct vec v = { 0 };
+
+	operand(p, &v);
+	expect(p, "to");
+	for (int l = 0; l < IR_VIEW_LISTS; l++) {
+		if (l)
+			expect(p, ",");
+		expect(p, words[l]);
+		expect(p, ":");
+		view_list(p, w, l, &v);
+	}
+	set_operands(p, op, &v);
+	opt_attr_dict(p, op);
+	op->view = w;
+	view_types(p, op, "to");
+}
+
+/*
+ * reassociation = "[" group ("," group)* "]" ; group = "[" INT ("," INT)* "]"
+ * Each size number's group into @w->group (their order is the
+ * verifier's to check).
+ */
+static void reassociation(struct parser *p, struct ir_view *w)
+{
+	expect(p, "[");
+	do {
+		expect(p, "[");
+		do {
+			const struct token *t = p->tok;
+			uint64_t k = int_literal(p);
+
+			if (w->num_grouped == IR_MEMREF_MAX_RANK)
+				fail_at(p, t->loc,
+					"more than %d sizes in a reassociation (the highest memref rank)",
+					IR_MEMREF_MAX_RANK);
+			if (k != (uint64_t)w->num_grouped)
+				fail_at(p, t->loc,
+					"reassociation lists size %d where size %llu is: the sizes go in order, each once",
+					w->num_grouped, (unsigned long long)k);
+			w->group[w->num_grouped++] = w->num_groups;
+		} while (consume(p, ","));
+		expect(p, "]");
+		w->num_groups++;
+	} while (consume(p, ","));
+	expect(p, "]");
+}
+
+/*
+ * reshape = VALUE reassociation ("output_shape" view_list)? attr_dict?
+ *	     ":" memref_type "into" memref_type
+ * (output_shape: expand_shape only)
+ */
+static void reshape_op(struct parser *p, struct ir_op *op)
+{
+	struct ir_view *w = alloc(p, sizeof(*w));
+	struct vec v = { 0 };
+
+	operand(p, &v);
+	reassociation(p, w);
+	if (op->code == IR_OP_MEMREF_EXPAND_SHAPE && consume(p, "output_shape")) {
+		w->has_output_shape = true;
+		view_list(p, w, IR_VIEW_SIZES, &v);
+	}
+	set_operands(p, op, &v);
+	opt_attr_dict(p, op);
+	op->view = w;
+	view_types(p, op, "into");
+}
+
 /* ------------------------------------------------------- affine maps --- */
 
 static const struct ir_affine_expr *affine_expr(struct parser *p,
@@ -1598,6 +1817,10 @@ static void op_body(struct parser *p, struct ir_op *op)
 	case SYN_STORE:			store(p, op); break;
 	case SYN_ALLOC:			alloc_op(p, op); break;
 	case SYN_DIM:			dim_op(p, op); break;
+	case SYN_SUBVIEW:		subview_op(p, op); break;
+	case SYN_MEMREF_CAST:		memref_cast_op(p, op); break;
+	case SYN_REINTERPRET:		reinterpret_op(p, op); break;
+	case SYN_RESHAPE:		reshape_op(p, op); break;
 	case SYN_AFFINE:		affine_op(p, op); break;
 	case SYN_FOR:			for_op(p, op); break;
 	case SYN_IF:			if_op(p, op); break;

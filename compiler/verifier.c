@@ -841,6 +841,33 @@ static void check_tokens(struct verifier *v, struct ir_op *op,
 	}
 }
 
+static bool dim_known(const struct ir_func *f, const struct ir_value *m,
+		      int k);
+
+/*
+ * A launch passes the size operands of memref @m (ir_size_operands()):
+ * its '?' sizes must be known to the host function (dim_known()), and a
+ * strided one must be a view, whose offset and strides it computed.
+ */
+static void check_launch_layout(struct verifier *v, struct ir_use *u)
+{
+	const struct ir_value *m = u->value;
+	const struct ir_type *t = m->type;
+	char a[IR_TYPE_STR_MAX];
+
+	for (int k = 0; t->rank >= 2 && k < t->rank; k++)
+		if (!dim_known(v->func, m, k)) {
+			diag_error(v->d, u->loc,
+				   "launch operand '%%%s' (%s) has dynamic sizes, which a launch passes from its memref.alloc or view operation: it must be one of this function",
+				   m->name, tstr(t, a));
+			return;
+		}
+	if (t->strided && !(m->def && m->def->view))
+		diag_error(v->d, u->loc,
+			   "launch operand '%%%s' (%s) has a strided layout, which a launch passes from the view operation that made it: it must be one of this function",
+			   m->name, tstr(t, a));
+}
+
 /* Launch operand types equal the callee's inputs. */
 static void check_launch_args(struct verifier *v, struct ir_op *op,
 			      struct ir_func *t)
@@ -852,12 +879,9 @@ static void check_launch_args(struct verifier *v, struct ir_op *op,
 		const struct ir_value *m = op->operands[i].value;
 
 		if (ir_type_equal(op->operand_types[i], in->type)) {
-			/* the launch passes its '?' sizes from its allocation */
 			if (ir_size_operands(in->type) &&
-			    !(m->def && m->def->code == IR_OP_MEMREF_ALLOC))
-				diag_error(v->d, op->operands[i].loc,
-					   "launch operand '%%%s' (%s) has dynamic sizes, which a launch passes from its memref.alloc: it must be one of this function",
-					   m->name, tstr(in->type, a));
+			    ir_type_equal(m->type, in->type))
+				check_launch_layout(v, &op->operands[i]);
 			continue;
 		}
 		diag_error(v->d, op->operands[i].loc,
@@ -1153,6 +1177,41 @@ static bool is_memref_input(const struct ir_func *f, const struct ir_value *m)
 	       m->index < f->num_inputs;
 }
 
+/*
+ * Is size @k of memref @m known where a program runs: static, a size
+ * operand of a rank-N thread input, an operand of the allocation or view
+ * operation that made it, or derived from such through a cast or a
+ * collapse_shape?
+ */
+static bool dim_known(const struct ir_func *f, const struct ir_value *m,
+		      int k)
+{
+	const struct ir_op *def = m->def;
+	const struct ir_value *src;
+
+	if (m->type->dims[k] != IR_DYNAMIC)
+		return true;
+	if (!def)
+		return m->type->rank >= 2 && is_memref_input(f, m);
+	src = def->num_operands ? def->operands[0].value : NULL;
+	switch (def->code) {
+	case IR_OP_MEMREF_ALLOC:
+	case IR_OP_MEMREF_SUBVIEW:
+	case IR_OP_MEMREF_REINTERPRET_CAST:
+	case IR_OP_MEMREF_EXPAND_SHAPE:
+		return true;
+	case IR_OP_MEMREF_CAST:
+		return src && dim_known(f, src, k);
+	case IR_OP_MEMREF_COLLAPSE_SHAPE:
+		for (int j = 0; src && j < src->type->rank; j++)
+			if (def->view->group[j] == k && !dim_known(f, src, j))
+				return false;
+		return src != NULL;
+	default:
+		return false;
+	}
+}
+
 static void check_dim(struct verifier *v, struct ir_op *op)
 {
 	const struct ir_value *m = op->operands[0].value;
@@ -1173,9 +1232,7 @@ static void check_dim(struct verifier *v, struct ir_op *op)
 			   tstr(t, buf), (long long)k->const_val, t->rank - 1);
 		return;
 	}
-	if (t->dims[k->const_val] == IR_DYNAMIC &&
-	    !(m->def && m->def->code == IR_OP_MEMREF_ALLOC) &&
-	    !(t->rank >= 2 && is_memref_input(v->func, m)))
+	if (!dim_known(v->func, m, (int)k->const_val))
 		diag_error(v->d, op->loc,
 			   "'memref.dim' of dynamic size %lld of '%%%s' (%s): a rank-1 memref argument arrives as its base address alone; pass the size as an index argument",
 			   (long long)k->const_val, m->name, tstr(t, buf));
@@ -1200,6 +1257,457 @@ static void check_affine(struct verifier *v, struct ir_op *op)
 		diag_error(v->d, op->loc,
 			   "'affine.apply' takes a map with one result, not %d (affine.min and affine.max take several)",
 			   m->num_results);
+}
+
+/* ------------------------------------------------------------- views --- */
+
+static const char *const view_list_name[IR_VIEW_LISTS] = {
+	"offset", "size", "stride"
+};
+
+/* Where entry @k of list @which is written. */
+static struct loom_loc view_entry_loc(const struct ir_op *op,
+				      enum ir_view_list which, int k)
+{
+	return op->view->loc[which][k];
+}
+
+/* a * b for layouts: 0 when either is 0, else IR_DYNAMIC when either is. */
+static int64_t layout_mul(int64_t a, int64_t b)
+{
+	if (a == 0 || b == 0)
+		return 0;
+	if (a == IR_DYNAMIC || b == IR_DYNAMIC)
+		return IR_DYNAMIC;
+	return a * b;
+}
+
+static int64_t layout_add(int64_t a, int64_t b)
+{
+	return a == IR_DYNAMIC || b == IR_DYNAMIC ? IR_DYNAMIC : a + b;
+}
+
+/*
+ * Known offsets, sizes and strides of size @k of a subview of @src: not
+ * negative, strides at least 1, and the elements the view reaches inside
+ * a static size.
+ */
+static void check_subview_bounds(struct verifier *v, struct ir_op *op, int k)
+{
+	const struct ir_type *src = op->type;
+	const struct ir_value *x;
+	bool known[IR_VIEW_LISTS];
+	int64_t c[IR_VIEW_LISTS] = { 0 }, last;
+	char buf[IR_TYPE_STR_MAX];
+
+	for (int l = 0; l < IR_VIEW_LISTS; l++) {
+		known[l] = ir_view_entry(op, l, k, &c[l], &x);
+		if (known[l] && c[l] < (l == IR_VIEW_STRIDES)) {
+			diag_error(v->d, view_entry_loc(op, l, k),
+				   "%s %d of 'memref.subview' is %lld; %ss are %s",
+				   view_list_name[l], k, (long long)c[l],
+				   view_list_name[l],
+				   l == IR_VIEW_STRIDES ? "1 or more" : "0 or more");
+			return;
+		}
+	}
+	if (src->dims[k] == IR_DYNAMIC || !known[IR_VIEW_OFFSETS])
+		return;
+	if (c[IR_VIEW_OFFSETS] > src->dims[k]) {
+		diag_error(v->d, view_entry_loc(op, IR_VIEW_OFFSETS, k),
+			   "offset %d of 'memref.subview' is %lld, beyond size %d of %s (%lld)",
+			   k, (long long)c[IR_VIEW_OFFSETS], k, tstr(src, buf),
+			   (long long)src->dims[k]);
+		return;
+	}
+	if (!known[IR_VIEW_SIZES] || !known[IR_VIEW_STRIDES] ||
+	    c[IR_VIEW_SIZES] == 0)
+		return;
+	if (__builtin_mul_overflow(c[IR_VIEW_SIZES] - 1, c[IR_VIEW_STRIDES],
+				   &last) ||
+	    __builtin_add_overflow(last, c[IR_VIEW_OFFSETS], &last) ||
+	    last >= src->dims[k])
+		diag_error(v->d, op->loc,
+			   "'memref.subview' leaves size %d of %s (%lld): offset %lld + (size %lld - 1) * stride %lld is beyond its last element",
+			   k, tstr(src, buf), (long long)src->dims[k],
+			   (long long)c[IR_VIEW_OFFSETS],
+			   (long long)c[IR_VIEW_SIZES],
+			   (long long)c[IR_VIEW_STRIDES]);
+}
+
+/*
+ * The type a subview has, as MLIR infers it: a literal size, offset or
+ * stride is static, a value dynamic; strides and the offset compose with
+ * the source's layout.  Rank of the source, nothing dropped yet.
+ */
+static void subview_type(const struct ir_op *op, struct ir_type *t)
+{
+	const struct ir_type *src = op->type;
+	const struct ir_view *w = op->view;
+	int64_t strides[IR_MEMREF_MAX_RANK], offset;
+
+	ir_memref_layout(src, strides, &offset);
+	*t = *src;
+	t->strided = true;
+	for (int k = 0; k < src->rank; k++) {
+		t->dims[k] = w->lit[IR_VIEW_SIZES][k];
+		t->strides[k] = layout_mul(strides[k],
+					   w->lit[IR_VIEW_STRIDES][k]);
+		offset = layout_add(offset, layout_mul(w->lit[IR_VIEW_OFFSETS][k],
+						       strides[k]));
+	}
+	t->offset = offset;
+}
+
+/*
+ * Which sizes of @full the result type @res keeps, into @w->kept: each in
+ * order where it matches, a size of 1 dropped where it does not (MLIR's
+ * rank reduction).  False when @res is not @full with sizes of 1 dropped.
+ */
+static bool subview_kept(struct ir_view *w, const struct ir_type *full,
+			 const struct ir_type *res)
+{
+	int64_t strides[IR_MEMREF_MAX_RANK], offset;
+	int i = 0;
+
+	for (int j = 0; j < full->rank; j++) {
+		if (i < res->rank && res->dims[i] == full->dims[j])
+			w->kept[i++] = j;
+		else if (full->dims[j] != 1)
+			return false;
+	}
+	if (i != res->rank)
+		return false;
+	ir_memref_layout(res, strides, &offset);
+	if (offset != full->offset)
+		return false;
+	for (i = 0; i < res->rank; i++)
+		if (strides[i] != full->strides[w->kept[i]])
+			return false;
+	w->num_kept = res->rank;
+	return true;
+}
+
+/*
+ * memref.subview: an offset, a size and a stride per size of the source;
+ * the known ones inside it (check_subview_bounds()); the result type the
+ * one the view has, or it with sizes of 1 dropped.
+ */
+static void check_subview(struct verifier *v, struct ir_op *op)
+{
+	const struct ir_type *src = op->type, *res = op->to_type;
+	struct ir_view *w = op->view;
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+	struct ir_type full;
+
+	if (ir_type_has_unsupported(src) || ir_type_has_unsupported(res))
+		return;		/* reported where the type is written */
+	for (int l = 0; l < IR_VIEW_LISTS; l++)
+		if (w->num[l] != src->rank) {
+			diag_error(v->d, op->loc,
+				   "'memref.subview' of %s takes %d %ss, not %d",
+				   tstr(src, a), src->rank, view_list_name[l],
+				   w->num[l]);
+			return;
+		}
+	for (int k = 0; k < src->rank; k++)
+		check_subview_bounds(v, op, k);
+	if (!ir_type_equal(src->elem, res->elem)) {
+		diag_error(v->d, op->loc,
+			   "'memref.subview' of %s cannot give %s: the element types differ",
+			   tstr(src, a), tstr(res, b));
+		return;
+	}
+	subview_type(op, &full);
+	if (!subview_kept(w, &full, res))
+		diag_error(v->d, op->loc,
+			   "'memref.subview' gives %s, not %s (nor that with sizes of 1 dropped)",
+			   tstr(&full, a), tstr(res, b));
+}
+
+/* @a and @b have the same sizes and, whatever their spelling, layout. */
+static bool same_shape_layout(const struct ir_type *a, const struct ir_type *b)
+{
+	int64_t sa[IR_MEMREF_MAX_RANK], sb[IR_MEMREF_MAX_RANK], oa, ob;
+
+	if (a->rank != b->rank ||
+	    memcmp(a->dims, b->dims, a->rank * sizeof(a->dims[0])))
+		return false;
+	ir_memref_layout(a, sa, &oa);
+	ir_memref_layout(b, sb, &ob);
+	return oa == ob && !memcmp(sa, sb, a->rank * sizeof(sa[0]));
+}
+
+/* Two sizes, strides or offsets agree: equal, or one of them '?'. */
+static bool entries_agree(int64_t a, int64_t b)
+{
+	return a == b || a == IR_DYNAMIC || b == IR_DYNAMIC;
+}
+
+/* The element types of a view operation's source and result agree. */
+static bool view_elems_agree(struct verifier *v, struct ir_op *op)
+{
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+
+	if (ir_type_has_unsupported(op->type) ||
+	    ir_type_has_unsupported(op->to_type))
+		return false;		/* reported where the type is written */
+	if (ir_type_equal(op->type->elem, op->to_type->elem))
+		return true;
+	diag_error(v->d, op->loc, "'%s' of %s cannot give %s: the element types differ",
+		   op_name(op), tstr(op->type, a), tstr(op->to_type, b));
+	return false;
+}
+
+/*
+ * memref.cast: the same rank, and sizes, strides and offset that agree
+ * (where both are static they are equal): a cast only changes what the
+ * type says is known.
+ */
+static void check_memref_cast(struct verifier *v, struct ir_op *op)
+{
+	const struct ir_type *src = op->type, *res = op->to_type;
+	int64_t ss[IR_MEMREF_MAX_RANK], rs[IR_MEMREF_MAX_RANK], so, ro;
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+	bool agree;
+
+	if (!view_elems_agree(v, op))
+		return;
+	if (src->rank != res->rank) {
+		diag_error(v->d, op->loc,
+			   "'memref.cast' of %s to %s: the ranks differ",
+			   tstr(src, a), tstr(res, b));
+		return;
+	}
+	ir_memref_layout(src, ss, &so);
+	ir_memref_layout(res, rs, &ro);
+	agree = entries_agree(so, ro);
+	for (int k = 0; k < src->rank; k++)
+		agree &= entries_agree(src->dims[k], res->dims[k]) &&
+			 entries_agree(ss[k], rs[k]);
+	if (!agree)
+		diag_error(v->d, op->loc,
+			   "'memref.cast' of %s to %s: a size, stride or offset static in both differs",
+			   tstr(src, a), tstr(res, b));
+}
+
+/*
+ * The first element past a view of @rank sizes at @offset with @sizes and
+ * @strides (all known, sizes > 0), or -1 when it overflows.
+ */
+static int64_t view_end(int64_t offset, const int64_t *sizes,
+			const int64_t *strides, int rank)
+{
+	int64_t last = offset, t;
+
+	for (int k = 0; k < rank; k++)
+		if (__builtin_mul_overflow(sizes[k] - 1, strides[k], &t) ||
+		    __builtin_add_overflow(last, t, &last))
+			return -1;
+	return last + 1;
+}
+
+/*
+ * memref.reinterpret_cast: one offset and a size and a stride per size of
+ * the result, whose type has them where it states them; known ones not
+ * negative, and inside the root memref when its sizes are static.  It is
+ * relative to the memref the source is a view of, not to the view.
+ */
+static void check_reinterpret(struct verifier *v, struct ir_op *op)
+{
+	const struct ir_type *res = op->to_type;
+	const struct ir_type *root = ir_view_root(op->operands[0].value)->type;
+	struct ir_view *w = op->view;
+	int64_t c[IR_VIEW_LISTS][IR_MEMREF_MAX_RANK], rs[IR_MEMREF_MAX_RANK];
+	int64_t ro, end;
+	bool all_known = true, agree;
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+	struct ir_type gives;
+
+	if (!view_elems_agree(v, op))
+		return;
+	if (w->num[IR_VIEW_OFFSETS] != 1 || w->num[IR_VIEW_SIZES] != res->rank ||
+	    w->num[IR_VIEW_STRIDES] != res->rank) {
+		diag_error(v->d, op->loc,
+			   "'memref.reinterpret_cast' to %s takes 1 offset and %d sizes and strides, not %d, %d and %d",
+			   tstr(res, a), res->rank, w->num[IR_VIEW_OFFSETS],
+			   w->num[IR_VIEW_SIZES], w->num[IR_VIEW_STRIDES]);
+		return;
+	}
+	for (int l = 0; l < IR_VIEW_LISTS; l++)
+		for (int k = 0; k < w->num[l]; k++) {
+			const struct ir_value *x;
+
+			if (!ir_view_entry(op, l, k, &c[l][k], &x)) {
+				all_known = false;
+			} else if (c[l][k] < 0) {
+				diag_error(v->d, w->loc[l][k],
+					   "%s %d of 'memref.reinterpret_cast' is %lld, below 0",
+					   view_list_name[l], k, (long long)c[l][k]);
+				return;
+			} else if (l == IR_VIEW_SIZES && !c[l][k]) {
+				all_known = false;	/* empty: reaches nothing */
+			}
+		}
+	gives = *res;
+	gives.strided = true;
+	gives.offset = w->lit[IR_VIEW_OFFSETS][0];
+	memcpy(gives.dims, w->lit[IR_VIEW_SIZES], sizeof(gives.dims));
+	memcpy(gives.strides, w->lit[IR_VIEW_STRIDES], sizeof(gives.strides));
+	ir_memref_layout(res, rs, &ro);
+	agree = ro == IR_DYNAMIC || ro == gives.offset;
+	for (int k = 0; k < res->rank; k++)
+		agree &= (res->dims[k] == IR_DYNAMIC || res->dims[k] == gives.dims[k]) &&
+			 (rs[k] == IR_DYNAMIC || rs[k] == gives.strides[k]);
+	if (!agree) {
+		diag_error(v->d, op->loc,
+			   "'memref.reinterpret_cast' gives %s, not %s (a '?' may stand for a static entry, not the other way)",
+			   tstr(&gives, a), tstr(res, b));
+		return;
+	}
+	if (!all_known || root->strided || ir_memref_elems(root) == IR_DYNAMIC)
+		return;
+	end = view_end(c[IR_VIEW_OFFSETS][0], c[IR_VIEW_SIZES],
+		       c[IR_VIEW_STRIDES], res->rank);
+	if (end < 0 || end > ir_memref_elems(root))
+		diag_error(v->d, op->loc,
+			   "'memref.reinterpret_cast' reaches beyond the %lld elements of %s",
+			   (long long)ir_memref_elems(root), tstr(root, a));
+}
+
+/*
+ * memref.expand_shape and collapse_shape: a reassociation with a group
+ * per size of the lower-rank type covering the sizes of the higher-rank
+ * one; expand_shape's output_shape (needed for '?' sizes) has the
+ * result's sizes where it states them.
+ */
+static bool check_groups(struct verifier *v, struct ir_op *op,
+			 const struct ir_type *low, const struct ir_type *high)
+{
+	const struct ir_view *w = op->view;
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+
+	if (w->num_groups != low->rank || w->num_grouped != high->rank) {
+		diag_error(v->d, op->loc,
+			   "'%s' of %s into %s: the reassociation needs %d groups of %d sizes in all, not %d of %d",
+			   op_name(op), tstr(op->type, a), tstr(op->to_type, b),
+			   low->rank, high->rank, w->num_groups, w->num_grouped);
+		return false;
+	}
+	if (op->code != IR_OP_MEMREF_EXPAND_SHAPE)
+		return true;
+	if (!w->has_output_shape) {
+		for (int k = 0; k < high->rank; k++)
+			if (high->dims[k] == IR_DYNAMIC) {
+				diag_error(v->d, op->loc,
+					   "'memref.expand_shape' into %s needs an output_shape for its '?' sizes",
+					   tstr(high, a));
+				return false;
+			}
+		return true;
+	}
+	if (w->num[IR_VIEW_SIZES] != high->rank) {
+		diag_error(v->d, op->loc,
+			   "'memref.expand_shape' into %s takes %d output_shape entries, not %d",
+			   tstr(high, a), high->rank, w->num[IR_VIEW_SIZES]);
+		return false;
+	}
+	for (int k = 0; k < high->rank; k++)
+		if (w->lit[IR_VIEW_SIZES][k] != high->dims[k]) {
+			diag_error(v->d, w->loc[IR_VIEW_SIZES][k],
+				   "output_shape entry %d must be %s: size %d of %s is %s",
+				   k, high->dims[k] == IR_DYNAMIC ? "a value" :
+				   "that size", k, tstr(high, a),
+				   high->dims[k] == IR_DYNAMIC ? "'?'" : "static");
+			return false;
+		}
+	return true;
+}
+
+/*
+ * The type a reshape of @op->type gives, as MLIR infers it: expand_shape
+ * splits a size's stride over its group (each size's stride the next
+ * one's times its size), collapse_shape keeps each group's innermost
+ * stride and multiplies its sizes; the offset stays.  A collapsed group
+ * must be contiguous where its strides and sizes are known.
+ */
+static bool reshape_type(struct verifier *v, struct ir_op *op,
+			 struct ir_type *t)
+{
+	const struct ir_type *src = op->type;
+	const struct ir_view *w = op->view;
+	bool expand = op->code == IR_OP_MEMREF_EXPAND_SHAPE;
+	int64_t ss[IR_MEMREF_MAX_RANK];
+	char a[IR_TYPE_STR_MAX];
+
+	*t = *op->to_type;
+	t->strided = true;
+	ir_memref_layout(src, ss, &t->offset);
+	if (expand) {
+		for (int k = t->rank - 1; k >= 0; k--) {
+			bool last = k == t->rank - 1 || w->group[k + 1] != w->group[k];
+
+			t->strides[k] = last ? ss[w->group[k]] :
+					layout_mul(t->strides[k + 1], t->dims[k + 1]);
+		}
+		return true;
+	}
+	for (int i = 0; i < t->rank; i++)
+		t->dims[i] = 1;
+	for (int j = 0; j < src->rank; j++) {
+		int g = w->group[j];
+		bool last = j == src->rank - 1 || w->group[j + 1] != g;
+
+		t->dims[g] = layout_mul(t->dims[g], src->dims[j]);
+		if (src->dims[j] == 0)
+			t->dims[g] = 0;
+		if (last) {
+			t->strides[g] = ss[j];
+			continue;
+		}
+		if (ss[j] != IR_DYNAMIC && ss[j + 1] != IR_DYNAMIC &&
+		    src->dims[j + 1] != IR_DYNAMIC &&
+		    ss[j] != ss[j + 1] * src->dims[j + 1]) {
+			diag_error(v->d, op->loc,
+				   "'memref.collapse_shape' of %s: sizes %d and %d are not contiguous (stride %lld, not %lld)",
+				   tstr(src, a), j, j + 1, (long long)ss[j],
+				   (long long)(ss[j + 1] * src->dims[j + 1]));
+			return false;
+		}
+	}
+	return true;
+}
+
+static void check_reshape(struct verifier *v, struct ir_op *op)
+{
+	bool expand = op->code == IR_OP_MEMREF_EXPAND_SHAPE;
+	const struct ir_type *low = expand ? op->type : op->to_type;
+	const struct ir_type *high = expand ? op->to_type : op->type;
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+	struct ir_type full;
+
+	if (!view_elems_agree(v, op) || !check_groups(v, op, low, high))
+		return;
+	for (int g = 0; g < low->rank; g++) {
+		int64_t product = 1;
+
+		for (int k = 0; k < high->rank; k++)
+			if (op->view->group[k] == g)
+				product = layout_mul(product, high->dims[k]);
+		if (product != IR_DYNAMIC && low->dims[g] != IR_DYNAMIC &&
+		    product != low->dims[g]) {
+			diag_error(v->d, op->loc,
+				   "'%s': the sizes of %s grouped into size %d of %s multiply to %lld, not %lld",
+				   op_name(op), tstr(high, a), g, tstr(low, b),
+				   (long long)product, (long long)low->dims[g]);
+			return;
+		}
+	}
+	if (!reshape_type(v, op, &full))
+		return;
+	if (!same_shape_layout(&full, op->to_type))
+		diag_error(v->d, op->loc, "'%s' gives %s, not %s", op_name(op),
+			   tstr(&full, a), tstr(op->to_type, b));
 }
 
 /* Rules particular to one operation. */
@@ -1230,6 +1738,19 @@ static void check_semantics(struct verifier *v, struct ir_op *op)
 		break;
 	case IR_OP_MEMREF_DIM:
 		check_dim(v, op);
+		break;
+	case IR_OP_MEMREF_SUBVIEW:
+		check_subview(v, op);
+		break;
+	case IR_OP_MEMREF_CAST:
+		check_memref_cast(v, op);
+		break;
+	case IR_OP_MEMREF_REINTERPRET_CAST:
+		check_reinterpret(v, op);
+		break;
+	case IR_OP_MEMREF_EXPAND_SHAPE:
+	case IR_OP_MEMREF_COLLAPSE_SHAPE:
+		check_reshape(v, op);
 		break;
 	case IR_OP_AFFINE_APPLY:
 	case IR_OP_AFFINE_MIN:

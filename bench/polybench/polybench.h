@@ -181,6 +181,27 @@ static bool gemm_tiled(struct pb *e)
 	return gemm_run(e, "gemm_tiled", 2);
 }
 
+/*
+ * gemm_subview: C, A and B as memref<?x?xf32>, each size a launch
+ * operand; one instance per element of each 5x5 tile of C.
+ */
+static bool gemm_subview(struct pb *e)
+{
+	float C[GEMM_NI * GEMM_NJ], A[GEMM_NI * GEMM_NK], B[GEMM_NK * GEMM_NJ];
+	uint64_t args[] = { f32_arg(alpha), f32_arg(beta), C_VA, A_VA, B_VA,
+			    GEMM_NI, GEMM_NJ, GEMM_NI, GEMM_NK, GEMM_NK, GEMM_NJ };
+	int64_t ext[] = { GEMM_NI / 5, GEMM_NJ / 5, 5, 5 };
+
+	gemm_init(C, A, B);
+	put(e, C_VA, C, GEMM_NI * GEMM_NJ);
+	put(e, A_VA, A, GEMM_NI * GEMM_NK);
+	put(e, B_VA, B, GEMM_NK * GEMM_NJ);
+	if (!launch(e, "gemm_subview", args, ext))
+		return false;
+	gemm_ref(C, A, B);
+	return same(e, "C", C_VA, C, GEMM_NI * GEMM_NJ);
+}
+
 /* ---------------------------------------------------------- gesummv --- */
 
 enum { GESUMMV_N = 40 };
@@ -450,11 +471,17 @@ static bool jacobi_1d(struct pb *e)
 
 /* -------------------------------------------------------- jacobi-2d --- */
 
-static bool jacobi_2d(struct pb *e)
+enum { JACOBI_2D_N = 30 };
+
+/*
+ * jacobi_2d (@ab, @ba: A, B and n, linearised) and jacobi_2d_views (A and
+ * B as memref<?x?xf32>, then the sizes of each).
+ */
+static bool jacobi_2d_run(struct pb *e, const char *name, const uint64_t *ab,
+			  const uint64_t *ba)
 {
-	enum { TSTEPS = 20, N = 30 };
+	enum { TSTEPS = 20, N = JACOBI_2D_N };
 	float A[N * N], B[N * N];
-	uint64_t ab[] = { A_VA, B_VA, N }, ba[] = { B_VA, A_VA, N };
 	int64_t ext[] = { N - 2, N - 2 };
 
 	for (int i = 0; i < N; i++)
@@ -465,8 +492,7 @@ static bool jacobi_2d(struct pb *e)
 	put(e, A_VA, A, N * N);
 	put(e, B_VA, B, N * N);
 	for (int t = 0; t < TSTEPS; t++)
-		if (!launch(e, "jacobi_2d", ab, ext) ||
-		    !launch(e, "jacobi_2d", ba, ext))
+		if (!launch(e, name, ab, ext) || !launch(e, name, ba, ext))
 			return false;
 	for (int t = 0; t < TSTEPS; t++) {
 		for (int i = 1; i < N - 1; i++)
@@ -481,6 +507,21 @@ static bool jacobi_2d(struct pb *e)
 						       B[(i - 1) * N + j]);
 	}
 	return same(e, "A", A_VA, A, N * N) && same(e, "B", B_VA, B, N * N);
+}
+
+static bool jacobi_2d(struct pb *e)
+{
+	uint64_t ab[] = { A_VA, B_VA, JACOBI_2D_N }, ba[] = { B_VA, A_VA, JACOBI_2D_N };
+
+	return jacobi_2d_run(e, "jacobi_2d", ab, ba);
+}
+
+static bool jacobi_2d_views(struct pb *e)
+{
+	enum { N = JACOBI_2D_N };
+	uint64_t ab[] = { A_VA, B_VA, N, N, N, N }, ba[] = { B_VA, A_VA, N, N, N, N };
+
+	return jacobi_2d_run(e, "jacobi_2d_views", ab, ba);
 }
 
 /* ---------------------------------------------------------- trisolv --- */
@@ -836,6 +877,7 @@ struct kernel {
 static const struct kernel kernels[] = {
 	{ "gemm", gemm, 0 },
 	{ "gemm_tiled", gemm_tiled, ON_4X4 | ON_8X8 },
+	{ "gemm_subview", gemm_subview, 0 },
 	{ "gesummv", gesummv, 0 },
 	{ "syrk", syrk, 0 },
 	{ "trmm", trmm, 0 },
@@ -845,6 +887,7 @@ static const struct kernel kernels[] = {
 	{ "mvt", mvt, 0 },
 	{ "jacobi_1d", jacobi_1d, 0 },
 	{ "jacobi_2d", jacobi_2d, 0 },
+	{ "jacobi_2d_views", jacobi_2d_views, 0 },
 	{ "trisolv", trisolv, 0 },
 	{ "2mm", mm2, 0 },
 	{ "3mm", mm3, 0 },

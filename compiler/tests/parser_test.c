@@ -607,6 +607,19 @@ static const char *const programs[] = {
 	"  %r = arith.ceildivsi %q, %n : index\n"
 	"  return\n"
 	"}\n",
+	"func.func @subviews(%m: memref<8x?xi64>, %i: index) {\n"
+	"  %v = memref.subview %m[%i, 2][4, %i][1, 3] {k} : memref<8x?xi64> to memref<4x?xi64, strided<[?, ?], offset: ?>>\n"
+	"  %w = memref.subview %v[0, 0][1, 2][1, 1] : memref<4x?xi64, strided<[?, ?], offset: ?>> to memref<2xi64, strided<[?], offset: ?>>\n"
+	"  %x = memref.load %w[%i] : memref<2xi64, strided<[?], offset: ?>>\n"
+	"  %s = memref.subview %m[1, 0][2, 2][1, 1] : memref<8x?xi64> to memref<2x2xi64, strided<[7, 1], offset: 7>>\n"
+	"  %t = memref.subview %m[0, 0][2, 2][1, 1] : memref<8x?xi64> to memref<2x2xi64, strided<[7, 1]>>\n"
+	"  %c = memref.cast %m {k} : memref<8x?xi64> to memref<?x?xi64>\n"
+	"  %r = memref.reinterpret_cast %m to offset: [%i], sizes: [4, %i], strides: [%i, 1] {k} : memref<8x?xi64> to memref<4x?xi64, strided<[?, 1], offset: ?>>\n"
+	"  %e = memref.expand_shape %m [[0, 1], [2]] output_shape [2, 4, %i] {k} : memref<8x?xi64> into memref<2x4x?xi64>\n"
+	"  %f = memref.expand_shape %t [[0], [1, 2]] : memref<2x2xi64, strided<[7, 1]>> into memref<2x1x2xi64, strided<[7, 2, 1]>>\n"
+	"  %g = memref.collapse_shape %e [[0, 1, 2]] {k} : memref<2x4x?xi64> into memref<?xi64>\n"
+	"  return\n"
+	"}\n",
 	"func.func @f(%a: f32, %m: memref<?xf32>, %i: i32) {\n"
 	"  %c = arith.constant 2.5e-1 : f32\n"
 	"  %h = arith.constant 0x7FC00000 : f32\n"
@@ -670,6 +683,24 @@ TEST(syntax_errors_are_located)
 		{ "func.func @f(%m: memref<i64>) {}", 1, 25, "rank-0 memrefs are not supported" },
 		{ "func.func @f(%m: memref<1x2x3x4x5xi64>) {}", 1, 33, "memref rank above 4" },
 		{ "func.func @f(%m: memref<4x4y8xi64>) {}", 1, 28, "expected 'x' after a memref size" },
+		{ "func.func @f(%m: memref<4xi64, strided<[1, 1]>>) {}", 1, 44,
+		  "a strided layout of a rank-1 memref takes 1 stride, not more" },
+		{ "func.func @f(%m: memref<4xi64, strided<[1], size: 2>>) {}", 1, 45, "expected 'offset'" },
+		{ "func.func @f(%m: memref<4xi64, 3>) {}", 1, 32, "expected 'strided'" },
+		{ "func.func @f() {\n  %v = memref.subview %m[%i][x][1] : memref<4xi64> to memref<4xi64>\n}", 2, 30,
+		  "expected a value ('%name') or a non-negative integer, found 'x'" },
+		{ "func.func @f() {\n  %v = memref.subview %m[0, 0, 0, 0, 0][1][1] : memref<4xi64> to memref<4xi64>\n}", 2, 38,
+		  "more than 4 entries in a view's list" },
+		{ "func.func @f() {\n  %v = memref.subview %m[0][1][1] : memref<4xi64> into memref<4xi64>\n}", 2, 51,
+		  "expected 'to', found 'into'" },
+		{ "func.func @f() {\n  %v = memref.collapse_shape %m [[0, 1]] : memref<4x2xi64> to memref<8xi64>\n}", 2, 60,
+		  "expected 'into', found 'to'" },
+		{ "func.func @f() {\n  %v = memref.collapse_shape %m [[1]] : memref<4x2xi64> into memref<8xi64>\n}", 2, 35,
+		  "reassociation lists size 0 where size 1 is" },
+		{ "func.func @f() {\n  %v = memref.reinterpret_cast %m to offset: [0], strides: [1] : memref<4xi64> to memref<4xi64>\n}", 2, 51,
+		  "expected 'sizes', found 'strides'" },
+		{ "func.func @f() {\n  %v = memref.collapse_shape %m [[0, 1]] output_shape [8] : memref<4x2xi64> into memref<8xi64>\n}", 2, 42,
+		  "expected ':', found 'output_shape'" },
 		{ "func.func @f() {\n  %a, %b = arith.constant 1 : i64\n}", 2, 12,
 		  "'arith.constant' has 1 result but 2 names are bound" },
 		{ "func.func @f() {\n  %a = arith.constant 1 : i64\n", 2, 30, "expected '}', found end of input" },
