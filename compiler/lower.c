@@ -1480,9 +1480,196 @@ static void count_accesses(struct lower *l, const struct ir_region *r,
 }
 
 /*
+ * An index as a linear form over one loop: iv * its induction variable +
+ * the sum of coef[t] * term[t] over values defined outside the loop + c.
+ */
+#define MAX_TERMS	8
+
+struct lin_index {
+	int64_t iv;
+	int64_t c;
+	int n;
+	const struct ir_value *term[MAX_TERMS];
+	int64_t coef[MAX_TERMS];
+};
+
+static bool lin_add(struct lin_index *to, const struct lin_index *x,
+		    int64_t scale)
+{
+	to->iv += x->iv * scale;
+	to->c += x->c * scale;
+	for (int i = 0; i < x->n; i++) {
+		int t = 0;
+
+		while (t < to->n && to->term[t] != x->term[i])
+			t++;
+		if (t == to->n) {
+			if (to->n == MAX_TERMS)
+				return false;
+			to->term[to->n] = x->term[i];
+			to->coef[to->n++] = 0;
+		}
+		to->coef[t] += x->coef[i] * scale;
+	}
+	return true;
+}
+
+static bool linear_index(const struct ir_op *loop, const struct ir_value *v,
+			 struct lin_index *out);
+
+/* An affine map's expression over @op's operands, when it is linear. */
+static bool linear_affine(const struct ir_op *loop, const struct ir_op *op,
+			  const struct ir_affine_expr *e, struct lin_index *out)
+{
+	struct lin_index x = { 0 }, y = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	switch (e->kind) {
+	case AFF_CONST:
+		out->c = e->val;
+		return true;
+	case AFF_DIM:
+	case AFF_SYM:
+		return linear_index(loop, op->operands[(int)e->val +
+				    (e->kind == AFF_SYM ? op->num_args : 0)].value,
+				    out);
+	case AFF_ADD:
+	case AFF_SUB:
+	case AFF_MUL:
+		if (!linear_affine(loop, op, e->lhs, &x) ||
+		    !linear_affine(loop, op, e->rhs, &y))
+			return false;
+		if (e->kind != AFF_MUL)
+			return lin_add(out, &x, 1) &&
+			       lin_add(out, &y, e->kind == AFF_SUB ? -1 : 1);
+		if (!y.iv && !y.n)
+			return lin_add(out, &x, y.c);
+		return !x.iv && !x.n && lin_add(out, &y, x.c);
+	default:
+		return false;
+	}
+}
+
+/*
+ * @v as a linear form over @loop's induction variable and values the loop
+ * does not change (index additions, subtractions, products by a constant,
+ * linear affine.apply); false when it is not one.
+ */
+static bool linear_index(const struct ir_op *loop, const struct ir_value *v,
+			 struct lin_index *out)
+{
+	const struct ir_op *d = v->def;
+	struct lin_index a = { 0 }, b = { 0 };
+	enum ir_alu alu;
+
+	memset(out, 0, sizeof(*out));
+	if (v->is_const) {
+		out->c = v->const_val;
+		return true;
+	}
+	if (v == &loop->body->args[0]) {
+		out->iv = 1;
+		return true;
+	}
+	if (!defined_in(v, loop->body)) {
+		out->term[0] = v;
+		out->coef[0] = 1;
+		out->n = 1;
+		return true;
+	}
+	if (!d || v->type != &ir_index)
+		return false;
+	if (d->code == IR_OP_AFFINE_APPLY)
+		return linear_affine(loop, d, d->map->results[0], out);
+	alu = ir_opinfo[d->code].alu;
+	if ((ir_opinfo[d->code].syntax != SYN_BINARY &&
+	     ir_opinfo[d->code].syntax != SYN_INDEX_BINARY) ||
+	    (alu != ALU_ADD && alu != ALU_SUB && alu != ALU_MUL) ||
+	    !linear_index(loop, d->operands[0].value, &a) ||
+	    !linear_index(loop, d->operands[1].value, &b))
+		return false;
+	if (alu != ALU_MUL)
+		return lin_add(out, &a, 1) &&
+		       lin_add(out, &b, alu == ALU_SUB ? -1 : 1);
+	if (!b.iv && !b.n)
+		return lin_add(out, &a, b.c);
+	return !a.iv && !a.n && lin_add(out, &b, a.c);
+}
+
+static bool lin_equal(const struct lin_index *x, const struct lin_index *y)
+{
+	struct lin_index diff = *x;
+
+	if (!lin_add(&diff, y, -1) || diff.iv || diff.c)
+		return false;
+	for (int i = 0; i < diff.n; i++)
+		if (diff.coef[i])
+			return false;
+	return true;
+}
+
+/* Loads and stores of memref argument @k in @r, nested regions included. */
+static int collect_accesses(const struct ir_region *r, int k,
+			    const struct ir_op **acc, int max, int n)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		if (accessed_arg(op) == k && n < max)
+			acc[n] = op;
+		n += accessed_arg(op) == k;
+		if (op->body)
+			n = collect_accesses(op->body, k, acc, max, n);
+		if (op->else_body)
+			n = collect_accesses(op->else_body, k, acc, max, n);
+	}
+	return n;
+}
+
+/* The index uses of a load or store. */
+static const struct ir_use *access_indices(const struct ir_op *op)
+{
+	return &op->operands[op->code == IR_OP_MEMREF_LOAD ? 1 : 2];
+}
+
+#define MAX_LOOP_ACCESSES	64
+
+/*
+ * Do different iterations of @loop access different elements of memref
+ * argument @k?  They do when some index position holds, in every access
+ * of @k in the loop, one same linear form in which the induction
+ * variable's coefficient is not zero: iteration i then reaches only
+ * elements whose index there is that form at i (MLIR leaves an access
+ * out of bounds undefined), so iterations share no element, and the
+ * order the tokens keep within one iteration is all memory order needs.
+ */
+static bool iterations_disjoint(const struct ir_op *loop, int k)
+{
+	const struct ir_op *acc[MAX_LOOP_ACCESSES];
+	int n = collect_accesses(loop->body, k, acc, MAX_LOOP_ACCESSES, 0);
+	int rank = acc[0]->type->rank;
+
+	if (n > MAX_LOOP_ACCESSES)
+		return false;
+	for (int d = 0; d < rank; d++) {
+		struct lin_index first, other;
+		bool same;
+
+		same = linear_index(loop, access_indices(acc[0])[d].value, &first) &&
+		       first.iv != 0;
+		for (int i = 1; i < n && same; i++)
+			same = linear_index(loop, access_indices(acc[i])[d].value,
+					    &other) && lin_equal(&first, &other);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Memory order inside a loop body holds within one iteration only: a
  * stored memref accessed more than once in a loop (its nested loops
- * included) would need a token carried back to the next iteration.
+ * included) is lowered when its iterations touch different elements
+ * (iterations_disjoint); otherwise it would need a token carried back to
+ * the next iteration, a cycle the graph cannot have.
  */
 static void refuse_loops(struct lower *l, const struct ir_region *r)
 {
@@ -1499,9 +1686,10 @@ static void refuse_loops(struct lower *l, const struct ir_region *r)
 		}
 		count_accesses(NULL, op->body, count, stores, 1);
 		for (int k = 0; k < MAX_ARGS; k++)
-			if (stores[k] && count[k] > 1) {
+			if (stores[k] && count[k] > 1 &&
+			    !iterations_disjoint(op, k)) {
 				diag_error(l->d, op->loc,
-					   "cannot lower scf.for: memref %%%s is stored and accessed again in the loop body, which needs ordering across iterations: not supported yet",
+					   "cannot lower scf.for: memref %%%s is stored and accessed again in the loop body at an element another iteration may access too, which needs ordering across iterations: not supported yet",
 					   l->f->body.args[k].name);
 				l->errors++;
 			}

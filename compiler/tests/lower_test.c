@@ -312,6 +312,30 @@ TEST(unsupported_is_diagnosed)
 		     "  dataflow.thread.yield %ctl : none\n"
 		     "}\n",
 		     4, 3, "memref %m is stored and accessed again in the loop body");
+	/* every iteration updates one element in place: order across them */
+	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		     "  %c0 = arith.constant 0 : index\n"
+		     "  %c1 = arith.constant 1 : index\n"
+		     "  scf.for %j = %c0 to %n step %c1 {\n"
+		     "    %v = memref.load %m[%i] : memref<?xi64>\n"
+		     "    %w = arith.addi %v, %v : i64\n"
+		     "    memref.store %w, %m[%i] : memref<?xi64>\n"
+		     "  }\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     4, 3, "at an element another iteration may access too");
+	/* rows i and i + 1 of a rank-2 memref: the iterations overlap */
+	expect_error("dataflow.thread @s " DENSE "(%m: memref<?x4xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		     "  %c0 = arith.constant 0 : index\n"
+		     "  %c1 = arith.constant 1 : index\n"
+		     "  scf.for %r = %c0 to %n step %c1 {\n"
+		     "    %r1 = arith.addi %r, %c1 : index\n"
+		     "    %v = memref.load %m[%r1, %i] : memref<?x4xi64>\n"
+		     "    memref.store %v, %m[%r, %i] : memref<?x4xi64>\n"
+		     "  }\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     4, 3, "memref %m is stored and accessed again in the loop body");
 	/* two spawns, one in a loop: no order the fabric can keep */
 	expect_error("dataflow.thread @s " ITEMS "(%p: i64, %n: index) ctrl(%ctl: none) {\n"
 		     "  %c0 = arith.constant 0 : index\n"
@@ -593,6 +617,64 @@ TEST(store_waits_only_for_the_loads_it_needs)
 	lowered_close(&l);
 }
 
+/*
+ * An in-place loop: each iteration loads, updates and stores one element
+ * of a row, then reads it back; iterations touch different elements
+ * (the index is the row base plus %j), so the order the tokens keep
+ * within an iteration is all it needs.  Before, any memref stored and
+ * accessed again in a loop was refused.
+ */
+static const char in_place_src[] =
+	"dataflow.thread @ip " DENSE "(%a: memref<?x8xi64>, %out: memref<?xi64>) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c8 = arith.constant 8 : index\n"
+	"  %zero = arith.constant 0 : i64\n"
+	"  %s = scf.for %j = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (i64) {\n"
+	"    %v = memref.load %a[%i, %j] : memref<?x8xi64>\n"
+	"    %w = arith.muli %v, %v : i64\n"
+	"    %jj = affine.apply affine_map<(d0) -> (d0 * 1 + 0)>(%j)\n"
+	"    memref.store %w, %a[%i, %jj] : memref<?x8xi64>\n"
+	"    %back = memref.load %a[%i, %j] : memref<?x8xi64>\n"
+	"    %t = arith.addi %acc, %back : i64\n"
+	"    scf.yield %t : i64\n"
+	"  }\n"
+	"  memref.store %s, %out[%i] : memref<?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(in_place_loop_orders_each_iteration)
+{
+	struct lowered l;
+	int loads = 0, store = -1, back = -1;
+
+	REQUIRE(lower_text(&l, in_place_src) == 0);
+	CHECK_EQ(0, l.errors);
+	CHECK_EQ(1, l.g.loops);
+	for (int i = 0; i < l.g.num; i++) {
+		const struct g_node *n = &l.g.nodes[i];
+
+		if (n->kind != G_PE)
+			continue;
+		if (n->op == LOOM_OP_LOAD && ++loads == 2)
+			back = i;
+		if (n->op == LOOM_OP_STORE && store < 0)
+			store = i;
+	}
+	CHECK_EQ(2, loads);
+	REQUIRE(store >= 0 && back >= 0);
+	/* the read back waits for the store's done: JOIN(address, done) */
+	{
+		const struct g_node *j = &l.g.nodes[l.g.nodes[back].in[0]];
+
+		REQUIRE(j->op == LOOM_OP_JOIN);
+		CHECK_EQ(store, j->in[1]);
+	}
+	CHECK(all_consumed(&l.g));
+	CHECK(topological(&l.g));
+	lowered_close(&l);
+}
+
 /* Branches without loads, stores or spawns: both computed, one selected. */
 TEST(scf_if_pure_is_a_select)
 {
@@ -678,6 +760,7 @@ int main(void)
 	RUN(casts);
 	RUN(f32_operations);
 	RUN(store_waits_only_for_the_loads_it_needs);
+	RUN(in_place_loop_orders_each_iteration);
 	RUN(scf_if_pure_is_a_select);
 	RUN(scf_if_effects_are_gated);
 	return checks_done();
