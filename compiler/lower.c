@@ -973,6 +973,7 @@ static void lower_spawn(struct lower *l, struct scope *s, struct ir_op *op)
 
 static void lower_region(struct lower *l, struct scope *s,
 			 struct ir_region *r);
+static bool defined_in(const struct ir_value *v, const struct ir_region *r);
 
 static void scope_init(struct scope *s, struct scope *parent)
 {
@@ -1034,6 +1035,40 @@ static const struct ir_op *reduction(struct ir_op *loop, int i,
 	return def;
 }
 
+/*
+ * An iter_arg the fabric can generate: yielded as acc + x or acc - x,
+ * integer, with x a value the loop does not change.  Its value in
+ * iteration k is init + k * (+-x), what a STREAM of its own produces, so
+ * acc and the new value may be used anywhere (a carried index or
+ * pointer).  Returns the operation, sets *x and *negate.
+ */
+static const struct ir_op *induction(struct ir_op *loop, int i,
+				     const struct ir_value **x, bool *negate)
+{
+	const struct ir_value *acc = &loop->body->args[1 + i];
+	const struct ir_op *def = loop->body->last->operands[i].value->def;
+	const struct ir_value *a, *b;
+	enum ir_alu alu;
+
+	if (!def || def->region != loop->body || def->num_operands != 2 ||
+	    (ir_opinfo[def->code].syntax != SYN_BINARY &&
+	     ir_opinfo[def->code].syntax != SYN_INDEX_BINARY) ||
+	    (acc->type->kind != IR_TYPE_I32 && acc->type->kind != IR_TYPE_I64 &&
+	     acc->type->kind != IR_TYPE_INDEX))
+		return NULL;
+	alu = ir_opinfo[def->code].alu;
+	a = def->operands[0].value;
+	b = def->operands[1].value;
+	if (alu == ALU_ADD && b == acc)
+		b = a, a = acc;
+	if ((alu != ALU_ADD && alu != ALU_SUB) || a != acc ||
+	    (!b->is_const && defined_in(b, loop->body)))
+		return NULL;
+	*x = b;
+	*negate = alu == ALU_SUB;
+	return def;
+}
+
 /* The iteration count (ub - lb + step - 1) / step: a node, or constant. */
 static int trip_count(struct lower *l, struct scope *s, struct ir_op *op,
 		      int64_t *cval)
@@ -1069,13 +1104,19 @@ static int trip_count(struct lower *l, struct scope *s, struct ir_op *op,
 		  op->loc);
 }
 
+/*
+ * Each iter_arg is a reduction (red[i]) or an induction (ind[i], x[i]
+ * its step, negated when neg[i]).  A step that is a value must be
+ * positive when the loop runs (MLIR's rule); a constant one is checked.
+ */
 static bool check_loop(struct lower *l, struct ir_op *op,
-		       const struct ir_op **red, const struct ir_value **x)
+		       const struct ir_op **red, const struct ir_op **ind,
+		       const struct ir_value **x, bool *neg)
 {
 	const struct ir_value *st = op->operands[2].value;
 
-	if (!st->is_const || st->const_val <= 0) {
-		unsupported(l, op, "a step that is not a positive constant");
+	if (st->is_const && st->const_val <= 0) {
+		unsupported(l, op, "a step that is not positive");
 		return false;
 	}
 	if (op->num_iter_args > MAX_SKIP) {
@@ -1084,9 +1125,10 @@ static bool check_loop(struct lower *l, struct ir_op *op,
 	}
 	for (int i = 0; i < op->num_iter_args; i++) {
 		red[i] = reduction(op, i, &x[i]);
-		if (!red[i]) {
+		ind[i] = red[i] ? NULL : induction(op, i, &x[i], &neg[i]);
+		if (!red[i] && !ind[i]) {
 			unsupported(l, op,
-				    "an iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori, xori, addf, mulf, maximumf or minimumf, acc and the new value used once)");
+				    "an iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori, xori, addf, mulf, maximumf or minimumf, acc and the new value used once) or an induction (acc = acc + x or acc - x, integer, x not changed by the loop), which would need a value carried back to the next iteration");
 			return false;
 		}
 	}
@@ -1166,21 +1208,63 @@ static void loop_done(struct lower *l, struct scope *s, struct scope *body,
 	}
 }
 
+/* An induction's step +-x in scope @s (x is constant or outer). */
+static int induction_step(struct lower *l, struct scope *s,
+			  const struct ir_value *x, bool negate,
+			  struct loom_loc loc)
+{
+	if (x->is_const)
+		return konst(l, s, LOOM_TYPE_I64,
+			     negate ? -const_of(x) : const_of(x), loc);
+	if (!negate)
+		return value(l, s, x);
+	return pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, value(l, s, x),
+		      (uint64_t)-1, G_NONE, loc);
+}
+
+/*
+ * Induction iter_arg @i of loop @op: STREAM(init, +-x, count) in the
+ * enclosing scope @s gives its value in every iteration, init + k * step.
+ * STREAM adds in 64 bits: an i32 one is brought back to its 32 bits,
+ * sign-extended, by MOV.i32 (what arith.addi on i32 wraps to).
+ */
+static void induction_stream(struct lower *l, struct scope *s,
+			     struct scope *body, struct ir_op *op, int i,
+			     const struct ir_value *x, bool negate, int ctok)
+{
+	const struct ir_value *acc = &op->body->args[1 + i];
+	int init = value(l, s, op->operands[3 + i].value);
+	int n;
+
+	if (x->is_const)
+		n = pe_imm(l, LOOM_OP_STREAM, LOOM_TYPE_I64, init,
+			   (uint64_t)(negate ? -const_of(x) : const_of(x)),
+			   ctok, op->loc);
+	else
+		n = pe(l, LOOM_OP_STREAM, LOOM_TYPE_I64, init,
+		       induction_step(l, s, x, negate, op->loc), ctok, op->loc);
+	if (lower_dev_type(acc->type) == LOOM_TYPE_I32)
+		n = pe(l, LOOM_OP_MOV, LOOM_TYPE_I32, n, G_NONE, G_NONE,
+		       op->loc);
+	map_put(l, body, acc, n);
+}
+
 /*
  * scf.for: STREAM(lb, step, count) drives the body once per iteration;
- * outer values enter through INVARIANT, iter_args leave through REDUCE.
+ * outer values enter through INVARIANT, iter_args leave through REDUCE
+ * (an induction's final value too: init plus count steps).
  */
 static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 {
-	const struct ir_op *red[MAX_SKIP];
+	const struct ir_op *red[MAX_SKIP], *ind[MAX_SKIP];
 	const struct ir_value *x[MAX_SKIP];
 	const struct ir_value *st = op->operands[2].value;
-	bool touched[MAX_ARGS] = { 0 };
+	bool touched[MAX_ARGS] = { 0 }, neg[MAX_SKIP] = { 0 };
 	struct scope body;
 	int64_t cval = 0;
 	int count, ctok, stream, start;
 
-	if (!check_loop(l, op, red, x))
+	if (!check_loop(l, op, red, ind, x, neg))
 		return;
 	l->g->loops++;
 	touches(op->body, touched);
@@ -1190,8 +1274,12 @@ static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 				 konst(l, s, LOOM_TYPE_I64, cval, op->loc);
 	start = loop_start(l, s, &body, touched,
 			   value(l, s, op->operands[0].value), op->loc);
-	stream = pe_imm(l, LOOM_OP_STREAM, LOOM_TYPE_I64, start,
-			(uint64_t)st->const_val, ctok, op->loc);
+	if (st->is_const)
+		stream = pe_imm(l, LOOM_OP_STREAM, LOOM_TYPE_I64, start,
+				(uint64_t)st->const_val, ctok, op->loc);
+	else
+		stream = pe(l, LOOM_OP_STREAM, LOOM_TYPE_I64, start,
+			    value(l, s, st), ctok, op->loc);
 	for (int k = 0; k < MAX_ARGS; k++)
 		if (body.mem[k] == AFTER_STREAM)
 			body.mem[k] = stream;
@@ -1200,19 +1288,25 @@ static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 	body.count_val = cval;
 	body.in_loop = true;
 	for (int i = 0; i < op->num_iter_args; i++)
-		body.skip[body.num_skip++] = red[i];
+		if (red[i])
+			body.skip[body.num_skip++] = red[i];
 	map_put(l, &body, &op->body->args[0], stream);
+	for (int i = 0; i < op->num_iter_args; i++)
+		if (ind[i])
+			induction_stream(l, s, &body, op, i, x[i], neg[i], ctok);
 	lower_region(l, &body, op->body);
 	if (!l->errors)
 		loop_done(l, s, &body, touched, ctok, op->loc);
 	for (int i = 0; !l->errors && i < op->num_iter_args; i++) {
 		int init = value(l, s, op->operands[3 + i].value);
-		int c = value(l, &body, x[i]);
+		int c = ind[i] ? induction_step(l, &body, x[i], neg[i], op->loc) :
+				 value(l, &body, x[i]);
 		unsigned type = lower_dev_type(op->results[i].type);
 		/* REDUCE keeps its fold operation in imm: the count is a token */
 		int r = pe(l, LOOM_OP_REDUCE, type, init, ctok, c, op->loc);
 
-		l->g->nodes[r].imm = alu_op[ir_opinfo[red[i]->code].alu];
+		l->g->nodes[r].imm = ind[i] ? LOOM_OP_ADD :
+				     alu_op[ir_opinfo[red[i]->code].alu];
 		map_put(l, s, &op->results[i], r);
 	}
 	free(body.map);

@@ -90,6 +90,8 @@ static const char *const vt_name[T_COUNT] = { "i1", "i32", "i64", "index", "f32"
  * @init: per memref input: its initial contents (8 bytes a slot max)
  * @len: per memref input: its length
  * @in_place_loops: loops that store their slot and access it again
+ * @inductions: iter_args yielded as acc + x or acc - x (x from outside)
+ * @dynamic_steps: loops whose step is a value
  */
 struct fcase {
 	char *text;
@@ -104,7 +106,7 @@ struct fcase {
 	uint64_t args[MAX_IN];
 	uint8_t *init[MAX_IN];
 	size_t len[MAX_IN];
-	unsigned in_place_loops;
+	unsigned in_place_loops, inductions, dynamic_steps;
 };
 
 struct pval {
@@ -261,6 +263,19 @@ static const char *pick(struct gen *g, enum vt t)
 	/* the newer values more often: longer chains */
 	if (chance(&g->r, 50))
 		return g->pool[idx[n - 1 - rnd(&g->r, n < 4 ? n : 4)]].name;
+	return g->pool[idx[rnd(&g->r, n)]].name;
+}
+
+/* A value of type @t among pool[0, @outer), else a new constant. */
+static const char *pick_outer(struct gen *g, enum vt t, int outer)
+{
+	int idx[MAX_POOL], n = 0;
+
+	for (int i = 0; i < outer && i < g->np; i++)
+		if (g->pool[i].t == t)
+			idx[n++] = i;
+	if (!n || chance(&g->r, 20))
+		return constant(g, t);
 	return g->pool[idx[rnd(&g->r, n)]].name;
 }
 
@@ -539,17 +554,26 @@ static void loop(struct gen *g)
 	const char *lb = bound(g, 0, 1), *ub = bound(g, 0, 5), *st;
 	const char *init[3], *acc[3], *red[3];
 	enum vt t[3];
-	bool chain[3];
+	bool chain[3], ind[3];
 	char names[3][16], res[3][16], redn[3][16];
 	const char *iv;
 	char ivn[16];
+	int outer = g->np;	/* values the loop does not change: pool[0, outer) */
 
-	st = def(g, T_IDX);
-	out(g, "%s = arith.constant %d : index\n", st, 1 + (int)rnd(&g->r, 2));
+	if (chance(&g->r, 20)) {	/* a step that is a value: 1 or 2 */
+		st = masked(g, T_IDX, pick(g, T_IDX), 1, 1);
+		g->c->dynamic_steps++;
+	} else {
+		st = def(g, T_IDX);
+		out(g, "%s = arith.constant %d : index\n", st, 1 + (int)rnd(&g->r, 2));
+	}
 	for (int k = 0; k < nacc; k++) {
-		/* folding the new value of the one before: refused */
+		/* folding the new value of the one before: refused, but for an induction's */
 		chain[k] = k && chance(&g->r, g->loops ? 15 : 4);
 		t[k] = chain[k] ? t[k - 1] : chance(&g->r, 25) ? T_F32 : int_type(g);
+		/* acc = acc +- x, x from outside the loop, acc used anywhere */
+		ind[k] = !chain[k] && t[k] != T_F32 && chance(&g->r, 30);
+		g->c->inductions += ind[k];
 		init[k] = pick(g, t[k]);
 	}
 	indent(g);
@@ -585,10 +609,22 @@ static void loop(struct gen *g)
 	g->loops_in++;
 	iv = add(g, T_IDX, ivn);
 	(void)iv;
+	for (int k = 0; k < nacc; k++)
+		if (ind[k])
+			add(g, t[k], names[k]);
 	body(g, 2 + (int)rnd(&g->r, 6));
 	for (int k = 0; k < nacc; k++) {
 		const char *x;
 
+		if (ind[k]) {
+			x = pick_outer(g, t[k], outer);
+			snprintf(redn[k], sizeof(redn[k]), "%s", def(g, t[k]));
+			red[k] = redn[k];
+			out(g, "%s = arith.%s %s, %s : %s\n", red[k],
+			    chance(&g->r, 50) ? "addi" : "subi", names[k], x,
+			    vt_name[t[k]]);
+			continue;
+		}
 		x = chain[k] ? red[k - 1] : pick(g, t[k]);
 		if (chance(&g->r, 3)) {
 			/* acc used beyond its reduction: refused */
@@ -913,7 +949,8 @@ struct stats {
 	unsigned long lines, max_lines;
 	unsigned threads, compiles, mapped, refused, unfit, unrouted,
 		 unsupported, undeadlockable, mismatches, deadlocks, other,
-		 no_reference, in_place_mapped;
+		 no_reference, in_place_mapped, induction_mapped,
+		 dynamic_step_mapped;
 	double fab_secs[17][17];
 	unsigned fab_n[17][17];
 	double fab_max[17][17];
@@ -1095,6 +1132,8 @@ static bool run_on(struct fcase *c, uint64_t seed, unsigned w, unsigned h)
 	free(msg);
 	st.mapped++;
 	st.in_place_mapped += c->in_place_loops > 0;
+	st.induction_mapped += c->inductions > 0;
+	st.dynamic_step_mapped += c->dynamic_steps > 0;
 	for (int k = 0; k < c->nin; k++) {
 		va_args[k] = c->is_mem[k] ? MEM_VA(k) : c->args[k];
 		if (c->is_mem[k])
@@ -1261,8 +1300,9 @@ static void summary(double secs)
 	       st.undeadlockable, st.unsupported, st.mismatches, st.deadlocks,
 	       st.other, st.no_reference, secs);
 	if (st.threads)
-		printf("# threads of %lu lines on average, %lu at most; %u mapped with a loop updating its slots in place\n",
-		       st.lines / st.threads, st.max_lines, st.in_place_mapped);
+		printf("# threads of %lu lines on average, %lu at most; mapped with a loop updating its slots in place %u, with an induction iter_arg %u, with a dynamic step %u\n",
+		       st.lines / st.threads, st.max_lines, st.in_place_mapped,
+		       st.induction_mapped, st.dynamic_step_mapped);
 }
 
 static void fabric_times(void)
@@ -1380,6 +1420,8 @@ TEST(fixed_seed_slice)
 	CHECK_EQ(0, st.mismatches + st.deadlocks + st.other);
 	CHECK(st.mapped >= st.compiles / 2);
 	CHECK(st.in_place_mapped > 0);
+	CHECK(st.induction_mapped > 0);
+	CHECK(st.dynamic_step_mapped > 0);
 }
 
 /* The long run's thread sizes and loop share, from each thread's seed. */

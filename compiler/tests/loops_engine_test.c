@@ -4,7 +4,8 @@
  * plain C: in-place loops, which load and store one memref in one scf.for
  * body (each iteration its own elements: a row updated in place and read
  * back, a gemm row updating C, a tile of rows in nested loops, a
- * triangular update under scf.if).
+ * triangular update under scf.if); dynamic steps; iter_args that are
+ * inductions (a carried index, a countdown, a sum over one).
  */
 #include "check.h"
 #include "engine_run.h"
@@ -292,6 +293,134 @@ TEST(triangle_in_place_under_scf_if_4x4)
 	er_close(&e);
 }
 
+/*
+ * A step that is a launch operand, bounds that depend on the instance:
+ * row i stores j * j + i at j = i, i + st, ... below n (none when i >= n,
+ * where the count (n - i + st - 1) / st is 0 or negative).
+ */
+static const char dyn_step_src[] =
+	"dataflow.thread private @ds domain(#dataflow.thread_domain<dense>)(%m: memref<?xi64>, %n: index, %st: index) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %row = arith.muli %i, %n : index\n"
+	"  scf.for %j = %i to %n step %st {\n"
+	"    %k = arith.addi %row, %j : index\n"
+	"    %sq = arith.muli %j, %j : index\n"
+	"    %v0 = arith.addi %sq, %i : index\n"
+	"    %v = arith.index_cast %v0 : index to i64\n"
+	"    memref.store %v, %m[%k] : memref<?xi64>\n"
+	"  }\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+static void dyn_step_on(unsigned w, unsigned h, int64_t st)
+{
+	enum { N = 9, ROWS = 14 };	/* rows 12, 13: a count of -1 for st = 2 */
+	int64_t m[ROWS * N];
+	uint64_t args[] = { A_VA, N, (uint64_t)st };
+	int64_t ext[] = { ROWS };
+	struct er e;
+
+	for (int k = 0; k < ROWS * N; k++)
+		m[k] = -1;
+	REQUIRE(er_open(&e, dyn_step_src, w, h) == 0);
+	er_poke64(&e, A_VA, m, ROWS * N);
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "ds", args, ext, 0, 0, 0));
+	er_peek64(&e, A_VA, m, ROWS * N);
+	for (int i = 0; i < ROWS; i++)
+		for (int j = 0; j < N; j++) {
+			bool hit = j >= i && (j - i) % st == 0;
+
+			CHECK_EQ(hit ? j * j + i : -1, m[i * N + j]);
+		}
+	er_close(&e);
+}
+
+TEST(dynamic_step_4x4_and_8x8)
+{
+	dyn_step_on(4, 4, 3);
+	dyn_step_on(8, 8, 2);
+	dyn_step_on(8, 8, 20);
+}
+
+/*
+ * iter_args that are inductions: a carried index %p (p += w, the
+ * address of every store), an i32 countdown %q (q -= 3 from near
+ * INT32_MIN, so it wraps, its new value used again) and %s, a sum of %q
+ * (a reduction over an induction).  Final values stored after the loop.
+ */
+static const char induction_src[] =
+	"dataflow.thread private @ind domain(#dataflow.thread_domain<dense>)(%m: memref<?xi32>, %out: memref<?xi64>, %n: index, %w: index) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c3 = arith.constant 3 : i32\n"
+	"  %lo = arith.constant -2147483640 : i32\n"
+	"  %z = arith.constant 0 : i64\n"
+	"  %base = arith.muli %i, %n : index\n"
+	"  %start = arith.muli %base, %w : index\n"
+	"  %ii = arith.index_cast %i : index to i32\n"
+	"  %q0 = arith.addi %lo, %ii : i32\n"
+	"  %p1, %q1, %s1 = scf.for %j = %c0 to %n step %c1 iter_args(%p = %start, %q = %q0, %s = %z) -> (index, i32, i64) {\n"
+	"    %q2 = arith.subi %q, %c3 : i32\n"
+	"    %v = arith.xori %q2, %q : i32\n"
+	"    memref.store %v, %m[%p] : memref<?xi32>\n"
+	"    %p2 = arith.addi %p, %w : index\n"
+	"    %qe = arith.extsi %q : i32 to i64\n"
+	"    %s2 = arith.addi %s, %qe : i64\n"
+	"    scf.yield %p2, %q2, %s2 : index, i32, i64\n"
+	"  }\n"
+	"  %c4 = arith.constant 4 : index\n"
+	"  %o = arith.muli %i, %c4 : index\n"
+	"  %o1 = arith.addi %o, %c1 : index\n"
+	"  %c2 = arith.constant 2 : index\n"
+	"  %o2 = arith.addi %o, %c2 : index\n"
+	"  %pv = arith.index_cast %p1 : index to i64\n"
+	"  %qv = arith.extsi %q1 : i32 to i64\n"
+	"  memref.store %pv, %out[%o] : memref<?xi64>\n"
+	"  memref.store %qv, %out[%o1] : memref<?xi64>\n"
+	"  memref.store %s1, %out[%o2] : memref<?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+static void induction_on(unsigned w, unsigned h)
+{
+	enum { N = 7, W = 2, INST = 5 };
+	int32_t m[INST * N * W];
+	int64_t out[INST * 4];
+	uint64_t args[] = { A_VA, B_VA, N, W };
+	int64_t ext[] = { INST };
+	struct er e;
+
+	memset(m, 0x55, sizeof(m));
+	REQUIRE(er_open(&e, induction_src, w, h) == 0);
+	fake_bus_poke(&e.bus, A_VA, m, sizeof(m));
+	CHECK_EQ(LOOM_STATUS_OK, er_launch(&e, "ind", args, ext, 0, 0, 0));
+	fake_bus_peek(&e.bus, A_VA, m, sizeof(m));
+	er_peek64(&e, B_VA, out, INST * 4);
+	for (int i = 0; i < INST; i++) {
+		int64_t p = (int64_t)i * N * W, s = 0;
+		uint32_t q = (uint32_t)(-2147483640 + i);
+
+		for (int j = 0; j < N; j++) {
+			uint32_t q2 = q - 3;
+
+			CHECK_EQ((int32_t)(q2 ^ q), m[p]);
+			CHECK_EQ(0x55555555, (uint32_t)m[p + 1]);
+			s += (int32_t)q;
+			p += W;
+			q = q2;
+		}
+		CHECK_EQ(p, out[i * 4]);
+		CHECK_EQ((int32_t)q, out[i * 4 + 1]);
+		CHECK_EQ(s, out[i * 4 + 2]);
+	}
+	er_close(&e);
+}
+
+TEST(induction_iter_args_4x4_and_8x8)
+{
+	induction_on(4, 4);
+	induction_on(8, 8);
+}
+
 int main(void)
 {
 	RUN(row_squared_in_place_read_back_4x4_and_8x8);
@@ -299,5 +428,7 @@ int main(void)
 	RUN(tile_chain_through_memory_is_refused);
 	RUN(tile_rows_nested_loops_in_place_4x4_and_8x8);
 	RUN(triangle_in_place_under_scf_if_4x4);
+	RUN(dynamic_step_4x4_and_8x8);
+	RUN(induction_iter_args_4x4_and_8x8);
 	return checks_done();
 }
