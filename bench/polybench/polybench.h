@@ -181,6 +181,27 @@ static bool gemm_tiled(struct pb *e)
 	return gemm_run(e, "gemm_tiled", 2);
 }
 
+/*
+ * gemm_in_place: C, A and B as memref<?x?xf32> (their sizes follow the
+ * inputs), one instance per 5x5 tile of C.
+ */
+static bool gemm_in_place(struct pb *e)
+{
+	float C[GEMM_NI * GEMM_NJ], A[GEMM_NI * GEMM_NK], B[GEMM_NK * GEMM_NJ];
+	uint64_t args[] = { f32_arg(alpha), f32_arg(beta), C_VA, A_VA, B_VA,
+			    GEMM_NI, GEMM_NJ, GEMM_NI, GEMM_NK, GEMM_NK, GEMM_NJ };
+	int64_t ext[] = { GEMM_NI / 5, GEMM_NJ / 5 };
+
+	gemm_init(C, A, B);
+	put(e, C_VA, C, GEMM_NI * GEMM_NJ);
+	put(e, A_VA, A, GEMM_NI * GEMM_NK);
+	put(e, B_VA, B, GEMM_NK * GEMM_NJ);
+	if (!launch(e, "gemm_in_place", args, ext))
+		return false;
+	gemm_ref(C, A, B);
+	return same(e, "C", C_VA, C, GEMM_NI * GEMM_NJ);
+}
+
 /* ---------------------------------------------------------- gesummv --- */
 
 enum { GESUMMV_N = 40 };
@@ -836,8 +857,9 @@ struct kernel {
 static const struct kernel kernels[] = {
 	{ "gemm", gemm, 0 },
 	{ "gemm_tiled", gemm_tiled, ON_4X4 | ON_8X8 },
+	{ "gemm_in_place", gemm_in_place, ON_4X4 },
 	{ "gesummv", gesummv, 0 },
-	{ "syrk", syrk, 0 },
+	{ "syrk", syrk, ON_4X4 },
 	{ "trmm", trmm, 0 },
 	{ "seidel_2d", seidel_2d, 0 },
 	{ "atax", atax, 0 },
