@@ -179,6 +179,12 @@ static int64_t const_of(const struct ir_value *v)
 	return ir_type_width(v->type) == 1 ? v->const_val & 1 : v->const_val;
 }
 
+/* a + b * scale, wrapping as index arithmetic does (no signed overflow) */
+static int64_t wrap_madd(int64_t a, int64_t b, int64_t scale)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b * (uint64_t)scale);
+}
+
 /* ----------------------------------------------------------- values --- */
 
 static void map_put(struct lower *l, struct scope *s,
@@ -1215,7 +1221,8 @@ static int induction_step(struct lower *l, struct scope *s,
 {
 	if (x->is_const)
 		return konst(l, s, LOOM_TYPE_I64,
-			     negate ? -const_of(x) : const_of(x), loc);
+			     negate ? wrap_madd(0, const_of(x), -1) :
+				      const_of(x), loc);
 	if (!negate)
 		return value(l, s, x);
 	return pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, value(l, s, x),
@@ -1238,7 +1245,7 @@ static void induction_stream(struct lower *l, struct scope *s,
 
 	if (x->is_const)
 		n = pe_imm(l, LOOM_OP_STREAM, LOOM_TYPE_I64, init,
-			   (uint64_t)(negate ? -const_of(x) : const_of(x)),
+			   (uint64_t)const_of(x) * (negate ? (uint64_t)-1 : 1),
 			   ctok, op->loc);
 	else
 		n = pe(l, LOOM_OP_STREAM, LOOM_TYPE_I64, init,
@@ -1590,8 +1597,8 @@ struct lin_index {
 static bool lin_add(struct lin_index *to, const struct lin_index *x,
 		    int64_t scale)
 {
-	to->iv += x->iv * scale;
-	to->c += x->c * scale;
+	to->iv = wrap_madd(to->iv, x->iv, scale);
+	to->c = wrap_madd(to->c, x->c, scale);
 	for (int i = 0; i < x->n; i++) {
 		int t = 0;
 
@@ -1603,7 +1610,7 @@ static bool lin_add(struct lin_index *to, const struct lin_index *x,
 			to->term[to->n] = x->term[i];
 			to->coef[to->n++] = 0;
 		}
-		to->coef[t] += x->coef[i] * scale;
+		to->coef[t] = wrap_madd(to->coef[t], x->coef[i], scale);
 	}
 	return true;
 }

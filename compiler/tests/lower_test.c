@@ -336,6 +336,25 @@ TEST(unsupported_is_diagnosed)
 		     "  dataflow.thread.yield %ctl : none\n"
 		     "}\n",
 		     4, 3, "memref %m is stored and accessed again in the loop body");
+	/*
+	 * j * 2^62 * 4 wraps to 0 * j: every iteration the same element.
+	 * (The coefficients once overflowed a signed multiply: UBSan.)
+	 */
+	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		     "  %c0 = arith.constant 0 : index\n"
+		     "  %c1 = arith.constant 1 : index\n"
+		     "  scf.for %j = %c0 to %n step %c1 {\n"
+		     "    %big = arith.constant 4611686018427387904 : index\n"
+		     "    %c4 = arith.constant 4 : index\n"
+		     "    %a = arith.muli %j, %big : index\n"
+		     "    %b = arith.muli %a, %c4 : index\n"
+		     "    %k = arith.addi %b, %i : index\n"
+		     "    %v = memref.load %m[%k] : memref<?xi64>\n"
+		     "    memref.store %v, %m[%k] : memref<?xi64>\n"
+		     "  }\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     4, 3, "at an element another iteration may access too");
 	/* two spawns, one in a loop: no order the fabric can keep */
 	expect_error("dataflow.thread @s " ITEMS "(%p: i64, %n: index) ctrl(%ctl: none) {\n"
 		     "  %c0 = arith.constant 0 : index\n"
