@@ -241,7 +241,7 @@ static bool gesummv(struct pb *e)
 
 /* ------------------------------------------------------------- syrk --- */
 
-static bool syrk(struct pb *e)
+static bool syrk_run(struct pb *e, const char *name)
 {
 	enum { M = 20, N = 30 };
 	float A[N * M], C[N * N];
@@ -256,7 +256,7 @@ static bool syrk(struct pb *e)
 			C[i * N + j] = (float)((i * j + 2) % M) / M;
 	put(e, A_VA, A, N * M);
 	put(e, C_VA, C, N * N);
-	if (!launch(e, "syrk", args, ext))
+	if (!launch(e, name, args, ext))
 		return false;
 	for (int i = 0; i < N; i++) {
 		for (int j = 0; j <= i; j++)
@@ -266,6 +266,17 @@ static bool syrk(struct pb *e)
 				C[i * N + j] += alpha * A[i * M + k] * A[j * M + k];
 	}
 	return same(e, "C", C_VA, C, N * N);
+}
+
+/* syrk selects the old value above the diagonal, syrk_if skips it */
+static bool syrk(struct pb *e)
+{
+	return syrk_run(e, "syrk");
+}
+
+static bool syrk_if(struct pb *e)
+{
+	return syrk_run(e, "syrk_if");
 }
 
 /* ------------------------------------------------------------- trmm --- */
@@ -859,7 +870,8 @@ static const struct kernel kernels[] = {
 	{ "gemm_tiled", gemm_tiled, ON_4X4 | ON_8X8 },
 	{ "gemm_in_place", gemm_in_place, ON_4X4 },
 	{ "gesummv", gesummv, 0 },
-	{ "syrk", syrk, ON_4X4 },
+	{ "syrk", syrk, 0 },
+	{ "syrk_if", syrk_if, ON_4X4 },
 	{ "trmm", trmm, 0 },
 	{ "seidel_2d", seidel_2d, 0 },
 	{ "atax", atax, 0 },
