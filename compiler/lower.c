@@ -187,6 +187,12 @@ static int64_t const_of(const struct ir_value *v)
 	return ir_type_width(v->type) == 1 ? v->const_val & 1 : v->const_val;
 }
 
+/* a + b * scale, wrapping as index arithmetic does (no signed overflow) */
+static int64_t wrap_madd(int64_t a, int64_t b, int64_t scale)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b * (uint64_t)scale);
+}
+
 /* ----------------------------------------------------------- values --- */
 
 static void map_put(struct lower *l, struct scope *s,
@@ -1428,6 +1434,7 @@ static void lower_spawn(struct lower *l, struct scope *s, struct ir_op *op)
 
 static void lower_region(struct lower *l, struct scope *s,
 			 struct ir_region *r);
+static bool defined_in(const struct ir_value *v, const struct ir_region *r);
 
 static void scope_init(struct scope *s, struct scope *parent)
 {
@@ -1489,6 +1496,40 @@ static const struct ir_op *reduction(struct ir_op *loop, int i,
 	return def;
 }
 
+/*
+ * An iter_arg the fabric can generate: yielded as acc + x or acc - x,
+ * integer, with x a value the loop does not change.  Its value in
+ * iteration k is init + k * (+-x), what a STREAM of its own produces, so
+ * acc and the new value may be used anywhere (a carried index or
+ * pointer).  Returns the operation, sets *x and *negate.
+ */
+static const struct ir_op *induction(struct ir_op *loop, int i,
+				     const struct ir_value **x, bool *negate)
+{
+	const struct ir_value *acc = &loop->body->args[1 + i];
+	const struct ir_op *def = loop->body->last->operands[i].value->def;
+	const struct ir_value *a, *b;
+	enum ir_alu alu;
+
+	if (!def || def->region != loop->body || def->num_operands != 2 ||
+	    (ir_opinfo[def->code].syntax != SYN_BINARY &&
+	     ir_opinfo[def->code].syntax != SYN_INDEX_BINARY) ||
+	    (acc->type->kind != IR_TYPE_I32 && acc->type->kind != IR_TYPE_I64 &&
+	     acc->type->kind != IR_TYPE_INDEX))
+		return NULL;
+	alu = ir_opinfo[def->code].alu;
+	a = def->operands[0].value;
+	b = def->operands[1].value;
+	if (alu == ALU_ADD && b == acc)
+		b = a, a = acc;
+	if ((alu != ALU_ADD && alu != ALU_SUB) || a != acc ||
+	    (!b->is_const && defined_in(b, loop->body)))
+		return NULL;
+	*x = b;
+	*negate = alu == ALU_SUB;
+	return def;
+}
+
 /* The iteration count (ub - lb + step - 1) / step: a node, or constant. */
 static int trip_count(struct lower *l, struct scope *s, struct ir_op *op,
 		      int64_t *cval)
@@ -1524,13 +1565,19 @@ static int trip_count(struct lower *l, struct scope *s, struct ir_op *op,
 		  op->loc);
 }
 
+/*
+ * Each iter_arg is a reduction (red[i]) or an induction (ind[i], x[i]
+ * its step, negated when neg[i]).  A step that is a value must be
+ * positive when the loop runs (MLIR's rule); a constant one is checked.
+ */
 static bool check_loop(struct lower *l, struct ir_op *op,
-		       const struct ir_op **red, const struct ir_value **x)
+		       const struct ir_op **red, const struct ir_op **ind,
+		       const struct ir_value **x, bool *neg)
 {
 	const struct ir_value *st = op->operands[2].value;
 
-	if (!st->is_const || st->const_val <= 0) {
-		unsupported(l, op, "a step that is not a positive constant");
+	if (st->is_const && st->const_val <= 0) {
+		unsupported(l, op, "a step that is not positive");
 		return false;
 	}
 	if (op->num_iter_args > MAX_SKIP) {
@@ -1539,9 +1586,10 @@ static bool check_loop(struct lower *l, struct ir_op *op,
 	}
 	for (int i = 0; i < op->num_iter_args; i++) {
 		red[i] = reduction(op, i, &x[i]);
-		if (!red[i]) {
+		ind[i] = red[i] ? NULL : induction(op, i, &x[i], &neg[i]);
+		if (!red[i] && !ind[i]) {
 			unsupported(l, op,
-				    "an iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori, xori, addf, mulf, maximumf or minimumf, acc and the new value used once)");
+				    "an iter_arg that is not a reduction (acc = acc op x with op addi, muli, andi, ori, xori, addf, mulf, maximumf or minimumf, acc and the new value used once) or an induction (acc = acc + x or acc - x, integer, x not changed by the loop), which would need a value carried back to the next iteration");
 			return false;
 		}
 	}
@@ -1621,21 +1669,64 @@ static void loop_done(struct lower *l, struct scope *s, struct scope *body,
 	}
 }
 
+/* An induction's step +-x in scope @s (x is constant or outer). */
+static int induction_step(struct lower *l, struct scope *s,
+			  const struct ir_value *x, bool negate,
+			  struct loom_loc loc)
+{
+	if (x->is_const)
+		return konst(l, s, LOOM_TYPE_I64,
+			     negate ? wrap_madd(0, const_of(x), -1) :
+				      const_of(x), loc);
+	if (!negate)
+		return value(l, s, x);
+	return pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, value(l, s, x),
+		      (uint64_t)-1, G_NONE, loc);
+}
+
+/*
+ * Induction iter_arg @i of loop @op: STREAM(init, +-x, count) in the
+ * enclosing scope @s gives its value in every iteration, init + k * step.
+ * STREAM adds in 64 bits: an i32 one is brought back to its 32 bits,
+ * sign-extended, by MOV.i32 (what arith.addi on i32 wraps to).
+ */
+static void induction_stream(struct lower *l, struct scope *s,
+			     struct scope *body, struct ir_op *op, int i,
+			     const struct ir_value *x, bool negate, int ctok)
+{
+	const struct ir_value *acc = &op->body->args[1 + i];
+	int init = value(l, s, op->operands[3 + i].value);
+	int n;
+
+	if (x->is_const)
+		n = pe_imm(l, LOOM_OP_STREAM, LOOM_TYPE_I64, init,
+			   (uint64_t)const_of(x) * (negate ? (uint64_t)-1 : 1),
+			   ctok, op->loc);
+	else
+		n = pe(l, LOOM_OP_STREAM, LOOM_TYPE_I64, init,
+		       induction_step(l, s, x, negate, op->loc), ctok, op->loc);
+	if (lower_dev_type(acc->type) == LOOM_TYPE_I32)
+		n = pe(l, LOOM_OP_MOV, LOOM_TYPE_I32, n, G_NONE, G_NONE,
+		       op->loc);
+	map_put(l, body, acc, n);
+}
+
 /*
  * scf.for: STREAM(lb, step, count) drives the body once per iteration;
- * outer values enter through INVARIANT, iter_args leave through REDUCE.
+ * outer values enter through INVARIANT, iter_args leave through REDUCE
+ * (an induction's final value too: init plus count steps).
  */
 static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 {
-	const struct ir_op *red[MAX_SKIP];
+	const struct ir_op *red[MAX_SKIP], *ind[MAX_SKIP];
 	const struct ir_value *x[MAX_SKIP];
 	const struct ir_value *st = op->operands[2].value;
-	bool touched[MAX_ARGS] = { 0 };
+	bool touched[MAX_ARGS] = { 0 }, neg[MAX_SKIP] = { 0 };
 	struct scope body;
 	int64_t cval = 0;
 	int count, ctok, stream, start;
 
-	if (!check_loop(l, op, red, x))
+	if (!check_loop(l, op, red, ind, x, neg))
 		return;
 	l->g->loops++;
 	touches(op->body, touched);
@@ -1645,8 +1736,12 @@ static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 				 konst(l, s, LOOM_TYPE_I64, cval, op->loc);
 	start = loop_start(l, s, &body, touched,
 			   value(l, s, op->operands[0].value), op->loc);
-	stream = pe_imm(l, LOOM_OP_STREAM, LOOM_TYPE_I64, start,
-			(uint64_t)st->const_val, ctok, op->loc);
+	if (st->is_const)
+		stream = pe_imm(l, LOOM_OP_STREAM, LOOM_TYPE_I64, start,
+				(uint64_t)st->const_val, ctok, op->loc);
+	else
+		stream = pe(l, LOOM_OP_STREAM, LOOM_TYPE_I64, start,
+			    value(l, s, st), ctok, op->loc);
 	for (int k = 0; k < MAX_ARGS; k++)
 		if (body.mem[k] == AFTER_STREAM)
 			body.mem[k] = stream;
@@ -1655,19 +1750,25 @@ static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 	body.count_val = cval;
 	body.in_loop = true;
 	for (int i = 0; i < op->num_iter_args; i++)
-		body.skip[body.num_skip++] = red[i];
+		if (red[i])
+			body.skip[body.num_skip++] = red[i];
 	map_put(l, &body, &op->body->args[0], stream);
+	for (int i = 0; i < op->num_iter_args; i++)
+		if (ind[i])
+			induction_stream(l, s, &body, op, i, x[i], neg[i], ctok);
 	lower_region(l, &body, op->body);
 	if (!l->errors)
 		loop_done(l, s, &body, touched, ctok, op->loc);
 	for (int i = 0; !l->errors && i < op->num_iter_args; i++) {
 		int init = value(l, s, op->operands[3 + i].value);
-		int c = value(l, &body, x[i]);
+		int c = ind[i] ? induction_step(l, &body, x[i], neg[i], op->loc) :
+				 value(l, &body, x[i]);
 		unsigned type = lower_dev_type(op->results[i].type);
 		/* REDUCE keeps its fold operation in imm: the count is a token */
 		int r = pe(l, LOOM_OP_REDUCE, type, init, ctok, c, op->loc);
 
-		l->g->nodes[r].imm = alu_op[ir_opinfo[red[i]->code].alu];
+		l->g->nodes[r].imm = ind[i] ? LOOM_OP_ADD :
+				     alu_op[ir_opinfo[red[i]->code].alu];
 		map_put(l, s, &op->results[i], r);
 	}
 	free(body.map);
@@ -1938,9 +2039,196 @@ static void count_accesses(struct lower *l, const struct ir_region *r,
 }
 
 /*
+ * An index as a linear form over one loop: iv * its induction variable +
+ * the sum of coef[t] * term[t] over values defined outside the loop + c.
+ */
+#define MAX_TERMS	8
+
+struct lin_index {
+	int64_t iv;
+	int64_t c;
+	int n;
+	const struct ir_value *term[MAX_TERMS];
+	int64_t coef[MAX_TERMS];
+};
+
+static bool lin_add(struct lin_index *to, const struct lin_index *x,
+		    int64_t scale)
+{
+	to->iv = wrap_madd(to->iv, x->iv, scale);
+	to->c = wrap_madd(to->c, x->c, scale);
+	for (int i = 0; i < x->n; i++) {
+		int t = 0;
+
+		while (t < to->n && to->term[t] != x->term[i])
+			t++;
+		if (t == to->n) {
+			if (to->n == MAX_TERMS)
+				return false;
+			to->term[to->n] = x->term[i];
+			to->coef[to->n++] = 0;
+		}
+		to->coef[t] = wrap_madd(to->coef[t], x->coef[i], scale);
+	}
+	return true;
+}
+
+static bool linear_index(const struct ir_op *loop, const struct ir_value *v,
+			 struct lin_index *out);
+
+/* An affine map's expression over @op's operands, when it is linear. */
+static bool linear_affine(const struct ir_op *loop, const struct ir_op *op,
+			  const struct ir_affine_expr *e, struct lin_index *out)
+{
+	struct lin_index x = { 0 }, y = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	switch (e->kind) {
+	case AFF_CONST:
+		out->c = e->val;
+		return true;
+	case AFF_DIM:
+	case AFF_SYM:
+		return linear_index(loop, op->operands[(int)e->val +
+				    (e->kind == AFF_SYM ? op->num_args : 0)].value,
+				    out);
+	case AFF_ADD:
+	case AFF_SUB:
+	case AFF_MUL:
+		if (!linear_affine(loop, op, e->lhs, &x) ||
+		    !linear_affine(loop, op, e->rhs, &y))
+			return false;
+		if (e->kind != AFF_MUL)
+			return lin_add(out, &x, 1) &&
+			       lin_add(out, &y, e->kind == AFF_SUB ? -1 : 1);
+		if (!y.iv && !y.n)
+			return lin_add(out, &x, y.c);
+		return !x.iv && !x.n && lin_add(out, &y, x.c);
+	default:
+		return false;
+	}
+}
+
+/*
+ * @v as a linear form over @loop's induction variable and values the loop
+ * does not change (index additions, subtractions, products by a constant,
+ * linear affine.apply); false when it is not one.
+ */
+static bool linear_index(const struct ir_op *loop, const struct ir_value *v,
+			 struct lin_index *out)
+{
+	const struct ir_op *d = v->def;
+	struct lin_index a = { 0 }, b = { 0 };
+	enum ir_alu alu;
+
+	memset(out, 0, sizeof(*out));
+	if (v->is_const) {
+		out->c = v->const_val;
+		return true;
+	}
+	if (v == &loop->body->args[0]) {
+		out->iv = 1;
+		return true;
+	}
+	if (!defined_in(v, loop->body)) {
+		out->term[0] = v;
+		out->coef[0] = 1;
+		out->n = 1;
+		return true;
+	}
+	if (!d || v->type != &ir_index)
+		return false;
+	if (d->code == IR_OP_AFFINE_APPLY)
+		return linear_affine(loop, d, d->map->results[0], out);
+	alu = ir_opinfo[d->code].alu;
+	if ((ir_opinfo[d->code].syntax != SYN_BINARY &&
+	     ir_opinfo[d->code].syntax != SYN_INDEX_BINARY) ||
+	    (alu != ALU_ADD && alu != ALU_SUB && alu != ALU_MUL) ||
+	    !linear_index(loop, d->operands[0].value, &a) ||
+	    !linear_index(loop, d->operands[1].value, &b))
+		return false;
+	if (alu != ALU_MUL)
+		return lin_add(out, &a, 1) &&
+		       lin_add(out, &b, alu == ALU_SUB ? -1 : 1);
+	if (!b.iv && !b.n)
+		return lin_add(out, &a, b.c);
+	return !a.iv && !a.n && lin_add(out, &b, a.c);
+}
+
+static bool lin_equal(const struct lin_index *x, const struct lin_index *y)
+{
+	struct lin_index diff = *x;
+
+	if (!lin_add(&diff, y, -1) || diff.iv || diff.c)
+		return false;
+	for (int i = 0; i < diff.n; i++)
+		if (diff.coef[i])
+			return false;
+	return true;
+}
+
+/* Loads and stores of memref argument @k in @r, nested regions included. */
+static int collect_accesses(const struct ir_region *r, int k,
+			    const struct ir_op **acc, int max, int n)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		if (accessed_arg(op) == k && n < max)
+			acc[n] = op;
+		n += accessed_arg(op) == k;
+		if (op->body)
+			n = collect_accesses(op->body, k, acc, max, n);
+		if (op->else_body)
+			n = collect_accesses(op->else_body, k, acc, max, n);
+	}
+	return n;
+}
+
+/* The index uses of a load or store. */
+static const struct ir_use *access_indices(const struct ir_op *op)
+{
+	return &op->operands[op->code == IR_OP_MEMREF_LOAD ? 1 : 2];
+}
+
+#define MAX_LOOP_ACCESSES	64
+
+/*
+ * Do different iterations of @loop access different elements of memref
+ * argument @k?  They do when some index position holds, in every access
+ * of @k in the loop, one same linear form in which the induction
+ * variable's coefficient is not zero: iteration i then reaches only
+ * elements whose index there is that form at i (MLIR leaves an access
+ * out of bounds undefined), so iterations share no element, and the
+ * order the tokens keep within one iteration is all memory order needs.
+ */
+static bool iterations_disjoint(const struct ir_op *loop, int k)
+{
+	const struct ir_op *acc[MAX_LOOP_ACCESSES];
+	int n = collect_accesses(loop->body, k, acc, MAX_LOOP_ACCESSES, 0);
+	int rank = acc[0]->type->rank;
+
+	if (n > MAX_LOOP_ACCESSES)
+		return false;
+	for (int d = 0; d < rank; d++) {
+		struct lin_index first, other;
+		bool same;
+
+		same = linear_index(loop, access_indices(acc[0])[d].value, &first) &&
+		       first.iv != 0;
+		for (int i = 1; i < n && same; i++)
+			same = linear_index(loop, access_indices(acc[i])[d].value,
+					    &other) && lin_equal(&first, &other);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Memory order inside a loop body holds within one iteration only: a
  * stored memref accessed more than once in a loop (its nested loops
- * included) would need a token carried back to the next iteration.
+ * included) is lowered when its iterations touch different elements
+ * (iterations_disjoint); otherwise it would need a token carried back to
+ * the next iteration, a cycle the graph cannot have.
  */
 static void refuse_loops(struct lower *l, const struct ir_region *r)
 {
@@ -1957,9 +2245,10 @@ static void refuse_loops(struct lower *l, const struct ir_region *r)
 		}
 		count_accesses(NULL, op->body, count, stores, 1);
 		for (int k = 0; k < MAX_ARGS; k++)
-			if (stores[k] && count[k] > 1) {
+			if (stores[k] && count[k] > 1 &&
+			    !iterations_disjoint(op, k)) {
 				diag_error(l->d, op->loc,
-					   "cannot lower scf.for: memref %%%s is stored and accessed again in the loop body, which needs ordering across iterations: not supported yet",
+					   "cannot lower scf.for: memref %%%s is stored and accessed again in the loop body at an element another iteration may access too, which needs ordering across iterations: not supported yet",
 					   l->f->body.args[k].name);
 				l->errors++;
 			}

@@ -182,24 +182,40 @@ static bool gemm_tiled(struct pb *e)
 }
 
 /*
- * gemm_subview: C, A and B as memref<?x?xf32>, each size a launch
- * operand; one instance per element of each 5x5 tile of C.
+ * gemm over rank-2 memrefs: C, A and B as memref<?x?xf32>, each size a
+ * launch operand, over the domain @ext (as many extents as the thread has
+ * coordinates).
  */
-static bool gemm_subview(struct pb *e)
+static bool gemm_2d_run(struct pb *e, const char *thread, const int64_t *ext)
 {
 	float C[GEMM_NI * GEMM_NJ], A[GEMM_NI * GEMM_NK], B[GEMM_NK * GEMM_NJ];
 	uint64_t args[] = { f32_arg(alpha), f32_arg(beta), C_VA, A_VA, B_VA,
 			    GEMM_NI, GEMM_NJ, GEMM_NI, GEMM_NK, GEMM_NK, GEMM_NJ };
-	int64_t ext[] = { GEMM_NI / 5, GEMM_NJ / 5, 5, 5 };
 
 	gemm_init(C, A, B);
 	put(e, C_VA, C, GEMM_NI * GEMM_NJ);
 	put(e, A_VA, A, GEMM_NI * GEMM_NK);
 	put(e, B_VA, B, GEMM_NK * GEMM_NJ);
-	if (!launch(e, "gemm_subview", args, ext))
+	if (!launch(e, thread, args, ext))
 		return false;
 	gemm_ref(C, A, B);
 	return same(e, "C", C_VA, C, GEMM_NI * GEMM_NJ);
+}
+
+/* gemm_subview: one instance per element of each 5x5 tile of C. */
+static bool gemm_subview(struct pb *e)
+{
+	static const int64_t ext[] = { GEMM_NI / 5, GEMM_NJ / 5, 5, 5 };
+
+	return gemm_2d_run(e, "gemm_subview", ext);
+}
+
+/* gemm_in_place: one instance per 5x5 tile of C, updated in place. */
+static bool gemm_in_place(struct pb *e)
+{
+	static const int64_t ext[] = { GEMM_NI / 5, GEMM_NJ / 5 };
+
+	return gemm_2d_run(e, "gemm_in_place", ext);
 }
 
 /* ---------------------------------------------------------- gesummv --- */
@@ -241,7 +257,7 @@ static bool gesummv(struct pb *e)
 
 /* ------------------------------------------------------------- syrk --- */
 
-static bool syrk(struct pb *e)
+static bool syrk_run(struct pb *e, const char *name)
 {
 	enum { M = 20, N = 30 };
 	float A[N * M], C[N * N];
@@ -256,7 +272,7 @@ static bool syrk(struct pb *e)
 			C[i * N + j] = (float)((i * j + 2) % M) / M;
 	put(e, A_VA, A, N * M);
 	put(e, C_VA, C, N * N);
-	if (!launch(e, "syrk", args, ext))
+	if (!launch(e, name, args, ext))
 		return false;
 	for (int i = 0; i < N; i++) {
 		for (int j = 0; j <= i; j++)
@@ -266,6 +282,17 @@ static bool syrk(struct pb *e)
 				C[i * N + j] += alpha * A[i * M + k] * A[j * M + k];
 	}
 	return same(e, "C", C_VA, C, N * N);
+}
+
+/* syrk selects the old value above the diagonal, syrk_if skips it */
+static bool syrk(struct pb *e)
+{
+	return syrk_run(e, "syrk");
+}
+
+static bool syrk_if(struct pb *e)
+{
+	return syrk_run(e, "syrk_if");
 }
 
 /* ------------------------------------------------------------- trmm --- */
@@ -878,8 +905,10 @@ static const struct kernel kernels[] = {
 	{ "gemm", gemm, 0 },
 	{ "gemm_tiled", gemm_tiled, ON_4X4 | ON_8X8 },
 	{ "gemm_subview", gemm_subview, 0 },
+	{ "gemm_in_place", gemm_in_place, ON_4X4 },
 	{ "gesummv", gesummv, 0 },
 	{ "syrk", syrk, 0 },
+	{ "syrk_if", syrk_if, ON_4X4 },
 	{ "trmm", trmm, 0 },
 	{ "seidel_2d", seidel_2d, 0 },
 	{ "atax", atax, 0 },

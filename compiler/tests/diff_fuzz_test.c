@@ -2,7 +2,8 @@
 /*
  * Differential fuzzing of loomc: random well-typed threads (loads, stores,
  * integer, index and f32 arithmetic, selects, casts, loops with reductions,
- * scf.if with and without results, spawns), each compiled for several fabrics from 2x2 to 16x16 and run on
+ * loops updating their instance's slots in place, scf.if with and without
+ * results, spawns), each compiled for several fabrics from 2x2 to 16x16 and run on
  * the host engine; every word of memory (and every item's children) must
  * be what ir_interp.h computes from the IR, and no run may deadlock.
  *
@@ -12,7 +13,8 @@
  * slots; so the result does not depend on the order the fabric runs them.
  * Divisors and shift amounts are masked into the defined range.  Patterns
  * the compiler refuses (a reduction whose new value has other uses, a
- * memref stored and accessed again in a loop, a spawn in a loop beside
+ * memref stored and accessed again in a loop at an element another
+ * iteration may access, a spawn in a loop beside
  * others) are generated too: a refusal ("does not fit", "cannot route",
  * "cannot lower ...: not supported yet") is counted, not a failure.
  *
@@ -87,6 +89,9 @@ static const char *const vt_name[T_COUNT] = { "i1", "i32", "i64", "index", "f32"
  * @args: per input: the scalar's launch operand
  * @init: per memref input: its initial contents (8 bytes a slot max)
  * @len: per memref input: its length
+ * @in_place_loops: loops that store their slot and access it again
+ * @inductions: iter_args yielded as acc + x or acc - x (x from outside)
+ * @dynamic_steps: loops whose step is a value
  */
 struct fcase {
 	char *text;
@@ -101,6 +106,7 @@ struct fcase {
 	uint64_t args[MAX_IN];
 	uint8_t *init[MAX_IN];
 	size_t len[MAX_IN];
+	unsigned in_place_loops, inductions, dynamic_steps;
 };
 
 struct pval {
@@ -123,6 +129,10 @@ struct pval {
  * @spawn_sites: spawn statements written; @loop_spawn: one is in a loop
  * @loop_acc: per output memref, accessed in the current outermost loop
  * @base: the instance's first slot (an index value's name)
+ * @in_place: the current outermost loop accesses its instance's slot
+ *	base + @slot_off + its induction variable @slot_iv, as often as it
+ *	likes (each iteration its own slot: S is 8, the iv at most 4);
+ *	@slot_uses such accesses so far, @slot_stores of them stores
  */
 struct gen {
 	struct fcase *c;
@@ -134,6 +144,9 @@ struct gen {
 	bool loop_spawn;
 	bool loop_acc[MAX_IN];
 	char base[16];
+	bool in_place;
+	int slot_off, slot_uses, slot_stores;
+	char slot_iv[16];
 };
 
 static void out(struct gen *g, const char *fmt, ...)
@@ -250,6 +263,19 @@ static const char *pick(struct gen *g, enum vt t)
 	/* the newer values more often: longer chains */
 	if (chance(&g->r, 50))
 		return g->pool[idx[n - 1 - rnd(&g->r, n < 4 ? n : 4)]].name;
+	return g->pool[idx[rnd(&g->r, n)]].name;
+}
+
+/* A value of type @t among pool[0, @outer), else a new constant. */
+static const char *pick_outer(struct gen *g, enum vt t, int outer)
+{
+	int idx[MAX_POOL], n = 0;
+
+	for (int i = 0; i < outer && i < g->np; i++)
+		if (g->pool[i].t == t)
+			idx[n++] = i;
+	if (!n || chance(&g->r, 20))
+		return constant(g, t);
 	return g->pool[idx[rnd(&g->r, n)]].name;
 }
 
@@ -407,6 +433,8 @@ static bool may_access(struct gen *g, int m)
 {
 	if (m < 0 || !g->loops_in)
 		return m >= 0;
+	if (g->in_place)	/* nested loops: the slot is not theirs */
+		return g->loops_in == 1 || chance(&g->r, 10);
 	if (g->loop_acc[m] && !chance(&g->r, 10))
 		return false;
 	g->loop_acc[m] = true;
@@ -416,8 +444,23 @@ static bool may_access(struct gen *g, int m)
 /* An index into the instance's own slots: base + (x & (S - 1)). */
 static const char *own_slot(struct gen *g)
 {
-	const char *x = masked(g, T_IDX, pick(g, T_IDX), (int)g->c->slots - 1, 0);
-	const char *n = def(g, T_IDX);
+	const char *x, *n;
+
+	if (g->in_place && g->loops_in == 1) {
+		/* now and then another offset: iterations overlap, refused */
+		int off = chance(&g->r, 5) ? (int)rnd(&g->r, 4) : g->slot_off;
+		const char *k = def(g, T_IDX);
+
+		out(g, "%s = arith.constant %d : index\n", k, off);
+		x = def(g, T_IDX);
+		out(g, "%s = arith.addi %s, %s : index\n", x, g->slot_iv, k);
+		n = def(g, T_IDX);
+		out(g, "%s = arith.addi %s, %s : index\n", n, g->base, x);
+		g->slot_uses++;
+		return n;
+	}
+	x = masked(g, T_IDX, pick(g, T_IDX), (int)g->c->slots - 1, 0);
+	n = def(g, T_IDX);
 
 	out(g, "%s = arith.addi %s, %s : index\n", n, g->base, x);
 	return n;
@@ -450,6 +493,7 @@ static void store_value(struct gen *g, const char *v, int t)
 		return;
 	if (!v)
 		v = pick(g, g->c->in_type[m]);
+	g->slot_stores += g->in_place && g->loops_in == 1;
 	at = own_slot(g);
 	indent(g);
 	out(g, "memref.store %s, %%a%d[%s] : memref<?x%s>\n", v, m, at,
@@ -510,17 +554,26 @@ static void loop(struct gen *g)
 	const char *lb = bound(g, 0, 1), *ub = bound(g, 0, 5), *st;
 	const char *init[3], *acc[3], *red[3];
 	enum vt t[3];
-	bool chain[3];
+	bool chain[3], ind[3];
 	char names[3][16], res[3][16], redn[3][16];
 	const char *iv;
 	char ivn[16];
+	int outer = g->np;	/* values the loop does not change: pool[0, outer) */
 
-	st = def(g, T_IDX);
-	out(g, "%s = arith.constant %d : index\n", st, 1 + (int)rnd(&g->r, 2));
+	if (chance(&g->r, 20)) {	/* a step that is a value: 1 or 2 */
+		st = masked(g, T_IDX, pick(g, T_IDX), 1, 1);
+		g->c->dynamic_steps++;
+	} else {
+		st = def(g, T_IDX);
+		out(g, "%s = arith.constant %d : index\n", st, 1 + (int)rnd(&g->r, 2));
+	}
 	for (int k = 0; k < nacc; k++) {
-		/* folding the new value of the one before: refused */
+		/* folding the new value of the one before: refused, but for an induction's */
 		chain[k] = k && chance(&g->r, g->loops ? 15 : 4);
 		t[k] = chain[k] ? t[k - 1] : chance(&g->r, 25) ? T_F32 : int_type(g);
+		/* acc = acc +- x, x from outside the loop, acc used anywhere */
+		ind[k] = !chain[k] && t[k] != T_F32 && chance(&g->r, 30);
+		g->c->inductions += ind[k];
 		init[k] = pick(g, t[k]);
 	}
 	indent(g);
@@ -544,16 +597,34 @@ static void loop(struct gen *g)
 	out(g, " {\n");
 	g->ops++;
 	mark = g->np;
-	if (!g->loops_in)
+	if (!g->loops_in) {
 		memset(g->loop_acc, 0, sizeof(g->loop_acc));
+		/* lb <= 1, ub <= 5, so the iv is at most 4: slots 0 .. 7 */
+		g->in_place = g->c->slots == 8 && chance(&g->r, 70);
+		g->slot_off = (int)rnd(&g->r, 4);
+		g->slot_uses = g->slot_stores = 0;
+		snprintf(g->slot_iv, sizeof(g->slot_iv), "%s", ivn);
+	}
 	g->depth++;
 	g->loops_in++;
 	iv = add(g, T_IDX, ivn);
 	(void)iv;
+	for (int k = 0; k < nacc; k++)
+		if (ind[k])
+			add(g, t[k], names[k]);
 	body(g, 2 + (int)rnd(&g->r, 6));
 	for (int k = 0; k < nacc; k++) {
 		const char *x;
 
+		if (ind[k]) {
+			x = pick_outer(g, t[k], outer);
+			snprintf(redn[k], sizeof(redn[k]), "%s", def(g, t[k]));
+			red[k] = redn[k];
+			out(g, "%s = arith.%s %s, %s : %s\n", red[k],
+			    chance(&g->r, 50) ? "addi" : "subi", names[k], x,
+			    vt_name[t[k]]);
+			continue;
+		}
 		x = chain[k] ? red[k - 1] : pick(g, t[k]);
 		if (chance(&g->r, 3)) {
 			/* acc used beyond its reduction: refused */
@@ -583,6 +654,11 @@ static void loop(struct gen *g)
 	}
 	g->depth--;
 	g->loops_in--;
+	if (!g->loops_in) {
+		g->c->in_place_loops += g->in_place && g->slot_stores &&
+					g->slot_uses > 1;
+		g->in_place = false;
+	}
 	g->np = mark;
 	indent(g);
 	out(g, "}\n");
@@ -873,7 +949,8 @@ struct stats {
 	unsigned long lines, max_lines;
 	unsigned threads, compiles, mapped, refused, unfit, unrouted,
 		 unsupported, undeadlockable, mismatches, deadlocks, other,
-		 no_reference;
+		 no_reference, in_place_mapped, induction_mapped,
+		 dynamic_step_mapped;
 	double fab_secs[17][17];
 	unsigned fab_n[17][17];
 	double fab_max[17][17];
@@ -1054,6 +1131,9 @@ static bool run_on(struct fcase *c, uint64_t seed, unsigned w, unsigned h)
 	}
 	free(msg);
 	st.mapped++;
+	st.in_place_mapped += c->in_place_loops > 0;
+	st.induction_mapped += c->inductions > 0;
+	st.dynamic_step_mapped += c->dynamic_steps > 0;
 	for (int k = 0; k < c->nin; k++) {
 		va_args[k] = c->is_mem[k] ? MEM_VA(k) : c->args[k];
 		if (c->is_mem[k])
@@ -1220,8 +1300,9 @@ static void summary(double secs)
 	       st.undeadlockable, st.unsupported, st.mismatches, st.deadlocks,
 	       st.other, st.no_reference, secs);
 	if (st.threads)
-		printf("# threads of %lu lines on average, %lu at most\n",
-		       st.lines / st.threads, st.max_lines);
+		printf("# threads of %lu lines on average, %lu at most; mapped with a loop updating its slots in place %u, with an induction iter_arg %u, with a dynamic step %u\n",
+		       st.lines / st.threads, st.max_lines, st.in_place_mapped,
+		       st.induction_mapped, st.dynamic_step_mapped);
 }
 
 static void fabric_times(void)
@@ -1338,6 +1419,9 @@ TEST(fixed_seed_slice)
 	CHECK_EQ(0, fails);
 	CHECK_EQ(0, st.mismatches + st.deadlocks + st.other);
 	CHECK(st.mapped >= st.compiles / 2);
+	CHECK(st.in_place_mapped > 0);
+	CHECK(st.induction_mapped > 0);
+	CHECK(st.dynamic_step_mapped > 0);
 }
 
 /* The long run's thread sizes and loop share, from each thread's seed. */

@@ -290,16 +290,16 @@ TEST(unsupported_is_diagnosed)
 		     "  dataflow.thread.yield %ctl : none\n"
 		     "}\n",
 		     5, 14, "cannot lower scf.for: an iter_arg that is not a reduction");
-	/* a dynamic step */
-	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index, %st: index) ctrl(%ctl: none) iv(%i: index) {\n"
+	/* a step of 0 */
+	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
 		     "  %c0 = arith.constant 0 : index\n"
-		     "  scf.for %j = %c0 to %n step %st {\n"
+		     "  scf.for %j = %c0 to %n step %c0 {\n"
 		     "    %v = arith.index_cast %j : index to i64\n"
 		     "    memref.store %v, %m[%j] : memref<?xi64>\n"
 		     "  }\n"
 		     "  dataflow.thread.yield %ctl : none\n"
 		     "}\n",
-		     3, 3, "not supported yet");
+		     3, 3, "a step that is not positive: not supported yet");
 	/* a memref stored and loaded in one loop: order across iterations */
 	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
 		     "  %c0 = arith.constant 0 : index\n"
@@ -312,6 +312,49 @@ TEST(unsupported_is_diagnosed)
 		     "  dataflow.thread.yield %ctl : none\n"
 		     "}\n",
 		     4, 3, "memref %m is stored and accessed again in the loop body");
+	/* every iteration updates one element in place: order across them */
+	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		     "  %c0 = arith.constant 0 : index\n"
+		     "  %c1 = arith.constant 1 : index\n"
+		     "  scf.for %j = %c0 to %n step %c1 {\n"
+		     "    %v = memref.load %m[%i] : memref<?xi64>\n"
+		     "    %w = arith.addi %v, %v : i64\n"
+		     "    memref.store %w, %m[%i] : memref<?xi64>\n"
+		     "  }\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     4, 3, "at an element another iteration may access too");
+	/* rows i and i + 1 of a rank-2 memref: the iterations overlap */
+	expect_error("dataflow.thread @s " DENSE "(%m: memref<?x4xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		     "  %c0 = arith.constant 0 : index\n"
+		     "  %c1 = arith.constant 1 : index\n"
+		     "  scf.for %r = %c0 to %n step %c1 {\n"
+		     "    %r1 = arith.addi %r, %c1 : index\n"
+		     "    %v = memref.load %m[%r1, %i] : memref<?x4xi64>\n"
+		     "    memref.store %v, %m[%r, %i] : memref<?x4xi64>\n"
+		     "  }\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     4, 3, "memref %m is stored and accessed again in the loop body");
+	/*
+	 * j * 2^62 * 4 wraps to 0 * j: every iteration the same element.
+	 * (The coefficients once overflowed a signed multiply: UBSan.)
+	 */
+	expect_error("dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		     "  %c0 = arith.constant 0 : index\n"
+		     "  %c1 = arith.constant 1 : index\n"
+		     "  scf.for %j = %c0 to %n step %c1 {\n"
+		     "    %big = arith.constant 4611686018427387904 : index\n"
+		     "    %c4 = arith.constant 4 : index\n"
+		     "    %a = arith.muli %j, %big : index\n"
+		     "    %b = arith.muli %a, %c4 : index\n"
+		     "    %k = arith.addi %b, %i : index\n"
+		     "    %v = memref.load %m[%k] : memref<?xi64>\n"
+		     "    memref.store %v, %m[%k] : memref<?xi64>\n"
+		     "  }\n"
+		     "  dataflow.thread.yield %ctl : none\n"
+		     "}\n",
+		     4, 3, "at an element another iteration may access too");
 	/* two spawns, one in a loop: no order the fabric can keep */
 	expect_error("dataflow.thread @s " ITEMS "(%p: i64, %n: index) ctrl(%ctl: none) {\n"
 		     "  %c0 = arith.constant 0 : index\n"
@@ -593,6 +636,153 @@ TEST(store_waits_only_for_the_loads_it_needs)
 	lowered_close(&l);
 }
 
+/*
+ * An in-place loop: each iteration loads, updates and stores one element
+ * of a row, then reads it back; iterations touch different elements
+ * (the index is the row base plus %j), so the order the tokens keep
+ * within an iteration is all it needs.  Before, any memref stored and
+ * accessed again in a loop was refused.
+ */
+static const char in_place_src[] =
+	"dataflow.thread @ip " DENSE "(%a: memref<?x8xi64>, %out: memref<?xi64>) ctrl(%ctl: none) iv(%i: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %c8 = arith.constant 8 : index\n"
+	"  %zero = arith.constant 0 : i64\n"
+	"  %s = scf.for %j = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (i64) {\n"
+	"    %v = memref.load %a[%i, %j] : memref<?x8xi64>\n"
+	"    %w = arith.muli %v, %v : i64\n"
+	"    %jj = affine.apply affine_map<(d0) -> (d0 * 1 + 0)>(%j)\n"
+	"    memref.store %w, %a[%i, %jj] : memref<?x8xi64>\n"
+	"    %back = memref.load %a[%i, %j] : memref<?x8xi64>\n"
+	"    %t = arith.addi %acc, %back : i64\n"
+	"    scf.yield %t : i64\n"
+	"  }\n"
+	"  memref.store %s, %out[%i] : memref<?xi64>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(in_place_loop_orders_each_iteration)
+{
+	struct lowered l;
+	int loads = 0, store = -1, back = -1;
+
+	REQUIRE(lower_text(&l, in_place_src) == 0);
+	CHECK_EQ(0, l.errors);
+	CHECK_EQ(1, l.g.loops);
+	for (int i = 0; i < l.g.num; i++) {
+		const struct g_node *n = &l.g.nodes[i];
+
+		if (n->kind != G_PE)
+			continue;
+		if (n->op == LOOM_OP_LOAD && ++loads == 2)
+			back = i;
+		if (n->op == LOOM_OP_STORE && store < 0)
+			store = i;
+	}
+	CHECK_EQ(2, loads);
+	REQUIRE(store >= 0 && back >= 0);
+	/* the read back waits for the store's done: JOIN(address, done) */
+	{
+		const struct g_node *j = &l.g.nodes[l.g.nodes[back].in[0]];
+
+		REQUIRE(j->op == LOOM_OP_JOIN);
+		CHECK_EQ(store, j->in[1]);
+	}
+	CHECK(all_consumed(&l.g));
+	CHECK(topological(&l.g));
+	lowered_close(&l);
+}
+
+/* A dynamic step: STREAM's step is the operand, the count a DIVS by it. */
+TEST(scf_for_dynamic_step)
+{
+	struct lowered l;
+	const struct g_node *n, *b;
+	int step;
+
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @s " DENSE "(%m: memref<?xi64>, %n: index, %st: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %c0 = arith.constant 0 : index\n"
+		"  scf.for %j = %c0 to %n step %st {\n"
+		"    %v = arith.index_cast %j : index to i64\n"
+		"    memref.store %v, %m[%j] : memref<?xi64>\n"
+		"  }\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(0, l.errors);
+	n = find_op(&l.g, LOOM_OP_STREAM);
+	REQUIRE(n);
+	CHECK(!n->imm_b);
+	b = &l.g.nodes[n->in[1]];
+	CHECK(b->kind == G_PORT && b->port_kind == LOOM_PORT_OPERAND &&
+	      b->port_index == 2);
+	step = n->in[1];
+	n = find_op(&l.g, LOOM_OP_DIVS);
+	REQUIRE(n);
+	CHECK(!n->imm_b);
+	CHECK_EQ(step, n->in[1]);
+	CHECK(all_consumed(&l.g));
+	CHECK(topological(&l.g));
+	lowered_close(&l);
+}
+
+/*
+ * Inductions: a carried index %p (p += w, used as an address in every
+ * iteration) and a countdown %q (q -= 3, its new value used again): each
+ * is a STREAM of its own from its init; their final values REDUCE their
+ * steps with ADD.  Before, any iter_arg but a reduction was refused.
+ */
+TEST(scf_for_induction_iter_args)
+{
+	struct lowered l;
+	int streams = 0, reduces = 0, from_w = 0;
+
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @s " DENSE "(%m: memref<?xi64>, %out: memref<?xi64>, %n: index, %w: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %c0 = arith.constant 0 : index\n"
+		"  %c1 = arith.constant 1 : index\n"
+		"  %c3 = arith.constant 3 : i64\n"
+		"  %k = arith.constant 100 : i64\n"
+		"  %p1, %q1 = scf.for %j = %c0 to %n step %c1 iter_args(%p = %i, %q = %k) -> (index, i64) {\n"
+		"    %q2 = arith.subi %q, %c3 : i64\n"
+		"    %v = arith.muli %q2, %q : i64\n"
+		"    memref.store %v, %m[%p] : memref<?xi64>\n"
+		"    %p2 = arith.addi %w, %p : index\n"
+		"    scf.yield %p2, %q2 : index, i64\n"
+		"  }\n"
+		"  %r = arith.index_cast %p1 : index to i64\n"
+		"  %s = arith.addi %r, %q1 : i64\n"
+		"  memref.store %s, %out[%i] : memref<?xi64>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(0, l.errors);
+	for (int i = 0; i < l.g.num; i++) {
+		const struct g_node *n = &l.g.nodes[i];
+
+		if (n->kind != G_PE)
+			continue;
+		streams += n->op == LOOM_OP_STREAM;
+		if (n->op == LOOM_OP_REDUCE) {
+			reduces++;
+			CHECK_EQ(LOOM_OP_ADD, n->imm);
+		}
+		if (n->op == LOOM_OP_STREAM && !n->imm_b) {
+			const struct g_node *b = &l.g.nodes[n->in[1]];
+
+			from_w += b->kind == G_PORT && b->port_index == 3;
+		}
+		if (n->op == LOOM_OP_STREAM && n->imm_b && n->imm != 1)
+			CHECK_EQ(-3, (int64_t)n->imm);	/* q's */
+	}
+	CHECK_EQ(3, streams);		/* %j, %p, %q */
+	CHECK_EQ(2, reduces);		/* p1, q1 */
+	CHECK_EQ(1, from_w);
+	CHECK(all_consumed(&l.g));
+	CHECK(topological(&l.g));
+	lowered_close(&l);
+}
+
 /* Branches without loads, stores or spawns: both computed, one selected. */
 TEST(scf_if_pure_is_a_select)
 {
@@ -678,6 +868,9 @@ int main(void)
 	RUN(casts);
 	RUN(f32_operations);
 	RUN(store_waits_only_for_the_loads_it_needs);
+	RUN(in_place_loop_orders_each_iteration);
+	RUN(scf_for_dynamic_step);
+	RUN(scf_for_induction_iter_args);
 	RUN(scf_if_pure_is_a_select);
 	RUN(scf_if_effects_are_gated);
 	return checks_done();

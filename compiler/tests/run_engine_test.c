@@ -806,7 +806,8 @@ static const char *const corpus_programs[] = {
 	"matvec.loom", "dot_reduction.loom", "histogram.loom",
 	"rank0_and_empty.loom", "tree_bfs.loom", "tree_i32.loom",
 	"work_item_types.loom", "uts_node.loom", "units_and_limits.loom",
-	"float_ops.loom", "scf_if.loom",
+	"float_ops.loom", "scf_if.loom", "in_place_loops.loom",
+	"loop_state.loom",
 };
 
 /* Compiles each for a @w x @h fabric; every loom.check in @main must hold. */
