@@ -132,6 +132,8 @@ KERNEL_TEST(mm3, "3mm")
 KERNEL_TEST(fdtd_2d, "fdtd_2d")
 KERNEL_TEST(heat_3d, "heat_3d")
 KERNEL_TEST(floyd_warshall, "floyd_warshall")
+KERNEL_TEST(gemm_subview, "gemm_subview")
+KERNEL_TEST(jacobi_2d_views, "jacobi_2d_views")
 
 /*
  * Every kernel the table says maps on 4x4 has a test above and an image in
@@ -142,7 +144,8 @@ TEST(every_kernel_that_maps_has_run)
 	static const char *const tested[] = {
 		"gemm", "gesummv", "syrk", "trmm", "seidel_2d", "atax", "bicg",
 		"mvt", "jacobi_1d", "jacobi_2d", "trisolv", "2mm", "3mm",
-		"fdtd_2d", "heat_3d", "floyd_warshall",
+		"fdtd_2d", "heat_3d", "floyd_warshall", "gemm_subview",
+		"jacobi_2d_views",
 	};
 	char path[256];
 
