@@ -54,6 +54,7 @@ enum count_kind {
 	COUNT_IMM = 1,		/* an immediate (IMM_B or a CONST) */
 	COUNT_OPERAND,		/* a launch operand (port or CONST of it) */
 	COUNT_VALUE,		/* a value, by number */
+	COUNT_PORT,		/* another input port, by kind and index */
 };
 
 struct loop_ctx {
@@ -323,9 +324,13 @@ static void count_id(const struct dl *d, int v, int *kind, uint64_t *val)
 	if (v >= d->nslots) {
 		const struct loom_port_binding *b = &d->p->ports[v - d->nslots];
 
-		*kind = b->kind == LOOM_PORT_OPERAND ? COUNT_OPERAND : COUNT_VALUE;
+		/*
+		 * A port may be bound at several edge positions: each
+		 * binding of one kind and index gives the same tokens.
+		 */
+		*kind = b->kind == LOOM_PORT_OPERAND ? COUNT_OPERAND : COUNT_PORT;
 		*val = b->kind == LOOM_PORT_OPERAND ? 2 * (uint64_t)b->index :
-		       (uint64_t)v;
+		       (uint64_t)b->kind << 8 | b->index;
 		return;
 	}
 	if (cfg(d, v)->op == LOOM_OP_CONST) {

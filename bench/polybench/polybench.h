@@ -835,7 +835,7 @@ struct kernel {
 
 static const struct kernel kernels[] = {
 	{ "gemm", gemm, 0 },
-	{ "gemm_tiled", gemm_tiled, ON_4X4 | ON_8X8 },
+	{ "gemm_tiled", gemm_tiled, ON_4X4 },
 	{ "gesummv", gesummv, 0 },
 	{ "syrk", syrk, 0 },
 	{ "trmm", trmm, 0 },
@@ -848,8 +848,8 @@ static const struct kernel kernels[] = {
 	{ "trisolv", trisolv, 0 },
 	{ "2mm", mm2, 0 },
 	{ "3mm", mm3, 0 },
-	{ "syr2k", syr2k, ON_4X4 },
-	{ "symm", symm, ON_4X4 },
+	{ "syr2k", syr2k, 0 },
+	{ "symm", symm, 0 },
 	{ "fdtd_2d", fdtd_2d, 0 },
 	{ "heat_3d", heat_3d, 0 },
 	{ "floyd_warshall", floyd_warshall, 0 },

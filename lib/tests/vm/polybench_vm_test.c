@@ -129,6 +129,8 @@ KERNEL_TEST(jacobi_2d, "jacobi_2d")
 KERNEL_TEST(trisolv, "trisolv")
 KERNEL_TEST(mm2, "2mm")
 KERNEL_TEST(mm3, "3mm")
+KERNEL_TEST(syr2k, "syr2k")
+KERNEL_TEST(symm, "symm")
 KERNEL_TEST(fdtd_2d, "fdtd_2d")
 KERNEL_TEST(heat_3d, "heat_3d")
 KERNEL_TEST(floyd_warshall, "floyd_warshall")
@@ -142,7 +144,7 @@ TEST(every_kernel_that_maps_has_run)
 	static const char *const tested[] = {
 		"gemm", "gesummv", "syrk", "trmm", "seidel_2d", "atax", "bicg",
 		"mvt", "jacobi_1d", "jacobi_2d", "trisolv", "2mm", "3mm",
-		"fdtd_2d", "heat_3d", "floyd_warshall",
+		"syr2k", "symm", "fdtd_2d", "heat_3d", "floyd_warshall",
 	};
 	char path[256];
 
