@@ -1195,7 +1195,9 @@ static int random_edge(struct pr *r, int edges)
 #define RSA_HIST_STEP		0.5f
 #define RSA_TILE_SWAPS		0.1f	/* of the moves */
 #define RSA_NEAR		0.5f	/* of the operation moves */
-#define RSA_STARTS		2
+#define RSA_STARTS		3
+#define RSA_HOPELESS		4	/* links shared at the full weight */
+#define RSA_RETRY		2	/* at most, at the end, for a retry */
 #define RSA_LIST		(8 * LOOM_PE_SLOTS + 8)	/* values a move touches */
 
 struct rsa {
@@ -1570,6 +1572,7 @@ static bool routed_anneal(struct pr *r, int cap)
 	a.w = RSA_W_FIRST;
 	for (int k = 0; k < a.nvals; k++)
 		route_value(r, a.vals[k], a.w);
+	long dbg_pairs_at_max = -1;
 	for (float temp = RSA_T_FIRST; r->pairs && temp > RSA_T_LAST &&
 	     !cancelled(r);) {
 		int taken = 0;
@@ -1582,8 +1585,18 @@ static bool routed_anneal(struct pr *r, int cap)
 		temp *= rate > 0.96f ? 0.5f : rate > 0.8f ? 0.9f : 0.95f;
 		rlim *= 1.0f - 0.44f + rate;
 		rlim = rlim < 1.0f ? 1.0f : rlim > maxdim ? maxdim : rlim;
-		if (a.w < RSA_W_MAX)
+		if (a.w < RSA_W_MAX) {
 			a.w *= RSA_W_GROWTH;
+			if (a.w >= RSA_W_MAX)
+				dbg_pairs_at_max = r->pairs;
+			/*
+			 * Where more links than RSA_HOPELESS are still
+			 * shared once sharing costs the most, cooling on
+			 * never found a routing: give up
+			 */
+			if (a.w >= RSA_W_MAX && r->pairs > RSA_HOPELESS)
+				break;
+		}
 		/* the links left shared cost more from now on */
 		r->wire = 0.0f;
 		for (int l = 0; l < 4 * a.nt; l++) {
@@ -1594,6 +1607,8 @@ static bool routed_anneal(struct pr *r, int cap)
 	}
 	r->additive = false;
 	ok = r->pairs == 0;
+	if (getenv("PDBG"))
+		fprintf(stderr, "RSA %s %ux%u n=%d cap %d attempt %d pairs %ld cancelled %d atmax %ld\n", r->g->thread, r->w, r->h, r->g->num, cap, r->attempt, r->pairs, cancelled(r), dbg_pairs_at_max);
 	if (ok) {
 		write_slots(r);
 		drop_unused_bindings(r);
@@ -1624,6 +1639,9 @@ static bool rsa_route_all(struct pr *r, int cap)
 		r->attempt = start + 1;
 		if (routed_anneal(r, cap))
 			return true;
+		/* another seed finds a routing only where this came close */
+		if (r->pairs > RSA_RETRY)
+			break;
 	}
 	return false;
 }

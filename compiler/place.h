@@ -14,9 +14,9 @@
 #include "graph.h"
 
 #define PLACE_MAX_TILES		(LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM)
-#define PLACE_ATTEMPTS		32
+#define PLACE_ATTEMPTS		8
 /* per group size and grouping rule: a temporal mapping tries many */
-#define PLACE_TEMPORAL_ATTEMPTS	24
+#define PLACE_TEMPORAL_ATTEMPTS	6
 /*
  * The device model's default timing (the engine's LOOM_DEFAULT_LOAD_LATENCY,
  * LOOM_DEFAULT_MEM_PORTS and LOOM_DEFAULT_FIFO_DEPTH), for the schedule's
