@@ -16,10 +16,12 @@
  *  3. Rates: a port gives one token per instance (context 0).  STREAM and
  *     INVARIANT turn tokens of context c into tokens of the loop context
  *     (c, count), where count names the value of their count (the same
- *     node, immediate or operand); REDUCE takes init and count in c and
- *     folds values of (c, count); every other operation takes all its
- *     inputs in one context and gives its result in it.  So each input of
- *     a firing belongs to the same instance and iteration.
+ *     node, immediate, operand, or port kind and index: the bindings of
+ *     one port at several edge positions give the same tokens); REDUCE
+ *     takes init and count in c and folds values of (c, count); every
+ *     other operation takes all its inputs in one context and gives its
+ *     result in it.  So each input of a firing belongs to the same
+ *     instance and iteration.
  *  4. No loop waits on itself: the values of one loop context that meet
  *     at some operation form a loop (two loops of one count, one after
  *     the other, are two), and nothing its STREAMs, INVARIANTs or REDUCEs

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * place.c: greedy placement, annealed placement, negotiated-congestion
+ * place.c: greedy placement, routed annealing, negotiated-congestion
  * routing.
  *
  * PEs are placed in topological order on the free tile closest to their
@@ -11,7 +11,7 @@
  * price that grows round by round, until no link carries two values (an
  * output selects exactly one source, so a link carries one value per
  * direction).  When they do not come apart, the graph is placed again
- * with random perturbation, PLACE_ATTEMPTS times.
+ * with random perturbation, a few times (PLACE_ATTEMPTS).
  *
  * When the graph has more operations than the fabric has tiles, or does
  * not route spatially, operations are packed into groups that share a
@@ -20,12 +20,15 @@
  * without a link) or the group whose outside inputs grow least, when it
  * has room and takes few outside values, else opens a group, else joins
  * the least filled (group_pes()).  Groups are placed and routed as single
- * operations were.  @cap starts at the initiation interval the graph
+ * operations were.  When no greedy placement routes, routed annealing
+ * searches from the greedy one (routed_anneal()): every state it visits
+ * is routed, operations move between tiles (so groups change) and ports
+ * between edge positions, and the edge positions left free take copies
+ * of the busiest ports.  @cap starts at the initiation interval the graph
  * cannot beat anyway (its memory bound, or operations over tiles) and
- * grows to LOOM_PE_SLOTS until the groups route (when no greedy placement
- * of the groups routes, annealing places single operations: anneal()); at
- * each @cap a copy of the graph whose operands are CONSTs is tried too
- * (operands_to_consts()).
+ * grows to LOOM_PE_SLOTS until a placement routes; at each @cap a copy of
+ * the graph whose operands are CONSTs is tried too (operands_to_consts();
+ * first, in a graph with loops).
  * A pipelined mapping then gets MOVs in free slots where a fork's early
  * branch would stall it (buffer_inputs()).  When nothing maps, the mapping
  * of a smaller fabric is embedded (map_smaller()): what maps on 4x4 maps
@@ -1572,7 +1575,6 @@ static bool routed_anneal(struct pr *r, int cap)
 	a.w = RSA_W_FIRST;
 	for (int k = 0; k < a.nvals; k++)
 		route_value(r, a.vals[k], a.w);
-	long dbg_pairs_at_max = -1;
 	for (float temp = RSA_T_FIRST; r->pairs && temp > RSA_T_LAST &&
 	     !cancelled(r);) {
 		int taken = 0;
@@ -1580,15 +1582,13 @@ static bool routed_anneal(struct pr *r, int cap)
 
 		for (int m = 0; m < moves && r->pairs; m++)
 			taken += rsa_step(r, &a, temp, (int)(rlim + 0.5f));
-		/* VPR's schedule, cooling slowly where few moves pass */
+		/* VPR's schedule, but slow where few moves pass too */
 		rate = (float)taken / (float)moves;
 		temp *= rate > 0.96f ? 0.5f : rate > 0.8f ? 0.9f : 0.95f;
 		rlim *= 1.0f - 0.44f + rate;
 		rlim = rlim < 1.0f ? 1.0f : rlim > maxdim ? maxdim : rlim;
 		if (a.w < RSA_W_MAX) {
 			a.w *= RSA_W_GROWTH;
-			if (a.w >= RSA_W_MAX)
-				dbg_pairs_at_max = r->pairs;
 			/*
 			 * Where more links than RSA_HOPELESS are still
 			 * shared once sharing costs the most, cooling on
@@ -1607,8 +1607,6 @@ static bool routed_anneal(struct pr *r, int cap)
 	}
 	r->additive = false;
 	ok = r->pairs == 0;
-	if (getenv("PDBG"))
-		fprintf(stderr, "RSA %s %ux%u n=%d cap %d attempt %d pairs %ld cancelled %d atmax %ld\n", r->g->thread, r->w, r->h, r->g->num, cap, r->attempt, r->pairs, cancelled(r), dbg_pairs_at_max);
 	if (ok) {
 		write_slots(r);
 		drop_unused_bindings(r);
