@@ -2204,6 +2204,15 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 	q = malloc(sizeof(*q));
 	if (!q)
 		abort();
+	/*
+	 * Nothing from the first size worth trying up: smaller groups, which
+	 * cost no II either, spread over a large fabric where the greedy
+	 * packing of large ones leaves too few routes between them.
+	 */
+	for (int k = tried - 1; !found && k >= 2; k--)
+		if (map_cap(fit ? g : NULL, cp, width, height, p, k, true, why,
+			    n))
+			found = k;
 	if (found)
 		place_measure(g, p);
 	/* below the first size tried only: the search is deterministic */
