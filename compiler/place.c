@@ -2192,24 +2192,37 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 {
 	bool fit = fits(g, width, height);
 	int found = 0, tried = 0;
-	struct placement *q;
+	struct placement *q = malloc(sizeof(*q)), *sp = NULL;
 	struct graph c, *cp = NULL;
 
+	if (!q)
+		abort();
+	/*
+	 * Spatially first; a spatial mapping the engine runs slower than its
+	 * bound is kept only if no temporal one runs faster.
+	 */
 	if (fit && graph_count(g, G_PE) <= (int)(width * height) &&
-	    map_checked(g, width, height, p, 1, why, n, NULL, 0))
-		return true;
+	    map_checked(g, width, height, q, 1, why, n, NULL, 0)) {
+		place_measure(g, q);
+		if (q->stats.measured <= MEASURED_SLACK * q->stats.ii_bound) {
+			*p = *q;
+			free(q);
+			return true;
+		}
+		sp = q;
+		q = malloc(sizeof(*q));
+		if (!q)
+			abort();
+	}
 	if (operands_to_consts(g, &c) && fits(&c, width, height))
 		cp = &c;
 	found = walk_caps(fit ? g : NULL, cp, width, height, p, &tried, why, n);
-	q = malloc(sizeof(*q));
-	if (!q)
-		abort();
 	/*
 	 * Nothing from the first size worth trying up: smaller groups, which
 	 * cost no II either, spread over a large fabric where the greedy
 	 * packing of large ones leaves too few routes between them.
 	 */
-	for (int k = tried - 1; !found && k >= 2; k--)
+	for (int k = tried - 1; !found && !sp && k >= 2; k--)
 		if (map_cap(fit ? g : NULL, cp, width, height, p, k, true, why,
 			    n))
 			found = k;
@@ -2225,6 +2238,13 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 		if (q->stats.measured > 0 && q->stats.measured < p->stats.measured)
 			*p = *q;
 	}
+	if (sp && (!found || p->stats.measured <= 0 ||
+		   (sp->stats.measured > 0 &&
+		    sp->stats.measured <= p->stats.measured))) {
+		*p = *sp;
+		found = 1;
+	}
+	free(sp);
 	free(q);
 	graph_free(&c);
 	return found;
