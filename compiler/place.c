@@ -2154,7 +2154,7 @@ static int walk_caps(const struct graph *g, const struct graph *c,
 	atomic_init(&w->best, w->n);
 	if (threads > WALK_THREADS)
 		threads = WALK_THREADS;
-	for (; threads > 1 && started < threads; started++)
+	for (; started + 1 < threads; started++)
 		if (pthread_create(&tid[started], NULL, walk_worker, w))
 			break;
 	walk_worker(w);
