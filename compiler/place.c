@@ -331,15 +331,16 @@ static void place_all(struct pr *r)
 
 /*
  * Negotiated congestion (PathFinder): each value is routed as a tree, by
- * Dijkstra over the links from every tile it already reaches to each of
- * its consumers in turn.  A link may be claimed by several values while
+ * A* over the links from every tile it already reaches to each of its
+ * consumers in turn (from each of its bindings, for a port bound at
+ * several edge positions).  A link may be claimed by several values while
  * routing goes on, at a price: it costs more the more other values use it
  * now (the present factor, which grows round after round) and the more it
  * was overused in earlier rounds (its history).  Every round rips up and
  * reroutes every value, until no link carries two values (an output
  * selects exactly one source), or ROUTE_ROUNDS have passed, or
  * ROUTE_STALL_ROUNDS without fewer overused links than before (the
- * placement is then given up sooner: most of a failing compile's time).
+ * placement is then given up sooner).
  */
 #define ROUTE_ROUNDS		80
 #define ROUTE_STALL_ROUNDS	20
@@ -445,7 +446,7 @@ static void mark_sources(struct pr *r, int s)
 	}
 }
 
-/* A binary min-heap of tiles by cost, for route_value()'s Dijkstra. */
+/* A binary min-heap of tiles by cost, for reach_tile()'s A*. */
 struct heap {
 	int n;
 	float key[5 * PLACE_MAX_TILES];
