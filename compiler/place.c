@@ -1168,8 +1168,8 @@ static int random_edge(struct pr *r, int edges)
  * operation to another tile (swapped with one there when the tile is
  * full), swaps the operations of two tiles, or takes a port binding to
  * another edge position (swapped with one there); it rips up the values
- * the moved nodes make and take and routes them again, each as a tree by
- * Dijkstra from the tiles it reaches (route_value()), a link costing
+ * the moved nodes make and take and routes them again, each as a tree
+ * from the tiles it reaches (route_value()), a link costing
  * 1 + its history + the weight x the values already on it.  The cost of
  * a state is what its routes cost: the links they use (with their
  * history) plus the weight x the pairs of values sharing a link.  A state
