@@ -16,10 +16,12 @@
  *  3. Rates: a port gives one token per instance (context 0).  STREAM and
  *     INVARIANT turn tokens of context c into tokens of the loop context
  *     (c, count), where count names the value of their count (the same
- *     node, immediate or operand); REDUCE takes init and count in c and
- *     folds values of (c, count); every other operation takes all its
- *     inputs in one context and gives its result in it.  So each input of
- *     a firing belongs to the same instance and iteration.
+ *     node, immediate, operand, or port kind and index: the bindings of
+ *     one port at several edge positions give the same tokens); REDUCE
+ *     takes init and count in c and folds values of (c, count); every
+ *     other operation takes all its inputs in one context and gives its
+ *     result in it.  So each input of a firing belongs to the same
+ *     instance and iteration.
  *  4. No loop waits on itself: the values of one loop context that meet
  *     at some operation form a loop (two loops of one count, one after
  *     the other, are two), and nothing its STREAMs, INVARIANTs or REDUCEs
@@ -54,6 +56,7 @@ enum count_kind {
 	COUNT_IMM = 1,		/* an immediate (IMM_B or a CONST) */
 	COUNT_OPERAND,		/* a launch operand (port or CONST of it) */
 	COUNT_VALUE,		/* a value, by number */
+	COUNT_PORT,		/* another input port, by kind and index */
 };
 
 struct loop_ctx {
@@ -323,9 +326,13 @@ static void count_id(const struct dl *d, int v, int *kind, uint64_t *val)
 	if (v >= d->nslots) {
 		const struct loom_port_binding *b = &d->p->ports[v - d->nslots];
 
-		*kind = b->kind == LOOM_PORT_OPERAND ? COUNT_OPERAND : COUNT_VALUE;
+		/*
+		 * A port may be bound at several edge positions: each
+		 * binding of one kind and index gives the same tokens.
+		 */
+		*kind = b->kind == LOOM_PORT_OPERAND ? COUNT_OPERAND : COUNT_PORT;
 		*val = b->kind == LOOM_PORT_OPERAND ? 2 * (uint64_t)b->index :
-		       (uint64_t)v;
+		       (uint64_t)b->kind << 8 | b->index;
 		return;
 	}
 	if (cfg(d, v)->op == LOOM_OP_CONST) {

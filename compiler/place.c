@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * place.c: greedy placement, annealed placement, negotiated-congestion
+ * place.c: greedy placement, routed annealing, negotiated-congestion
  * routing.
  *
  * PEs are placed in topological order on the free tile closest to their
@@ -11,7 +11,7 @@
  * price that grows round by round, until no link carries two values (an
  * output selects exactly one source, so a link carries one value per
  * direction).  When they do not come apart, the graph is placed again
- * with random perturbation, PLACE_ATTEMPTS times.
+ * with random perturbation, a few times (PLACE_ATTEMPTS).
  *
  * When the graph has more operations than the fabric has tiles, or does
  * not route spatially, operations are packed into groups that share a
@@ -20,12 +20,15 @@
  * without a link) or the group whose outside inputs grow least, when it
  * has room and takes few outside values, else opens a group, else joins
  * the least filled (group_pes()).  Groups are placed and routed as single
- * operations were.  @cap starts at the initiation interval the graph
+ * operations were.  When no greedy placement routes, routed annealing
+ * searches from the greedy one (routed_anneal()): every state it visits
+ * is routed, operations move between tiles (so groups change) and ports
+ * between edge positions, and the edge positions left free take copies
+ * of the busiest ports.  @cap starts at the initiation interval the graph
  * cannot beat anyway (its memory bound, or operations over tiles) and
- * grows to LOOM_PE_SLOTS until the groups route (when no greedy placement
- * of the groups routes, annealing places single operations: anneal()); at
- * each @cap a copy of the graph whose operands are CONSTs is tried too
- * (operands_to_consts()).
+ * grows to LOOM_PE_SLOTS until a placement routes; at each @cap a copy of
+ * the graph whose operands are CONSTs is tried too (operands_to_consts();
+ * first, in a graph with loops).
  * A pipelined mapping then gets MOVs in free slots where a fork's early
  * branch would stall it (buffer_inputs()).  When nothing maps, the mapping
  * of a smaller fabric is embedded (map_smaller()): what maps on 4x4 maps
@@ -66,13 +69,19 @@ struct pr {
 					   direction of the last link) */
 	int *depth;			/* node * tiles + tile: links from the
 					   value's origin */
-	float crowd_weight;		/* tally_cost()'s, on link demand */
-	float pressure[PLACE_MAX_TILES];/* tally_cost()'s, from failed routes */
-	bool tally_demand;		/* whether the cost needs the demand */
-	int *port_at;			/* port node, while annealing: side *
-					   LOOM_FABRIC_MAX_DIM + position */
+	int bind_node[LOOM_MAX_PORTS];	/* port binding: its port node */
+	int nb[4 * PLACE_MAX_TILES];	/* tile * 4 + direction: neighbour */
+	int x[PLACE_MAX_TILES], y[PLACE_MAX_TILES];	/* each tile's */
+	long pairs;			/* pairs of values sharing a link */
+	int nlinks;			/* links the routes use */
+	float wire;			/* their cost, 1 + history each */
+	bool additive;			/* link_cost(): 1 + history + pres x
+					   values (routed annealing's) */
 	unsigned seed;
 	int attempt;
+	const atomic_int *stop;		/* the first search of walk_caps()
+					   that mapped, or NULL */
+	int task;			/* this search's there */
 };
 
 
@@ -101,8 +110,7 @@ static int iabs(int v)
 
 static int dist(struct pr *r, int a, int b)
 {
-	return iabs(a % (int)r->w - b % (int)r->w) +
-	       iabs(a / (int)r->w - b / (int)r->w);
+	return iabs(r->x[a] - r->x[b]) + iabs(r->y[a] - r->y[b]);
 }
 
 static unsigned side_len(struct pr *r, unsigned side)
@@ -135,15 +143,23 @@ static int to_edge(struct pr *r, int t)
 
 /* ------------------------------------------------------------ place --- */
 
+/* Tile @t's neighbour in direction @dir, or -1 past the edge. */
 static int neighbour(struct pr *r, int t, unsigned dir)
 {
-	int x = t % r->w, y = t / r->w;
+	return r->nb[t * 4 + dir];
+}
 
-	switch (dir) {
-	case LOOM_DIR_N: return y > 0 ? t - (int)r->w : -1;
-	case LOOM_DIR_S: return y < (int)r->h - 1 ? t + (int)r->w : -1;
-	case LOOM_DIR_W: return x > 0 ? t - 1 : -1;
-	default: return x < (int)r->w - 1 ? t + 1 : -1;
+static void index_neighbours(struct pr *r)
+{
+	for (int t = 0; t < (int)(r->w * r->h); t++) {
+		int x = t % r->w, y = t / r->w;
+
+		r->x[t] = x;
+		r->y[t] = y;
+		r->nb[t * 4 + LOOM_DIR_N] = y > 0 ? t - (int)r->w : -1;
+		r->nb[t * 4 + LOOM_DIR_S] = y < (int)r->h - 1 ? t + (int)r->w : -1;
+		r->nb[t * 4 + LOOM_DIR_W] = x > 0 ? t - 1 : -1;
+		r->nb[t * 4 + LOOM_DIR_E] = x < (int)r->w - 1 ? t + 1 : -1;
 	}
 }
 
@@ -233,6 +249,7 @@ static void place_port(struct pr *r, int node, int near)
 	b->pos = bp;
 	b->kind = r->g->nodes[node].port_kind;
 	b->index = r->g->nodes[node].port_index;
+	r->bind_node[r->p->num_ports] = node;
 	r->where[node] = r->p->num_ports++;
 }
 
@@ -314,15 +331,16 @@ static void place_all(struct pr *r)
 
 /*
  * Negotiated congestion (PathFinder): each value is routed as a tree, by
- * Dijkstra over the links from every tile it already reaches to each of
- * its consumers in turn.  A link may be claimed by several values while
+ * A* over the links from every tile it already reaches to each of its
+ * consumers in turn (from each of its bindings, for a port bound at
+ * several edge positions).  A link may be claimed by several values while
  * routing goes on, at a price: it costs more the more other values use it
  * now (the present factor, which grows round after round) and the more it
  * was overused in earlier rounds (its history).  Every round rips up and
  * reroutes every value, until no link carries two values (an output
  * selects exactly one source), or ROUTE_ROUNDS have passed, or
  * ROUTE_STALL_ROUNDS without fewer overused links than before (the
- * placement is then given up sooner: most of a failing compile's time).
+ * placement is then given up sooner).
  */
 #define ROUTE_ROUNDS		80
 #define ROUTE_STALL_ROUNDS	20
@@ -376,20 +394,59 @@ static int source_tile(struct pr *r, int s, uint8_t *src)
 	return edge_tile(r, b->side, b->pos);
 }
 
+/*
+ * The binding of port node @s whose edge link enters tile @t, or -1 (a
+ * port may be bound at several edge positions: each is a source of it).
+ */
+static int binding_at(struct pr *r, int s, int t)
+{
+	for (unsigned b = 0; b < r->p->num_ports; b++)
+		if (r->bind_node[b] == s &&
+		    edge_tile(r, r->p->ports[b].side, r->p->ports[b].pos) == t)
+			return b;
+	return -1;
+}
+
 /* The switch source of value @s at tile @t, which it reaches. */
 static uint8_t source_at(struct pr *r, int s, int t)
 {
 	signed char how = r->reached[s * (int)(r->w * r->h) + t];
 	uint8_t src;
 
-	if (how == ROUTE_SOURCE) {
+	if (how == ROUTE_SOURCE && r->g->nodes[s].kind == G_PE) {
 		source_tile(r, s, &src);
 		return src;
 	}
+	if (how == ROUTE_SOURCE)
+		return LOOM_SRC_N + r->p->ports[binding_at(r, s, t)].side;
 	return arrives_as(how);
 }
 
-/* A binary min-heap of tiles by cost, for route_value()'s Dijkstra. */
+/* Marks the tiles where value @s enters the fabric as its tree's roots. */
+static void mark_sources(struct pr *r, int s)
+{
+	int nt = r->w * r->h;
+	uint8_t src;
+
+	if (r->g->nodes[s].kind == G_PE) {
+		int t = source_tile(r, s, &src);
+
+		r->reached[s * nt + t] = ROUTE_SOURCE;
+		r->depth[s * nt + t] = 0;
+		return;
+	}
+	for (unsigned b = 0; b < r->p->num_ports; b++) {
+		int t;
+
+		if (r->bind_node[b] != s)
+			continue;
+		t = edge_tile(r, r->p->ports[b].side, r->p->ports[b].pos);
+		r->reached[s * nt + t] = ROUTE_SOURCE;
+		r->depth[s * nt + t] = 0;
+	}
+}
+
+/* A binary min-heap of tiles by cost, for reach_tile()'s A*. */
 struct heap {
 	int n;
 	float key[5 * PLACE_MAX_TILES];
@@ -437,34 +494,38 @@ static int heap_pop(struct heap *h, float *key)
 /* What a value pays for link @l (tile * 4 + direction) in this round. */
 static float link_cost(struct pr *r, int l, float pres)
 {
+	if (r->additive)
+		return 1.0f + r->hist[l] + pres * (float)r->occ[l];
 	return (1.0f + r->hist[l]) * (1.0f + pres * (float)r->occ[l]);
 }
 
 /*
  * Extends value @s's tree to tile @dst along the cheapest path from any
- * tile it reaches.
+ * tile it reaches: A*, the tiles ordered by their cost so far plus their
+ * distance to @dst (a link costs at least 1, so the distance never
+ * overestimates and the path found is a cheapest one).
  */
 static void reach_tile(struct pr *r, int s, int dst, float pres)
 {
 	int nt = r->w * r->h;
 	signed char *reached = &r->reached[s * nt];
 	int *depth = &r->depth[s * nt];
-	float dist[PLACE_MAX_TILES];
+	float cost[PLACE_MAX_TILES];
 	int prev[PLACE_MAX_TILES], path[PLACE_MAX_TILES], len = 0;
 	struct heap h;
 
 	h.n = 0;
 	for (int t = 0; t < nt; t++) {
-		dist[t] = reached[t] != ROUTE_UNREACHED ? 0.0f : 1e30f;
+		cost[t] = reached[t] != ROUTE_UNREACHED ? 0.0f : 1e30f;
 		prev[t] = -1;
 		if (reached[t] != ROUTE_UNREACHED)
-			heap_push(&h, 0.0f, t);
+			heap_push(&h, (float)dist(r, t, dst), t);
 	}
 	while (h.n) {
 		float d;
 		int t = heap_pop(&h, &d);
 
-		if (d > dist[t])
+		if (d > cost[t] + (float)dist(r, t, dst))
 			continue;
 		if (t == dst)
 			break;
@@ -474,11 +535,11 @@ static void reach_tile(struct pr *r, int s, int dst, float pres)
 
 			if (u < 0 || reached[u] != ROUTE_UNREACHED)
 				continue;
-			c = d + link_cost(r, l, pres);
-			if (c < dist[u]) {
-				dist[u] = c;
+			c = cost[t] + link_cost(r, l, pres);
+			if (c < cost[u]) {
+				cost[u] = c;
 				prev[u] = l;
-				heap_push(&h, c, u);
+				heap_push(&h, c + (float)dist(r, u, dst), u);
 			}
 		}
 	}
@@ -488,9 +549,35 @@ static void reach_tile(struct pr *r, int s, int dst, float pres)
 		int l = path[len], t = l / 4, dir = l % 4;
 		int u = neighbour(r, t, dir);
 
-		r->occ[l]++;
+		r->pairs += r->occ[l]++;
+		r->nlinks++;
+		r->wire += 1.0f + r->hist[l];
 		reached[u] = dir;
 		depth[u] = depth[t] + 1;
+	}
+}
+
+/* The link that arrives at tile @t from direction @how (its r->reached[]). */
+static int link_into(struct pr *r, int t, int how)
+{
+	return neighbour(r, t, (how + 2) % 4) * 4 + how;
+}
+
+/* Rips value @s's tree up. */
+static void unroute_value(struct pr *r, int s)
+{
+	int nt = r->w * r->h;
+	signed char *reached = &r->reached[s * nt];
+
+	for (int t = 0; t < nt; t++) {
+		if (reached[t] >= 0 && reached[t] < 4) {
+			int l = link_into(r, t, reached[t]);
+
+			r->pairs -= --r->occ[l];
+			r->nlinks--;
+			r->wire -= 1.0f + r->hist[l];
+		}
+		reached[t] = ROUTE_UNREACHED;
 	}
 }
 
@@ -499,16 +586,9 @@ static void route_value(struct pr *r, int s, float pres)
 {
 	int nt = r->w * r->h;
 	signed char *reached = &r->reached[s * nt];
-	uint8_t src;
 
-	for (int t = 0; t < nt; t++) {
-		if (reached[t] >= 0 && reached[t] < 4)
-			r->occ[neighbour(r, t, (reached[t] + 2) % 4) * 4 +
-			       reached[t]]--;
-		reached[t] = ROUTE_UNREACHED;
-	}
-	reached[source_tile(r, s, &src)] = ROUTE_SOURCE;
-	r->depth[s * nt + source_tile(r, s, &src)] = 0;
+	unroute_value(r, s);
+	mark_sources(r, s);
 	for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++) {
 		int t = r->where[r->uses[u] / 3];
 
@@ -560,6 +640,8 @@ static bool route_all(struct pr *r)
 	float pres = ROUTE_PRES_FIRST;
 
 	memset(r->occ, 0, 4 * nt * sizeof(r->occ[0]));
+	r->pairs = 0;
+	r->nlinks = 0;
 	for (int l = 0; l < 4 * nt; l++)
 		r->hist[l] = 0.0f;
 	memset(r->reached, ROUTE_UNREACHED, (size_t)r->g->num * nt);
@@ -1013,133 +1095,12 @@ static int first_cap(const struct graph *g, unsigned w, unsigned h)
 
 	if (cap < 2)
 		cap = 2;
-	if (mem_bound(g, false) > cap)
-		cap = mem_bound(g, false);
+	if (mem_bound(g, true) > cap)
+		cap = mem_bound(g, true);
 	return cap < LOOM_PE_SLOTS ? cap : LOOM_PE_SLOTS;
 }
 
-/* ----------------------------------------------------------- anneal --- */
-
-/*
- * Simulated annealing over single operations, for groupings the greedy
- * placement cannot route: an operation moves to another tile with a free
- * slot, or swaps tiles with one; a port moves to a free edge position or
- * swaps with another port.  The cost is the wire length (each value's
- * bounding box over its origin and its consumers) plus a penalty, per
- * tile, for the distinct values that must enter (leave) it over more
- * links than it has: the routes need those links, and more for the values
- * passing through; 2 for every further value sent to the same neighbour
- * (one link each way: it detours); and, when asked, the links the values'
- * boxes need over a tile's links (crowd_weight) and the demand on tiles
- * where routing failed before (pressure).  Moves that raise the cost are
- * taken with probability exp(-rise / temperature), the temperature
- * falling geometrically.  Fixed seeds: the result is deterministic.
- */
-#define ANNEAL_TRIES		12
-#define ANNEAL_REFINES		3	/* re-anneals of a start that fails */
-#define ANNEAL_MOVES_PER_NODE	10	/* per temperature */
-#define ANNEAL_T_FIRST		3.0f
-#define ANNEAL_T_REHEAT		0.5f
-#define ANNEAL_T_LAST		0.02f
-#define ANNEAL_COOLING		0.92f
-#define ANNEAL_PRESSURE_WEIGHT	0.5f
-#define ANNEAL_EXCESS_WEIGHT	6.0f
-
-/* The tile where value @s enters the fabric during annealing. */
-static int origin(struct pr *r, int s)
-{
-	if (r->g->nodes[s].kind == G_PE)
-		return r->where[s];
-	return edge_tile(r, r->port_at[s] / LOOM_FABRIC_MAX_DIM,
-			 r->port_at[s] % LOOM_FABRIC_MAX_DIM);
-}
-
-/*
- * What the values need of the tiles, kept up to date move by move (a move
- * retallies only the values it touches).
- */
-struct tally {
-	int in[PLACE_MAX_TILES];	/* distinct values entering */
-	int out[PLACE_MAX_TILES];	/* distinct values leaving */
-	int pair[4 * PLACE_MAX_TILES];	/* values sent to each neighbour */
-	float demand[PLACE_MAX_TILES];	/* links of the boxes over the tile */
-	float wire;			/* bounding boxes' half perimeters */
-	int seen[PLACE_MAX_TILES], stamp;
-};
-
-/* Adds (@sign 1) or removes (-1) value @s's needs. */
-static void tally_value(struct pr *r, struct tally *y, int s, int sign)
-{
-	int o = origin(r, s), x0, x1, y0, y1, len;
-	bool leaves = false;
-
-	y->stamp++;
-	x0 = x1 = o % (int)r->w;
-	y0 = y1 = o / (int)r->w;
-	for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++) {
-		int t = r->where[r->uses[u] / 3];
-		int x = t % (int)r->w, yy = t / (int)r->w;
-
-		x0 = x < x0 ? x : x0;
-		x1 = x > x1 ? x : x1;
-		y0 = yy < y0 ? yy : y0;
-		y1 = yy > y1 ? yy : y1;
-		if (t == o || y->seen[t] == y->stamp)
-			continue;
-		y->seen[t] = y->stamp;
-		y->in[t] += sign;
-		leaves = true;
-		if (dist(r, o, t) == 1)
-			y->pair[o * 4 + (t == o + 1 ? LOOM_DIR_E :
-					 t == o - 1 ? LOOM_DIR_W :
-					 t > o ? LOOM_DIR_S : LOOM_DIR_N)] += sign;
-	}
-	if (leaves)
-		y->out[o] += sign;
-	len = x1 - x0 + y1 - y0;
-	y->wire += (float)(sign * len);
-	/* its links, spread evenly over its bounding box */
-	if (len && r->tally_demand) {
-		float share = (float)(sign * len) /
-			      (float)((x1 - x0 + 1) * (y1 - y0 + 1));
-
-		for (int yy = y0; yy <= y1; yy++)
-			for (int x = x0; x <= x1; x++)
-				y->demand[yy * r->w + x] += share;
-	}
-}
-
-static float tally_cost(struct pr *r, const struct tally *y)
-{
-	float cost = y->wire;
-
-	for (int t = 0; t < (int)(r->w * r->h); t++) {
-		int deg = degree(r, t);
-		int over = (y->in[t] > deg ? y->in[t] - deg : 0) +
-			   (y->out[t] > deg ? y->out[t] - deg : 0);
-		float crowd = y->demand[t] - (float)deg;
-
-		cost += ANNEAL_EXCESS_WEIGHT * (float)(over * over + over);
-		if (crowd > 0.0f)
-			cost += r->crowd_weight * crowd * crowd;
-		/* where routes failed before, links are dearer */
-		cost += ANNEAL_PRESSURE_WEIGHT * r->pressure[t] * y->demand[t];
-		/* a second value to the same neighbour detours: 2 links more */
-		for (unsigned d = 0; d < 4; d++)
-			if (y->pair[t * 4 + d] > 1)
-				cost += 2.0f * (float)(y->pair[t * 4 + d] - 1);
-	}
-	return cost;
-}
-
-static float anneal_cost(struct pr *r, struct tally *y)
-{
-	memset(y, 0, sizeof(*y));
-	for (int s = 0; s < r->g->num; s++)
-		if (fanout(r, s))
-			tally_value(r, y, s, 1);
-	return tally_cost(r, y);
-}
+/* ---------------------------------------------------------- helpers --- */
 
 /* Adds value @s to the @n values of @list if it has consumers and is new. */
 static int list_value(struct pr *r, int *list, int n, int s)
@@ -1150,7 +1111,7 @@ static int list_value(struct pr *r, int *list, int n, int s)
 	return n + 1;
 }
 
-/* The values whose needs change when node @i moves: its own, its inputs'. */
+/* Adds the values node @i makes and takes to the @n of @list. */
 static int values_of(struct pr *r, int i, int *list, int n)
 {
 	const struct g_node *nd = &r->g->nodes[i];
@@ -1161,13 +1122,6 @@ static int values_of(struct pr *r, int i, int *list, int n)
 			if (graph_inputs(nd) & (1U << k))
 				n = list_value(r, list, n, nd->in[k]);
 	return n;
-}
-
-static void tally_values(struct pr *r, struct tally *y, const int *list,
-			 int n, int sign)
-{
-	for (int k = 0; k < n; k++)
-		tally_value(r, y, list[k], sign);
 }
 
 /* A uniform number in [0, 1). */
@@ -1196,16 +1150,7 @@ static int pe_on(struct pr *r, const int *pes, int npes, int t, int count)
 	return -1;
 }
 
-/* The port bound at edge position @at (anneal()'s encoding), or -1. */
-static int port_on(struct pr *r, const int *ports, int nports, int at)
-{
-	for (int k = 0; k < nports; k++)
-		if (r->port_at[ports[k]] == at)
-			return ports[k];
-	return -1;
-}
-
-/* An edge position, at random, in anneal()'s encoding. */
+/* An edge position, at random: side * LOOM_FABRIC_MAX_DIM + position. */
 static int random_edge(struct pr *r, int edges)
 {
 	int at = rnd(r) % edges;
@@ -1216,103 +1161,372 @@ static int random_edge(struct pr *r, int edges)
 	return side * LOOM_FABRIC_MAX_DIM + at;
 }
 
-/*
- * Anneals the placement in r->where (PE nodes) and r->p->ports, at most
- * @cap operations a tile, from temperature @first, and writes it back
- * with slots in node order.
- */
-/*
- * Moves node @i (a PE when @pe, else a port) from @from to @to, swapping
- * with @other there if any; undone by the same call with @from and @to
- * exchanged.  @count: PEs on each tile.
- */
-static void move_node(struct pr *r, bool pe, int i, int other, int from,
-		      int to, int *count)
-{
-	int *at = pe ? r->where : r->port_at;
+/* -------------------------------------------------- routed annealing --- */
 
-	at[i] = to;
-	if (other >= 0)
-		at[other] = from;
-	else if (pe) {
-		count[from]--;
-		count[to]++;
+/*
+ * Simulated annealing whose every state is routed.  A move takes an
+ * operation to another tile (swapped with one there when the tile is
+ * full), swaps the operations of two tiles, or takes a port binding to
+ * another edge position (swapped with one there); it rips up the values
+ * the moved nodes make and take and routes them again, each as a tree
+ * from the tiles it reaches (route_value()), a link costing
+ * 1 + its history + the weight x the values already on it.  The cost of
+ * a state is what its routes cost: the links they use (with their
+ * history) plus the weight x the pairs of values sharing a link.  A state
+ * without such a pair is a routing, and the search stops there.  So the
+ * placement is judged by the router itself, not by an estimate of what
+ * routing will need (wire length and link demand, which leave a few links
+ * overused once a 4x4 fabric is full), and routing negotiates as
+ * PathFinder does: the weight grows as the temperature falls, and the
+ * links left shared at a temperature cost more from then on.
+ *
+ * Half the operation moves go to the tile of an operation the moved one
+ * takes a value from or gives one to: what the routes need most is
+ * operations that exchange values on one tile, or side by side.
+ *
+ * The edge positions no port needs take copies of the ports with the
+ * most consumers (a port may be bound at several positions: each binding
+ * injects the same token per instance), and a value reaches each
+ * consumer from the nearest of its bindings; the copies no route uses are
+ * dropped at the end.  Fixed seeds: the result is deterministic.
+ */
+#define RSA_MOVES_PER_NODE	24	/* per temperature */
+#define RSA_T_FIRST		2.0f
+#define RSA_T_LAST		0.05f
+#define RSA_W_FIRST		0.5f	/* the weight of a shared link */
+#define RSA_W_GROWTH		1.15f	/* per temperature */
+#define RSA_W_MAX		20.0f
+#define RSA_HIST_STEP		0.5f
+#define RSA_TILE_SWAPS		0.1f	/* of the moves */
+#define RSA_NEAR		0.5f	/* of the operation moves */
+#define RSA_STARTS		3
+#define RSA_HOPELESS		4	/* links shared at the full weight */
+#define RSA_RETRY		2	/* at most, at the end, for a retry */
+#define RSA_LIST		(8 * LOOM_PE_SLOTS + 8)	/* values a move touches */
+
+struct rsa {
+	int cap, nt, edges;
+	int count[PLACE_MAX_TILES];	/* operations on each tile */
+	int *pes, npes;
+	int *vals, nvals;		/* nodes whose values have consumers */
+	signed char *save_reached;	/* the trees a move ripped up */
+	int *save_depth;
+	float w;			/* the weight of a shared link */
+};
+
+static float rsa_cost(const struct pr *r, const struct rsa *a)
+{
+	return r->wire + a->w * (float)r->pairs;
+}
+
+/* Whether a search that runs beside this one made it pointless. */
+static bool cancelled(const struct pr *r)
+{
+	return r->stop && atomic_load(r->stop) < r->task;
+}
+
+/* The edge position (side * LOOM_FABRIC_MAX_DIM + pos) of binding @b. */
+static int binding_pos(const struct pr *r, int b)
+{
+	return r->p->ports[b].side * LOOM_FABRIC_MAX_DIM + r->p->ports[b].pos;
+}
+
+static int binding_at_pos(struct pr *r, int at)
+{
+	for (unsigned b = 0; b < r->p->num_ports; b++)
+		if (binding_pos(r, b) == at)
+			return b;
+	return -1;
+}
+
+static void set_binding_pos(struct pr *r, int b, int at)
+{
+	r->p->ports[b].side = at / LOOM_FABRIC_MAX_DIM;
+	r->p->ports[b].pos = at % LOOM_FABRIC_MAX_DIM;
+}
+
+/*
+ * Binds copies of the ports with the most consumers per binding at the
+ * edge positions left free, at random, while a port has more consumers
+ * than bindings.
+ */
+static void add_copies(struct pr *r, int edges)
+{
+	int copies[LOOM_MAX_PORTS] = { 0 }, nb = r->p->num_ports;
+	bool used[4][LOOM_FABRIC_MAX_DIM] = { { false } };
+
+	for (int b = 0; b < nb; b++) {
+		used[r->p->ports[b].side][r->p->ports[b].pos] = true;
+		copies[b] = 1;
+	}
+	while ((int)r->p->num_ports < edges &&
+	       r->p->num_ports < LOOM_MAX_PORTS) {
+		int best = -1, at, c = r->p->num_ports;
+
+		for (int b = 0; b < nb; b++) {
+			int f = fanout(r, r->bind_node[b]);
+
+			if (copies[b] < f &&
+			    (best < 0 || f * copies[best] >
+			     fanout(r, r->bind_node[best]) * copies[b]))
+				best = b;
+		}
+		if (best < 0)
+			return;
+		do
+			at = random_edge(r, edges);
+		while (used[at / LOOM_FABRIC_MAX_DIM][at % LOOM_FABRIC_MAX_DIM]);
+		used[at / LOOM_FABRIC_MAX_DIM][at % LOOM_FABRIC_MAX_DIM] = true;
+		r->p->ports[c] = r->p->ports[best];
+		r->bind_node[c] = r->bind_node[best];
+		set_binding_pos(r, c, at);
+		r->p->num_ports++;
+		copies[best]++;
 	}
 }
 
-static void anneal(struct pr *r, int cap, float first)
+/*
+ * Whether binding @b carries its port's value somewhere: to a consumer on
+ * its tile, or over a link of the value's tree that leaves it.  Of two
+ * bindings of one port on one tile (a corner), the first is the one
+ * source_at() reads.
+ */
+static bool binding_used(struct pr *r, int b)
 {
-	int nt = r->w * r->h, count[PLACE_MAX_TILES] = { 0 };
-	int *pes = calloc(r->g->num + 1, sizeof(int));
-	int *ports = calloc(r->g->num + 1, sizeof(int));
-	int npes = 0, nports = 0, edges = 0, slot_used[PLACE_MAX_TILES] = { 0 };
-	int per_step;
-	float cost;
-	struct tally y;
+	int s = r->bind_node[b], nt = r->w * r->h;
+	int t = edge_tile(r, r->p->ports[b].side, r->p->ports[b].pos);
 
-	if (!pes || !ports)
-		abort();
-	for (int i = 0; i < r->g->num; i++) {
-		const struct g_node *n = &r->g->nodes[i];
+	if (binding_at(r, s, t) != b)
+		return false;
+	for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++)
+		if (r->where[r->uses[u] / 3] == t)
+			return true;
+	for (unsigned dir = 0; dir < 4; dir++) {
+		int u = neighbour(r, t, dir);
 
-		if (n->kind == G_PE) {
-			pes[npes++] = i;
-			count[r->where[i]]++;
-		} else if (r->where[i] >= 0) {
-			const struct loom_port_binding *b = &r->p->ports[r->where[i]];
-
-			ports[nports++] = i;
-			r->port_at[i] = b->side * LOOM_FABRIC_MAX_DIM + b->pos;
-		}
+		if (u >= 0 && r->reached[s * nt + u] == (signed char)dir)
+			return true;
 	}
-	for (unsigned side = 0; side < 4; side++)
-		edges += side_len(r, side);
-	per_step = ANNEAL_MOVES_PER_NODE * (npes + nports) + 100;
-	cost = anneal_cost(r, &y);
-	for (float t = first; t > ANNEAL_T_LAST; t *= ANNEAL_COOLING) {
-		for (int m = 0; m < per_step; m++) {
-			int pick = rnd(r) % (npes + nports), list[16], n = 0;
-			int i, other, from, to;
-			float c;
+	return false;
+}
 
-			if (pick < npes) {
-				i = pes[pick];
-				from = r->where[i];
-				to = rnd(r) % nt;
-				other = count[to] >= cap ?
-					pe_on(r, pes, npes, to, count[to]) : -1;
-			} else {
-				i = ports[pick - npes];
-				from = r->port_at[i];
-				to = random_edge(r, edges);
-				other = port_on(r, ports, nports, to);
-			}
-			if (to == from)
-				continue;
-			n = values_of(r, i, list, 0);
-			if (other >= 0)
-				n = values_of(r, other, list, n);
-			tally_values(r, &y, list, n, -1);
-			move_node(r, pick < npes, i, other, from, to, count);
-			tally_values(r, &y, list, n, 1);
-			c = tally_cost(r, &y);
-			if (c <= cost || unit(r) < exp_neg((c - cost) / t)) {
-				cost = c;
-				continue;
-			}
-			tally_values(r, &y, list, n, -1);
-			move_node(r, pick < npes, i, other, to, from, count);
-			tally_values(r, &y, list, n, 1);
-		}
+/* Drops the bindings no route uses; a port node's first left is r->where's. */
+static void drop_unused_bindings(struct pr *r)
+{
+	bool keep[LOOM_MAX_PORTS];
+	unsigned n = 0;
+
+	for (unsigned b = 0; b < r->p->num_ports; b++)
+		keep[b] = binding_used(r, b);
+	for (unsigned b = 0; b < r->p->num_ports; b++) {
+		if (!keep[b])
+			continue;
+		r->p->ports[n] = r->p->ports[b];
+		r->bind_node[n] = r->bind_node[b];
+		n++;
 	}
-	/* back into the configuration: slots in node order, ports rebound */
+	r->p->num_ports = n;
+	for (int b = n - 1; b >= 0; b--)
+		r->where[r->bind_node[b]] = b;
+}
+
+/* Moves PE @i (binding @i) to @to, swapping with @other there, if any. */
+static void rsa_move(struct pr *r, struct rsa *a, bool pe, int i, int other,
+		     int from, int to)
+{
+	if (!pe) {
+		set_binding_pos(r, i, to);
+		if (other >= 0)
+			set_binding_pos(r, other, from);
+		return;
+	}
+	r->where[i] = to;
+	if (other >= 0) {
+		r->where[other] = from;
+	} else {
+		a->count[from]--;
+		a->count[to]++;
+	}
+}
+
+/* A tile within @rlim of @from in each direction, other than @from. */
+static int rsa_pick_tile(struct pr *r, int from, int rlim)
+{
+	int x0 = from % (int)r->w, y0 = from / (int)r->w;
+	int lo_x = x0 - rlim < 0 ? 0 : x0 - rlim;
+	int hi_x = x0 + rlim >= (int)r->w ? (int)r->w - 1 : x0 + rlim;
+	int lo_y = y0 - rlim < 0 ? 0 : y0 - rlim;
+	int hi_y = y0 + rlim >= (int)r->h ? (int)r->h - 1 : y0 + rlim;
+
+	if (r->w * r->h == 1)
+		return from;
+	for (;;) {
+		int x = lo_x + (int)(rnd(r) % (unsigned)(hi_x - lo_x + 1));
+		int y = lo_y + (int)(rnd(r) % (unsigned)(hi_y - lo_y + 1));
+
+		if (x != x0 || y != y0)
+			return y * (int)r->w + x;
+	}
+}
+
+/*
+ * The tile of an operation that operation @i takes a value from or gives
+ * one to, at random, or -1 if none.
+ */
+static int rsa_near_tile(struct pr *r, int i)
+{
+	const struct g_node *n = &r->g->nodes[i];
+	int near[3 + 64], c = 0;
+
+	for (int k = 0; k < 3; k++)
+		if ((graph_inputs(n) & (1U << k)) &&
+		    r->g->nodes[n->in[k]].kind == G_PE)
+			near[c++] = r->where[n->in[k]];
+	for (int u = r->use_at[i]; u < r->use_at[i + 1] && c < 3 + 64; u++)
+		near[c++] = r->where[r->uses[u] / 3];
+	return c ? near[rnd(r) % c] : -1;
+}
+
+static void rsa_save(struct pr *r, struct rsa *a, const int *list, int n)
+{
+	int nt = a->nt;
+
+	for (int k = 0; k < n; k++) {
+		memcpy(&a->save_reached[k * nt], &r->reached[list[k] * nt], nt);
+		memcpy(&a->save_depth[k * nt], &r->depth[list[k] * nt],
+		       nt * sizeof(int));
+	}
+}
+
+static void rsa_restore(struct pr *r, struct rsa *a, const int *list, int n)
+{
+	int nt = a->nt;
+
+	for (int k = 0; k < n; k++) {
+		signed char *reached = &r->reached[list[k] * nt];
+
+		unroute_value(r, list[k]);
+		memcpy(reached, &a->save_reached[k * nt], nt);
+		memcpy(&r->depth[list[k] * nt], &a->save_depth[k * nt],
+		       nt * sizeof(int));
+		for (int t = 0; t < nt; t++)
+			if (reached[t] >= 0 && reached[t] < 4) {
+				int l = link_into(r, t, reached[t]);
+
+				r->pairs += r->occ[l]++;
+				r->nlinks++;
+				r->wire += 1.0f + r->hist[l];
+			}
+	}
+}
+
+/*
+ * Routes the @n values of @list, ripped up, after a move from a state of
+ * cost @before: true if the move is taken, else false with the routes of
+ * @list as rsa_save() kept them (the caller undoes the move first).
+ */
+static bool rsa_judge(struct pr *r, struct rsa *a, const int *list, int n,
+		      float temp, float before)
+{
+	float after;
+
+	for (int k = 0; k < n; k++)
+		route_value(r, list[k], a->w);
+	after = rsa_cost(r, a);
+	return after <= before || unit(r) < exp_neg((after - before) / temp);
+}
+
+/* Swaps the operations of two tiles within @rlim; whether it was taken. */
+static bool rsa_swap_tiles(struct pr *r, struct rsa *a, float temp, int rlim)
+{
+	int t1 = rnd(r) % a->nt, t2 = rsa_pick_tile(r, t1, rlim);
+	int list[RSA_LIST] = { 0 }, n = 0;
+	float before = rsa_cost(r, a);
+	bool taken = false;
+
+	if (t1 == t2 || (!a->count[t1] && !a->count[t2]))
+		return false;
+	for (int k = 0; k < a->npes; k++)
+		if (r->where[a->pes[k]] == t1 || r->where[a->pes[k]] == t2)
+			n = values_of(r, a->pes[k], list, n);
+	rsa_save(r, a, list, n);
+	for (int k = 0; k < n; k++)
+		unroute_value(r, list[k]);
+	for (int pass = 0; pass < 2 && !taken; pass++) {
+		int c;
+
+		for (int k = 0; k < a->npes; k++) {
+			int *at = &r->where[a->pes[k]];
+
+			*at = *at == t1 ? t2 : *at == t2 ? t1 : *at;
+		}
+		c = a->count[t1];
+		a->count[t1] = a->count[t2];
+		a->count[t2] = c;
+		if (!pass)
+			taken = rsa_judge(r, a, list, n, temp, before);
+	}
+	if (!taken)
+		rsa_restore(r, a, list, n);
+	return taken;
+}
+
+/* One move at temperature @temp within @rlim tiles; whether it was taken. */
+static bool rsa_step(struct pr *r, struct rsa *a, float temp, int rlim)
+{
+	int pick = rnd(r) % (a->npes + r->p->num_ports), list[RSA_LIST] = { 0 };
+	int n = 0, i, other, from, to;
+	bool pe = pick < a->npes;
+	float before = rsa_cost(r, a);
+
+	if (unit(r) < RSA_TILE_SWAPS)
+		return rsa_swap_tiles(r, a, temp, rlim);
+	if (pe) {
+		i = a->pes[pick];
+		from = r->where[i];
+		to = unit(r) < RSA_NEAR ? rsa_near_tile(r, i) : -1;
+		if (to < 0)
+			to = rsa_pick_tile(r, from, rlim);
+		other = a->count[to] >= a->cap ?
+			pe_on(r, a->pes, a->npes, to, a->count[to]) : -1;
+		n = values_of(r, i, list, 0);
+		if (other >= 0)
+			n = values_of(r, other, list, n);
+	} else {
+		i = pick - a->npes;
+		from = binding_pos(r, i);
+		to = random_edge(r, a->edges);
+		other = binding_at_pos(r, to);
+		n = list_value(r, list, 0, r->bind_node[i]);
+		if (other >= 0)
+			n = list_value(r, list, n, r->bind_node[other]);
+	}
+	if (to == from)
+		return false;
+	rsa_save(r, a, list, n);
+	for (int k = 0; k < n; k++)
+		unroute_value(r, list[k]);
+	rsa_move(r, a, pe, i, other, from, to);
+	if (rsa_judge(r, a, list, n, temp, before))
+		return true;
+	rsa_move(r, a, pe, i, other, to, from);
+	rsa_restore(r, a, list, n);
+	return false;
+}
+
+/* Writes the operations into the configuration's slots, in node order. */
+static void write_slots(struct pr *r)
+{
+	int used[PLACE_MAX_TILES] = { 0 };
+
 	memset(r->p->tiles, 0, sizeof(r->p->tiles));
-	for (int k = 0; k < npes; k++) {
-		int i = pes[k];
+	for (int i = 0; i < r->g->num; i++) {
 		const struct g_node *n = &r->g->nodes[i];
 		struct loom_tile_config *tc;
 
-		r->slot[i] = r->p->slots == 1 ? 0 : slot_used[r->where[i]]++;
+		if (n->kind != G_PE)
+			continue;
+		r->slot[i] = r->p->slots == 1 ? 0 : used[r->where[i]]++;
 		tc = slot_cfg(r->p, r->where[i], r->slot[i]);
 		tc->op = n->op;
 		tc->type = n->type;
@@ -1320,68 +1534,113 @@ static void anneal(struct pr *r, int cap, float first)
 			    (n->imm_operand ? LOOM_TILE_IMM_OPERAND : 0);
 		tc->imm = n->imm;
 	}
-	for (int k = 0; k < nports; k++) {
-		struct loom_port_binding *b = &r->p->ports[r->where[ports[k]]];
-
-		b->side = r->port_at[ports[k]] / LOOM_FABRIC_MAX_DIM;
-		b->pos = r->port_at[ports[k]] % LOOM_FABRIC_MAX_DIM;
-	}
-	free(pes);
-	free(ports);
-}
-
-/* Raises the pressure on both ends of every link routing left overused. */
-static void add_pressure(struct pr *r)
-{
-	for (int l = 0; l < (int)(4 * r->w * r->h); l++) {
-		if (r->occ[l] <= 1)
-			continue;
-		r->pressure[l / 4] += (float)(r->occ[l] - 1);
-		r->pressure[neighbour(r, l / 4, l % 4)] += (float)(r->occ[l] - 1);
-	}
 }
 
 /*
- * When no greedy placement routes: annealed placements.  Each start is the
- * greedy placement of the first grouping rule, annealed from another
- * seed; while its routing fails, the tiles around the links it left
- * overused grow dearer and the placement is annealed again from a lower
- * temperature (ANNEAL_REFINES times).
+ * Anneals the placement in r->where and r->p->ports (place_all()'s), at
+ * most @cap operations that fire per iteration a tile, every value
+ * routed; true, with the routes written, when no link carries two values.
  */
-static bool anneal_route(struct pr *r, int cap)
+static bool routed_anneal(struct pr *r, int cap)
+{
+	struct rsa a = { .cap = cap, .nt = r->w * r->h };
+	int maxdim = r->w > r->h ? r->w : r->h, moves;
+	float rlim = (float)maxdim;
+	bool ok;
+
+	a.pes = calloc(r->g->num + 1, sizeof(int));
+	a.vals = calloc(r->g->num + 1, sizeof(int));
+	a.save_reached = calloc(RSA_LIST * (size_t)a.nt, 1);
+	a.save_depth = calloc(RSA_LIST * (size_t)a.nt, sizeof(int));
+	if (!a.pes || !a.vals || !a.save_reached || !a.save_depth)
+		abort();
+	for (unsigned side = 0; side < 4; side++)
+		a.edges += side_len(r, side);
+	for (int i = 0; i < r->g->num; i++) {
+		if (r->g->nodes[i].kind == G_PE) {
+			a.pes[a.npes++] = i;
+			a.count[r->where[i]]++;
+		}
+		if (fanout(r, i))
+			a.vals[a.nvals++] = i;
+	}
+	add_copies(r, a.edges);
+	moves = RSA_MOVES_PER_NODE * (a.npes + r->p->num_ports) + 50;
+	memset(r->occ, 0, 4 * a.nt * sizeof(r->occ[0]));
+	memset(r->hist, 0, 4 * a.nt * sizeof(r->hist[0]));
+	memset(r->reached, ROUTE_UNREACHED, (size_t)r->g->num * a.nt);
+	r->pairs = 0;
+	r->nlinks = 0;
+	r->wire = 0.0f;
+	r->additive = true;
+	a.w = RSA_W_FIRST;
+	for (int k = 0; k < a.nvals; k++)
+		route_value(r, a.vals[k], a.w);
+	for (float temp = RSA_T_FIRST; r->pairs && temp > RSA_T_LAST &&
+	     !cancelled(r);) {
+		int taken = 0;
+		float rate;
+
+		for (int m = 0; m < moves && r->pairs; m++)
+			taken += rsa_step(r, &a, temp, (int)(rlim + 0.5f));
+		/* VPR's schedule, but slow where few moves pass too */
+		rate = (float)taken / (float)moves;
+		temp *= rate > 0.96f ? 0.5f : rate > 0.8f ? 0.9f : 0.95f;
+		rlim *= 1.0f - 0.44f + rate;
+		rlim = rlim < 1.0f ? 1.0f : rlim > maxdim ? maxdim : rlim;
+		if (a.w < RSA_W_MAX) {
+			a.w *= RSA_W_GROWTH;
+			/*
+			 * Where more links than RSA_HOPELESS are still
+			 * shared once sharing costs the most, cooling on
+			 * never found a routing: give up
+			 */
+			if (a.w >= RSA_W_MAX && r->pairs > RSA_HOPELESS)
+				break;
+		}
+		/* the links left shared cost more from now on */
+		r->wire = 0.0f;
+		for (int l = 0; l < 4 * a.nt; l++) {
+			if (r->occ[l] > 1)
+				r->hist[l] += RSA_HIST_STEP;
+			r->wire += (float)r->occ[l] * (1.0f + r->hist[l]);
+		}
+	}
+	r->additive = false;
+	ok = r->pairs == 0;
+	if (ok) {
+		write_slots(r);
+		drop_unused_bindings(r);
+		write_routes(r);
+	}
+	free(a.pes);
+	free(a.vals);
+	free(a.save_reached);
+	free(a.save_depth);
+	return ok;
+}
+
+/*
+ * Routed annealing from the greedy placement of the first grouping rule,
+ * RSA_STARTS times from other seeds.
+ */
+static bool rsa_route_all(struct pr *r, int cap)
 {
 	r->p->slots = cap == 1 ? 1 : LOOM_PE_SLOTS;
 	r->strategy = JOIN_PRODUCER;
 	r->max_inputs = GROUP_MAX_INPUTS;
 	group_pes(r, cap);
 	group_links(r);
-	/*
-	 * Below the most slots a PE has, one start: a mapping at a larger
-	 * II is better than none, and each group size tried costs time.
-	 */
-	int tries = cap < LOOM_PE_SLOTS ? ANNEAL_REFINES + 1 : ANNEAL_TRIES;
-
-	for (int try = 0; try < tries; try++) {
-		bool fresh = try % (ANNEAL_REFINES + 1) == 0;
-
-		if (fresh) {
-			r->attempt = 0;
-			r->seed = 12345 + 7919 * try;
-			place_all(r);
-			memset(r->pressure, 0, sizeof(r->pressure));
-		}
-		/*
-		 * Every other start also weighs the links the routes will
-		 * need against the links each tile has: neither cost alone
-		 * finds every mapping.
-		 */
-		r->crowd_weight = try / (ANNEAL_REFINES + 1) % 2 ? 2.0f : 0.0f;
-		r->tally_demand = !fresh || r->crowd_weight > 0.0f;
-		anneal(r, cap, fresh ? ANNEAL_T_FIRST : ANNEAL_T_REHEAT);
-		r->attempt = try + 1;
-		if (route_all(r))
+	for (int start = 0; start < RSA_STARTS && !cancelled(r); start++) {
+		r->attempt = 0;
+		place_all(r);
+		r->seed = 4242 + 7919 * start;
+		r->attempt = start + 1;
+		if (routed_anneal(r, cap))
 			return true;
-		add_pressure(r);
+		/* another seed finds a routing only where this came close */
+		if (r->pairs > RSA_RETRY)
+			break;
 	}
 	return false;
 }
@@ -1473,9 +1732,9 @@ static void record_sources(struct pr *r)
 		if (n->kind == G_PE)
 			r->p->slot_src[r->where[i] * LOOM_PE_SLOTS + r->slot[i]] =
 				source_of(n);
-		else if (r->where[i] >= 0 && r->where[i] < LOOM_MAX_PORTS)
-			r->p->port_src[r->where[i]] = source_of(n);
 	}
+	for (unsigned b = 0; b < r->p->num_ports; b++)
+		r->p->port_src[b] = source_of(&r->g->nodes[r->bind_node[b]]);
 }
 
 /*
@@ -1554,13 +1813,18 @@ static void shrink_slots(struct placement *p)
 }
 
 /*
- * Maps @g into @p with groups of @cap operations at most (1: spatially;
- * every grouping rule in turn).
+ * Maps @g into @p with groups of @cap operations at most (1: spatially):
+ * the greedy placement with every grouping rule in turn, then routed
+ * annealing.  A search of walk_caps(), task @task, gives up once @stop
+ * names an earlier one that mapped.
  */
 static bool map_graph(const struct graph *g, unsigned width, unsigned height,
-		      struct placement *p, int cap)
+		      struct placement *p, int cap, const atomic_int *stop,
+		      int task)
 {
-	struct pr r = { .g = g, .p = p, .w = width, .h = height };
+	struct pr r = { .g = g, .p = p, .w = width, .h = height,
+			.stop = stop, .task = task };
+	int nt = width * height;
 	bool ok = false;
 
 	memset(p, 0, sizeof(*p));
@@ -1568,11 +1832,10 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 	p->height = height;
 	p->slots = 1;
 	r.where = calloc(g->num + 1, sizeof(int));
-	r.port_at = calloc(g->num + 1, sizeof(int));
 	r.occ = calloc(4 * PLACE_MAX_TILES, sizeof(int));
 	r.hist = calloc(4 * PLACE_MAX_TILES, sizeof(float));
-	r.reached = calloc((size_t)g->num * width * height + 1, 1);
-	r.depth = calloc((size_t)g->num * width * height + 1, sizeof(int));
+	r.reached = calloc((size_t)g->num * nt + 1, 1);
+	r.depth = calloc((size_t)g->num * nt + 1, sizeof(int));
 	r.group = calloc(g->num + 1, sizeof(int));
 	r.slot = calloc(g->num + 1, sizeof(int));
 	r.links_in = calloc(g->num + 1, sizeof(int));
@@ -1581,19 +1844,22 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 	r.arrive = calloc(3 * g->num + 3, sizeof(int));
 	r.use_at = calloc(g->num + 1, sizeof(int));
 	r.uses = calloc(3 * g->num + 3, sizeof(int));
-	if (!r.where || !r.port_at || !r.occ || !r.hist || !r.reached || !r.depth || !r.group || !r.slot || !r.links_in ||
-	    !r.links_out || !r.hops || !r.arrive || !r.use_at || !r.uses)
+	if (!r.where || !r.occ || !r.hist || !r.reached || !r.depth ||
+	    !r.group || !r.slot || !r.links_in || !r.links_out || !r.hops ||
+	    !r.arrive || !r.use_at || !r.uses)
 		abort();
 	index_uses(&r);
+	index_neighbours(&r);
 	if (cap == 1)
 		ok = place_route(&r, 1);
-	for (int t = 0; cap > 1 && !ok && t < GROUP_TRIES; t++) {
+	for (int t = 0; cap > 1 && !ok && t < GROUP_TRIES && !cancelled(&r);
+	     t++) {
 		r.strategy = t % GROUP_STRATEGIES;
 		r.max_inputs = GROUP_MAX_INPUTS - t / GROUP_STRATEGIES;
 		ok = place_route(&r, cap);
 	}
-	if (!ok)
-		ok = anneal_route(&r, cap);
+	if (!ok && !cancelled(&r))
+		ok = rsa_route_all(&r, cap);
 	if (ok) {
 		stats(&r);
 		record_sources(&r);
@@ -1611,7 +1877,6 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 		p->stats.slots = p->slots;
 	}
 	free(r.where);
-	free(r.port_at);
 	free(r.occ);
 	free(r.hist);
 	free(r.reached);
@@ -1745,9 +2010,9 @@ static bool operands_to_consts(const struct graph *g, struct graph *out)
  */
 static bool map_checked(const struct graph *g, unsigned width,
 			unsigned height, struct placement *p, int cap,
-			char *why, size_t n)
+			char *why, size_t n, const atomic_int *stop, int task)
 {
-	if (!map_graph(g, width, height, p, cap))
+	if (!map_graph(g, width, height, p, cap, stop, task))
 		return false;
 	return deadlock_check(p, why, n) == 0;
 }
@@ -1765,17 +2030,37 @@ static bool worth(const struct graph *g, unsigned width, unsigned height,
 }
 
 /*
- * A mapping with groups of @cap, of @g or of its copy @c with CONSTs;
- * @least: also below first_cap().
+ * @g (NULL when it does not fit) and its copy @c with CONSTs (or NULL) in
+ * the order they are searched: @c first in a loop, where its CONSTs fire
+ * once per instance and cost no cycle of the II, and where they spare the
+ * routes that take a loop count to every STREAM, INVARIANT and REDUCE.
  */
-static bool map_cap(const struct graph *g, const struct graph *c, bool fit,
+static void consts_first(const struct graph *g, const struct graph *c,
+			 const struct graph **both)
+{
+	bool swap = c && c->loops;
+
+	both[0] = swap ? c : g;
+	both[1] = swap ? g : c;
+}
+
+/*
+ * A mapping with groups of @cap, of @g (NULL when it does not fit) or of
+ * its copy @c with CONSTs, in consts_first() order; @least: also below
+ * first_cap().
+ */
+static bool map_cap(const struct graph *g, const struct graph *c,
 		    unsigned width, unsigned height, struct placement *p,
 		    int cap, bool least, char *why, size_t n)
 {
-	return (fit && worth(g, width, height, cap, least) &&
-		map_checked(g, width, height, p, cap, why, n)) ||
-	       (c && worth(c, width, height, cap, least) &&
-		map_checked(c, width, height, p, cap, why, n));
+	const struct graph *both[2];
+
+	consts_first(g, c, both);
+	for (int k = 0; k < 2; k++)
+		if (both[k] && worth(both[k], width, height, cap, least) &&
+		    map_checked(both[k], width, height, p, cap, why, n, NULL, 0))
+			return true;
+	return false;
 }
 
 /* How many threads walk_caps() uses; 0: one a CPU, at most WALK_THREADS. */
@@ -1818,7 +2103,7 @@ static void *walk_worker(void *arg)
 		if (!t->p)
 			abort();
 		t->ok = map_checked(t->g, w->width, w->height, t->p, t->cap,
-				    t->why, sizeof(t->why));
+				    t->why, sizeof(t->why), &w->best, i);
 		b = atomic_load(&w->best);
 		while (t->ok && i < b &&
 		       !atomic_compare_exchange_weak(&w->best, &b, i))
@@ -1853,7 +2138,9 @@ static int walk_caps(const struct graph *g, const struct graph *c,
 	w->height = height;
 	*tried = 0;
 	for (int cap = 2; cap <= LOOM_PE_SLOTS; cap++) {
-		const struct graph *both[2] = { g, c };
+		const struct graph *both[2];
+
+		consts_first(g, c, both);
 
 		for (int k = 0; k < 2; k++) {
 			if (!both[k] || !worth(both[k], width, height, cap, false))
@@ -1868,7 +2155,7 @@ static int walk_caps(const struct graph *g, const struct graph *c,
 	atomic_init(&w->best, w->n);
 	if (threads > WALK_THREADS)
 		threads = WALK_THREADS;
-	for (; threads > 1 && started < threads; started++)
+	for (; started + 1 < threads; started++)
 		if (pthread_create(&tid[started], NULL, walk_worker, w))
 			break;
 	walk_worker(w);
@@ -1899,34 +2186,66 @@ static int walk_caps(const struct graph *g, const struct graph *c,
  * that fills a PE's every cycle slips, and fewer operations a tile leave
  * the handshakes room.
  */
+#define MEASURED_SLACK	1.05
+
 static bool map_any(const struct graph *g, unsigned width, unsigned height,
 		    struct placement *p, char *why, size_t n)
 {
 	bool fit = fits(g, width, height);
 	int found = 0, tried = 0;
-	struct placement *q;
+	struct placement *q = malloc(sizeof(*q)), *sp = NULL;
 	struct graph c, *cp = NULL;
 
+	if (!q)
+		abort();
+	/*
+	 * Spatially first; a spatial mapping the engine runs slower than its
+	 * bound is kept only if no temporal one runs faster.
+	 */
 	if (fit && graph_count(g, G_PE) <= (int)(width * height) &&
-	    map_checked(g, width, height, p, 1, why, n))
-		return true;
+	    map_checked(g, width, height, q, 1, why, n, NULL, 0)) {
+		place_measure(g, q);
+		if (q->stats.measured <= MEASURED_SLACK * q->stats.ii_bound) {
+			*p = *q;
+			free(q);
+			return true;
+		}
+		sp = q;
+		q = malloc(sizeof(*q));
+		if (!q)
+			abort();
+	}
 	if (operands_to_consts(g, &c) && fits(&c, width, height))
 		cp = &c;
 	found = walk_caps(fit ? g : NULL, cp, width, height, p, &tried, why, n);
-	q = malloc(sizeof(*q));
-	if (!q)
-		abort();
+	/*
+	 * Nothing from the first size worth trying up: smaller groups, which
+	 * cost no II either, spread over a large fabric where the greedy
+	 * packing of large ones leaves too few routes between them.
+	 */
+	for (int k = tried - 1; !found && !sp && k >= 2; k--)
+		if (map_cap(fit ? g : NULL, cp, width, height, p, k, true, why,
+			    n))
+			found = k;
 	if (found)
 		place_measure(g, p);
 	/* below the first size tried only: the search is deterministic */
 	for (int k = found - 1; found && found == tried && k >= 2 &&
-	     p->stats.measured > p->stats.ii_bound; k--) {
-		if (!map_cap(g, cp, fit, width, height, q, k, true, why, n))
+	     p->stats.measured > MEASURED_SLACK * p->stats.ii_bound; k--) {
+		if (!map_cap(fit ? g : NULL, cp, width, height, q, k, true, why,
+			     n))
 			break;
 		place_measure(g, q);
 		if (q->stats.measured > 0 && q->stats.measured < p->stats.measured)
 			*p = *q;
 	}
+	if (sp && (!found || p->stats.measured <= 0 ||
+		   (sp->stats.measured > 0 &&
+		    sp->stats.measured <= p->stats.measured))) {
+		*p = *sp;
+		found = 1;
+	}
+	free(sp);
 	free(q);
 	graph_free(&c);
 	return found;
@@ -1945,10 +2264,10 @@ static void map_failed(struct diag *d, struct loom_loc loc,
 		does_not_fit(d, loc, g, width, height);
 	else
 		diag_error(d, loc,
-			   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d placements and %d annealed ones",
+			   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d greedy placements and %d routed annealings",
 			   g->thread ? g->thread : "?", graph_count(g, G_PE),
 			   graph_count(g, G_PORT), width, height, PLACE_ATTEMPTS,
-			   ANNEAL_TRIES);
+			   RSA_STARTS);
 }
 
 /* ------------------------------------------------------------ embed --- */

@@ -14,9 +14,10 @@
 #include "graph.h"
 
 #define PLACE_MAX_TILES		(LOOM_FABRIC_MAX_DIM * LOOM_FABRIC_MAX_DIM)
-#define PLACE_ATTEMPTS		32
-/* per group size and grouping rule: a temporal mapping tries many */
-#define PLACE_TEMPORAL_ATTEMPTS	24
+/* greedy placements before routed annealing searches (place.c) */
+#define PLACE_ATTEMPTS		8
+/* the same per group size and grouping rule */
+#define PLACE_TEMPORAL_ATTEMPTS	6
 /*
  * The device model's default timing (the engine's LOOM_DEFAULT_LOAD_LATENCY,
  * LOOM_DEFAULT_MEM_PORTS and LOOM_DEFAULT_FIFO_DEPTH), for the schedule's
@@ -46,7 +47,8 @@
  * @movs: MOVs added (counted in @pes) so that the early inputs of an
  *	operation can hold the tokens that wait for its late ones
  * @loops: the graph has scf.for loops
- * @attempts: placements tried until one routed (of the last group size)
+ * @attempts: greedy placements tried until one routed, or routed annealing's
+ *	starts when it routed (of the last group size)
  * @measured: cycles per instance (item), or per iteration of the innermost
  *	loop when @measured_per_iteration, that the device's fabric engine
  *	takes for a synthetic launch of the configuration (measure.c); 0 when

@@ -129,11 +129,15 @@ KERNEL_TEST(jacobi_2d, "jacobi_2d")
 KERNEL_TEST(trisolv, "trisolv")
 KERNEL_TEST(mm2, "2mm")
 KERNEL_TEST(mm3, "3mm")
+KERNEL_TEST(syr2k, "syr2k")
+KERNEL_TEST(symm, "symm")
 KERNEL_TEST(fdtd_2d, "fdtd_2d")
 KERNEL_TEST(heat_3d, "heat_3d")
 KERNEL_TEST(floyd_warshall, "floyd_warshall")
 KERNEL_TEST(gemm_subview, "gemm_subview")
 KERNEL_TEST(jacobi_2d_views, "jacobi_2d_views")
+KERNEL_TEST(gemm_in_place, "gemm_in_place")
+KERNEL_TEST(syrk_if, "syrk_if")
 
 /*
  * Every kernel the table says maps on 4x4 has a test above and an image in
@@ -144,8 +148,8 @@ TEST(every_kernel_that_maps_has_run)
 	static const char *const tested[] = {
 		"gemm", "gesummv", "syrk", "trmm", "seidel_2d", "atax", "bicg",
 		"mvt", "jacobi_1d", "jacobi_2d", "trisolv", "2mm", "3mm",
-		"fdtd_2d", "heat_3d", "floyd_warshall", "gemm_subview",
-		"jacobi_2d_views",
+		"syr2k", "symm", "fdtd_2d", "heat_3d", "floyd_warshall", "gemm_subview",
+		"jacobi_2d_views", "gemm_in_place", "syrk_if",
 	};
 	char path[256];
 
