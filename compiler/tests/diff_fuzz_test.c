@@ -110,7 +110,7 @@ struct fcase {
 };
 
 struct pval {
-	char name[16];
+	char name[48];		/* as long as any name add() is given */
 	enum vt t;
 	int depth;
 };
@@ -703,7 +703,7 @@ static void if_stmt(struct gen *g)
 	int n = chance(&g->r, 40) ? 0 : 1 + (int)rnd(&g->r, 2);
 	const char *c = pick(g, T_I1);
 	char res[2][16];
-	enum vt t[2];
+	enum vt t[2] = { T_I64, T_I64 };	/* only the first n are used */
 
 	for (int k = 0; k < n; k++)
 		t[k] = chance(&g->r, 25) ? T_F32 : int_type(g);
