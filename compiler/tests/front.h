@@ -10,8 +10,11 @@
 #include <string.h>
 
 #include "check.h"
+#include "graph.h"
 #include "lexer.h"
+#include "lower.h"
 #include "parser.h"
+#include "place.h"
 #include "verifier.h"
 
 /**
@@ -97,6 +100,33 @@ static inline struct ir_op *front_op(struct ir_region *r, int n)
 	while (op && n--)
 		op = op->next;
 	return op;
+}
+
+/*
+ * Fabric operations of @src's (first) thread and the II loomc measures for
+ * it on 8x8: what a view costs against the same thread indexed by hand.
+ * -1 for what could not be had (a front-end error, no mapping).
+ */
+static inline void front_cost_on_8x8(const char *src, int *ops, double *ii)
+{
+	struct front f;
+	struct graph g;
+	struct placement *p = malloc(sizeof(*p));
+
+	REQUIRE(p);
+	graph_init(&g);
+	*ops = -1;
+	*ii = -1;
+	if (!front_verify(&f, src) && !lower_thread(&f.d, f.m->funcs, &g)) {
+		*ops = 0;
+		for (int i = 0; i < g.num; i++)
+			*ops += g.nodes[i].kind == G_PE;
+		if (!place_graph(&f.d, f.m->funcs->name_loc, &g, 8, 8, p))
+			*ii = p->stats.measured;
+	}
+	graph_free(&g);
+	front_close(&f);
+	free(p);
 }
 
 #endif /* LOOMC_TESTS_FRONT_H */

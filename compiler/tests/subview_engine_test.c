@@ -154,29 +154,6 @@ TEST(dynamic_view_of_view_and_its_dim_8x8)
 	er_close(&e);
 }
 
-/* Fabric operations of @src's thread and the II loomc measures, on 8x8. */
-static void cost_of(const char *src, int *ops, double *ii)
-{
-	struct front f;
-	struct graph g;
-	struct placement *p = malloc(sizeof(*p));
-
-	REQUIRE(p);
-	graph_init(&g);
-	*ops = -1;
-	*ii = -1;
-	if (!front_verify(&f, src) && !lower_thread(&f.d, f.m->funcs, &g)) {
-		*ops = 0;
-		for (int i = 0; i < g.num; i++)
-			*ops += g.nodes[i].kind == G_PE;
-		if (!place_graph(&f.d, f.m->funcs->name_loc, &g, 8, 8, p))
-			*ii = p->stats.measured;
-	}
-	graph_free(&g);
-	front_close(&f);
-	free(p);
-}
-
 /* A load through a tile at a constant offset, and the same by hand. */
 static const char const_view_src[] =
 	"dataflow.thread private @k domain(#dataflow.thread_domain<dense>)(%a: memref<8x8xi64>, %out: memref<4x4xi64>) ctrl(%ctl: none) iv(%i: index, %j: index) {\n"
@@ -208,9 +185,9 @@ TEST(constant_view_costs_nothing_extra)
 	int opsv, opsl, opsd;
 	double iiv, iil, iid;
 
-	cost_of(const_view_src, &opsv, &iiv);
-	cost_of(const_linear_src, &opsl, &iil);
-	cost_of(tile_src, &opsd, &iid);
+	front_cost_on_8x8(const_view_src, &opsv, &iiv);
+	front_cost_on_8x8(const_linear_src, &opsl, &iil);
+	front_cost_on_8x8(tile_src, &opsd, &iid);
 	printf("#   constant tile: %d operations, II %.2f; linearised: %d, II %.2f; dynamic tiles: %d, II %.2f\n",
 	       opsv, iiv, opsl, iil, opsd, iid);
 	CHECK(opsv > 0 && iiv > 0 && opsd > 0);
@@ -271,8 +248,8 @@ TEST(view_address_in_a_loop_is_hoisted)
 	int64_t ext[] = { 4 };
 	struct er e;
 
-	cost_of(panel_src, &opsv, &iiv);
-	cost_of(panel_linear_src, &opsl, &iil);
+	front_cost_on_8x8(panel_src, &opsv, &iiv);
+	front_cost_on_8x8(panel_linear_src, &opsl, &iil);
 	printf("#   panel rows: %d operations, II %.2f; linearised: %d, II %.2f\n",
 	       opsv, iiv, opsl, iil);
 	CHECK(opsv > 0 && opsl > 0);

@@ -100,37 +100,14 @@ TEST(gemm_rank2_equals_linearised_4x4_and_8x8)
 	CHECK(memcmp(c1, c2, sizeof(c1)) == 0);
 }
 
-/* Fabric operations of @src's thread and the II loomc measures, on 8x8. */
-static void cost_of(const char *src, int *ops, double *ii)
-{
-	struct front f;
-	struct graph g;
-	struct placement *p = malloc(sizeof(*p));
-
-	REQUIRE(p);
-	graph_init(&g);
-	*ops = -1;
-	*ii = -1;
-	if (!front_verify(&f, src) && !lower_thread(&f.d, f.m->funcs, &g)) {
-		*ops = 0;
-		for (int i = 0; i < g.num; i++)
-			*ops += g.nodes[i].kind == G_PE;
-		if (!place_graph(&f.d, f.m->funcs->name_loc, &g, 8, 8, p))
-			*ii = p->stats.measured;
-	}
-	graph_free(&g);
-	front_close(&f);
-	free(p);
-}
-
 /* Constant strides fold into the multiply: a view costs nothing extra. */
 TEST(rank2_costs_what_linearised_costs)
 {
 	int ops2, ops1;
 	double ii2, ii1;
 
-	cost_of(gemm2_src, &ops2, &ii2);
-	cost_of(gemm1_src, &ops1, &ii1);
+	front_cost_on_8x8(gemm2_src, &ops2, &ii2);
+	front_cost_on_8x8(gemm1_src, &ops1, &ii1);
 	printf("#   gemm rank-2: %d operations, II %.2f; linearised: %d, II %.2f\n",
 	       ops2, ii2, ops1, ii1);
 	CHECK(ops2 > 0 && ii2 > 0);
