@@ -39,27 +39,7 @@
 #include "engine_run.h"
 #include "front.h"
 #include "ir_interp.h"
-
-/* ----------------------------------------------------------- random --- */
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static unsigned rnd(uint64_t *s, unsigned n)
-{
-	return n ? (unsigned)(rng_next(s) % n) : 0;
-}
-
-static bool chance(uint64_t *s, unsigned percent)
-{
-	return rnd(s, 100) < percent;
-}
+#include "../../qemu-device/engine/tests/splitmix.h"
 
 /* -------------------------------------------------------- the thread --- */
 

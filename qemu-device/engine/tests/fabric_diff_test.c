@@ -19,6 +19,7 @@
 #include "configs.h"
 #include "fabric_build.h"
 #include "fabric_diff.h"
+#include "splitmix.h"
 
 static unsigned char image[LOOM_CONFIG_SIZE(FB_MAX_TILES * LOOM_PE_SLOTS, LOOM_MAX_PORTS)];
 static struct fb fbuf;
@@ -28,25 +29,6 @@ static int64_t extents[LOOM_MAX_RANK];
 
 static unsigned long ncases = 3000;
 static uint64_t seed0 = 1;
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static unsigned rnd(uint64_t *s, unsigned n)
-{
-	return n ? (unsigned)(rng_next(s) % n) : 0;
-}
-
-static bool chance(uint64_t *s, unsigned percent)
-{
-	return rnd(s, 100) < percent;
-}
 
 /* A value a token or a memory word holds: small, an address, or anything. */
 static uint64_t value(uint64_t *s)
