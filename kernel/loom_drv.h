@@ -492,8 +492,7 @@ int loom_hw_init(struct loom_device *ldev);
 void loom_hw_fini(struct loom_device *ldev);
 void loom_hw_cancel_all(struct loom_device *ldev);
 struct dma_fence *loom_hw_failed_fence(struct loom_core *core, int error);
-struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job,
-				    const struct loom_hw_job *desc);
+struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job);
 bool loom_hw_queue_direct(struct loom_core *core, struct loom_job *job);
 void loom_hw_direct_end_locked(struct loom_job *job);
 bool loom_hw_take_queued(struct loom_core *core, struct loom_job *job,

@@ -465,20 +465,19 @@ void loom_hw_cancel_all(struct loom_device *ldev)
 }
 
 /*
- * Writes @desc (cmd_va, cmd_size, pt_root) at the ring's tail for @job and
- * rings the doorbell.  Returns the job's hardware fence.  The scheduler's
- * credit limit keeps the ring from overflowing.
+ * Writes @job's descriptor (cmd_va, cmd_size, pt_root) at the ring's tail
+ * with @fence as its hardware fence, and rings the doorbell; core->lock
+ * held.
  */
-/* Puts @job on the ring with @fence as its hardware fence; core->lock held. */
 static void loom_hw_queue_locked(struct loom_core *core, struct loom_job *job,
-				 const struct loom_hw_job *desc, struct dma_fence *fence)
+				 struct dma_fence *fence)
 {
 	u32 slot = core->tail;
 
 	lockdep_assert_held(&core->lock);
 	dma_fence_init(fence, &loom_fence_ops, &core->lock, core->fence_context,
 		       ++core->seqno);
-	core->ring[slot] = *desc;
+	core->ring[slot] = job->desc;
 	core->ring[slot].seqno = core->seqno;
 	core->ring[slot].completion = core->done_dma + slot * sizeof(*core->done);
 	/* seqno 0 is never issued: a record never written shows as such. */
@@ -498,8 +497,27 @@ static void loom_hw_queue_locked(struct loom_core *core, struct loom_job *job,
 			   core->index, job->hw_seqno);
 }
 
-struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job,
-				    const struct loom_hw_job *desc)
+/*
+ * Whether the direct path may put a job on @core's ring now: the core takes
+ * jobs and has a slot the scheduler's credits leave free.  core->lock held.
+ */
+static bool loom_hw_direct_room_locked(struct loom_core *core)
+{
+	u32 used = (core->tail - core->head) % LOOM_RING_SIZE;
+
+	lockdep_assert_held(&core->lock);
+	return !core->sched_stopped && !core->stopping && !core->quiesced &&
+	       !READ_ONCE(core->ldev->resetting) &&
+	       core->direct_unclaimed < LOOM_DIRECT_MAX && used < LOOM_RING_SIZE - 1;
+}
+
+/*
+ * Puts @job on the ring and arms the hang check.  Returns its hardware
+ * fence (the caller's reference), ERR_PTR(-ENOMEM), or, on the @direct
+ * path, NULL when loom_hw_direct_room_locked() says no.
+ */
+static struct dma_fence *loom_hw_queue(struct loom_core *core, struct loom_job *job,
+				       bool direct)
 {
 	struct dma_fence *fence;
 	unsigned long flags;
@@ -509,7 +527,17 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 		return ERR_PTR(-ENOMEM);
 
 	spin_lock_irqsave(&core->lock, flags);
-	loom_hw_queue_locked(core, job, desc, fence);
+	if (direct && !loom_hw_direct_room_locked(core)) {
+		spin_unlock_irqrestore(&core->lock, flags);
+		kfree(fence);
+		return NULL;
+	}
+	loom_hw_queue_locked(core, job, fence);
+	if (direct) {
+		job->direct = true;
+		core->direct_unclaimed++;
+		atomic_inc(&job->lf->direct_jobs);
+	}
 	spin_unlock_irqrestore(&core->lock, flags);
 	queue_delayed_work(core->ldev->hang_wq, &core->hang_work,
 			   msecs_to_jiffies(LOOM_HANG_CHECK_MS));
@@ -517,44 +545,30 @@ struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job
 }
 
 /*
+ * From run_job(): @job on the ring.  The scheduler's credit limit keeps
+ * the ring from overflowing.  Returns the job's hardware fence.
+ */
+struct dma_fence *loom_hw_queue_job(struct loom_core *core, struct loom_job *job)
+{
+	return loom_hw_queue(core, job, false);
+}
+
+/*
  * The direct path: puts @job on the ring from SUBMIT, before the scheduler
- * gets to it, when the core takes jobs and has a slot the scheduler's
- * credits leave free.  The caller has checked that nothing the job depends
- * on is pending.  run_job() then hands its hardware fence to the scheduler
- * (loom_hw_take_queued()).  Returns whether the job is on the ring.
+ * gets to it, when loom_hw_direct_room_locked() allows.  The caller has
+ * checked that nothing the job depends on is pending.  run_job() then
+ * hands its hardware fence to the scheduler (loom_hw_take_queued()).
+ * Returns whether the job is on the ring.
  */
 bool loom_hw_queue_direct(struct loom_core *core, struct loom_job *job)
 {
-	struct dma_fence *fence;
-	unsigned long flags;
-	bool queued = false;
-	u32 used;
+	struct dma_fence *fence = loom_hw_queue(core, job, true);
 
-	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
-	if (!fence)
+	if (IS_ERR_OR_NULL(fence))
 		return false;
-
-	spin_lock_irqsave(&core->lock, flags);
-	used = (core->tail - core->head) % LOOM_RING_SIZE;
-	if (!core->sched_stopped && !core->stopping && !core->quiesced &&
-	    !READ_ONCE(core->ldev->resetting) &&
-	    core->direct_unclaimed < LOOM_DIRECT_MAX && used < LOOM_RING_SIZE - 1) {
-		loom_hw_queue_locked(core, job, &job->desc, fence);
-		job->direct = true;
-		core->direct_unclaimed++;
-		atomic_inc(&job->lf->direct_jobs);
-		queued = true;
-	}
-	spin_unlock_irqrestore(&core->lock, flags);
-	if (!queued) {
-		kfree(fence);
-		return false;
-	}
 	/* The job holds the fence (job->hw_fence); ours is not needed. */
 	dma_fence_put(fence);
 	atomic64_inc(&core->jobs_direct);
-	queue_delayed_work(core->ldev->hang_wq, &core->hang_work,
-			   msecs_to_jiffies(LOOM_HANG_CHECK_MS));
 	return true;
 }
 

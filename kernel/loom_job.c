@@ -259,12 +259,11 @@ static struct dma_fence *loom_run_job(struct drm_sched_job *sched_job)
 		dma_fence_set_error(&sched_job->s_fence->finished, -ENODEV);
 		return loom_hw_failed_fence(job->core, -ENODEV);
 	}
-	fence = loom_hw_queue_job(job->core, job, &job->desc);
+	fence = loom_hw_queue_job(job->core, job);
 	drm_dev_exit(idx);
 	return fence;
 }
 
-/* The hung job's state dump, for whoever debugs the hang. */
 /*
  * Stops the core's scheduler for a recovery or a reset: from here until
  * loom_core_sched_restart() no job takes the direct path, which would put
@@ -292,6 +291,7 @@ static void loom_core_sched_restart(struct loom_core *core)
 	spin_unlock_irqrestore(&core->lock, flags);
 }
 
+/* The hung job's state dump, for whoever debugs the hang. */
 static void loom_hang_coredump(struct loom_core *core, struct loom_job *bad)
 {
 	struct loom_job_record *rec;
