@@ -19,15 +19,19 @@
  *
  * Both sides of each ratio are measured in the same run, interleaved: P7
  * alternates --rounds rounds of --jobs launches per side and keeps each
- * side's best; P8 alternates one trip of each, --trips times, and takes
- * medians.  Every libloom job's token, and the raw side's last job (by
- * JOB_INFO), must end well.
+ * side's best (and, for context, the median of the rounds' own ratios: on
+ * a loaded host one round's rate spans 3-9x, and the two sides' best
+ * rounds need not come from alike moments); P8 alternates one trip of
+ * each, --trips times, and takes medians.  Every libloom job's token,
+ * and the raw side's last job (by JOB_INFO), must end well.
  *
- * Usage: launch_bench [--jobs N] [--rounds R] [--trips M] [image.lcb]
+ * Usage: launch_bench [--jobs N] [--rounds R] [--trips M] [--side S] [image.lcb]
  * (default image: /data/work_bench.lcb, loomc --fabric 8x8 of
  * bench/vm/work_bench.loom).  Prints a table, RESULT lines as bench/run
  * reads them (P7 higher is better, goal 0.9; P8 lower, goal 1.1: issue
  * 36), and "N passed, N failed"; exits 1 if a measurement failed.
+ * --side raw|each|lib runs only that side of P7, --rounds times, and
+ * prints each round's rate: one side alone, to trace or time it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -184,11 +188,37 @@ static bool p7_lib(struct loom_device *dev, const struct loom_image *img,
 	return true;
 }
 
+/*
+ * Context for P7: libloom's own work per launch, without the ioctl --
+ * loom_launch_encode() checks the launch, finds its plan and writes the
+ * command, as loom_launch() does before its SUBMIT.  ns per launch.
+ */
+static double p7_encode_ns(struct loom_device *dev, const struct loom_image *img,
+			   unsigned n)
+{
+	struct loom_launch l = empty_launch();
+	unsigned char buf[4096];
+	uint32_t size, config;
+	int64_t t = now_ns();
+
+	for (unsigned i = 0; i < n; i++)
+		if (loom_launch_encode(dev, img, &l, buf, sizeof(buf), &size, &config))
+			return -1;
+	return (double)(now_ns() - t) / n;
+}
+
 /* ---- P8 ------------------------------------------------------------------- */
 
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
@@ -230,6 +260,30 @@ static bool trip_lib(struct loom_device *dev, const struct loom_image *img,
 	return ret ? fail(s, "libloom trip", ret) : true;
 }
 
+/* --side: one side of P7 alone, each round's rate on a line of its own. */
+static int p7_side(const char *side, struct loom_device *dev,
+		   const struct loom_image *img, const struct raw *r,
+		   unsigned jobs, unsigned rounds)
+{
+	struct side s = { .ok = true };
+
+	for (unsigned k = 0; k < rounds && s.ok; k++) {
+		double rate = 0;
+		bool ok;
+
+		if (!strcmp(side, "lib"))
+			ok = p7_lib(dev, img, jobs, &rate, &s);
+		else
+			ok = p7_raw(r, jobs, !strcmp(side, "each"), &rate, &s);
+		if (ok)
+			printf("P7 %s round %u: %.1f jobs/s\n", side, k, rate);
+	}
+	if (!s.ok)
+		printf("P7 %s: FAILED %s\n", side, s.note);
+	printf("%d passed, %d failed\n", s.ok, !s.ok);
+	return s.ok ? 0 : 1;
+}
+
 /* ---- main ----------------------------------------------------------------- */
 
 static unsigned parse_uint(const char *v, const char *what)
@@ -254,14 +308,15 @@ static void row(const char *what, const struct side *s, const char *unit)
 
 int main(int argc, char **argv)
 {
-	unsigned jobs = 2000, rounds = 5, trips = 200, passed = 0;
-	const char *path = DEFAULT_IMAGE;
+	unsigned jobs = 2000, rounds = 9, trips = 200, passed = 0;
+	const char *path = DEFAULT_IMAGE, *side = NULL;
 	struct side p7l = { .ok = true }, p7r = { .ok = true }, p7s = { .ok = true };
 	struct side p8l = { .ok = true }, p8r = { .ok = true };
 	struct loom_device *dev;
 	struct loom_image *img;
 	struct raw raw = { 0 };
 	int64_t *lns, *rns;
+	double *ratios, paired = 0;
 	int ret;
 
 	for (int i = 1; i < argc; i++) {
@@ -271,11 +326,15 @@ int main(int argc, char **argv)
 			rounds = parse_uint(argv[++i], "--rounds");
 		else if (!strcmp(argv[i], "--trips") && i + 1 < argc)
 			trips = parse_uint(argv[++i], "--trips");
+		else if (!strcmp(argv[i], "--side") && i + 1 < argc &&
+			 (!strcmp(argv[i + 1], "raw") || !strcmp(argv[i + 1], "each") ||
+			  !strcmp(argv[i + 1], "lib")))
+			side = argv[++i];
 		else if (argv[i][0] != '-')
 			path = argv[i];
 		else {
-			fprintf(stderr, "usage: %s [--jobs N] [--rounds R] [--trips M] [image.lcb]\n",
-				argv[0]);
+			fprintf(stderr, "usage: %s [--jobs N] [--rounds R] [--trips M] "
+				"[--side raw|each|lib] [image.lcb]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -293,9 +352,18 @@ int main(int argc, char **argv)
 	}
 	printf("launch_bench: %s, @%s (%u-byte command), queue %u\n\n",
 	       loom_device_info(dev)->path, THREAD, raw.cmd_size, QUEUE);
+	if (side)
+		return p7_side(side, dev, img, &raw, jobs, rounds);
+	printf("  libloom's checks, plan and command per launch: %.2f µs\n",
+	       p7_encode_ns(dev, img, 20000) / 1000);
 
 	/* P7: rounds alternate the sides, each keeps its best */
 	p7l.value = p7r.value = p7s.value = 0;
+	ratios = calloc(rounds, sizeof(*ratios));
+	if (!ratios) {
+		printf("launch_bench: out of memory\n0 passed, 5 failed\n");
+		return 1;
+	}
 	for (unsigned k = 0; k < rounds && p7l.ok && p7r.ok && p7s.ok; k++) {
 		double rl = 0, rr = 0, rs = 0;
 
@@ -305,7 +373,16 @@ int main(int argc, char **argv)
 			p7s.value = rs;
 		if (p7_lib(dev, img, jobs, &rl, &p7l) && rl > p7l.value)
 			p7l.value = rl;
+		printf("  P7 round %2u: raw %8.0f  each %8.0f  libloom %8.0f jobs/s\n",
+		       k, rr, rs, rl);
+		ratios[k] = rr > 0 ? rl / rr : 0;
 	}
+	/* context: the median of the rounds' own ratios (sides back to back) */
+	if (p7l.ok && p7r.ok && p7s.ok) {
+		qsort(ratios, rounds, sizeof(*ratios), cmp_double);
+		paired = ratios[rounds / 2];
+	}
+	free(ratios);
 	if (p7r.ok)
 		snprintf(p7r.note, sizeof(p7r.note), "%u jobs, best of %u", jobs, rounds);
 	if (p7s.ok)
@@ -343,7 +420,8 @@ int main(int argc, char **argv)
 	row("P7 raw SUBMIT, prebuilt command", &p7r, "jobs/s");
 	row("P7 raw SUBMIT, out-syncobj each", &p7s, "jobs/s");
 	if (p7l.ok && p7r.ok)
-		printf("  %-36s %10.3f\n", "P7 ratio libloom / raw", p7l.value / p7r.value);
+		printf("  %-36s %10.3f (median of the rounds' own: %.3f)\n",
+		       "P7 ratio libloom / raw", p7l.value / p7r.value, paired);
 	row("P8 libloom empty launch round trip", &p8l, "µs");
 	row("P8 raw SUBMIT round trip", &p8r, "µs");
 	if (p8l.ok && p8r.ok)
@@ -352,8 +430,10 @@ int main(int argc, char **argv)
 	if (p7l.ok && p7r.ok)
 		printf("RESULT\tP7\t%.3f\tlibloom dense launches / raw SUBMITs of its command (per s)\t"
 		       "%.0f launches/s vs %.0f jobs/s of an empty thread (%.0f with an "
-		       "out-syncobj each), %u jobs, best of %u\thigher\t0.9\n",
-		       p7l.value / p7r.value, p7l.value, p7r.value, p7s.value, jobs, rounds);
+		       "out-syncobj each), %u jobs, best of %u; median of the rounds' own "
+		       "ratios %.3f\thigher\t0.9\n",
+		       p7l.value / p7r.value, p7l.value, p7r.value, p7s.value, jobs, rounds,
+		       paired);
 	if (p8l.ok && p8r.ok)
 		printf("RESULT\tP8\t%.3f\tlibloom empty launch / raw SUBMIT round trip (median µs)\t"
 		       "%.1f µs vs %.1f µs, median of %u trips each\tlower\t1.1\n",
