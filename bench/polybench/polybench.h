@@ -297,7 +297,11 @@ static bool syrk_if(struct pb *e)
 
 /* ------------------------------------------------------------- trmm --- */
 
-static bool trmm(struct pb *e)
+/*
+ * trmm (rank-1 A and B, then i, m, n) and trmm_if (A and B as
+ * memref<?x?xf32>, each with its two sizes, then i): one launch per row.
+ */
+static bool trmm_run(struct pb *e, const char *thread, bool rank2)
 {
 	enum { M = 20, N = 30 };
 	float A[M * M] = { 0 }, B[M * N];
@@ -314,8 +318,9 @@ static bool trmm(struct pb *e)
 	put(e, B_VA, B, M * N);
 	for (int i = 0; i < M; i++) {
 		uint64_t args[] = { f32_arg(alpha), A_VA, B_VA, i, M, N };
+		uint64_t args2[] = { f32_arg(alpha), A_VA, B_VA, i, M, M, M, N };
 
-		if (!launch(e, "trmm", args, ext))
+		if (!launch(e, thread, rank2 ? args2 : args, ext))
 			return false;
 	}
 	for (int i = 0; i < M; i++)
@@ -325,6 +330,16 @@ static bool trmm(struct pb *e)
 			B[i * N + j] = alpha * B[i * N + j];
 		}
 	return same(e, "B", B_VA, B, M * N);
+}
+
+static bool trmm(struct pb *e)
+{
+	return trmm_run(e, "trmm", false);
+}
+
+static bool trmm_if(struct pb *e)
+{
+	return trmm_run(e, "trmm_if", true);
 }
 
 /* -------------------------------------------------------- seidel-2d --- */
@@ -910,6 +925,7 @@ static const struct kernel kernels[] = {
 	{ "syrk", syrk, 0 },
 	{ "syrk_if", syrk_if, 0 },
 	{ "trmm", trmm, 0 },
+	{ "trmm_if", trmm_if, ON_4X4 },
 	{ "seidel_2d", seidel_2d, 0 },
 	{ "atax", atax, 0 },
 	{ "bicg", bicg, 0 },
