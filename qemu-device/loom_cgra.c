@@ -27,6 +27,7 @@
 #include "qemu/module.h"
 #include "qemu/thread.h"
 #include "qemu/main-loop.h"
+#include "qemu/timer.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
 #ifdef LOOM_QEMU_PCI_DEVICE_H
@@ -89,6 +90,11 @@ typedef struct LoomCore {
      */
     QemuMutex lock;
     QemuCond cond;
+    /*
+     * Bumped with every broadcast of cond: what a core thread that polls
+     * instead of sleeping on cond (poll-us) watches, without the lock.
+     */
+    uint32_t wakes;
     bool quit;
     bool busy;
     uint32_t generation;    /* bumped by reset: a running job's result is void */
@@ -119,6 +125,7 @@ struct LoomCgraState {
     MemoryRegion regs;
     uint32_t num_cores;
     char *fabric_prop;
+    uint32_t poll_us;       /* property poll-us: see loom_core_poll() */
     unsigned fabric_width;
     unsigned fabric_height;
     uint32_t scratch;
@@ -220,6 +227,13 @@ static void loom_core_bh(void *opaque)
 
 /* ---- the core thread ------------------------------------------------------ */
 
+/* Wakes the core thread (and reset's waiters); c->lock held. */
+static void loom_core_wake(LoomCore *c)
+{
+    __atomic_fetch_add(&c->wakes, 1, __ATOMIC_RELEASE);
+    qemu_cond_broadcast(&c->cond);
+}
+
 static bool loom_core_has_work(LoomCore *c)
 {
     return (c->ctrl & LOOM_CTRL_ENABLE) && !(c->ctrl & LOOM_CTRL_STOP) &&
@@ -304,7 +318,7 @@ static void loom_core_idle(LoomCore *c)
 {
     c->busy = false;
     c->status &= ~LOOM_CORE_BUSY;
-    qemu_cond_broadcast(&c->cond);
+    loom_core_wake(c);
 }
 
 /* Runs the job at head; called and returns with c->lock held. */
@@ -377,17 +391,46 @@ static void loom_core_run_one(LoomCore *c)
     loom_core_idle(c);
 }
 
+/*
+ * With poll-us, after a job the core thread watches for a wakeup (a
+ * doorbell, a control write, a reset) for that long before it sleeps on
+ * cond: a doorbell rung meanwhile finds it on a CPU, and the vCPU thread
+ * that rang it wakes nobody (issue 36: the doorbell's MMIO write and the
+ * wakeup were 37 of an empty job's 79 us round trip).  It yields the CPU
+ * between looks, so the main loop and the vCPU still get one.  c->lock
+ * held on entry and exit, dropped while it polls.
+ */
+static void loom_core_poll(LoomCore *c)
+{
+    uint32_t wakes = __atomic_load_n(&c->wakes, __ATOMIC_ACQUIRE);
+    int64_t end = get_clock() + (int64_t)c->dev->poll_us * SCALE_US;
+
+    qemu_mutex_unlock(&c->lock);
+    while (__atomic_load_n(&c->wakes, __ATOMIC_ACQUIRE) == wakes &&
+           get_clock() < end) {
+        sched_yield();
+    }
+    qemu_mutex_lock(&c->lock);
+}
+
 static void *loom_core_thread(void *opaque)
 {
     LoomCore *c = opaque;
+    bool ran = false;
 
     qemu_mutex_lock(&c->lock);
     while (!c->quit) {
         if (!loom_core_has_work(c)) {
+            if (ran && c->dev->poll_us) {
+                ran = false;
+                loom_core_poll(c);
+                continue;
+            }
             qemu_cond_wait(&c->cond, &c->lock);
             continue;
         }
         loom_core_run_one(c);
+        ran = true;
     }
     qemu_mutex_unlock(&c->lock);
     return NULL;
@@ -406,7 +449,7 @@ static void loom_core_reset_locked(LoomCore *c)
     c->ctrl = 0;
     c->q_head = c->q_tail = 0;
     __atomic_store_n(&c->engine.stop, 1, __ATOMIC_RELAXED);
-    qemu_cond_broadcast(&c->cond);
+    loom_core_wake(c);
     while (c->busy) {
         qemu_cond_wait(&c->cond, &c->lock);
     }
@@ -573,7 +616,7 @@ static uint32_t loom_core_set_ctrl(LoomCore *c, uint32_t val)
             __atomic_store_n(&c->engine.stop, 0, __ATOMIC_RELAXED);
         }
     }
-    qemu_cond_broadcast(&c->cond);
+    loom_core_wake(c);
     return errors;
 }
 
@@ -615,7 +658,7 @@ static bool loom_core_write(LoomCore *c, hwaddr reg, uint32_t val)
         }
         trace_loom_doorbell(c->index, val);
         c->q_tail = val;
-        qemu_cond_broadcast(&c->cond);
+        loom_core_wake(c);
         break;
     case LOOM_CORE_CTRL:
         errors = loom_core_set_ctrl(c, val);
@@ -822,7 +865,7 @@ static void loom_core_fini(LoomCore *c)
     qemu_mutex_lock(&c->lock);
     c->quit = true;
     __atomic_store_n(&c->engine.stop, 1, __ATOMIC_RELAXED);
-    qemu_cond_broadcast(&c->cond);
+    loom_core_wake(c);
     qemu_mutex_unlock(&c->lock);
     /* under the BQL: the thread never waits for it (see LoomCore.bh) */
     qemu_thread_join(&c->thread);
@@ -927,6 +970,7 @@ static Property loom_cgra_props[] = {
 #endif
     DEFINE_PROP_UINT32("cores", LoomCgraState, num_cores, 2),
     DEFINE_PROP_STRING("fabric", LoomCgraState, fabric_prop),
+    DEFINE_PROP_UINT32("poll-us", LoomCgraState, poll_us, 0),
 #ifndef LOOM_QEMU_PROPS_COUNTED
     DEFINE_PROP_END_OF_LIST(),
 #endif

@@ -36,10 +36,12 @@
  *
  * P1 runs again with batches of --big-batch (256; a ring twice that), and
  * each P1 line says how many guest CPUs the VM has (bench/run boots one
- * with 2 for --p1-only).  --breakdown M: only the latency breakdown below.
+ * with 2 for --p1-only).  --p2-only ID: only P2, its RESULT named ID and
+ * its label ending in --p2-note's TEXT (bench/run: P2p, the device with
+ * poll-us).  --breakdown M: only the latency breakdown below.
  * Usage: submit_bench [--jobs N] [--batch B] [--ring SQ]
  *		       [--rounds R] [--trips M] [--big-batch B | --no-big-batch]
- *		       [--p1-only]
+ *		       [--p1-only | --p2-only ID [--p2-note TEXT]]
  *	  submit_bench --breakdown M
  *
  * Built static from the repository root and run in the VM:
@@ -111,6 +113,8 @@ struct opts {
 	unsigned int breakdown;		/* --breakdown: trips per path, or 0 */
 	unsigned int big_batch;		/* P1 again with batches this large, or 0 */
 	bool p1_only;			/* --p1-only: no P2 */
+	const char *p2_id;		/* --p2-only ID: only P2, named ID */
+	const char *p2_note;		/* --p2-note TEXT: appended to P2's label */
 };
 
 struct loom {
@@ -1108,7 +1112,8 @@ static void row(const char *what, const struct result *r, const char *unit)
 static int usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s [--jobs N] [--batch B] [--ring SQ] [--rounds R] [--trips M]\n"
-		"              [--big-batch B | --no-big-batch] [--p1-only]\n"
+		"              [--big-batch B | --no-big-batch]\n"
+		"              [--p1-only | --p2-only ID [--p2-note TEXT]]\n"
 		"       %s --breakdown M\n",
 		argv0, argv0);
 	return 2;
@@ -1158,6 +1163,10 @@ int main(int argc, char **argv)
 			o.big_batch = 0;
 		else if (!strcmp(argv[i], "--p1-only"))
 			o.p1_only = true;
+		else if (!strcmp(argv[i], "--p2-only") && i + 1 < argc)
+			o.p2_id = argv[++i];
+		else if (!strcmp(argv[i], "--p2-note") && i + 1 < argc)
+			o.p2_note = argv[++i];
 		else
 			return usage(argv[0]);
 	}
@@ -1175,7 +1184,13 @@ int main(int argc, char **argv)
 		}
 		return breakdown(&lx, o.breakdown);
 	}
-	if (have_loom) {
+	if (o.p2_id) {
+		o.big_batch = 0;
+		if (!have_loom) {
+			uring = ioc;
+			lrt = ioc;
+		}
+	} else if (have_loom) {
 		printf("submit_bench: loom %s, %llu cores, jobs on core %u; P1 jobs checked %s\n",
 		       lx.path, (unsigned long long)lx.cores, QUEUE,
 		       lx.counters ? "by the device's counters in debugfs" :
@@ -1201,9 +1216,11 @@ int main(int argc, char **argv)
 	}
 
 	printf("  %-34s %10s %-7s %s\n", "measurement", "value", "unit", "detail");
-	row("P1 one ioctl per job", &ioc, "jobs/s");
-	row("P1 io_uring batched", &uring, "jobs/s");
-	if (ioc.ok && uring.ok)
+	if (!o.p2_id) {
+		row("P1 one ioctl per job", &ioc, "jobs/s");
+		row("P1 io_uring batched", &uring, "jobs/s");
+	}
+	if (!o.p2_id && ioc.ok && uring.ok)
 		printf("  %-34s %10.3f\n", "P1 ratio io_uring / ioctl", uring.value / ioc.value);
 	if (o.big_batch) {
 		row("P1 one ioctl per job (again)", &big_ioc, "jobs/s");
@@ -1221,7 +1238,7 @@ int main(int argc, char **argv)
 	printf("\n");
 
 	/* The headline P1 keeps its first conditions (batch 32, one guest CPU). */
-	if (ioc.ok && uring.ok)
+	if (!o.p2_id && ioc.ok && uring.ok)
 		printf("RESULT\tP1\t%.3f\tio_uring batches of %u / ioctl per job (jobs/s, "
 		       "%ld guest CPU%s)\tio_uring %.0f jobs/s, ioctl %.0f jobs/s, %u jobs"
 		       "\thigher\t1.5\n",
@@ -1234,12 +1251,16 @@ int main(int argc, char **argv)
 		       big_uring.value / big_ioc.value, o.big_batch, cpus, cpus == 1 ? "" : "s",
 		       big_uring.value, big_ioc.value, o.jobs);
 	if (!o.p1_only && lrt.ok && vrt.ok)
-		printf("RESULT\tP2\t%.3f\tloom empty job / vgem fence round trip (median µs)\t"
+		printf("RESULT\t%s\t%.3f\tloom empty job / vgem fence round trip (median µs%s%s)\t"
 		       "loom %.1f µs, vgem %.1f µs, median of %u each\tlower\t2\n",
-		       lrt.value / vrt.value, lrt.value, vrt.value, o.trips);
+		       o.p2_id ? o.p2_id : "P2", lrt.value / vrt.value,
+		       o.p2_note ? ", " : "", o.p2_note ? o.p2_note : "",
+		       lrt.value, vrt.value, o.trips);
 
-	all[n++] = &ioc;
-	all[n++] = &uring;
+	if (!o.p2_id) {
+		all[n++] = &ioc;
+		all[n++] = &uring;
+	}
 	if (o.big_batch) {
 		all[n++] = &big_ioc;
 		all[n++] = &big_uring;

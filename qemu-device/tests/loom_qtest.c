@@ -14,6 +14,9 @@
  * refuses every access that is not to RAM as a DMA error, and every
  * check ends within its timeout.
  *
+ * A core that polls its doorbell after a job (poll-us) still runs every
+ * job rung while it polls, and a reset while it polls returns.
+ *
  * It also checks the device's trace events (-trace 'loom_*', the log
  * backend writing to a file): a job's doorbell, start, MMU fault,
  * completion and interrupt appear, in that order, and a guest error too.
@@ -54,6 +57,7 @@ static int from_qemu = -1;
 static char reply[512];
 static bool hung;		/* QEMU stopped answering */
 static char trace_path[64];	/* QEMU's -trace file=, when not empty */
+static const char *device_opts = "";	/* more ",prop=value" for the device */
 static int passed, failed, current_failed;
 
 #define CHECK(cond) do {						\
@@ -76,9 +80,9 @@ static bool qemu_start(void)
 	if (qemu_pid < 0)
 		return false;
 	if (!qemu_pid) {
-		char dev[64], trace[128];
+		char dev[128], trace[128];
 
-		snprintf(dev, sizeof(dev), "loom-cgra,addr=%d.0", LOOM_SLOT);
+		snprintf(dev, sizeof(dev), "loom-cgra,addr=%d.0%s", LOOM_SLOT, device_opts);
 		snprintf(trace, sizeof(trace), "enable=loom_*,file=%s", trace_path);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
@@ -335,6 +339,42 @@ static void test_ring_in_bar(void)
 }
 
 /*
+ * poll-us=4000000: after its first job core 0 watches for a doorbell for
+ * four seconds instead of sleeping.  A job rung meanwhile runs within one
+ * (the polling thread sees the doorbell itself); a core reset
+ * meanwhile returns at once (reset waits for nothing the poll holds) and
+ * a job after it runs too.
+ */
+static void test_polling_core_runs_what_it_is_rung_for(void)
+{
+	struct loom_hw_job job = { .seqno = 21, .completion = RECORD };
+
+	device_opts = ",poll-us=4000000";
+	CHECK(device_up());
+	submit(RING, &job);
+	CHECK(wait_for(core_reg(LOOM_CORE_Q_HEAD), 1));
+	CHECK(reg_read(core_reg(LOOM_CORE_COMPLETED)) == 21);
+	/* slot 1 of the two-entry ring, rung while the core polls */
+	job.seqno = 22;
+	mem_write(RING + sizeof(job), &job, sizeof(job));
+	reg_write(core_reg(LOOM_CORE_Q_TAIL), 0);
+	for (int i = 0; i < 1000 && !hung &&
+	     reg_read(core_reg(LOOM_CORE_COMPLETED)) != 22; i++)
+		usleep(1000);
+	CHECK(reg_read(core_reg(LOOM_CORE_COMPLETED)) == 22);
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_HEAD)) == 0);
+	/* a reset while it polls, then a job from a fresh ring */
+	reg_write(core_reg(LOOM_CORE_RESET), LOOM_RESET_MAGIC);
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_HEAD)) == 0);
+	job.seqno = 23;
+	submit(RING, &job);
+	CHECK(wait_for(core_reg(LOOM_CORE_Q_HEAD), 1));
+	CHECK(reg_read(core_reg(LOOM_CORE_COMPLETED)) == 23);
+	qemu_stop();
+	device_opts = "";
+}
+
+/*
  * Where @event (with @args in its text, if not NULL) is in the trace at
  * or after line @from: its line number, or -1.
  */
@@ -432,6 +472,7 @@ int main(int argc, char **argv)
 	RUN(dump_onto_registers);
 	RUN(ring_in_bar);
 	RUN(trace_events_in_order);
+	RUN(polling_core_runs_what_it_is_rung_for);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
