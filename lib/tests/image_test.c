@@ -1195,6 +1195,13 @@ TEST(host_reports)
 	CHECK(!strcmp("prog.loom:12:8: error: @vadd accessed device address 0x1ff8 (not mapped)\n"
 		      "prog.loom:2:8: note: '%x' accesses memory here\n"
 		      "prog.loom:4:3: note: this operation accesses memory here\n", text));
+	st.job_detail = LOOM_MMU_FAULT_ALIGN;
+	loom_host_report(img, -EFAULT, &st, text, sizeof(text));
+	CHECK(!strncmp("prog.loom:12:8: error: @vadd accessed device address 0x1ff8 "
+		       "(an atomic not aligned to its size)\n", text,
+		       strlen("prog.loom:12:8: error: @vadd accessed device address 0x1ff8 "
+			      "(an atomic not aligned to its size)\n")));
+	st.job_detail = LOOM_MMU_FAULT_NOT_MAPPED;
 
 	st.job_status = LOOM_STATUS_DEADLOCK;
 	st.waiting_tiles[0] = 1ULL << 5;
