@@ -201,6 +201,60 @@ TEST(tickets_are_a_permutation_on_1_2_4_cores)
 	er_close(&e);
 }
 
+/*
+ * An atomic in an scf.if branch runs only when the branch is taken: odd
+ * keys count in their bin, even ones in bin 0 of a second histogram,
+ * through the else branch.
+ */
+static const char branch_src[] =
+	"dataflow.thread private @branch domain(#dataflow.thread_domain<dense>)(%key: memref<?xi32>, %odd: memref<?xi32>, %even: memref<?xi32>) ctrl(%ctl: none) iv(%j: index) {\n"
+	"  %c0 = arith.constant 0 : index\n"
+	"  %one = arith.constant 1 : i32\n"
+	"  %k = memref.load %key[%j] : memref<?xi32>\n"
+	"  %low = arith.andi %k, %one : i32\n"
+	"  %is_odd = arith.cmpi eq, %low, %one : i32\n"
+	"  scf.if %is_odd {\n"
+	"    %b = arith.index_cast %k : i32 to index\n"
+	"    %o = memref.atomic_rmw addi %one, %odd[%b] : (i32, memref<?xi32>) -> i32\n"
+	"  } else {\n"
+	"    %e = memref.atomic_rmw addi %k, %even[%c0] : (i32, memref<?xi32>) -> i32\n"
+	"  }\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+TEST(atomics_in_branches_on_1_2_4_cores)
+{
+	enum { N = 1000, BINS = 11 };
+	int32_t key[N], odd[BINS], want[BINS] = { 0 }, even, want_even = 0;
+	uint64_t args[] = { A_VA, S_VA, T_VA };
+	int64_t ext[] = { N };
+	struct er e;
+
+	for (unsigned j = 0; j < N; j++) {
+		key[j] = (int32_t)((j * 2654435761U) % BINS);
+		if (key[j] & 1)
+			want[key[j]]++;
+		else
+			want_even += key[j];
+	}
+	REQUIRE(er_open(&e, branch_src, 4, 4) == 0);
+	fake_bus_poke(&e.bus, A_VA, key, sizeof(key));
+	for (unsigned c = 0; c < 3; c++) {
+		memset(odd, 0, sizeof(odd));
+		even = 0;
+		fake_bus_poke(&e.bus, S_VA, odd, sizeof(odd));
+		fake_bus_poke(&e.bus, T_VA, &even, sizeof(even));
+		CHECK_EQ(LOOM_STATUS_OK,
+			 er_launch_split(&e, "branch", args, ext, core_counts[c]));
+		fake_bus_peek(&e.bus, S_VA, odd, sizeof(odd));
+		fake_bus_peek(&e.bus, T_VA, &even, sizeof(even));
+		for (unsigned b = 0; b < BINS; b++)
+			CHECK_EQ(want[b], odd[b]);
+		CHECK_EQ(want_even, even);
+	}
+	er_close(&e);
+}
+
 /* ------------------------------------------------------- every kind --- */
 
 /*
@@ -360,6 +414,7 @@ int main(void)
 	RUN(bicg_scatter_f32_on_1_2_4_cores);
 	RUN(histogram_on_1_2_4_cores);
 	RUN(tickets_are_a_permutation_on_1_2_4_cores);
+	RUN(atomics_in_branches_on_1_2_4_cores);
 	RUN(every_kind_against_c);
 	RUN(atomic_in_program_order_with_loads_and_stores);
 	return checks_done();
