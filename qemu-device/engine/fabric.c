@@ -992,7 +992,9 @@ static int step_load(struct loom_fabric *f, struct fab_pe *pe,
 		load_deliver(f, pe, cy, fifo, false);
 		return LOOM_STATUS_OK;
 	}
-	have = inputs_present(f, fifo) & pe->need;
+	/* a LOAD's one input alone: the hot path reads one occupancy */
+	have = pe->need == IN_A ? (f->cnt0[fifo] != 0) * IN_A :
+				  inputs_present(f, fifo) & pe->need;
 	if (have != pe->need) {
 		if (have)
 			cy->waiting++;
@@ -1007,7 +1009,9 @@ static int step_load(struct loom_fabric *f, struct fab_pe *pe,
 	if (st)
 		return st;	/* inputs stay: the dump shows them */
 	pe->tag = buf_tag(f, fifo);
-	pop_inputs(f, fifo, pe->need);
+	buf_pop(f, fifo);
+	if (pe->need & IN_B)	/* ATOMIC's operand */
+		buf_pop(f, fifo + 1);
 	fired(pe, cy);
 	pe->val = typed(pe, v);
 	pe->due = f->cycle + f->p.load_latency - 1;
