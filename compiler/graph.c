@@ -76,6 +76,8 @@ static void dot_node(FILE *out, const struct graph *g, int i)
 		fprintf(out, " imm=%" PRId64, (int64_t)n->imm);
 	if (n->op == LOOM_OP_REDUCE)
 		fprintf(out, " %s", loom_op_name((unsigned)n->imm));
+	if (n->op == LOOM_OP_ATOMIC && loom_atomic_info(n->imm)->name)
+		fprintf(out, " %s", loom_atomic_info(n->imm)->name);
 	if (n->name)
 		fprintf(out, "\\n%%%s", n->name);
 	fprintf(out, "\"];\n");

@@ -804,6 +804,19 @@ static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 		fputc(']', out);
 		print_attrs_type(out, op, op->type);
 		break;
+	case SYN_ATOMIC_RMW:
+		fprintf(out, " %s %%%s, %%%s[", loom_atomic_info(op->atomic_kind)->name,
+			u[0].name, u[1].name);
+		print_uses(out, u + 2, op->num_operands - 2);
+		fputc(']', out);
+		print_attr_dict(out, op->attrs, op->num_attrs);
+		fputs(" : (", out);
+		print_type(out, op->operand_types[0]);
+		fputs(", ", out);
+		print_type(out, op->type);
+		fputs(") -> ", out);
+		print_type(out, op->results[0].type);
+		break;
 	case SYN_AFFINE:
 		fputc(' ', out);
 		print_affine_map(out, op->map);

@@ -35,6 +35,7 @@
 #include "diag.h"
 #include "loom_device.h"
 #include "loom_image.h"
+#include "loom_ops.h"	/* loom_atomic_info(): atomic_rmw's kinds */
 
 /* ------------------------------------------------------------- types --- */
 
@@ -250,6 +251,8 @@ enum ir_syntax {
 	SYN_CAST,		/* %r = arith.index_cast %x : T to U */
 	SYN_LOAD,		/* %v = memref.load %m[%i] : memref<?xT> */
 	SYN_STORE,		/* memref.store %v, %m[%i] : memref<?xT> */
+	SYN_ATOMIC_RMW,		/* %o = memref.atomic_rmw addi %v, %m[%i]
+				 * : (T, memref<?xT>) -> T */
 	SYN_ALLOC,		/* %m = memref.alloc(%n) : memref<?xT> */
 	SYN_DIM,		/* %n = memref.dim %m, %k : memref<?x8xT> */
 	SYN_AFFINE,		/* %r = affine.apply #map(%i)[%n] */
@@ -364,6 +367,7 @@ enum ir_alu {
 	X(INDEX_CASTU, "index.castu", SYN_CAST, ALU_CASTU, 0)		\
 	X(MEMREF_LOAD, "memref.load", SYN_LOAD, ALU_NONE, 0)		\
 	X(MEMREF_STORE, "memref.store", SYN_STORE, ALU_NONE, 0)		\
+	X(MEMREF_ATOMIC_RMW, "memref.atomic_rmw", SYN_ATOMIC_RMW, ALU_NONE, 0) \
 	X(MEMREF_ALLOC, "memref.alloc", SYN_ALLOC, ALU_NONE, IR_HOST_ONLY) \
 	X(MEMREF_DIM, "memref.dim", SYN_DIM, ALU_NONE, 0)		\
 	X(MEMREF_SUBVIEW, "memref.subview", SYN_SUBVIEW, ALU_NONE, 0)	\
@@ -616,7 +620,7 @@ struct ir_region {
  *	per iter_arg); SYN_IF: the then region (no args)
  * @else_body: SYN_IF: the else region, or NULL when there is no else
  * @type: the main written type: the ": T" of constants, arith, print,
- *	check, spawn; the memref type of load/store/alloc; the induction
+ *	check, spawn; the memref type of load/store/atomic_rmw/alloc; the induction
  *	variable type of scf.for; the source type of a cast
  * @to_type: SYN_CAST: the result type
  * @lit_neg: SYN_CONSTANT/SYN_INDEX_CONSTANT: the literal had a '-'
@@ -630,6 +634,11 @@ struct ir_region {
  *	sign-extended from 32 like an i32)
  * @pred: SYN_CMPI/SYN_INDEX_CMP: the predicate
  * @fpred: SYN_CMPF: the predicate
+ * @atomic_kind: SYN_ATOMIC_RMW: the kind, an enum loom_atomic_kind (MLIR's
+ *	arith::AtomicRMWKind names: loom_atomic_info()); operands are the
+ *	value, the memref, then its indices; @type the memref's type,
+ *	operand_types[0] the value's written type, the result's type the
+ *	one after "->"
  * @callee: SYN_LAUNCH: the thread's name without '@'
  * @callee_loc: the @name token
  * @num_args: SYN_LAUNCH: operands [0, num_args) are the thread's inputs;
@@ -674,6 +683,7 @@ struct ir_op {
 	int64_t imm;
 	enum ir_pred pred;
 	enum ir_fpred fpred;
+	unsigned atomic_kind;
 	const char *callee;
 	struct loom_loc callee_loc;
 	int num_args;

@@ -12,7 +12,7 @@
  * PEs triggered by a token of the scope that needs them, and a value an
  * inner scope uses from an outer one is repeated by an INVARIANT PE.
  * Memory effects on one memref are ordered with JOIN; side effects
- * (STORE, SPAWN) are the roots of the graph: what they do not need is
+ * (STORE, ATOMIC, SPAWN) are the roots of the graph: what they do not need is
  * dropped and every token nobody consumes goes to a SINK, because the
  * device only finishes a dispatch once the fabric is empty.
  */
@@ -1415,6 +1415,34 @@ static void lower_store(struct lower *l, struct scope *s, struct ir_op *op)
 			       G_NONE, op->loc);
 }
 
+/*
+ * memref.atomic_rmw: an ATOMIC PE (its kind in imm), ordered like a store:
+ * after the memref's last store or atomic and the loads since.  Its
+ * result, the old value, is also the token the memref's later accesses
+ * wait for.  Only the thread's own accesses are ordered; instances, and
+ * cores, reach the element in any order, and the device makes each
+ * read-modify-write indivisible.
+ */
+static void lower_atomic(struct lower *l, struct scope *s, struct ir_op *op)
+{
+	const struct ir_value *v = op->operands[0].value;
+	const struct ir_value *m = op->operands[1].value;
+	int k = memref_arg(m);
+	int a, n, val;
+
+	if (k < 0)
+		return unsupported(l, op, "a memref that is not a thread argument");
+	a = after(l, address(l, s, op, m, &op->operands[2]), s->mem[k],
+		  op->loc);
+	val = value(l, s, v);
+	a = after_reads(l, s, k, a, v->is_const ? G_NONE : val, op->loc);
+	n = pe(l, LOOM_OP_ATOMIC, lower_dev_type(op->type->elem), a, val,
+	       G_NONE, op->loc);
+	l->g->nodes[n].imm = op->atomic_kind;	/* imm is the kind: no IMM_B */
+	s->mem[k] = n;
+	map_put(l, s, &op->results[0], n);
+}
+
 /* Children are appended in firing order: chain the spawns with JOIN. */
 static void lower_spawn(struct lower *l, struct scope *s, struct ir_op *op)
 {
@@ -1596,12 +1624,13 @@ static bool check_loop(struct lower *l, struct ir_op *op,
 	return true;
 }
 
-/* The memref argument @op loads from or stores to, or -1. */
+/* The memref argument @op loads from, stores to or updates, or -1. */
 static int accessed_arg(const struct ir_op *op)
 {
 	if (op->code == IR_OP_MEMREF_LOAD)
 		return memref_arg(op->operands[0].value);
-	if (op->code == IR_OP_MEMREF_STORE)
+	if (op->code == IR_OP_MEMREF_STORE ||
+	    op->code == IR_OP_MEMREF_ATOMIC_RMW)
 		return memref_arg(op->operands[1].value);
 	return -1;
 }
@@ -1787,6 +1816,7 @@ static bool has_effects(const struct ir_region *r)
 {
 	for (const struct ir_op *op = r->first; op; op = op->next) {
 		if (op->code == IR_OP_MEMREF_LOAD || op->code == IR_OP_MEMREF_STORE ||
+		    op->code == IR_OP_MEMREF_ATOMIC_RMW ||
 		    op->code == IR_OP_WORK_SPAWN)
 			return true;
 		if ((op->body && has_effects(op->body)) ||
@@ -1989,6 +2019,8 @@ static void lower_op(struct lower *l, struct scope *s, struct ir_op *op)
 		return lower_load(l, s, op);
 	case SYN_STORE:
 		return lower_store(l, s, op);
+	case SYN_ATOMIC_RMW:
+		return lower_atomic(l, s, op);
 	case SYN_FOR:
 		return lower_for(l, s, op);
 	case SYN_IF:
@@ -2027,7 +2059,7 @@ static void count_accesses(struct lower *l, const struct ir_region *r,
 		}
 		if (k >= 0) {
 			count[k]++;
-			stores[k] += op->code == IR_OP_MEMREF_STORE;
+			stores[k] += op->code != IR_OP_MEMREF_LOAD;	/* atomics write */
 		}
 		/* a branch runs once: its spawns are not in a loop */
 		if (op->body)
@@ -2167,7 +2199,7 @@ static bool lin_equal(const struct lin_index *x, const struct lin_index *y)
 	return true;
 }
 
-/* Loads and stores of memref argument @k in @r, nested regions included. */
+/* Accesses of memref argument @k in @r, nested regions included. */
 static int collect_accesses(const struct ir_region *r, int k,
 			    const struct ir_op **acc, int max, int n)
 {
@@ -2183,10 +2215,10 @@ static int collect_accesses(const struct ir_region *r, int k,
 	return n;
 }
 
-/* The index uses of a load or store. */
+/* The index uses of a load, store or atomic. */
 static const struct ir_use *access_indices(const struct ir_op *op)
 {
-	return &op->operands[op->code == IR_OP_MEMREF_LOAD ? 1 : 2];
+	return &op->operands[op->code == IR_OP_MEMREF_LOAD ? 1 : 2];	/* store, atomic: 2 */
 }
 
 #define MAX_LOOP_ACCESSES	64
@@ -2284,6 +2316,7 @@ static void dead_code(struct graph *g)
 		struct g_node *x = &g->nodes[i];
 
 		if (x->kind == G_PE && (x->op == LOOM_OP_STORE ||
+					x->op == LOOM_OP_ATOMIC ||
 					x->op == LOOM_OP_SPAWN))
 			keep[i] = 1;
 		if (keep[i])

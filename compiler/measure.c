@@ -62,6 +62,19 @@ static int drop_store(void *opaque, uint64_t va, unsigned size, uint64_t v)
 	return count_call(opaque);
 }
 
+/* An atomic on memory that holds zeros everywhere, like zero_load's. */
+static int zero_atomic(void *opaque, uint64_t va, unsigned size, unsigned kind,
+		       unsigned type, uint64_t operand, uint64_t *old)
+{
+	(void)va;
+	(void)size;
+	(void)kind;
+	(void)type;
+	(void)operand;
+	*old = 0;
+	return count_call(opaque);
+}
+
 static int take_spawn(void *opaque, uint64_t payload, uint32_t item)
 {
 	(void)payload;
@@ -122,7 +135,7 @@ static int run_once(struct loom_fabric *f, const struct graph *g,
 	struct run_env e = { 0 };
 	struct loom_fabric_env env = {
 		.opaque = &e, .load = zero_load, .store = drop_store,
-		.spawn = take_spawn, .payload = zero_payload, .stop = &e.stop,
+		.atomic = zero_atomic, .spawn = take_spawn, .payload = zero_payload, .stop = &e.stop,
 	};
 	struct loom_dispatch d = {
 		.operands = ops, .num_operands = operands_used(p),

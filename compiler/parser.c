@@ -1085,6 +1085,51 @@ static void store(struct parser *p, struct ir_op *op)
 	set_results(p, op, 0, NULL);
 }
 
+/* atomic_kind = "addi" | "addf" | ... | "assign" (loom_atomic_info()) */
+static unsigned atomic_kind(struct parser *p)
+{
+	const struct token *t = expect_kind(p, TK_IDENT, "an atomic kind");
+
+	for (unsigned k = 0; k < LOOM_ATOMIC_COUNT; k++)
+		if (tok_is(t, loom_atomic_info(k)->name))
+			return k;
+	fail_at(p, t->loc, "unknown atomic kind '%.*s' (one of %s)",
+		(int)(t->len > 40 ? 40 : t->len), t->text,
+		"addi, addf, muli, mulf, maxs, maxu, mins, minu, maximumf, minimumf, andi, ori, xori, assign");
+}
+
+/*
+ * atomic_rmw = atomic_kind VALUE "," VALUE subscript attr_dict? ":"
+ *		"(" type "," memref_type ")" "->" type
+ */
+static void atomic_rmw(struct parser *p, struct ir_op *op)
+{
+	const struct ir_type *value_type, *result_type;
+	struct vec v = { 0 };
+
+	op->atomic_kind = atomic_kind(p);
+	operand(p, &v);
+	expect(p, ",");
+	operand(p, &v);
+	subscript(p, &v);
+	set_operands(p, op, &v);
+	opt_attr_dict(p, op);
+	expect(p, ":");
+	expect(p, "(");
+	value_type = type(p);
+	expect(p, ",");
+	if (!at(p, "memref"))
+		fail_expected(p, "a memref type");
+	op->type = type(p);
+	expect(p, ")");
+	expect(p, "->");
+	result_type = type(p);
+	all_types(op, &ir_index);
+	op->operand_types[0] = value_type;
+	op->operand_types[1] = op->type;
+	set_results(p, op, 1, result_type);
+}
+
 /* alloc = "(" operand_list? ")" attr_dict? ":" memref_type */
 static void alloc_op(struct parser *p, struct ir_op *op)
 {
@@ -1815,6 +1860,7 @@ static void op_body(struct parser *p, struct ir_op *op)
 	case SYN_CAST:			cast(p, op); break;
 	case SYN_LOAD:			load(p, op); break;
 	case SYN_STORE:			store(p, op); break;
+	case SYN_ATOMIC_RMW:		atomic_rmw(p, op); break;
 	case SYN_ALLOC:			alloc_op(p, op); break;
 	case SYN_DIM:			dim_op(p, op); break;
 	case SYN_SUBVIEW:		subview_op(p, op); break;

@@ -725,7 +725,7 @@ static int mem_bound(const struct graph *g, bool in_loop)
 		if (n->kind != G_PE || (in_loop && !per_iter[i]))
 			continue;
 		mem += loom_op_class(n->op) == LOOM_OPC_MEM;
-		loads += n->op == LOOM_OP_LOAD;
+		loads += n->op == LOOM_OP_LOAD || n->op == LOOM_OP_ATOMIC;
 	}
 	free(per_iter);
 	ii = loads ? PLACE_LOAD_LATENCY : 1;
@@ -752,7 +752,8 @@ static void stats(struct pr *r)
 			st->hops += links(r, t)[d] != LOOM_SRC_NONE;
 	for (int i = 0; i < r->g->num; i++) {
 		const struct g_node *n = &r->g->nodes[i];
-		int lat = n->op == LOOM_OP_LOAD ? PLACE_LOAD_LATENCY : 1;
+		int lat = n->op == LOOM_OP_LOAD || n->op == LOOM_OP_ATOMIC ?
+			  PLACE_LOAD_LATENCY : 1;
 
 		if (n->kind != G_PE)
 			continue;
@@ -2446,6 +2447,8 @@ static void print_tile(FILE *out, const struct loom_tile_config *tc,
 		fprintf(out, " imm=%lld", (long long)tc->imm);
 	else if (tc->op == LOOM_OP_REDUCE)
 		fprintf(out, " fold=%s", loom_op_name((unsigned)tc->imm));
+	else if (tc->op == LOOM_OP_ATOMIC && loom_atomic_info(tc->imm)->name)
+		fprintf(out, " kind=%s", loom_atomic_info(tc->imm)->name);
 	fprintf(out, "  routes:");
 	for (int o = 0; o < LOOM_ROUTE_OUTS; o++) {
 		if (tc->route[o] == LOOM_SRC_NONE)

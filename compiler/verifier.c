@@ -674,6 +674,49 @@ static bool check_cast(struct verifier *v, struct ir_op *op)
 	return false;
 }
 
+/*
+ * memref.atomic_rmw: the value and the result are the memref's element
+ * type, and the kind works on it (addf, mulf, maximumf, minimumf on f32;
+ * assign on any; the rest on integers), as MLIR's verifier has it.
+ */
+static bool check_atomic_types(struct verifier *v, struct ir_op *op)
+{
+	const struct loom_atomic_info *k = loom_atomic_info(op->atomic_kind);
+	const struct ir_type *elem = op->type->elem;
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX], c[IR_TYPE_STR_MAX];
+	bool ok = true;
+
+	if (op->type->kind != IR_TYPE_MEMREF || ir_type_has_unsupported(op->type) ||
+	    ir_type_has_unsupported(op->operand_types[0]) ||
+	    ir_type_has_unsupported(op->results[0].type))
+		return false;	/* reported where the type is written */
+	if (!ir_type_equal(op->operand_types[0], elem)) {
+		diag_error(v->d, op->operands[0].loc,
+			   "'%s' of %s takes a value of its element type %s, not %s",
+			   op_name(op), tstr(op->type, a), tstr(elem, b),
+			   tstr(op->operand_types[0], c));
+		ok = false;
+	}
+	if (!ir_type_equal(op->results[0].type, elem)) {
+		diag_error(v->d, op->results[0].loc,
+			   "'%s' of %s gives the old element, of type %s, not %s",
+			   op_name(op), tstr(op->type, a), tstr(elem, b),
+			   tstr(op->results[0].type, c));
+		ok = false;
+	}
+	if (op->atomic_kind != LOOM_ATOMIC_ASSIGN &&
+	    k->f32 != ir_type_is_f32(elem)) {
+		diag_error(v->d, op->loc,
+			   "atomic kind '%s' needs %s element type, not %s (%s)",
+			   k->name, k->f32 ? "a float (f32)" : "an integer",
+			   tstr(elem, a),
+			   k->f32 ? "addi, muli, maxs, maxu, mins, minu, andi, ori and xori work on integers" :
+				    "addf, mulf, maximumf and minimumf work on f32");
+		ok = false;
+	}
+	return ok;
+}
+
 /* The types written on @op make sense for it. */
 static bool check_written_types(struct verifier *v, struct ir_op *op)
 {
@@ -699,6 +742,8 @@ static bool check_written_types(struct verifier *v, struct ir_op *op)
 		return need_integer(v, op, op->type);
 	case SYN_CAST:
 		return check_cast(v, op);
+	case SYN_ATOMIC_RMW:
+		return check_atomic_types(v, op);
 	default:
 		return true;
 	}
@@ -773,6 +818,12 @@ static bool check_context(struct verifier *v, struct ir_op *op)
 			     op->code == IR_OP_THREAD_WAIT)) {
 		diag_error(v->d, op->loc,
 			   "'%s' is not allowed inside a thread body", op_name(op));
+		return false;
+	}
+	if (!f->is_thread && op->code == IR_OP_MEMREF_ATOMIC_RMW) {
+		diag_error(v->d, op->loc,
+			   "'%s' is only allowed in thread bodies: a host function runs alone, so memref.load and memref.store do what it would",
+			   op_name(op));
 		return false;
 	}
 	if (f->is_thread && (flags & IR_HOST_ONLY)) {
@@ -1124,12 +1175,12 @@ static void check_alloc(struct verifier *v, struct ir_op *op)
 }
 
 /*
- * memref.load/store: one index per size, and a constant index inside its
+ * memref.load/store/atomic_rmw: one index per size, and a constant index inside its
  * static size (a dynamic size bounds it only at run time).
  */
 static void check_access(struct verifier *v, struct ir_op *op)
 {
-	int first = op->code == IR_OP_MEMREF_LOAD ? 1 : 2;
+	int first = op->code == IR_OP_MEMREF_LOAD ? 1 : 2;	/* store, atomic */
 	int n = op->num_operands - first;
 	const struct ir_type *t = op->type;
 	char buf[IR_TYPE_STR_MAX];
@@ -1734,6 +1785,7 @@ static void check_semantics(struct verifier *v, struct ir_op *op)
 		break;
 	case IR_OP_MEMREF_LOAD:
 	case IR_OP_MEMREF_STORE:
+	case IR_OP_MEMREF_ATOMIC_RMW:
 		check_access(v, op);
 		break;
 	case IR_OP_MEMREF_DIM:
@@ -2051,16 +2103,19 @@ static bool any_result_used(const struct ir_op *op)
 
 /*
  * Operations none of whose results is used: computed for nothing.  (One
- * unused result of several is not reported: the operation is needed.)
+ * unused result of several is not reported: the operation is needed.  An
+ * atomic_rmw is done for its effect; MLIR names its old value anyway.)
  */
 static void warn_unused(struct verifier *v, const struct ir_region *r)
 {
 	for (const struct ir_op *op = r->first; op; op = op->next) {
-		if (op->num_results == 1 && !op->results[0].used)
+		bool effect = op->code == IR_OP_MEMREF_ATOMIC_RMW;
+
+		if (!effect && op->num_results == 1 && !op->results[0].used)
 			diag_warning(v->d, op->results[0].loc,
 				     "value '%%%s' is never used",
 				     op->results[0].name);
-		else if (op->num_results > 1 && !any_result_used(op))
+		else if (!effect && op->num_results > 1 && !any_result_used(op))
 			diag_warning(v->d, op->results[0].loc,
 				     "none of the %d results of '%s' is used",
 				     op->num_results, op_name(op));

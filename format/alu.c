@@ -328,3 +328,27 @@ uint64_t loom_alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
 		return alu32(op, a, b, c);
 	return alu64(op, a, b, c);
 }
+
+/* The larger (@max) or smaller of two i32 or i64 tokens. */
+static uint64_t int_extreme(unsigned type, uint64_t a, uint64_t b,
+			    bool is_signed, bool max)
+{
+	unsigned gt = is_signed ? LOOM_OP_GTS : LOOM_OP_GTU;
+	bool a_gt_b = loom_alu(gt, type, a, b, 0) != 0;
+
+	return loom_alu(LOOM_OP_SELECT, type, a_gt_b == max, a, b);
+}
+
+uint64_t loom_atomic_apply(unsigned kind, unsigned type, uint64_t old,
+			   uint64_t b)
+{
+	switch (kind) {
+	case LOOM_ATOMIC_MAXS:	return int_extreme(type, old, b, true, true);
+	case LOOM_ATOMIC_MAXU:	return int_extreme(type, old, b, false, true);
+	case LOOM_ATOMIC_MINS:	return int_extreme(type, old, b, true, false);
+	case LOOM_ATOMIC_MINU:	return int_extreme(type, old, b, false, false);
+	case LOOM_ATOMIC_ASSIGN:
+		return type == LOOM_TYPE_I32 ? sext32(b) : b;
+	}
+	return loom_alu(loom_atomic_info(kind)->op, type, old, b, 0);
+}

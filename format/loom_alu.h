@@ -22,4 +22,13 @@
 uint64_t loom_alu(unsigned op, unsigned type, uint64_t a, uint64_t b,
 		  uint64_t c);
 
+/*
+ * The value LOOM_OP_ATOMIC of kind @kind (enum loom_atomic_kind, one
+ * loom_atomic_kind_ok() accepts for @type) stores where @old was, with
+ * operand @b; i32 results sign-extended like loom_alu()'s.  @old and @b
+ * are tokens: an i32 one sign-extended.
+ */
+uint64_t loom_atomic_apply(unsigned kind, unsigned type, uint64_t old,
+			   uint64_t b);
+
 #endif /* LOOM_ALU_H */

@@ -41,7 +41,7 @@
  * @LOOM_OPC_F32: f32 arithmetic; the tile's type must be LOOM_TYPE_I32
  * @LOOM_OPC_FCMP: f32 compares; the tile's type must be LOOM_TYPE_I32
  * @LOOM_OPC_CONV: integer <-> f32 conversions; the type is the integer's
- * @LOOM_OPC_MEM: LOAD, STORE: the fabric's memory ports
+ * @LOOM_OPC_MEM: LOAD, STORE, ATOMIC: the fabric's memory ports
  * @LOOM_OPC_FLOW: token sequencing: STREAM, INVARIANT, JOIN, SPAWN,
  *	REDUCE, SINK
  */
@@ -122,7 +122,8 @@ enum loom_op_class {
 	X(SITOF,	1, CONV, NOP,	1, 1, 0)		\
 	X(UITOF,	1, CONV, NOP,	1, 1, 0)		\
 	X(FTOSI,	1, CONV, NOP,	1, 1, 0)		\
-	X(FTOUI,	1, CONV, NOP,	1, 1, 0)
+	X(FTOUI,	1, CONV, NOP,	1, 1, 0)		\
+	X(ATOMIC,	2, MEM,	 NOP,	0, 0, 0) /* imm: the kind */
 
 /*
  * Checked against the uapi enum: one row per enumerator.  Each row's
@@ -228,6 +229,69 @@ static inline bool loom_op_alu(uint64_t op)
 static inline bool loom_op_commutative(uint64_t op)
 {
 	return loom_op_info(op)->mirror == op && op != LOOM_OP_NOP;
+}
+
+/*
+ * LOOM_ATOMIC_KINDS() has one row per enum loom_atomic_kind, named by its
+ * enumerator without LOOM_ATOMIC_.  Columns:
+ *
+ *   mlir   its name in MLIR's memref.atomic_rmw (arith::AtomicRMWKind)
+ *   op     the enum loom_op computing "old op b"; NOP for the kinds
+ *          loom_atomic_apply() computes itself (min, max, assign)
+ *   f32    the kind works on f32 (the tile's type must be LOOM_TYPE_I32)
+ */
+#define LOOM_ATOMIC_KINDS(X)					\
+	X(ADDI,		"addi",		ADD,	0)		\
+	X(ADDF,		"addf",		FADD,	1)		\
+	X(MULI,		"muli",		MUL,	0)		\
+	X(MULF,		"mulf",		FMUL,	1)		\
+	X(MAXS,		"maxs",		NOP,	0)		\
+	X(MAXU,		"maxu",		NOP,	0)		\
+	X(MINS,		"mins",		NOP,	0)		\
+	X(MINU,		"minu",		NOP,	0)		\
+	X(MAXIMUMF,	"maximumf",	FMAX,	1)		\
+	X(MINIMUMF,	"minimumf",	FMIN,	1)		\
+	X(ANDI,		"andi",		AND,	0)		\
+	X(ORI,		"ori",		OR,	0)		\
+	X(XORI,		"xori",		XOR,	0)		\
+	X(ASSIGN,	"assign",	NOP,	0)
+
+#define LOOM_ATOMIC_ONE_(k, mlir, op, f32) + 1
+_Static_assert(0 LOOM_ATOMIC_KINDS(LOOM_ATOMIC_ONE_) == LOOM_ATOMIC_COUNT,
+	       "LOOM_ATOMIC_KINDS() has one row per enum loom_atomic_kind");
+#undef LOOM_ATOMIC_ONE_
+
+/**
+ * struct loom_atomic_info - one row of LOOM_ATOMIC_KINDS()
+ * @name: MLIR's name ("addi"); NULL for a value that is no kind
+ * @op: the enum loom_op computing old op b, or LOOM_OP_NOP
+ * @f32: an f32 kind
+ */
+struct loom_atomic_info {
+	const char *name;
+	uint8_t op;
+	bool f32;
+};
+
+static inline const struct loom_atomic_info *loom_atomic_info(uint64_t kind)
+{
+	static const struct loom_atomic_info info[LOOM_ATOMIC_COUNT] = {
+#define LOOM_ATOMIC_ROW_(k, mlir, op_, f32_)				\
+		[LOOM_ATOMIC_##k] = { .name = mlir, .op = LOOM_OP_##op_, \
+				      .f32 = f32_ },
+		LOOM_ATOMIC_KINDS(LOOM_ATOMIC_ROW_)
+#undef LOOM_ATOMIC_ROW_
+	};
+	static const struct loom_atomic_info none = { .name = NULL };
+
+	return kind < LOOM_ATOMIC_COUNT ? &info[kind] : &none;
+}
+
+/* An ATOMIC tile's kind @kind is valid for its @type. */
+static inline bool loom_atomic_kind_ok(uint64_t kind, unsigned type)
+{
+	return kind < LOOM_ATOMIC_COUNT &&
+	       (!loom_atomic_info(kind)->f32 || type == LOOM_TYPE_I32);
 }
 
 #endif /* LOOM_OPS_H */

@@ -98,6 +98,7 @@ static const char *mmu_fault_name(uint32_t detail)
 	case LOOM_MMU_FAULT_WRITE: return "not writable";
 	case LOOM_MMU_FAULT_ADDRESS: return "beyond the device's address bits";
 	case LOOM_MMU_FAULT_TABLE_DMA: return "its page table unreadable";
+	case LOOM_MMU_FAULT_ALIGN: return "an atomic not aligned to its size";
 	}
 	return "an MMU fault";
 }

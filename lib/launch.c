@@ -75,6 +75,29 @@ static unsigned config_slots(const struct loom_image *img,
 	return LOOM_CONFIG_SLOTS(c.version, c.slots);
 }
 
+/*
+ * Does thread @t's configuration use LOOM_OP_ATOMIC (device ABI 0.7)?  The
+ * loader has checked that its tiles are inside it.
+ */
+static bool config_uses_atomics(const struct loom_image *img,
+				const struct loom_image_thread *t)
+{
+	const unsigned char *cfg = img->configs + t->config_offset;
+	struct loom_fabric_config c;
+	struct loom_tile_config tile;
+	size_t tiles;
+
+	memcpy(&c, cfg, sizeof(c));
+	tiles = (size_t)c.width * c.height * LOOM_CONFIG_SLOTS(c.version, c.slots);
+	for (size_t k = 0; k < tiles &&
+	     sizeof(c) + (k + 1) * sizeof(tile) <= t->config_size; k++) {
+		memcpy(&tile, cfg + sizeof(c) + k * sizeof(tile), sizeof(tile));
+		if (tile.op == LOOM_OP_ATOMIC)
+			return true;
+	}
+	return false;
+}
+
 /* What the device says about the thread, once per plan. */
 static int check_device(const struct loom_device *dev,
 			const struct loom_image *img,
@@ -87,6 +110,9 @@ static int check_device(const struct loom_device *dev,
 	if (t->rank > dev->info.max_rank)
 		return LOOM_E_RANK_LIMIT;
 	if (!(dev->info.features & DRM_LOOM_FEATURE_SUBMIT))
+		return LOOM_E_NOT_SUPPORTED;
+	/* memref.atomic_rmw: a device older than 0.7 would refuse the config */
+	if (!(dev->info.hw_caps & LOOM_CAP_ATOMIC) && config_uses_atomics(img, t))
 		return LOOM_E_NOT_SUPPORTED;
 	/* a device capability, not a driver feature: its own reason */
 	if (t->domain == LOOM_DOMAIN_DYNAMIC_WORK &&

@@ -28,6 +28,7 @@
 #include "qemu/thread.h"
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
+#include "qemu/rcu.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
 #ifdef LOOM_QEMU_PCI_DEVICE_H
@@ -189,6 +190,58 @@ static int loom_bus_write(void *opaque, uint64_t addr, const void *buf,
 {
     return loom_bus_rw(opaque, addr, (void *)buf, len,
                        DMA_DIRECTION_FROM_DEVICE);
+}
+
+/*
+ * LOOM_OP_ATOMIC's primitive (engine.h, struct loom_bus.cmpxchg): a host
+ * compare-and-swap on the guest RAM itself.  Cores run in threads of their
+ * own and their plain loads and stores are copies into RAM (pci_dma_rw()),
+ * so a device-wide mutex around a read and a write would order atomics
+ * against each other only: another core's STORE could land between them
+ * and be lost.  One host atomic instruction on the RAM is indivisible
+ * against all of them, and against the guest's CPUs.  Only RAM qualifies
+ * (as attrs.memory does for the copies): address_space_map() would bounce
+ * anything else through a buffer, which is neither atomic nor safe (it
+ * would run a device's MMIO handler on this thread).  The access is
+ * naturally aligned (the engine checked), so it never spans regions.
+ */
+static int loom_bus_cmpxchg(void *opaque, uint64_t addr, size_t len,
+                            uint64_t *expected, uint64_t desired)
+{
+    LoomCore *c = opaque;
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(c->dev));
+    MemTxAttrs attrs = MEMTXATTRS_UNSPECIFIED;
+    hwaddr xlat, mapped = len;
+    MemoryRegion *mr;
+    void *p;
+    bool swapped;
+
+    attrs.memory = 1;
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(as, addr, &xlat, &mapped, true, attrs);
+    if (!memory_region_is_ram(mr) || memory_region_is_ram_device(mr) ||
+        mr->readonly || mapped < len) {
+        return -1;
+    }
+    p = (uint8_t *)memory_region_get_ram_ptr(mr) + xlat;
+    if (len == 4) {
+        uint32_t e = (uint32_t)*expected;
+
+        swapped = __atomic_compare_exchange_n((uint32_t *)p, &e,
+                                              (uint32_t)desired, false,
+                                              __ATOMIC_SEQ_CST,
+                                              __ATOMIC_SEQ_CST);
+        *expected = e;
+    } else {
+        swapped = __atomic_compare_exchange_n((uint64_t *)p, expected,
+                                              desired, false,
+                                              __ATOMIC_SEQ_CST,
+                                              __ATOMIC_SEQ_CST);
+    }
+    if (swapped) {
+        memory_region_set_dirty(mr, xlat, len);   /* migration, like a write */
+    }
+    return swapped;
 }
 
 /*
@@ -522,7 +575,7 @@ static uint32_t loom_caps(void)
     return LOOM_CAP_SCRATCH | LOOM_CAP_QUEUES | LOOM_CAP_MMU | LOOM_CAP_MSIX |
            LOOM_CAP_ITEMS | LOOM_CAP_FAULT_INJECT | LOOM_CAP_STATE_DUMP |
            LOOM_CAP_TLB | LOOM_CAP_PE_SLOTS | LOOM_CAP_RUN_WORK |
-           LOOM_CAP_DENSE_BLOCK;
+           LOOM_CAP_DENSE_BLOCK | LOOM_CAP_ATOMIC;
 }
 
 static uint64_t loom_core_read(LoomCore *c, hwaddr reg, bool *ok)
@@ -839,6 +892,7 @@ static bool loom_core_init(LoomCgraState *s, unsigned i, Error **errp)
     c->index = i;
     c->bus = (struct loom_bus){
         .opaque = c, .read = loom_bus_read, .write = loom_bus_write,
+        .cmpxchg = loom_bus_cmpxchg,
     };
     c->engine.index = i;
     c->engine.bus = &c->bus;

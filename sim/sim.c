@@ -263,6 +263,29 @@ static int bus_write(void *opaque, uint64_t addr, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * LOOM_OP_ATOMIC's primitive: the host's own compare-and-swap on the
+ * process's memory, so cores in threads (and the application itself)
+ * see each read-modify-write as one access.  @addr is a multiple of @len.
+ */
+static int bus_cmpxchg(void *opaque, uint64_t addr, size_t len,
+		       uint64_t *expected, uint64_t desired)
+{
+	(void)opaque;
+	if (len == 4) {
+		uint32_t e = (uint32_t)*expected;
+		bool swapped = __atomic_compare_exchange_n(
+			(uint32_t *)(uintptr_t)addr, &e, (uint32_t)desired,
+			false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+
+		*expected = e;
+		return swapped;
+	}
+	return __atomic_compare_exchange_n((uint64_t *)(uintptr_t)addr,
+					   expected, desired, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
 /* ------------------------------------------------------- address space --- */
 
 static uint64_t *table_new(void)
@@ -1192,7 +1215,7 @@ static void info_of(const struct loom_sim_config *c,
 		.hw_caps = LOOM_CAP_QUEUES | LOOM_CAP_MMU | LOOM_CAP_ITEMS |
 			   LOOM_CAP_STATE_DUMP | LOOM_CAP_TLB |
 			   LOOM_CAP_PE_SLOTS | LOOM_CAP_RUN_WORK |
-			   LOOM_CAP_DENSE_BLOCK,
+			   LOOM_CAP_DENSE_BLOCK | LOOM_CAP_ATOMIC,
 		.features = DRM_LOOM_FEATURE_SUBMIT | DRM_LOOM_FEATURE_URING_CMD |
 			    DRM_LOOM_FEATURE_JOB_INFO |
 			    DRM_LOOM_FEATURE_URING_CANCEL |
@@ -1261,7 +1284,8 @@ int loom_sim_open(const struct loom_sim_config *config,
 	pthread_mutex_init(&sd->lock, NULL);
 	pthread_cond_init(&sd->watchdog_cond, NULL);
 	sd->bus = (struct loom_bus){ .opaque = sd, .read = bus_read,
-				     .write = bus_write };
+				     .write = bus_write,
+				     .cmpxchg = bus_cmpxchg };
 	sd->pt_root = table_new();
 	ret = sd->pt_root ? cores_start(sd) : -ENOMEM;
 	if (ret) {

@@ -49,7 +49,7 @@
 #define LOOM_VERSION(major, minor)	(((major) << LOOM_VERSION_MAJOR_SHIFT) | (minor))
 #define LOOM_VERSION_MAJOR(v)		((v) >> LOOM_VERSION_MAJOR_SHIFT)
 #define LOOM_VERSION_MINOR(v)		((v) & LOOM_VERSION_MINOR_MASK)
-#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 6)
+#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 7)
 
 /*
  * LOOM_REG_CAPS (RO): capability bits; a set bit promises the feature.
@@ -67,6 +67,7 @@
 #define LOOM_CAP_PE_SLOTS	(1U << 8)	/* temporal PEs: LOOM_FABRIC_SLOTS (0.4) */
 #define LOOM_CAP_RUN_WORK	(1U << 9)	/* LOOM_PKT_RUN_WORK (0.5) */
 #define LOOM_CAP_DENSE_BLOCK	(1U << 10)	/* DISPATCH_DENSE of a block (0.6) */
+#define LOOM_CAP_ATOMIC		(1U << 11)	/* LOOM_OP_ATOMIC (0.7) */
 
 /*
  * LOOM_REG_SCRATCH (RW): holds the last value written; reset clears it.
@@ -392,6 +393,8 @@ struct loom_hw_completion {
  * @LOOM_MMU_FAULT_ADDRESS: the VA has bits above LOOM_VA_BITS
  * @LOOM_MMU_FAULT_TABLE_DMA: a page table could not be read
  * @LOOM_MMU_FAULT_INJECTED: LOOM_INJECT_MMU_FAULT
+ * @LOOM_MMU_FAULT_ALIGN: an ATOMIC's VA is not a multiple of its size
+ *	(ABI 0.7)
  */
 enum loom_mmu_fault {
 	LOOM_MMU_FAULT_NONE = 0,
@@ -401,6 +404,7 @@ enum loom_mmu_fault {
 	LOOM_MMU_FAULT_ADDRESS = 4,
 	LOOM_MMU_FAULT_TABLE_DMA = 5,
 	LOOM_MMU_FAULT_INJECTED = 6,
+	LOOM_MMU_FAULT_ALIGN = 7,
 };
 
 /* ------------------------------------------------------------------------
@@ -889,7 +893,47 @@ enum loom_op {
 	 */
 	LOOM_OP_FTOSI = 61,
 	LOOM_OP_FTOUI = 62,
+	/*
+	 * ABI 0.7 (LOOM_CAP_ATOMIC): A (VA), B (operand) -> the value that was
+	 * at VA, which becomes old <kind> B, as one indivisible
+	 * read-modify-write (imm: enum loom_atomic_kind; IMM_B is not
+	 * allowed, imm holds the kind).  The access is 4 (LOOM_TYPE_I32, f32
+	 * too) or 8 (LOOM_TYPE_I64) bytes; the VA must be a multiple of it
+	 * (else LOOM_STATUS_MMU_FAULT, LOOM_MMU_FAULT_ALIGN) and its page
+	 * readable and writable.  No other access to those bytes, from any
+	 * core of the device, falls between the read and the write.  The
+	 * result appears after the load latency, like a LOAD's, and the
+	 * firing takes one memory port and counts one mem_read and one
+	 * mem_write.
+	 */
+	LOOM_OP_ATOMIC = 63,
 	LOOM_OP_COUNT
+};
+
+/**
+ * enum loom_atomic_kind - what LOOM_OP_ATOMIC stores (its imm)
+ *
+ * "old" is the value read, "b" the operand; integer kinds work in the
+ * tile type's width, the f32 ones (F) in LOOM_TYPE_I32 only (else
+ * LOOM_CONFIG_BAD_OP) with the rules of LOOM_OP_FADD and the others.
+ * The names and meanings are MLIR's arith::AtomicRMWKind.
+ */
+enum loom_atomic_kind {
+	LOOM_ATOMIC_ADDI = 0,	/* old + b */
+	LOOM_ATOMIC_ADDF = 1,	/* F: old + b (LOOM_OP_FADD) */
+	LOOM_ATOMIC_MULI = 2,	/* old * b */
+	LOOM_ATOMIC_MULF = 3,	/* F: old * b (LOOM_OP_FMUL) */
+	LOOM_ATOMIC_MAXS = 4,	/* the larger, signed */
+	LOOM_ATOMIC_MAXU = 5,	/* the larger, unsigned */
+	LOOM_ATOMIC_MINS = 6,
+	LOOM_ATOMIC_MINU = 7,
+	LOOM_ATOMIC_MAXIMUMF = 8, /* F: LOOM_OP_FMAX */
+	LOOM_ATOMIC_MINIMUMF = 9, /* F: LOOM_OP_FMIN */
+	LOOM_ATOMIC_ANDI = 10,	/* old & b */
+	LOOM_ATOMIC_ORI = 11,	/* old | b */
+	LOOM_ATOMIC_XORI = 12,	/* old ^ b */
+	LOOM_ATOMIC_ASSIGN = 13, /* b: an exchange */
+	LOOM_ATOMIC_COUNT
 };
 
 /* The f32 NaN every f32 arithmetic operation produces. */
@@ -916,7 +960,8 @@ enum loom_op {
  * @reserved0: must be zero
  * @route: for each enum loom_route_out, an enum loom_route_src
  * @reserved1: must be zero
- * @imm: immediate operand (CONST value, IMM_B operand, REDUCE operation)
+ * @imm: immediate operand (CONST value, IMM_B operand, REDUCE operation,
+ *	ATOMIC kind)
  * @reserved2: must be zero
  */
 struct loom_tile_config {
@@ -1008,7 +1053,7 @@ enum loom_config_error {
 	LOOM_CONFIG_BAD_VERSION = 2,
 	LOOM_CONFIG_BAD_SIZE = 3,	/* size disagrees with the header */
 	LOOM_CONFIG_BAD_DIMENSIONS = 4,	/* not this core's fabric size or slots */
-	LOOM_CONFIG_BAD_OP = 5,		/* unknown op, type or flag */
+	LOOM_CONFIG_BAD_OP = 5,		/* unknown op, type, flag, REDUCE or ATOMIC kind */
 	LOOM_CONFIG_BAD_ROUTE = 6,	/* unknown source, or an edge link with no port */
 	LOOM_CONFIG_BAD_PORT = 7,	/* bad side, pos, kind or index, or a duplicate */
 	LOOM_CONFIG_RESERVED = 8,	/* a reserved field is non-zero */

@@ -9,6 +9,7 @@
 #ifndef LOOMC_TESTS_ENGINE_RUN_H
 #define LOOMC_TESTS_ENGINE_RUN_H
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,8 @@
 #include "compile.h"
 #include "lower.h"
 
-#define ER_CMD_VA	0x10000ULL
+#define ER_CMD_VA	0x10000ULL	/* ER_MAX_CORES pages: one per core */
+#define ER_MAX_CORES	4
 #define ER_CONFIG_VA	0x20000ULL
 #define ER_DATA_VA	0x100000ULL
 #define ER_DATA_SIZE	(1ULL << 20)
@@ -78,7 +80,7 @@ static inline int er_open_diag(struct er *e, const char *text, unsigned w,
 	     loom_view_check_host(&e->view, err, sizeof(err))))
 		return -1;
 	fake_bus_init(&e->bus, 8 << 20);
-	fake_bus_map(&e->bus, ER_CMD_VA, 4096, LOOM_PTE_READ);
+	fake_bus_map(&e->bus, ER_CMD_VA, 4096 * ER_MAX_CORES, LOOM_PTE_READ);
 	fake_bus_map(&e->bus, ER_CONFIG_VA, 131072, LOOM_PTE_READ);
 	fake_bus_map(&e->bus, ER_DATA_VA, ER_DATA_SIZE,
 		     LOOM_PTE_READ | LOOM_PTE_WRITE);
@@ -110,27 +112,24 @@ static inline int er_thread(struct er *e, const char *name)
 }
 
 /*
- * Launches thread @name: @args are the launch operands, @extents the
- * dense extents; for dynamic work @count payloads at @payload_va, results
- * at @result_va.  Returns the job's status (e->done has the rest).
+ * Thread @name's command buffer for a launch, as a loader fills it, into
+ * @cmd (room for 4096 bytes); its configuration copied to ER_CONFIG_VA.
+ * Returns its size, or 0.
  */
-static inline int er_launch(struct er *e, const char *name,
-			    const uint64_t *args, const int64_t *extents,
-			    uint32_t count, uint64_t payload_va,
-			    uint64_t result_va)
+static inline size_t er_fill(struct er *e, const char *name,
+			     const uint64_t *args, const int64_t *extents,
+			     uint32_t count, uint64_t payload_va,
+			     uint64_t result_va, uint8_t *cmd)
 {
 	int i = er_thread(e, name);
 	struct loom_image_thread t;
 	struct loom_image_patch patches[64];
-	uint8_t cmd[4096];
-	struct loom_hw_job job = { 0 };
-	size_t dump_len;
 
 	if (i < 0)
-		return -1;
+		return 0;
 	t = loom_view_thread(&e->view, i);
-	if (t.template_size > sizeof(cmd))
-		return -1;
+	if (t.template_size > 4096 - 16)
+		return 0;
 	memcpy(cmd, e->view.sec[LOOM_SEC_TEMPLATES] + t.template_offset,
 	       t.template_size);
 	fake_bus_poke(&e->bus, ER_CONFIG_VA,
@@ -143,13 +142,134 @@ static inline int er_launch(struct er *e, const char *name,
 		.config_va = ER_CONFIG_VA, .operands = args, .extents = extents,
 		.items = count, .payload_va = payload_va, .result_va = result_va,
 	});
-	fake_bus_poke(&e->bus, ER_CMD_VA, cmd, t.template_size);
+	return t.template_size;
+}
+
+/*
+ * Launches thread @name: @args are the launch operands, @extents the
+ * dense extents; for dynamic work @count payloads at @payload_va, results
+ * at @result_va.  Returns the job's status (e->done has the rest).
+ */
+static inline int er_launch(struct er *e, const char *name,
+			    const uint64_t *args, const int64_t *extents,
+			    uint32_t count, uint64_t payload_va,
+			    uint64_t result_va)
+{
+	uint8_t cmd[4096];
+	struct loom_hw_job job = { 0 };
+	size_t dump_len, size;
+
+	size = er_fill(e, name, args, extents, count, payload_va, result_va,
+		       cmd);
+	if (!size)
+		return -1;
+	fake_bus_poke(&e->bus, ER_CMD_VA, cmd, size);
 	job.cmd_va = ER_CMD_VA;
-	job.cmd_size = t.template_size;
+	job.cmd_size = size;
 	job.pt_root = e->bus.pt_root;
 	job.seqno = 1;
 	loom_core_run_job(&e->core, &job, &e->done, NULL, 0, &dump_len);
 	return (int)e->done.status;
+}
+
+/*
+ * Makes the DISPATCH_DENSE of the @size bytes of @cmd a block packet of
+ * [@begin, @end), as libloom's spread launches do.  The new size, or 0.
+ */
+static inline size_t er_block(uint8_t *cmd, size_t size, int64_t begin,
+			      int64_t end)
+{
+	for (size_t at = 0; at + 4 <= size;) {
+		uint32_t h, dw;
+
+		memcpy(&h, cmd + at, 4);
+		dw = LOOM_PKT_DWORDS(h);
+		if (!dw || at + dw * 4 > size)
+			return 0;
+		if (LOOM_PKT_OPCODE(h) == LOOM_PKT_DISPATCH_DENSE) {
+			memmove(cmd + at + dw * 4 + 16, cmd + at + dw * 4,
+				size - at - dw * 4);
+			memcpy(cmd + at + dw * 4, &begin, 8);
+			memcpy(cmd + at + dw * 4 + 8, &end, 8);
+			h = LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, dw + 4);
+			memcpy(cmd + at, &h, 4);
+			return size + 16;
+		}
+		at += dw * 4;
+	}
+	return 0;
+}
+
+struct er_core {
+	struct loom_core core;
+	struct loom_hw_job job;
+	struct loom_hw_completion done;
+};
+
+static inline void *er_core_run(void *arg)
+{
+	struct er_core *c = arg;
+	size_t dump_len;
+
+	loom_core_run_job(&c->core, &c->job, &c->done, NULL, 0, &dump_len);
+	return NULL;
+}
+
+/*
+ * Launches dense thread @name split over @cores cores (1..ER_MAX_CORES),
+ * each with a fabric of its own and a thread of its own, all at once on
+ * one memory, the way libloom's loom_launch_spread() splits a launch over
+ * a device's cores: core p runs the instances whose coordinate 0 is in
+ * [floor(p e0 / cores), floor((p + 1) e0 / cores)).  Returns the first
+ * failing core's status, or LOOM_STATUS_OK.
+ */
+static inline int er_launch_split(struct er *e, const char *name,
+				  const uint64_t *args, const int64_t *extents,
+				  unsigned cores)
+{
+	struct loom_fabric_params p = {
+		.width = e->view.info.fabric_width,
+		.height = e->view.info.fabric_height,
+		.fifo_depth = LOOM_DEFAULT_FIFO_DEPTH,
+		.mem_ports = LOOM_DEFAULT_MEM_PORTS,
+		.load_latency = LOOM_DEFAULT_LOAD_LATENCY,
+	};
+	struct er_core c[ER_MAX_CORES];
+	pthread_t th[ER_MAX_CORES];
+	int status = LOOM_STATUS_OK;
+
+	if (cores < 1 || cores > ER_MAX_CORES)
+		return -1;
+	for (unsigned k = 0; k < cores; k++) {
+		uint8_t cmd[4096];
+		size_t size = er_fill(e, name, args, extents, 0, 0, 0, cmd);
+
+		size = size ? er_block(cmd, size, k * extents[0] / cores,
+				       (k + 1) * extents[0] / cores) : 0;
+		if (!size)
+			return -1;
+		fake_bus_poke(&e->bus, ER_CMD_VA + 4096 * k, cmd, size);
+		memset(&c[k], 0, sizeof(c[k]));
+		c[k].core.index = k;
+		c[k].core.bus = &e->bus.bus;
+		c[k].core.fabric = loom_fabric_create(&p);
+		c[k].job = (struct loom_hw_job){
+			.cmd_va = ER_CMD_VA + 4096 * k, .cmd_size = size,
+			.pt_root = e->bus.pt_root, .seqno = k + 1,
+		};
+		if (!c[k].core.fabric)
+			abort();
+	}
+	for (unsigned k = 0; k < cores; k++)
+		if (pthread_create(&th[k], NULL, er_core_run, &c[k]))
+			abort();
+	for (unsigned k = 0; k < cores; k++) {
+		pthread_join(th[k], NULL);
+		if (status == LOOM_STATUS_OK)
+			status = (int)c[k].done.status;
+		loom_fabric_destroy(c[k].core.fabric);
+	}
+	return status;
 }
 
 static inline void er_poke64(struct er *e, uint64_t va, const int64_t *v,

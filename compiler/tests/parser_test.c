@@ -301,6 +301,34 @@ TEST(memref_operations)
 	front_close(&f);
 }
 
+TEST(atomic_rmw)
+{
+	struct front f;
+	struct ir_op *op;
+	struct ir_type m2 = { .kind = IR_TYPE_MEMREF, .rank = 2,
+			      .dims = { IR_DYNAMIC, 8 }, .elem = &ir_f32 };
+
+	REQUIRE((op = host_op(&f, "%m: memref<?x8xf32>, %v: f32, %i: index",
+			      "  %o = memref.atomic_rmw addf %v, %m[%i, %i] : (f32, memref<?x8xf32>) -> f32\n"
+			      "  %p = memref.atomic_rmw maximumf %o, %m[%i, %i] {k} : (f32, memref<?x8xf32>) -> i32")));
+	CHECK_EQ(IR_OP_MEMREF_ATOMIC_RMW, op->code);
+	CHECK_EQ(LOOM_ATOMIC_ADDF, op->atomic_kind);
+	CHECK_EQ(4, op->num_operands);
+	CHECK(use_is(op, 0, "v", &ir_f32));
+	CHECK(use_is(op, 1, "m", &m2));
+	CHECK(use_is(op, 2, "i", &ir_index));
+	CHECK(use_is(op, 3, "i", &ir_index));
+	CHECK(ir_type_equal(op->type, &m2));
+	CHECK_EQ(1, op->num_results);
+	CHECK(ir_type_equal(op->results[0].type, &ir_f32));
+	op = op->next;
+	CHECK_EQ(LOOM_ATOMIC_MAXIMUMF, op->atomic_kind);
+	CHECK_EQ(1, op->num_attrs);
+	/* the result type is the one written: the verifier judges it */
+	CHECK(ir_type_equal(op->results[0].type, &ir_i32));
+	front_close(&f);
+}
+
 TEST(scf_for)
 {
 	struct front f;
@@ -620,6 +648,16 @@ static const char *const programs[] = {
 	"  %g = memref.collapse_shape %e [[0, 1, 2]] {k} : memref<2x4x?xi64> into memref<?xi64>\n"
 	"  return\n"
 	"}\n",
+	"dataflow.thread @scatter domain(#dataflow.thread_domain<dense>)"
+	"(%s: memref<?x4xi32>, %h: memref<?xf32>) ctrl(%c: none) iv(%i: index) {\n"
+	"  %one = arith.constant 1 : i32\n"
+	"  %o = memref.atomic_rmw addi %one, %s[%i, %i] : (i32, memref<?x4xi32>) -> i32\n"
+	"  %p = memref.atomic_rmw maxs %o, %s[%i, %i] {k} : (i32, memref<?x4xi32>) -> i32\n"
+	"  %x = arith.constant 2.5 : f32\n"
+	"  %q = memref.atomic_rmw minimumf %x, %h[%i] : (f32, memref<?xf32>) -> f32\n"
+	"  %r = memref.atomic_rmw assign %q, %h[%i] : (f32, memref<?xf32>) -> f32\n"
+	"  dataflow.thread.yield %c : none\n"
+	"}\n",
 	"func.func @f(%a: f32, %m: memref<?xf32>, %i: i32) {\n"
 	"  %c = arith.constant 2.5e-1 : f32\n"
 	"  %h = arith.constant 0x7FC00000 : f32\n"
@@ -681,6 +719,13 @@ TEST(syntax_errors_are_located)
 		{ "func.func @f() {\n  %a = arith.frob 1\n}", 2, 8, "unknown operation 'arith.frob'" },
 		{ "func.func @f() {\n  %a = arith.constant 1 : foo\n}", 2, 27, "expected a type, found 'foo'" },
 		{ "func.func @f(%m: memref<i64>) {}", 1, 25, "rank-0 memrefs are not supported" },
+		{ "func.func @f() {\n  %o = memref.atomic_rmw add %v, %m[%i] : (i64, memref<?xi64>) -> i64\n}", 2, 26,
+		  "unknown atomic kind 'add' (one of addi, addf," },
+		{ "func.func @f() {\n  %o = memref.atomic_rmw addi %v, %m[%i] : i64\n}", 2, 44, "expected '(', found 'i64'" },
+		{ "func.func @f() {\n  %o = memref.atomic_rmw addi %v, %m[%i] : (i64, i64) -> i64\n}", 2, 50,
+		  "expected a memref type" },
+		{ "func.func @f() {\n  %o = memref.atomic_rmw addi %v, %m[%i] : (i64, memref<?xi64>)\n}", 3, 1,
+		  "expected '->', found '}'" },
 		{ "func.func @f(%m: memref<1x2x3x4x5xi64>) {}", 1, 33, "memref rank above 4" },
 		{ "func.func @f(%m: memref<4x4y8xi64>) {}", 1, 28, "expected 'x' after a memref size" },
 		{ "func.func @f(%m: memref<4xi64, strided<[1, 1]>>) {}", 1, 44,
@@ -907,6 +952,7 @@ int main(void)
 	RUN(yield_without_frontier_before_next_op);
 	RUN(attributes);
 	RUN(print_round_trip);
+	RUN(atomic_rmw);
 	RUN(syntax_errors_are_located);
 	RUN(unsupported_types_are_reported_and_kept);
 	RUN(every_prefix_fails_cleanly);

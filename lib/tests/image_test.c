@@ -574,6 +574,51 @@ static void fake_device(struct loom_device *dev)
 	pthread_mutex_init(&dev->lock, NULL);
 }
 
+/*
+ * A thread whose configuration has a LOOM_OP_ATOMIC tile
+ * (memref.atomic_rmw) needs LOOM_CAP_ATOMIC (device ABI 0.7): an older
+ * device would refuse the configuration, so nothing is submitted.
+ */
+TEST(atomics_need_the_atomic_capability)
+{
+	static unsigned char cfg[8192];
+	struct loom_arg args[3] = { { LOOM_ARG_MEMREF_I64, 0x1000 },
+				    { LOOM_ARG_MEMREF_I64, 0x2000 },
+				    { LOOM_ARG_MEMREF_I64, 0x3000 } };
+	size_t n = make_config(cfg, W, H, 2), size;
+	struct loom_tile_config t = { .op = LOOM_OP_ATOMIC };
+	struct loom_image_builder *b;
+	struct loom_token *tok = NULL;
+	struct loom_image *img;
+	struct loom_device dev;
+	int64_t ext = 4;
+	void *bytes = NULL;
+
+	/* the last tile's slot: a scan that stops early misses it */
+	memcpy(cfg + sizeof(struct loom_fabric_config) + (W * H - 1) * sizeof(t),
+	       &t, sizeof(t));
+	REQUIRE_EQ(0, loom_builder_new(W, H, &b));
+	REQUIRE_EQ(0, loom_builder_add_dense(b, "scatter", 1, vadd_types, 3, cfg, n));
+	REQUIRE_EQ(0, loom_builder_add_dense(b, "vadd", 1, vadd_types, 3, cfg_vadd,
+					     vadd_size));
+	REQUIRE_EQ(0, loom_builder_finish(b, &bytes, &size));
+	loom_builder_free(b);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	fake_device(&dev);
+	CHECK_EQ(LOOM_E_NOT_SUPPORTED, loom_launch_dense(&dev, img, "scatter", args,
+							 3, &ext, 1, NULL, 0, 0, &tok));
+	/* a thread without atomics is not concerned: the fake fd fails it */
+	CHECK_EQ(-EBADF, loom_launch_dense(&dev, img, "vadd", args, 3, &ext, 1,
+					   NULL, 0, 0, &tok));
+	dev.info.hw_caps = LOOM_CAP_ATOMIC;
+	CHECK_EQ(-EBADF, loom_launch_dense(&dev, img, "scatter", args, 3, &ext, 1,
+					   NULL, 0, 0, &tok));
+	CHECK(tok == NULL);
+	loom_image_free(img);
+	pthread_mutex_destroy(&dev.lock);
+	free(bytes);
+}
+
 TEST(launch_checks_before_submission)
 {
 	struct loom_device dev, other;
@@ -1195,6 +1240,13 @@ TEST(host_reports)
 	CHECK(!strcmp("prog.loom:12:8: error: @vadd accessed device address 0x1ff8 (not mapped)\n"
 		      "prog.loom:2:8: note: '%x' accesses memory here\n"
 		      "prog.loom:4:3: note: this operation accesses memory here\n", text));
+	st.job_detail = LOOM_MMU_FAULT_ALIGN;
+	loom_host_report(img, -EFAULT, &st, text, sizeof(text));
+	CHECK(!strncmp("prog.loom:12:8: error: @vadd accessed device address 0x1ff8 "
+		       "(an atomic not aligned to its size)\n", text,
+		       strlen("prog.loom:12:8: error: @vadd accessed device address 0x1ff8 "
+			      "(an atomic not aligned to its size)\n")));
+	st.job_detail = LOOM_MMU_FAULT_NOT_MAPPED;
 
 	st.job_status = LOOM_STATUS_DEADLOCK;
 	st.waiting_tiles[0] = 1ULL << 5;
@@ -1239,6 +1291,7 @@ int main(void)
 	RUN(launch_needs_the_slots);
 	RUN(empty_image);
 	RUN(launch_checks_before_submission);
+	RUN(atomics_need_the_atomic_capability);
 	RUN(launch_site_checked_before_submission);
 	RUN(dynamic_work_needs_the_items_capability);
 	RUN(captures_are_one_list_across_devices);

@@ -130,6 +130,56 @@ static int fabric_store(void *opaque, uint64_t va, unsigned size, uint64_t value
 	return ret;
 }
 
+/*
+ * LOOM_OP_ATOMIC: one compare-and-swap loop on the bus.  The bus's
+ * cmpxchg is the only indivisible primitive, so the new value is
+ * recomputed from whatever another core left there until a swap succeeds.
+ * The page must be readable and writable; the access is naturally
+ * aligned, so it never spans pages.
+ */
+static int fabric_atomic(void *opaque, uint64_t va, unsigned size,
+			 unsigned kind, unsigned type, uint64_t operand,
+			 uint64_t *old)
+{
+	struct cp_job *j = opaque;
+	const struct loom_bus *bus = j->core->bus;
+	uint64_t addr, seen = 0;
+	int ret, swapped;
+
+	*old = 0;
+	if (j->inject_dma) {
+		j->inject_dma = false;
+		return LOOM_STATUS_DMA_ERROR;
+	}
+	if (va & (size - 1)) {
+		j->mmu->fault_va = va;
+		j->mmu->fault = LOOM_MMU_FAULT_ALIGN;
+		return LOOM_STATUS_MMU_FAULT;
+	}
+	loom_mmu_access_begin(j->mmu);
+	ret = loom_mmu_translate(j->mmu, va, false, &addr);
+	if (!ret)
+		ret = loom_mmu_translate(j->mmu, va, true, &addr);
+	if (!ret && (!bus->cmpxchg || bus->read(bus->opaque, addr, &seen, size)))
+		ret = LOOM_STATUS_DMA_ERROR;
+	while (!ret) {
+		/* the value as a token: an i32 sign-extended */
+		uint64_t token = size == 4 ?
+				 ((seen & 0xffffffffULL) ^ 0x80000000ULL) -
+				 0x80000000ULL : seen;
+		uint64_t desired = loom_atomic_apply(kind, type, token, operand);
+
+		swapped = bus->cmpxchg(bus->opaque, addr, size, &seen, desired);
+		if (swapped < 0)
+			ret = LOOM_STATUS_DMA_ERROR;
+		else if (swapped)
+			break;
+	}
+	loom_mmu_access_end(j->mmu);
+	*old = seen;
+	return ret;
+}
+
 static uint64_t item_record(const struct cp_job *j, uint32_t item)
 {
 	return j->result_va +
@@ -221,6 +271,7 @@ static int run_fabric(struct cp_job *j, const struct loom_dispatch *d)
 		.opaque = j,
 		.load = fabric_load,
 		.store = fabric_store,
+		.atomic = fabric_atomic,
 		.spawn = fabric_spawn,
 		.payload = fabric_payload,
 		.stop = &j->core->stop,

@@ -35,11 +35,20 @@
  * @read: copy @len bytes at @addr into @buf; 0 or a negative value on
  *	failure (the access then ends the job with LOOM_STATUS_DMA_ERROR)
  * @write: copy @len bytes from @buf to @addr; 0 or negative
+ * @cmpxchg: LOOM_OP_ATOMIC's primitive: atomically with respect to every
+ *	other access of the device (every core's thread), when the @len (4
+ *	or 8) bytes at @addr, a multiple of @len, equal the low @len bytes
+ *	of *@expected, replace them with @desired's; either way *@expected
+ *	becomes the value that was there (zero-extended).  1 when it
+ *	swapped, 0 when it did not, negative on failure (DMA_ERROR).  NULL:
+ *	every atomic is LOOM_STATUS_DMA_ERROR.
  */
 struct loom_bus {
 	void *opaque;
 	int (*read)(void *opaque, uint64_t addr, void *buf, size_t len);
 	int (*write)(void *opaque, uint64_t addr, const void *buf, size_t len);
+	int (*cmpxchg)(void *opaque, uint64_t addr, size_t len,
+		       uint64_t *expected, uint64_t desired);
 };
 
 /* ---------------------------------------------------------------- mmu.c --- */
@@ -154,8 +163,8 @@ struct loom_fabric_params {
 	unsigned width;		/* 1..LOOM_FABRIC_MAX_DIM */
 	unsigned height;	/* 1..LOOM_FABRIC_MAX_DIM */
 	unsigned fifo_depth;	/* PE input FIFO depth, >= 1 */
-	unsigned mem_ports;	/* LOAD/STORE firings per cycle, >= 1 */
-	unsigned load_latency;	/* cycles from LOAD firing to its result, >= 1 */
+	unsigned mem_ports;	/* LOAD/STORE/ATOMIC firings per cycle, >= 1 */
+	unsigned load_latency;	/* cycles from LOAD or ATOMIC firing to its result, >= 1 */
 };
 
 /**
@@ -165,6 +174,11 @@ struct loom_fabric_params {
  *	(zero-extended); returns LOOM_STATUS_OK or the status that ends the
  *	dispatch (MMU_FAULT, DMA_ERROR)
  * @store: write the low @size bytes of @value at @va; same returns
+ * @atomic: LOOM_OP_ATOMIC: one indivisible read-modify-write of @size (4
+ *	or 8) bytes at @va, storing loom_atomic_apply(@kind, @type, old,
+ *	@operand); *@old the value read (zero-extended); same returns
+ *	(MMU_FAULT with LOOM_MMU_FAULT_ALIGN for a misaligned @va).  NULL is
+ *	LOOM_STATUS_DMA_ERROR.
  * @spawn: a SPAWN PE fired with @payload for item @item (the index of the
  *	item its token belongs to; items are pipelined, so the children of
  *	several items interleave); returns LOOM_STATUS_OK,
@@ -182,6 +196,8 @@ struct loom_fabric_env {
 	void *opaque;
 	int (*load)(void *opaque, uint64_t va, unsigned size, uint64_t *value);
 	int (*store)(void *opaque, uint64_t va, unsigned size, uint64_t value);
+	int (*atomic)(void *opaque, uint64_t va, unsigned size, unsigned kind,
+		      unsigned type, uint64_t operand, uint64_t *old);
 	int (*spawn)(void *opaque, uint64_t payload, uint32_t item);
 	int (*payload)(void *opaque, uint32_t item, uint64_t *payload);
 	const int *stop;

@@ -68,6 +68,11 @@
  *    f->completions (not a loom_hw_counters field).
  *  - params->fifo_depth must be at most 255 (it is an 8-bit LIMITS field
  *    and an 8-bit dump field).
+ *  - ATOMIC is a LOAD that needs A and B (B may not be IMM_B: imm is its
+ *    kind): it fires when both are present and a memory port is free,
+ *    performs its read-modify-write through the atomic callback in the
+ *    firing cycle, and delivers the old value like a LOAD's result.  A PE
+ *    with one of the two counts as waiting.
  *  - Every core has LOOM_PE_SLOTS slots per PE.  A slot "fires" in a cycle
  *    when its firing count moves; a slot that stalls or delivers a due
  *    LOAD result does not end the PE's turn, the next slot is tried.
@@ -446,6 +451,9 @@ static enum loom_config_error check_tile(const struct cfg *c,
 	    (t->flags & ~LOOM_TILE_FLAGS_MASK) ||
 	    (loom_op_f32_only(t->op) && t->type != LOOM_TYPE_I32) ||
 	    (t->op == LOOM_OP_REDUCE && !loom_op_info(t->imm)->reduce) ||
+	    (t->op == LOOM_OP_ATOMIC &&
+	     ((t->flags & LOOM_TILE_IMM_B) ||
+	      !loom_atomic_kind_ok(t->imm, t->type))) ||
 	    ((t->flags & LOOM_TILE_IMM_OPERAND) &&
 	     (t->op != LOOM_OP_CONST || t->imm >= LOOM_MAX_OPERANDS)))
 		return LOOM_CONFIG_BAD_OP;
@@ -678,6 +686,7 @@ static enum pe_class pe_class_of(unsigned op)
 {
 	switch (op) {
 	case LOOM_OP_LOAD:
+	case LOOM_OP_ATOMIC:
 		return PE_LOAD;
 	case LOOM_OP_STREAM:
 	case LOOM_OP_INVARIANT:
@@ -946,10 +955,36 @@ static void load_deliver(struct loom_fabric *f, struct fab_pe *pe,
 	cy->work = true;
 }
 
+/* The memory access of a LOAD or ATOMIC firing: *@v the value read. */
+static int load_access(const struct loom_fabric *f, const struct fab_pe *pe,
+		       struct fab_run *r, unsigned fifo, uint64_t *v)
+{
+	const struct loom_fabric_env *env = r->env;
+	uint64_t va = buf_peek(f, fifo);
+	int st;
+
+	if (pe->op == LOOM_OP_LOAD) {
+		st = env->load ? env->load(env->opaque, va, access_size(pe), v) :
+				 LOOM_STATUS_DMA_ERROR;
+		if (!st)
+			r->c.mem_reads++;
+		return st;
+	}
+	st = env->atomic ? env->atomic(env->opaque, va, access_size(pe),
+				       pe->imm, pe->type,
+				       buf_peek(f, fifo + 1), v) :
+			   LOOM_STATUS_DMA_ERROR;
+	if (!st) {
+		r->c.mem_reads++;
+		r->c.mem_writes++;
+	}
+	return st;
+}
+
 static int step_load(struct loom_fabric *f, struct fab_pe *pe,
 		     struct fab_run *r, struct fab_cycle *cy, unsigned fifo)
 {
-	const struct loom_fabric_env *env = r->env;
+	unsigned have;
 	uint64_t v = 0;
 	int st;
 
@@ -957,20 +992,26 @@ static int step_load(struct loom_fabric *f, struct fab_pe *pe,
 		load_deliver(f, pe, cy, fifo, false);
 		return LOOM_STATUS_OK;
 	}
-	if (!(inputs_present(f, fifo) & IN_A))
+	/* a LOAD's one input alone: the hot path reads one occupancy */
+	have = pe->need == IN_A ? (f->cnt0[fifo] != 0) * IN_A :
+				  inputs_present(f, fifo) & pe->need;
+	if (have != pe->need) {
+		if (have)
+			cy->waiting++;
 		return LOOM_STATUS_OK;
+	}
 	if (cy->mem_used >= f->p.mem_ports) {
 		stall(pe, cy);
 		return LOOM_STATUS_OK;
 	}
 	cy->mem_used++;
-	st = env->load ? env->load(env->opaque, buf_peek(f, fifo),
-				   access_size(pe), &v) : LOOM_STATUS_DMA_ERROR;
+	st = load_access(f, pe, r, fifo, &v);
 	if (st)
-		return st;
-	r->c.mem_reads++;
+		return st;	/* inputs stay: the dump shows them */
 	pe->tag = buf_tag(f, fifo);
 	buf_pop(f, fifo);
+	if (pe->need & IN_B)	/* ATOMIC's operand */
+		buf_pop(f, fifo + 1);
 	fired(pe, cy);
 	pe->val = typed(pe, v);
 	pe->due = f->cycle + f->p.load_latency - 1;

@@ -17,6 +17,12 @@
  * A core that polls its doorbell after a job (poll-us) still runs every
  * job rung while it polls, and a reset while it polls returns.
  *
+ * It checks LOOM_OP_ATOMIC in the device itself: two cores adding into
+ * one counter at once lose no update (the host compare-and-swap on guest
+ * RAM), a misaligned one faults with LOOM_MMU_FAULT_ALIGN, and one whose
+ * page is the device's own BAR is refused as a DMA error (atomics reach
+ * RAM only).
+ *
  * It also checks the device's trace events (-trace 'loom_*', the log
  * backend writing to a file): a job's doorbell, start, MMU fault,
  * completion and interrupt appear, in that order, and a guest error too.
@@ -338,6 +344,190 @@ static void test_ring_in_bar(void)
 	qemu_stop();
 }
 
+/* ---- atomics --------------------------------------------------------------- */
+
+/*
+ * Guest RAM for the atomic jobs: four page tables, then the pages they map
+ * at the same address (VA = PA): one command buffer per core, the
+ * configuration, the data.  ATOMIC_MMIO_VA maps BAR0's first page.
+ */
+#define PT_L0		0x200000ULL
+#define ATOMIC_CMD(core) (0x300000ULL + 0x800ULL * (core))
+#define ATOMIC_CONFIG	0x301000ULL
+#define ATOMIC_DATA	0x302000ULL
+#define ATOMIC_MMIO_VA	0x303000ULL
+#define ATOMIC_RECORD(core) (RECORD + 0x100ULL * (core))
+
+static void mem_write_u64(uint64_t addr, uint64_t v)
+{
+	cmd("writeq 0x%" PRIx64 " 0x%" PRIx64, addr, v);
+}
+
+/* mem_write() of any length, 256 bytes a command. */
+static void mem_write_big(uint64_t addr, const void *buf, size_t len)
+{
+	for (size_t at = 0; at < len; at += 256)
+		mem_write(addr + at, (const uint8_t *)buf + at,
+			  len - at < 256 ? len - at : 256);
+}
+
+/* The four-level tables at PT_L0: the pages above, and the BAR page. */
+static void atomic_page_tables(void)
+{
+	const uint64_t rw = LOOM_PTE_VALID | LOOM_PTE_READ | LOOM_PTE_WRITE;
+	uint64_t va;
+
+	for (unsigned l = 0; l < LOOM_PT_LEVELS - 1; l++)
+		mem_write_u64(PT_L0 + l * 0x1000 + 8 * LOOM_PT_INDEX(ATOMIC_CMD(0), l),
+			      (PT_L0 + (l + 1) * 0x1000) | LOOM_PTE_VALID);
+	for (va = ATOMIC_CMD(0); va < ATOMIC_MMIO_VA; va += 0x1000)
+		mem_write_u64(PT_L0 + 3 * 0x1000 + 8 * LOOM_PT_INDEX(va, 3), va | rw);
+	mem_write_u64(PT_L0 + 3 * 0x1000 + 8 * LOOM_PT_INDEX(ATOMIC_MMIO_VA, 3),
+		      BAR0 | rw);
+}
+
+/*
+ * The default 4x4 fabric: every instance adds coordinate 0 + 1 to the i64
+ * at operand 0 (engine tests' configs.h atomic counter, by hand: this test
+ * includes the uapi only).  (0,0) ADD imm 1 -> E, (1,0) ATOMIC ADDI -> S,
+ * (1,1) SINK; coordinate 0 on the W edge at y = 0, operand 0 on the N
+ * edge at x = 1.
+ */
+static void atomic_config(void)
+{
+	struct {
+		struct loom_fabric_config h;
+		struct loom_tile_config t[16];
+		struct loom_port_binding p[2];
+	} __attribute__((packed)) c;
+
+	memset(&c, 0, sizeof(c));
+	c.h = (struct loom_fabric_config){
+		.magic = LOOM_CONFIG_MAGIC, .version = LOOM_CONFIG_VERSION,
+		.width = 4, .height = 4, .num_ports = 2,
+	};
+	c.t[0].op = LOOM_OP_ADD;
+	c.t[0].flags = LOOM_TILE_IMM_B;
+	c.t[0].imm = 1;
+	c.t[0].route[LOOM_OUT_PE_A] = LOOM_SRC_W;
+	c.t[0].route[LOOM_OUT_E] = LOOM_SRC_PE;
+	c.t[1].op = LOOM_OP_ATOMIC;
+	c.t[1].imm = LOOM_ATOMIC_ADDI;
+	c.t[1].route[LOOM_OUT_PE_A] = LOOM_SRC_N;
+	c.t[1].route[LOOM_OUT_PE_B] = LOOM_SRC_W;
+	c.t[1].route[LOOM_OUT_S] = LOOM_SRC_PE;
+	c.t[5].op = LOOM_OP_SINK;
+	c.t[5].route[LOOM_OUT_PE_A] = LOOM_SRC_N;
+	c.p[0] = (struct loom_port_binding){ LOOM_DIR_W, 0, LOOM_PORT_COORD, 0 };
+	c.p[1] = (struct loom_port_binding){ LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0 };
+	mem_write_big(ATOMIC_CONFIG, &c, sizeof(c));
+}
+
+/*
+ * Core @core's job: LOAD_CONFIG, SET_OPERANDS(counter VA), a dense
+ * dispatch of n instances of which it runs [begin, end), on its own ring.
+ */
+static void atomic_job(unsigned core, uint64_t counter_va, int64_t n,
+		       int64_t begin, int64_t end)
+{
+	const uint32_t base = LOOM_CORE_BASE(core);
+	const uint64_t ring = RING + 0x100 * core;
+	uint32_t c[16] = {
+		LOOM_PKT_HEADER(LOOM_PKT_LOAD_CONFIG, 4),
+		sizeof(struct loom_fabric_config) + 16 * sizeof(struct loom_tile_config) +
+		2 * sizeof(struct loom_port_binding),
+		(uint32_t)ATOMIC_CONFIG, 0,
+		LOOM_PKT_HEADER(LOOM_PKT_SET_OPERANDS, 4), 1,
+		(uint32_t)counter_va, (uint32_t)(counter_va >> 32),
+		LOOM_PKT_HEADER(LOOM_PKT_DISPATCH_DENSE, 8), 1,
+		(uint32_t)n, (uint32_t)((uint64_t)n >> 32),
+		(uint32_t)begin, (uint32_t)((uint64_t)begin >> 32),
+		(uint32_t)end, (uint32_t)((uint64_t)end >> 32),
+	};
+	struct loom_hw_job job = {
+		.cmd_va = ATOMIC_CMD(core), .cmd_size = sizeof(c),
+		.pt_root = PT_L0, .seqno = 100 + core,
+		.completion = ATOMIC_RECORD(core),
+	};
+
+	mem_write(ATOMIC_CMD(core), c, sizeof(c));
+	mem_write(ring, &job, sizeof(job));
+	reg_write(base + LOOM_CORE_Q_BASE_LO, (uint32_t)ring);
+	reg_write(base + LOOM_CORE_Q_BASE_HI, (uint32_t)(ring >> 32));
+	reg_write(base + LOOM_CORE_Q_SIZE, 2);
+	reg_write(base + LOOM_CORE_CTRL, LOOM_CTRL_ENABLE);
+	reg_write(base + LOOM_CORE_Q_TAIL, 1);
+}
+
+static uint64_t record_field(unsigned core, size_t offset, bool wide)
+{
+	return cmd("%s 0x%" PRIx64, wide ? "readq" : "readl",
+		   ATOMIC_RECORD(core) + offset);
+}
+
+/*
+ * Two cores run halves of one launch at once, each instance adding to one
+ * counter: n (n + 1) / 2 arrives whole.
+ */
+static void test_atomic_counter_on_two_cores(void)
+{
+	const int64_t n = 400000;
+
+	CHECK(device_up());
+	CHECK(reg_read(LOOM_REG_CAPS) & LOOM_CAP_ATOMIC);
+	CHECK(reg_read(LOOM_REG_NUM_CORES) >= 2);
+	atomic_page_tables();
+	atomic_config();
+	mem_write_u64(ATOMIC_DATA, 5);
+	atomic_job(0, ATOMIC_DATA, n, 0, n / 2);
+	atomic_job(1, ATOMIC_DATA, n, n / 2, n);
+	for (unsigned core = 0; core < 2; core++) {
+		for (int i = 0; i < 30 && !(reg_read(LOOM_CORE_BASE(core) +
+						  LOOM_CORE_Q_HEAD) & 1); i++)
+			wait_for(LOOM_CORE_BASE(core) + LOOM_CORE_Q_HEAD, 1);
+		CHECK(reg_read(LOOM_CORE_BASE(core) + LOOM_CORE_Q_HEAD) == 1);
+		CHECK(record_field(core, offsetof(struct loom_hw_completion, status),
+				   false) == LOOM_STATUS_OK);
+	}
+	CHECK(cmd("readq 0x%" PRIx64, ATOMIC_DATA) ==
+	      5 + (uint64_t)n * (n + 1) / 2);
+	qemu_stop();
+}
+
+/* A job of one atomic at @va on core 0: its completion's status, detail. */
+static void one_atomic(uint64_t va, uint32_t *status, uint32_t *detail,
+		       uint64_t *fault_va)
+{
+	CHECK(device_up());
+	atomic_page_tables();
+	atomic_config();
+	atomic_job(0, va, 1, 0, 1);
+	CHECK(wait_for(core_reg(LOOM_CORE_Q_HEAD), 1));
+	*status = (uint32_t)record_field(0, offsetof(struct loom_hw_completion,
+						     status), false);
+	*detail = (uint32_t)record_field(0, offsetof(struct loom_hw_completion,
+						     detail), false);
+	*fault_va = record_field(0, offsetof(struct loom_hw_completion, fault_va),
+				 true);
+	qemu_stop();
+}
+
+static void test_atomic_faults(void)
+{
+	uint32_t status, detail;
+	uint64_t fault_va;
+
+	/* an 8-byte atomic at an address that is not a multiple of 8 */
+	one_atomic(ATOMIC_DATA + 4, &status, &detail, &fault_va);
+	CHECK(status == LOOM_STATUS_MMU_FAULT);
+	CHECK(detail == LOOM_MMU_FAULT_ALIGN);
+	CHECK(fault_va == ATOMIC_DATA + 4);
+	/* a page mapped onto the device's own registers: RAM only */
+	one_atomic(ATOMIC_MMIO_VA + LOOM_REG_SCRATCH - 4, &status, &detail,
+		   &fault_va);
+	CHECK(status == LOOM_STATUS_DMA_ERROR);
+}
+
 /*
  * poll-us=4000000: after its first job core 0 watches for a doorbell for
  * four seconds instead of sleeping.  A job rung meanwhile runs within one
@@ -473,6 +663,8 @@ int main(int argc, char **argv)
 	RUN(ring_in_bar);
 	RUN(trace_events_in_order);
 	RUN(polling_core_runs_what_it_is_rung_for);
+	RUN(atomic_counter_on_two_cores);
+	RUN(atomic_faults);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -5,8 +5,9 @@
  * tests (configs.h) launched by ioctl-style launches and by a ring, an
  * access outside every BO faulting as on the device (EFAULT, JOB_INFO's
  * device going on), a job past max_job_ms stopped (ETIMEDOUT), a device closed
- * with a job running, a launch spread over two simulated devices, and
- * what the simulated device refuses.
+ * with a job running, a launch spread over two simulated devices, an
+ * atomic counter updated by every core at once, and what the simulated
+ * device refuses.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -230,6 +231,80 @@ TEST(a_launch_spreads_over_the_cores)
 	vadd_close(&v);
 }
 
+/*
+ * configs.h's atomic counter (every instance adds coordinate 0 + 1 with
+ * one LOOM_OP_ATOMIC) as an image of one dense thread, "counter".
+ */
+static struct loom_image *counter_image(unsigned w, unsigned h)
+{
+	static const enum loom_arg_type types[1] = { LOOM_ARG_MEMREF_I64 };
+	static unsigned char cfg[65536];
+	struct loom_image_builder *b;
+	struct loom_image *img = NULL;
+	size_t n = loom_test_config_atomic_counter(cfg, sizeof(cfg), w, h), size;
+	void *bytes = NULL;
+
+	if (!n || loom_builder_new(w, h, &b))
+		return NULL;
+	if (!loom_builder_add_dense(b, "counter", 1, types, 1, cfg, n) &&
+	    !loom_builder_finish(b, &bytes, &size))
+		loom_image_load(bytes, size, &img);
+	loom_builder_free(b);
+	free(bytes);
+	return img;
+}
+
+/*
+ * LOOM_OP_ATOMIC on a simulated device of 1, 2 and 4 cores, whose threads
+ * run at once: one launch spread over every core, then one whole launch
+ * on every queue at the same time, all adding into one counter.  The
+ * simulated device has LOOM_CAP_ATOMIC, as the QEMU device does.
+ */
+TEST(an_atomic_counter_is_right_on_1_2_4_cores)
+{
+	static const unsigned cores[] = { 1, 2, 4 };
+	const int64_t n = 30000;
+	const uint64_t sum = (uint64_t)n * (n + 1) / 2;
+
+	for (unsigned c = 0; c < 3; c++) {
+		struct loom_sim_config cfg = { .cores = cores[c] };
+		struct loom_token *t[4] = { NULL }, *spread = NULL;
+		struct loom_device *dev;
+		struct loom_image *img;
+		struct loom_bo *bo;
+		struct loom_arg arg;
+		struct loom_launch l;
+		volatile uint64_t *counter;
+
+		REQUIRE_EQ(0, loom_sim_open(&cfg, &dev));
+		CHECK(loom_device_info(dev)->hw_caps & LOOM_CAP_ATOMIC);
+		REQUIRE(img = counter_image(loom_device_info(dev)->fabric_width,
+					    loom_device_info(dev)->fabric_height));
+		REQUIRE_EQ(0, loom_bo_alloc(dev, 4096, 0, &bo));
+		counter = loom_bo_map(bo);
+		*counter = 0;
+		arg = (struct loom_arg){ LOOM_ARG_MEMREF_I64, loom_bo_va(bo) };
+		l = loom_launch_dense_of("counter", &arg, 1, &n, 1, NULL, 0, 0);
+		CHECK_EQ(0, loom_launch_spread(&dev, 1, img, &l, &spread));
+		CHECK_EQ(0, loom_token_wait(spread, -1));
+		CHECK_EQ(cores[c], loom_token_num_parts(spread));
+		CHECK_EQ(sum, *counter);
+		for (unsigned q = 0; q < cores[c]; q++) {
+			l.queue = q;
+			CHECK_EQ(0, loom_launch(dev, img, &l, &t[q]));
+		}
+		for (unsigned q = 0; q < cores[c]; q++) {
+			CHECK_EQ(0, loom_token_wait(t[q], -1));
+			loom_token_free(t[q]);
+		}
+		CHECK_EQ(sum * (1 + cores[c]), *counter);
+		loom_token_free(spread);
+		loom_bo_free(bo);
+		loom_image_free(img);
+		loom_device_close(dev);
+	}
+}
+
 TEST(a_config_out_of_range_is_refused)
 {
 	struct loom_sim_config c = { .fabric_width = LOOM_FABRIC_MAX_DIM + 1 };
@@ -254,6 +329,7 @@ int main(void)
 	RUN(closing_with_jobs_in_flight_returns);
 	RUN(a_ring_completes_each_launch_once);
 	RUN(a_launch_spreads_over_the_cores);
+	RUN(an_atomic_counter_is_right_on_1_2_4_cores);
 	RUN(a_config_out_of_range_is_refused);
 	return checks_done();
 }

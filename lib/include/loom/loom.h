@@ -499,7 +499,9 @@ loom_launch_dense_of(const char *thread, const struct loom_arg *args,
  * @queue, after every token of @deps.  Checked before anything is
  * submitted, in this order: LOOM_E_NO_THREAD, LOOM_E_DOMAIN_KIND,
  * LOOM_E_EXTENT_COUNT, LOOM_E_NEGATIVE_EXTENT, LOOM_E_ARG_COUNT,
- * LOOM_E_ARG_TYPE, LOOM_E_FABRIC_MISMATCH, LOOM_E_RANK_LIMIT, then -EINVAL
+ * LOOM_E_ARG_TYPE, LOOM_E_FABRIC_MISMATCH, LOOM_E_RANK_LIMIT,
+ * LOOM_E_NOT_SUPPORTED (no SUBMIT feature, or a thread using
+ * memref.atomic_rmw on a device without LOOM_CAP_ATOMIC), then -EINVAL
  * (queue, too many deps) and LOOM_E_FOREIGN_TOKEN; then its occurrence
  * is minted (LOOM_WORK_OCCURRENCES_EXHAUSTED).  Rank 0 is one instance;
  * a zero extent is an empty domain, still a dispatch with an occurrence:

@@ -305,6 +305,7 @@ TEST(op_inputs)
 	CHECK_EQ(1, loom_op_inputs(LOOM_OP_SPAWN));
 	CHECK_EQ(3, loom_op_inputs(LOOM_OP_REDUCE));
 	CHECK_EQ(1, loom_op_inputs(LOOM_OP_SINK));
+	CHECK_EQ(2, loom_op_inputs(LOOM_OP_ATOMIC));
 	CHECK_EQ(0, loom_op_inputs(LOOM_OP_COUNT));
 }
 
@@ -347,6 +348,45 @@ TEST(op_table)
 	CHECK(!loom_op_info(LOOM_OP_SUB)->reduce);
 }
 
+/*
+ * loom_atomic_apply(): what each kind stores, in both widths; the f32
+ * kinds only in I32 (loom_atomic_kind_ok()), with MLIR's names.
+ */
+TEST(atomic_apply)
+{
+	CHECK_EQ(12, loom_atomic_apply(LOOM_ATOMIC_ADDI, I64, 5, 7));
+	CHECK_EQ(MIN32, loom_atomic_apply(LOOM_ATOMIC_ADDI, I32, MAX32, 1));
+	CHECK_EQ(NEG(35), loom_atomic_apply(LOOM_ATOMIC_MULI, I64, 5, NEG(7)));
+	CHECK_EQ(7, loom_atomic_apply(LOOM_ATOMIC_MAXS, I64, NEG(1), 7));
+	CHECK_EQ(NEG(1), loom_atomic_apply(LOOM_ATOMIC_MAXU, I64, NEG(1), 7));
+	CHECK_EQ(NEG(1), loom_atomic_apply(LOOM_ATOMIC_MINS, I32, NEG(1), 7));
+	CHECK_EQ(7, loom_atomic_apply(LOOM_ATOMIC_MINU, I32, NEG(1), 7));
+	CHECK_EQ(MIN32, loom_atomic_apply(LOOM_ATOMIC_MINS, I32, MIN32, MAX32));
+	CHECK_EQ(MIN64, loom_atomic_apply(LOOM_ATOMIC_MINS, I64, MIN64, MAX64));
+	CHECK_EQ(0x0f, loom_atomic_apply(LOOM_ATOMIC_ANDI, I64, 0xff, 0x0f));
+	CHECK_EQ(0xff, loom_atomic_apply(LOOM_ATOMIC_ORI, I64, 0xf0, 0x0f));
+	CHECK_EQ(0xf0, loom_atomic_apply(LOOM_ATOMIC_XORI, I64, 0xff, 0x0f));
+	CHECK_EQ(9, loom_atomic_apply(LOOM_ATOMIC_ASSIGN, I64, 5, 9));
+	CHECK_EQ(MIN32, loom_atomic_apply(LOOM_ATOMIC_ASSIGN, I32, 5, 0x80000000));
+	/* 1 + 1 = 2, 2 * -1 = -2, max/min of 1 and NaN is NaN */
+	CHECK_EQ(0x40000000, loom_atomic_apply(LOOM_ATOMIC_ADDF, I32, 0x3f800000,
+					       0x3f800000));
+	CHECK_EQ(0xffffffffc0000000ULL,	/* -2, a sign-extended token */
+		 loom_atomic_apply(LOOM_ATOMIC_MULF, I32, 0x40000000, 0xbf800000));
+	CHECK_EQ(0x7fc00000, loom_atomic_apply(LOOM_ATOMIC_MAXIMUMF, I32,
+					       0x3f800000, 0x7fc00000));
+	CHECK_EQ(0x7fc00000, loom_atomic_apply(LOOM_ATOMIC_MINIMUMF, I32,
+					       0x7fc00000, 0x3f800000));
+	for (unsigned k = 0; k < LOOM_ATOMIC_COUNT; k++) {
+		CHECK(loom_atomic_info(k)->name != NULL);
+		CHECK(loom_atomic_kind_ok(k, I32));
+		CHECK_EQ(!loom_atomic_info(k)->f32, loom_atomic_kind_ok(k, I64));
+	}
+	CHECK(!loom_atomic_kind_ok(LOOM_ATOMIC_COUNT, I64));
+	CHECK(loom_atomic_info(LOOM_ATOMIC_COUNT)->name == NULL);
+	CHECK(strcmp(loom_atomic_info(LOOM_ATOMIC_MAXIMUMF)->name, "maximumf") == 0);
+}
+
 int main(void)
 {
 	RUN(add_sub_mul_i64);
@@ -363,5 +403,6 @@ int main(void)
 	RUN(i64_and_i32_agree_on_small_values);
 	RUN(op_inputs);
 	RUN(op_table);
+	RUN(atomic_apply);
 	return checks_done();
 }

@@ -286,6 +286,47 @@ static inline size_t loom_test_config_counter(void *buf, size_t size,
 }
 
 /*
+ * Atomic counter, dense: every instance adds coordinate 0 + 1 to the i64
+ * at operand 0 with one ATOMIC ADDI, so n instances leave n (n + 1) / 2
+ * there whatever their order and whichever cores run them.
+ *
+ * Ports: coordinate 0 (W edge, y = 0), operand 0 (N edge, x = 1).
+ *
+ *   (0,0) ADD imm 1: i + 1 -> E
+ *   (1,0) ATOMIC ADDI A = counter VA, B = i + 1 -> S
+ *   (1,1) SINK (the old values)
+ */
+static inline size_t loom_test_config_atomic_counter(void *buf, size_t size,
+						     unsigned width,
+						     unsigned height)
+{
+	struct fb *b;
+	size_t n;
+
+	if (width < 4 || height < 4 || width > LOOM_FABRIC_MAX_DIM ||
+	    height > LOOM_FABRIC_MAX_DIM)
+		return 0;
+	b = malloc(sizeof(*b));
+	if (!b)
+		return 0;
+	fb_init(b, width, height);
+	fb_port(b, LOOM_DIR_W, 0, LOOM_PORT_COORD, 0);
+	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
+	fb_pe(b, 0, 0, LOOM_OP_ADD, LOOM_TYPE_I64, LOOM_TILE_IMM_B, 1);
+	fb_route(b, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(b, 0, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_pe(b, 1, 0, LOOM_OP_ATOMIC, LOOM_TYPE_I64, 0, LOOM_ATOMIC_ADDI);
+	fb_route(b, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_route(b, 1, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
+	fb_route(b, 1, 0, LOOM_OUT_S, LOOM_SRC_PE);
+	fb_pe(b, 1, 1, LOOM_OP_SINK, LOOM_TYPE_I64, 0, 0);
+	fb_route(b, 1, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	n = fb_image(b, buf, size);
+	free(b);
+	return n;
+}
+
+/*
  * A tree for loom_test_config_tree_spawner's table: @n nodes numbered
  * breadth-first, node k's children first[k] .. first[k] + count[k] - 1,
  * an irregular fanout of 0..@max_fanout from @seed, every node reachable.

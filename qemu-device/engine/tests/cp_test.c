@@ -1068,6 +1068,132 @@ TEST(invalidation_waits_for_the_store_in_flight)
 	teardown();
 }
 
+/* ---- ATOMIC through the MMU ------------------------------------------------ */
+
+/* The atomic counter's job: @n instances (a block when @end > @begin). */
+static void atomic_counter_cmd(uint64_t counter_va, int64_t n, int64_t begin,
+			       int64_t end)
+{
+	cmd_len = 0;
+	emit_load_config(CONFIG_VA, put_config(loom_test_config_atomic_counter));
+	emit_operands(1, &counter_va);
+	if (end > begin)
+		emit_dense_block(1, &n, begin, end);
+	else
+		emit_dense(1, &n);
+	emit_write(LOOM_PKT_WRITE_COUNTERS, DATA_VA + 0xf0000);
+}
+
+TEST(atomic_counter_matches_c)
+{
+	struct loom_hw_counters c;
+	struct loom_hw_completion d;
+	uint64_t counter = DATA_VA + 0x100;
+
+	setup();
+	poke64(counter, 7);
+	atomic_counter_cmd(counter, 1000, 0, 0);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_OK, d.status);
+	CHECK_EQ(7 + 1000 * 1001 / 2, peek64(counter));
+	fake_bus_peek(&bus, DATA_VA + 0xf0000, &c, sizeof(c));
+	CHECK_EQ(1000, c.mem_reads);
+	CHECK_EQ(1000, c.mem_writes);
+	CHECK(bus.cmpxchgs >= 1000);
+	teardown();
+}
+
+TEST(atomic_faults_reach_the_completion)
+{
+	struct loom_hw_completion d;
+
+	setup();
+	/* misaligned: an 8-byte atomic at an odd address */
+	atomic_counter_cmd(DATA_VA + 4, 3, 0, 0);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, d.status);
+	CHECK_EQ(LOOM_MMU_FAULT_ALIGN, d.detail);
+	CHECK_EQ(DATA_VA + 4, d.fault_va);
+	CHECK_EQ(0, peek64(DATA_VA));
+	/* a read-only page: the write permission is checked too */
+	atomic_counter_cmd(RO_VA + 8, 3, 0, 0);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, d.status);
+	CHECK_EQ(LOOM_MMU_FAULT_WRITE, d.detail);
+	CHECK_EQ(RO_VA + 8, d.fault_va);
+	/* unmapped */
+	atomic_counter_cmd(0x9000000, 3, 0, 0);
+	d = run();
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, d.status);
+	CHECK_EQ(LOOM_MMU_FAULT_NOT_MAPPED, d.detail);
+	CHECK_EQ(0x9000000, d.fault_va);
+	/* a bus without cmpxchg cannot do atomics */
+	bus.bus.cmpxchg = NULL;
+	atomic_counter_cmd(DATA_VA + 8, 3, 0, 0);
+	CHECK_EQ(LOOM_STATUS_DMA_ERROR, run().status);
+	bus.bus.cmpxchg = fake_bus_cmpxchg;
+	teardown();
+}
+
+struct core_thread {
+	struct loom_core core;
+	struct loom_hw_job job;
+	struct loom_hw_completion done;
+	uint32_t cmd[64];
+};
+
+static void *run_core_thread(void *arg)
+{
+	struct core_thread *t = arg;
+	size_t len;
+
+	loom_core_run_job(&t->core, &t->job, &t->done, NULL, 0, &len);
+	return NULL;
+}
+
+/*
+ * Two cores, one thread each, run halves of one launch on the same
+ * counter at once: with a read and a write instead of one indivisible
+ * access, updates would be lost.
+ */
+TEST(atomic_counter_on_two_cores_at_once)
+{
+	static const struct loom_fabric_params params = {
+		.width = 4, .height = 4,
+		.fifo_depth = LOOM_DEFAULT_FIFO_DEPTH,
+		.mem_ports = LOOM_DEFAULT_MEM_PORTS,
+		.load_latency = LOOM_DEFAULT_LOAD_LATENCY,
+	};
+	static struct core_thread t[2];
+	const int64_t n = 200000;
+	uint64_t counter = DATA_VA + 0x200;
+	uint64_t cmd_va[2] = { CMD_VA, CMD_VA + 0x800 };
+	pthread_t th[2];
+
+	setup();
+	for (unsigned k = 0; k < 2; k++) {
+		atomic_counter_cmd(counter, n, k * n / 2, (k + 1) * n / 2);
+		fake_bus_poke(&bus, cmd_va[k], cmd, cmd_len * 4);
+		memset(&t[k], 0, sizeof(t[k]));
+		t[k].core.index = k;
+		t[k].core.fabric = loom_fabric_create(&params);
+		t[k].core.bus = &bus.bus;
+		t[k].job = (struct loom_hw_job){
+			.cmd_va = cmd_va[k], .cmd_size = cmd_len * 4,
+			.pt_root = bus.pt_root, .seqno = k + 1,
+		};
+	}
+	for (unsigned k = 0; k < 2; k++)
+		REQUIRE(!pthread_create(&th[k], NULL, run_core_thread, &t[k]));
+	for (unsigned k = 0; k < 2; k++) {
+		pthread_join(th[k], NULL);
+		CHECK_EQ(LOOM_STATUS_OK, t[k].done.status);
+		loom_fabric_destroy(t[k].core.fabric);
+	}
+	CHECK_EQ((uint64_t)n * (n + 1) / 2, peek64(counter));
+	teardown();
+}
+
 int main(void)
 {
 	RUN(vector_add_matches_c);
@@ -1101,5 +1227,8 @@ int main(void)
 	RUN(queue_injections_leave_the_job_alone);
 	RUN(tlb_outlives_jobs_until_invalidated);
 	RUN(invalidation_waits_for_the_store_in_flight);
+	RUN(atomic_counter_matches_c);
+	RUN(atomic_faults_reach_the_completion);
+	RUN(atomic_counter_on_two_cores_at_once);
 	return checks_done();
 }

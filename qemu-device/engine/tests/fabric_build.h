@@ -254,6 +254,28 @@ static inline int fake_store(void *opaque, uint64_t va, unsigned size,
 	return LOOM_STATUS_OK;
 }
 
+/* One thread: a read, loom_atomic_apply() and a write are indivisible. */
+static inline int fake_atomic(void *opaque, uint64_t va, unsigned size,
+			      unsigned kind, unsigned type, uint64_t operand,
+			      uint64_t *old)
+{
+	struct fake_mem *m = opaque;
+	uint64_t token, next;
+	unsigned i;
+
+	*old = 0;
+	if (!fake_in_range(m, va, size) || (va & (size - 1)))
+		return LOOM_STATUS_MMU_FAULT;
+	memcpy(old, fake_ptr(m, va), size);	/* little-endian host */
+	token = size == 4 ? ((*old ^ 0x80000000ULL) - 0x80000000ULL) : *old;
+	next = loom_atomic_apply(kind, type, token, operand);
+	memcpy(fake_ptr(m, va), &next, size);
+	for (i = 0; i < size; i++)
+		m->writes[va - m->base + i]++;
+	fake_log(m, va, true);
+	return LOOM_STATUS_OK;
+}
+
 static inline int fake_spawn(void *opaque, uint64_t payload, uint32_t item)
 {
 	struct fake_mem *m = opaque;
@@ -281,6 +303,7 @@ static inline struct loom_fabric_env fake_env(struct fake_mem *m)
 		.opaque = m,
 		.load = fake_load,
 		.store = fake_store,
+		.atomic = fake_atomic,
 		.spawn = fake_spawn,
 		.payload = fake_payload,
 		.stop = &m->stop,

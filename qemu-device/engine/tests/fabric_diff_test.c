@@ -79,13 +79,14 @@ static unsigned random_op(uint64_t *s)
 
 	if (chance(s, 60))
 		return common[rnd(s, sizeof(common))];
-	return rnd(s, LOOM_OP_COUNT);
+	/* the oracle is the engine before ABI 0.7: no LOOM_OP_ATOMIC */
+	return rnd(s, LOOM_OP_ATOMIC);
 }
 
 static unsigned random_reduce_op(uint64_t *s)
 {
 	for (;;) {
-		unsigned op = rnd(s, LOOM_OP_COUNT);
+		unsigned op = rnd(s, LOOM_OP_ATOMIC);
 
 		if (loom_op_info(op)->reduce)
 			return op;

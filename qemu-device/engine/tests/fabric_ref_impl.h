@@ -442,7 +442,7 @@ static enum loom_config_error check_tile(const struct cfg *c,
 
 	if (t->reserved0 || t->reserved1 || t->reserved2)
 		return LOOM_CONFIG_RESERVED;
-	if (t->op >= LOOM_OP_COUNT ||
+	if (t->op >= LOOM_OP_ATOMIC ||	/* the engine before ABI 0.7 */
 	    (t->type != LOOM_TYPE_I64 && t->type != LOOM_TYPE_I32) ||
 	    (t->flags & ~LOOM_TILE_FLAGS_MASK) ||
 	    (loom_op_f32_only(t->op) && t->type != LOOM_TYPE_I32) ||

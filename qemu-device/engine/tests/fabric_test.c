@@ -179,6 +179,13 @@ MUTATION(reduce_xor, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I64, 0, LOOM_OP_XOR))
 MUTATION(reduce_fadd, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I32, 0, LOOM_OP_FADD))
 MUTATION(reduce_fmin, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I32, 0, LOOM_OP_FMIN))
 MUTATION(reduce_fsub, fb_pe(b, 0, 3, LOOM_OP_REDUCE, I32, 0, LOOM_OP_FSUB))
+MUTATION(atomic_addi, fb_pe(b, 0, 3, LOOM_OP_ATOMIC, I64, 0, LOOM_ATOMIC_ADDI))
+MUTATION(atomic_assign, fb_pe(b, 0, 3, LOOM_OP_ATOMIC, I32, 0, LOOM_ATOMIC_ASSIGN))
+MUTATION(atomic_addf_i32, fb_pe(b, 0, 3, LOOM_OP_ATOMIC, I32, 0, LOOM_ATOMIC_ADDF))
+MUTATION(atomic_addf_i64, fb_pe(b, 0, 3, LOOM_OP_ATOMIC, I64, 0, LOOM_ATOMIC_ADDF))
+MUTATION(atomic_kind_count,
+	 fb_pe(b, 0, 3, LOOM_OP_ATOMIC, I64, 0, LOOM_ATOMIC_COUNT))
+MUTATION(atomic_imm_b, fb_pe(b, 0, 3, LOOM_OP_ATOMIC, I64, IMM_B, LOOM_ATOMIC_ADDI))
 MUTATION(f32_i32, b->tiles[3].op = LOOM_OP_FMUL; b->tiles[3].type = I32)
 MUTATION(f32_i64, b->tiles[3].op = LOOM_OP_FMUL; b->tiles[3].type = I64)
 MUTATION(fneg_i64, b->tiles[3].op = LOOM_OP_FNEG; b->tiles[3].type = I64)
@@ -241,6 +248,12 @@ TEST(configure_errors)
 		{ mut_reduce_fadd, LOOM_CONFIG_OK },
 		{ mut_reduce_fmin, LOOM_CONFIG_OK },
 		{ mut_reduce_fsub, LOOM_CONFIG_BAD_OP },
+		{ mut_atomic_addi, LOOM_CONFIG_OK },
+		{ mut_atomic_assign, LOOM_CONFIG_OK },
+		{ mut_atomic_addf_i32, LOOM_CONFIG_OK },
+		{ mut_atomic_addf_i64, LOOM_CONFIG_BAD_OP },
+		{ mut_atomic_kind_count, LOOM_CONFIG_BAD_OP },
+		{ mut_atomic_imm_b, LOOM_CONFIG_BAD_OP },
 		{ mut_f32_i32, LOOM_CONFIG_OK },
 		{ mut_f32_i64, LOOM_CONFIG_BAD_OP },
 		{ mut_fneg_i64, LOOM_CONFIG_BAD_OP },
@@ -990,6 +1003,150 @@ TEST(single_ops)
 	/* an ADD whose B is routed from nowhere waits forever */
 	CHECK_EQ(0, run_op(LOOM_OP_ADD, I64, 0, 0, 1, 11, 22, 0));
 	CHECK_EQ(LOOM_STATUS_DEADLOCK, op_status);
+}
+
+/* ---------------------------------------------------------- ATOMIC --- */
+
+#define ATOMIC_VA	(MEM_VA + 0x100)
+
+/*
+ * build_op()'s graph with an ATOMIC of @kind at (1,0): A = operand 0 (the
+ * VA), B = operand 1, the old value stored at operand 3.  The word at the
+ * VA starts as @init; *@now is it after @n instances.
+ */
+static uint64_t run_atomic_n(unsigned kind, unsigned type, uint64_t init,
+			     uint64_t b, int64_t n, uint64_t *now,
+			     struct loom_hw_counters *cnt)
+{
+	struct loom_fabric *f = fabric4();
+	struct fake_mem *m = new_mem();
+	uint64_t ops[4] = { ATOMIC_VA, b, 0, RESULT_VA }, old;
+
+	fake_put64(m, ATOMIC_VA, init);
+	build_op(&fbuf, LOOM_OP_ATOMIC, type, 0, kind, 3);
+	CHECK_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	op_status = run_dense(f, m, ops, 4, 1, &n, cnt);
+	old = fake_get64(m, RESULT_VA);
+	*now = fake_get64(m, ATOMIC_VA);
+	free_mem(m);
+	loom_fabric_destroy(f);
+	return old;
+}
+
+static uint64_t run_atomic(unsigned kind, unsigned type, uint64_t init,
+			   uint64_t b, uint64_t *now)
+{
+	struct loom_hw_counters cnt;
+
+	return run_atomic_n(kind, type, init, b, 1, now, &cnt);
+}
+
+TEST(atomic_kinds)
+{
+	uint64_t now;
+
+	/* the result is the old value, the memory the new one */
+	CHECK_EQ(40, run_atomic(LOOM_ATOMIC_ADDI, I64, 40, 2, &now));
+	CHECK_EQ(LOOM_STATUS_OK, op_status);
+	CHECK_EQ(42, now);
+	/* i32: 4 bytes change, the old value comes back sign-extended */
+	CHECK_EQ(0xffffffffffffffffULL,
+		 run_atomic(LOOM_ATOMIC_ADDI, I32, 0x55555555ffffffffULL, 1, &now));
+	CHECK_EQ(0x5555555500000000ULL, now);
+	CHECK_EQ(6, run_atomic(LOOM_ATOMIC_MULI, I64, 6, 7, &now));
+	CHECK_EQ(42, now);
+	/* signed and unsigned extremes differ on negative values */
+	run_atomic(LOOM_ATOMIC_MAXS, I64, (uint64_t)-5, 3, &now);
+	CHECK_EQ(3, now);
+	run_atomic(LOOM_ATOMIC_MAXU, I64, (uint64_t)-5, 3, &now);
+	CHECK_EQ((uint64_t)-5, now);
+	run_atomic(LOOM_ATOMIC_MINS, I32, 0xfffffffbULL, 3, &now);
+	CHECK_EQ(0xfffffffbULL, now);
+	run_atomic(LOOM_ATOMIC_MINU, I32, 0xfffffffbULL, 3, &now);
+	CHECK_EQ(3, now);
+	run_atomic(LOOM_ATOMIC_ANDI, I64, 0xff00, 0x0ff0, &now);
+	CHECK_EQ(0x0f00, now);
+	run_atomic(LOOM_ATOMIC_ORI, I64, 0xff00, 0x0ff0, &now);
+	CHECK_EQ(0xfff0, now);
+	run_atomic(LOOM_ATOMIC_XORI, I64, 0xff00, 0x0ff0, &now);
+	CHECK_EQ(0xf0f0, now);
+	CHECK_EQ(9, run_atomic(LOOM_ATOMIC_ASSIGN, I64, 9, 77, &now));
+	CHECK_EQ(77, now);
+	/* f32: 1.5 + 2.25 = 3.75; max(-0, +0) = +0; 2 * 3 = 6 */
+	CHECK_EQ(0x3fc00000, run_atomic(LOOM_ATOMIC_ADDF, I32, 0x3fc00000,
+					0x40100000, &now));
+	CHECK_EQ(0x40700000, now);
+	run_atomic(LOOM_ATOMIC_MAXIMUMF, I32, 0x80000000ULL, 0, &now);
+	CHECK_EQ(0, now);
+	run_atomic(LOOM_ATOMIC_MINIMUMF, I32, 0, 0x80000000ULL, &now);
+	CHECK_EQ(0x80000000ULL, now);
+	run_atomic(LOOM_ATOMIC_MULF, I32, 0x40000000, 0x40400000, &now);
+	CHECK_EQ(0x40c00000, now);
+}
+
+TEST(atomic_instances_in_flight)
+{
+	struct loom_hw_counters c;
+	uint64_t now, old;
+
+	/* 100 instances add 3 to one word: none is lost */
+	old = run_atomic_n(LOOM_ATOMIC_ADDI, I64, 1000, 3, 100, &now, &c);
+	CHECK_EQ(LOOM_STATUS_OK, op_status);
+	CHECK_EQ(1300, now);
+	CHECK_EQ(1297, old);	/* the last instance's view */
+	/* each firing is a read and a write, the old values' stores writes */
+	CHECK_EQ(100, c.mem_reads);
+	CHECK_EQ(200, c.mem_writes);
+}
+
+TEST(atomic_faults)
+{
+	struct loom_fabric *f = fabric4();
+	struct fake_mem *m = new_mem();
+	uint64_t ops[4] = { ATOMIC_VA + 2, 1, 0, RESULT_VA };
+	struct loom_hw_counters c;
+	struct loom_fabric_env env;
+	struct loom_dispatch d = { .operands = ops, .num_operands = 4 };
+	struct dump dd;
+
+	build_op(&fbuf, LOOM_OP_ATOMIC, I32, 0, LOOM_ATOMIC_ADDI, 3);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	/* misaligned: the callback's fault ends the run, inputs stay */
+	CHECK_EQ(LOOM_STATUS_MMU_FAULT, run_dense(f, m, ops, 4, 0, NULL, &c));
+	CHECK_EQ(0, c.mem_reads);
+	CHECK_EQ(0, fake_bytes_written(m));
+	take_dump(f, &dd);
+	CHECK_EQ(1, tile(&dd, 1, 0)->fifo[0]);
+	CHECK_EQ(1, tile(&dd, 1, 0)->fifo[1]);
+	CHECK_EQ(0, tile(&dd, 1, 0)->firings);
+	/* no atomic callback: a DMA error */
+	env = fake_env(m);
+	env.atomic = NULL;
+	ops[0] = ATOMIC_VA;
+	CHECK_EQ(LOOM_STATUS_DMA_ERROR, loom_fabric_run(f, &d, &env, &c));
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+TEST(atomic_waits_for_both_inputs)
+{
+	struct loom_fabric *f = fabric4();
+	struct fake_mem *m = new_mem();
+	uint64_t ops[4] = { ATOMIC_VA, 1, 0, RESULT_VA };
+	struct loom_hw_counters c;
+	struct dump dd;
+
+	/* B routed but never fed: the ATOMIC holds A and waits */
+	build_op(&fbuf, LOOM_OP_ATOMIC, I64, 0, LOOM_ATOMIC_ADDI, 1);
+	fb_route(&fbuf, 1, 0, LOOM_OUT_PE_B, LOOM_SRC_W);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_DEADLOCK, run_dense(f, m, ops, 4, 0, NULL, &c));
+	CHECK_EQ(0, c.mem_reads);
+	take_dump(f, &dd);
+	CHECK_EQ(1, tile(&dd, 1, 0)->fifo[0]);
+	CHECK(dd.h.waiting >= 1);
+	free_mem(m);
+	loom_fabric_destroy(f);
 }
 
 /* --------------------------------------------------- dense domains --- */
@@ -1891,6 +2048,10 @@ int main(void)
 	RUN(i32_load_sign_extends);
 	RUN(callback_error_ends_run);
 	RUN(single_ops);
+	RUN(atomic_kinds);
+	RUN(atomic_instances_in_flight);
+	RUN(atomic_faults);
+	RUN(atomic_waits_for_both_inputs);
 	RUN(dense_ranks);
 	RUN(dense_zero_extents);
 	RUN(dense_blocks_partition_the_domain);

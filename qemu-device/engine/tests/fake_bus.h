@@ -21,7 +21,8 @@ struct fake_bus {
 	uint64_t size;
 	uint64_t next_page;	/* bump allocator, bus address */
 	uint64_t pt_root;
-	unsigned reads, writes;
+	unsigned reads, writes;	/* counted relaxed: cores may share a bus */
+	unsigned cmpxchgs;
 	int fail_all;		/* every access fails (a dead bus) */
 };
 
@@ -29,7 +30,7 @@ static inline int fake_bus_read(void *opaque, uint64_t addr, void *buf, size_t l
 {
 	struct fake_bus *fb = opaque;
 
-	fb->reads++;
+	__atomic_fetch_add(&fb->reads, 1, __ATOMIC_RELAXED);
 	if (fb->fail_all || addr < FAKE_BUS_BASE || addr - FAKE_BUS_BASE > fb->size ||
 	    len > fb->size - (addr - FAKE_BUS_BASE))
 		return -1;
@@ -41,12 +42,41 @@ static inline int fake_bus_write(void *opaque, uint64_t addr, const void *buf, s
 {
 	struct fake_bus *fb = opaque;
 
-	fb->writes++;
+	__atomic_fetch_add(&fb->writes, 1, __ATOMIC_RELAXED);
 	if (fb->fail_all || addr < FAKE_BUS_BASE || addr - FAKE_BUS_BASE > fb->size ||
 	    len > fb->size - (addr - FAKE_BUS_BASE))
 		return -1;
 	memcpy(fb->mem + (addr - FAKE_BUS_BASE), buf, len);
 	return 0;
+}
+
+/* Host atomics on the array, so that cores in threads may share it. */
+static inline int fake_bus_cmpxchg(void *opaque, uint64_t addr, size_t len,
+				   uint64_t *expected, uint64_t desired)
+{
+	struct fake_bus *fb = opaque;
+	void *p = fb->mem + (addr - FAKE_BUS_BASE);
+	bool swapped;
+
+	__atomic_fetch_add(&fb->cmpxchgs, 1, __ATOMIC_RELAXED);
+	if (fb->fail_all || addr < FAKE_BUS_BASE || addr - FAKE_BUS_BASE > fb->size ||
+	    len > fb->size - (addr - FAKE_BUS_BASE) || (addr & (len - 1)))
+		return -1;
+	if (len == 4) {
+		uint32_t e = (uint32_t)*expected;
+
+		swapped = __atomic_compare_exchange_n((uint32_t *)p, &e,
+						      (uint32_t)desired, false,
+						      __ATOMIC_SEQ_CST,
+						      __ATOMIC_SEQ_CST);
+		*expected = e;
+	} else {
+		swapped = __atomic_compare_exchange_n((uint64_t *)p, expected,
+						      desired, false,
+						      __ATOMIC_SEQ_CST,
+						      __ATOMIC_SEQ_CST);
+	}
+	return swapped;
 }
 
 /* A zeroed page; returns its bus address (aborts when out of memory). */
@@ -72,6 +102,7 @@ static inline void fake_bus_init(struct fake_bus *fb, uint64_t size)
 	fb->bus.opaque = fb;
 	fb->bus.read = fake_bus_read;
 	fb->bus.write = fake_bus_write;
+	fb->bus.cmpxchg = fake_bus_cmpxchg;
 	fb->pt_root = fake_bus_alloc_page(fb);
 }
 
