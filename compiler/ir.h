@@ -268,6 +268,7 @@ enum ir_syntax {
 	SYN_SPAWN,		/* dataflow.work.spawn %p : T */
 	SYN_THREAD_YIELD,	/* dataflow.thread.yield [%f : none] */
 	SYN_RETURN,		/* return */
+	SYN_CALL,		/* func.call @f(%a) : (T) -> () */
 	SYN_PRINT,		/* loom.print %v : T */
 	SYN_CHECK,		/* loom.check %a, %b : T */
 };
@@ -382,6 +383,7 @@ enum ir_alu {
 	X(WORK_SPAWN, "dataflow.work.spawn", SYN_SPAWN, ALU_NONE, 0)	\
 	X(THREAD_YIELD, "dataflow.thread.yield", SYN_THREAD_YIELD, ALU_NONE, IR_TERMINATOR) \
 	X(RETURN, "return", SYN_RETURN, ALU_NONE, IR_HOST_ONLY | IR_TERMINATOR) \
+	X(FUNC_CALL, "func.call", SYN_CALL, ALU_NONE, IR_HOST_ONLY)	\
 	X(LOOM_PRINT, "loom.print", SYN_PRINT, ALU_NONE, IR_HOST_ONLY)	\
 	X(LOOM_CHECK, "loom.check", SYN_CHECK, ALU_NONE, IR_HOST_ONLY)
 
@@ -676,6 +678,7 @@ struct ir_op {
 	enum ir_fpred fpred;
 	const char *callee;
 	struct loom_loc callee_loc;
+	struct ir_func *target;
 	int num_args;
 	int num_waits;
 	int num_extents;

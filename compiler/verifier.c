@@ -992,6 +992,139 @@ static void check_launch(struct verifier *v, struct ir_op *op)
 		check_dynamic_launch(v, op, t);
 }
 
+/* ----------------------------------------------------------- calls --- */
+
+/*
+ * func.call: a host function of this unit, as many operands as it has
+ * arguments, each of its argument's type, and no results (host functions
+ * return nothing).  Sets @op->target, which host.c inlines.
+ */
+static void check_call(struct verifier *v, struct ir_op *op)
+{
+	struct ir_func *f = ir_module_find(v->m, op->callee);
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+	bool ok = true;
+
+	op->target = NULL;
+	if (!f) {
+		struct diag_suggest sg;
+		char buf[160];
+
+		diag_suggest_init(&sg, op->callee, strlen(op->callee));
+		for (struct ir_func *g = v->m->funcs; g; g = g->next)
+			if (!g->is_thread)
+				diag_suggest_add(&sg, g->name);
+		diag_error(v->d, op->callee_loc, "call of unknown function @%s%s",
+			   op->callee, diag_suggest_str(&sg, "@", buf, sizeof(buf)));
+		return;
+	}
+	if (f->is_thread) {
+		diag_error(v->d, op->callee_loc,
+			   "@%s is a dataflow.thread: start it with 'dataflow.thread.launch', not 'func.call'",
+			   f->name);
+		note_thread(v, f);
+		return;
+	}
+	if (op->num_results) {
+		diag_error(v->d, op->loc,
+			   "call of @%s has %d result%s, but host functions return nothing",
+			   f->name, op->num_results, plural(op->num_results));
+		ok = false;
+	}
+	if (op->num_args != f->num_inputs) {
+		diag_error(v->d, op->loc, "call of @%s passes %d operand%s; it takes %d",
+			   f->name, op->num_args, plural(op->num_args), f->num_inputs);
+		note_thread(v, f);
+		return;
+	}
+	for (int i = 0; i < op->num_args; i++) {
+		const struct ir_value *arg = &f->body.args[i];
+
+		if (ir_type_equal(op->operand_types[i], arg->type))
+			continue;
+		diag_error(v->d, op->operands[i].loc,
+			   "operand #%d of the call has type %s but argument '%%%s' of @%s has type %s",
+			   i, tstr(op->operand_types[i], a), arg->name, f->name,
+			   tstr(arg->type, b));
+		note_thread(v, f);
+		ok = false;
+	}
+	if (ok)
+		op->target = f;
+}
+
+/* Does a call in @r (or in its nested regions) lead to @to?  @seen: visited. */
+static bool calls_reach(const struct ir_region *r, const struct ir_func *to,
+			const struct ir_func **seen, int *num_seen, int max);
+
+static bool func_reaches(const struct ir_func *f, const struct ir_func *to,
+			 const struct ir_func **seen, int *num_seen, int max)
+{
+	if (f == to)
+		return true;
+	for (int i = 0; i < *num_seen; i++)
+		if (seen[i] == f)
+			return false;
+	if (*num_seen == max)
+		return false;
+	seen[(*num_seen)++] = f;
+	return calls_reach(&f->body, to, seen, num_seen, max);
+}
+
+static bool calls_reach(const struct ir_region *r, const struct ir_func *to,
+			const struct ir_func **seen, int *num_seen, int max)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		if (op->code == IR_OP_FUNC_CALL && op->target &&
+		    func_reaches(op->target, to, seen, num_seen, max))
+			return true;
+		if ((op->body && calls_reach(op->body, to, seen, num_seen, max)) ||
+		    (op->else_body && calls_reach(op->else_body, to, seen, num_seen, max)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Each call of @f's body (nested regions too) whose callee leads back to
+ * @f: loomc inlines calls, so none may recurse.
+ */
+static void check_recursion_in(struct verifier *v, struct ir_func *f,
+			       const struct ir_region *r, int funcs)
+{
+	const struct ir_func **seen = calloc(funcs ? funcs : 1, sizeof(*seen));
+
+	if (!seen)
+		abort();
+	for (struct ir_op *op = r->first; op; op = op->next) {
+		int num_seen = 0;
+
+		if (op->code == IR_OP_FUNC_CALL && op->target &&
+		    func_reaches(op->target, f, seen, &num_seen, funcs)) {
+			diag_error(v->d, op->callee_loc,
+				   "call of @%s from @%s recurses: loomc inlines every call, so calls cannot recurse",
+				   op->target->name, f->name);
+			op->target = NULL;	/* host.c must not follow it */
+		}
+		if (op->body)
+			check_recursion_in(v, f, op->body, funcs);
+		if (op->else_body)
+			check_recursion_in(v, f, op->else_body, funcs);
+	}
+	free(seen);
+}
+
+static void check_recursion(struct verifier *v)
+{
+	int funcs = 0;
+
+	for (struct ir_func *f = v->m->funcs; f; f = f->next)
+		funcs++;
+	for (struct ir_func *f = v->m->funcs; f; f = f->next)
+		if (!f->is_thread)
+			check_recursion_in(v, f, &f->body, funcs);
+}
+
 /* ------------------------------------------------- other operations --- */
 
 static void check_spawn(struct verifier *v, struct ir_op *op)
@@ -1717,6 +1850,9 @@ static void check_semantics(struct verifier *v, struct ir_op *op)
 	case IR_OP_THREAD_LAUNCH:
 		check_launch(v, op);
 		break;
+	case IR_OP_FUNC_CALL:
+		check_call(v, op);
+		break;
 	case IR_OP_THREAD_WAIT:
 		check_tokens(v, op, op->operands, op->num_operands, true);
 		break;
@@ -2071,16 +2207,30 @@ static void warn_unused(struct verifier *v, const struct ir_region *r)
 	}
 }
 
+/* Does an operation of @r (nested regions too) func.call @f? */
+static bool region_calls(const struct ir_region *r, const struct ir_func *f)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next)
+		if ((op->code == IR_OP_FUNC_CALL && op->target == f) ||
+		    (op->body && region_calls(op->body, f)) ||
+		    (op->else_body && region_calls(op->else_body, f)))
+			return true;
+	return false;
+}
+
 /*
- * Host functions have no caller that passes arguments: loom_host_run()
- * (and loom-run) call them with none, and no operation calls them.
+ * Host functions that no func.call calls have no caller that passes
+ * arguments: loom_host_run() (and loom-run) call them with none.
  */
 static void warn_host_params(struct verifier *v, const struct ir_func *f)
 {
 	if (f->is_thread || !f->num_inputs)
 		return;
+	for (const struct ir_func *g = v->m->funcs; g; g = g->next)
+		if (!g->is_thread && region_calls(&g->body, f))
+			return;
 	diag_warning(v->d, f->body.args[0].loc,
-		     "host function @%s has %d parameter%s, but nothing can pass %s: loom_host_run() and loom-run call host functions with none",
+		     "host function @%s has %d parameter%s, but nothing can pass %s: loom_host_run() and loom-run call host functions with none, and no func.call calls it",
 		     f->name, f->num_inputs, plural(f->num_inputs),
 		     f->num_inputs == 1 ? "it" : "them");
 }
@@ -2108,6 +2258,7 @@ unsigned verify_module(struct diag *d, struct ir_module *m)
 			check_thread_signature(&v, f);
 	for (struct ir_func *f = m->funcs; f; f = f->next)
 		check_body(&v, f);
+	check_recursion(&v);
 	free(v.names);
 	return d->errors - before;
 }
