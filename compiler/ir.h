@@ -756,6 +756,9 @@ static inline const struct ir_value *ir_view_root(const struct ir_value *m)
  *	the inputs, the '?' sizes of rank-N memref inputs and the '?'
  *	offsets and strides of strided ones, in order (input by input,
  *	ir_size_operands()); launch operand num_inputs + j is the j-th
+ * @called: host functions: a func.call of the unit names it (set by the
+ *	verifier first): its parameters come from its call sites, where it
+ *	is inlined, and it is not compiled on its own when it has any
  * @num_ctrl: then the ctrl(...) arguments (exactly one when valid)
  * @num_ivs: then the iv(...) coordinates; their count is the rank K
  * @has_ctrl: a ctrl(...) clause is present
@@ -779,6 +782,7 @@ struct ir_func {
 	int work_item_arg;
 	int num_inputs;
 	int num_size_operands;
+	bool called;
 	int num_ctrl;
 	int num_ivs;
 	bool has_ctrl;

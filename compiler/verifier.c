@@ -843,13 +843,16 @@ static void check_tokens(struct verifier *v, struct ir_op *op,
 
 static bool dim_known(const struct ir_func *f, const struct ir_value *m,
 		      int k);
+static bool is_memref_input(const struct ir_func *f, const struct ir_value *m);
 
 /*
- * A launch passes the size operands of memref @m (ir_size_operands()):
- * its '?' sizes must be known to the host function (dim_known()), and a
- * strided one must be a view, whose offset and strides it computed.
+ * A launch (or a call: @what) passes the size operands of memref @m
+ * (ir_size_operands()): its '?' sizes must be known to the host function
+ * (dim_known()), and a strided one must be a view, whose offset and
+ * strides it computed, or a parameter its own call sites pass.
  */
-static void check_launch_layout(struct verifier *v, struct ir_use *u)
+static void check_launch_layout(struct verifier *v, struct ir_use *u,
+				const char *what)
 {
 	const struct ir_value *m = u->value;
 	const struct ir_type *t = m->type;
@@ -858,14 +861,14 @@ static void check_launch_layout(struct verifier *v, struct ir_use *u)
 	for (int k = 0; t->rank >= 2 && k < t->rank; k++)
 		if (!dim_known(v->func, m, k)) {
 			diag_error(v->d, u->loc,
-				   "launch operand '%%%s' (%s) has dynamic sizes, which a launch passes from its memref.alloc or view operation: it must be one of this function",
-				   m->name, tstr(t, a));
+				   "%s operand '%%%s' (%s) has dynamic sizes, which a %s passes from its memref.alloc or view operation: it must be one of this function",
+				   what, m->name, tstr(t, a), what);
 			return;
 		}
-	if (t->strided && !(m->def && m->def->view))
+	if (t->strided && !(m->def && m->def->view) && !is_memref_input(v->func, m))
 		diag_error(v->d, u->loc,
-			   "launch operand '%%%s' (%s) has a strided layout, which a launch passes from the view operation that made it: it must be one of this function",
-			   m->name, tstr(t, a));
+			   "%s operand '%%%s' (%s) has a strided layout, which a %s passes from the view operation that made it: it must be one of this function",
+			   what, m->name, tstr(t, a), what);
 }
 
 /* Launch operand types equal the callee's inputs. */
@@ -881,7 +884,7 @@ static void check_launch_args(struct verifier *v, struct ir_op *op,
 		if (ir_type_equal(op->operand_types[i], in->type)) {
 			if (ir_size_operands(in->type) &&
 			    ir_type_equal(m->type, in->type))
-				check_launch_layout(v, &op->operands[i]);
+				check_launch_layout(v, &op->operands[i], "launch");
 			continue;
 		}
 		diag_error(v->d, op->operands[i].loc,
@@ -994,6 +997,34 @@ static void check_launch(struct verifier *v, struct ir_op *op)
 
 /* ----------------------------------------------------------- calls --- */
 
+/* Marks each host function a func.call in @r (nested too) names. */
+static void mark_calls_in(struct verifier *v, const struct ir_region *r)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		struct ir_func *f;
+
+		if (op->code == IR_OP_FUNC_CALL &&
+		    (f = ir_module_find(v->m, op->callee)) && !f->is_thread)
+			f->called = true;
+		if (op->body)
+			mark_calls_in(v, op->body);
+		if (op->else_body)
+			mark_calls_in(v, op->else_body);
+	}
+}
+
+/*
+ * Before any body is checked: which host functions are called, whose
+ * parameters' sizes and layouts then come from their call sites.
+ */
+static void mark_called(struct verifier *v)
+{
+	for (struct ir_func *f = v->m->funcs; f; f = f->next)
+		f->called = false;
+	for (struct ir_func *f = v->m->funcs; f; f = f->next)
+		mark_calls_in(v, &f->body);
+}
+
 /*
  * func.call: a host function of this unit, as many operands as it has
  * arguments, each of its argument's type, and no results (host functions
@@ -1040,8 +1071,12 @@ static void check_call(struct verifier *v, struct ir_op *op)
 	for (int i = 0; i < op->num_args; i++) {
 		const struct ir_value *arg = &f->body.args[i];
 
-		if (ir_type_equal(op->operand_types[i], arg->type))
+		if (ir_type_equal(op->operand_types[i], arg->type)) {
+			if (ir_size_operands(arg->type) &&
+			    ir_type_equal(op->operands[i].value->type, arg->type))
+				check_launch_layout(v, &op->operands[i], "call");
 			continue;
+		}
 		diag_error(v->d, op->operands[i].loc,
 			   "operand #%d of the call has type %s but argument '%%%s' of @%s has type %s",
 			   i, tstr(op->operand_types[i], a), arg->name, f->name,
@@ -1304,9 +1339,13 @@ static void check_access(struct verifier *v, struct ir_op *op)
  * rank is 2 or more (a size operand); a rank-1 memref<?xT> crosses a
  * launch as its base address alone.
  */
+/*
+ * An input of a thread, or a parameter of a host function a func.call
+ * calls: the launch or the call site passes its sizes and layout.
+ */
 static bool is_memref_input(const struct ir_func *f, const struct ir_value *m)
 {
-	return f->is_thread && !m->def && m->region == &f->body &&
+	return (f->is_thread || f->called) && !m->def && m->region == &f->body &&
 	       m->index < f->num_inputs;
 }
 
@@ -2253,6 +2292,7 @@ unsigned verify_module(struct diag *d, struct ir_module *m)
 
 	memset(v.bucket, 0xff, sizeof(v.bucket));
 	check_symbols(&v);
+	mark_called(&v);
 	for (struct ir_func *f = m->funcs; f; f = f->next)
 		if (f->is_thread)
 			check_thread_signature(&v, f);
