@@ -77,8 +77,10 @@ static void each_unit(struct ir_module *m, void *arg)
 	for (struct ir_func *f = m->funcs; f; f = f->next)
 		if (f->is_thread)
 			compile_thread(c, f);
+	/* a called function with parameters exists only inlined: its
+	 * parameters' sizes and layouts are its call sites' */
 	for (struct ir_func *f = m->funcs; f; f = f->next)
-		if (!f->is_thread)
+		if (!f->is_thread && !(f->called && f->num_inputs))
 			host_compile(c->d, f, c->img);
 }
 

@@ -166,6 +166,55 @@ static void add_host_sources(const struct image_builder *b)
 	}
 }
 
+/* ------------------------------------------------------------ memrefs --- */
+
+/* An entry of a layout: a constant, or the launch operand that carries it. */
+static struct loom_layout_entry layout_entry(int64_t v, int operand)
+{
+	if (v != IR_DYNAMIC)
+		return (struct loom_layout_entry){ LOOM_LAYOUT_STATIC, 0, v };
+	return (struct loom_layout_entry){ LOOM_LAYOUT_OPERAND, operand, 0 };
+}
+
+/*
+ * The .loom.memrefs record of each memref input of thread @f (image index
+ * @thread): its sizes, offset and strides, each constant or the launch
+ * operand the launch ABI passes it in (Documentation/compiler.rst,
+ * "Dynamic memref sizes").
+ */
+static void add_memrefs(struct image_builder *b, unsigned thread,
+			const struct ir_func *f)
+{
+	for (int i = 0; i < f->num_inputs; i++) {
+		const struct ir_type *t = f->body.args[i].type;
+		struct loom_image_memref m = { .thread = thread, .arg = i };
+		int64_t strides[IR_MEMREF_MAX_RANK], offset;
+
+		if (t->kind != IR_TYPE_MEMREF)
+			continue;
+		m.rank = t->rank;
+		ir_memref_layout(t, strides, &offset);
+		m.offset = layout_entry(offset,
+					ir_func_layout_operand(f, i, ir_offset_operand(t)));
+		for (int k = 0; k < t->rank; k++) {
+			if (t->dims[k] != IR_DYNAMIC || t->rank >= 2)
+				m.sizes[k] = layout_entry(t->dims[k],
+							  ir_func_size_operand(f, i, k));
+			else	/* a rank-1 memref<?xT>: its base VA alone */
+				m.sizes[k].source = LOOM_LAYOUT_NOT_PASSED;
+			if (t->strided)
+				m.strides[k] = layout_entry(strides[k],
+							    ir_func_layout_operand(f, i, ir_stride_operand(t, k)));
+			else if (strides[k] == IR_DYNAMIC)
+				m.strides[k].source = LOOM_LAYOUT_ROW_MAJOR;
+			else
+				m.strides[k] = layout_entry(strides[k], 0);
+		}
+		if (loom_builder_add_memref(b->writer, &m))
+			abort();
+	}
+}
+
 void image_add_thread(struct image_builder *b, const struct ir_func *f,
 		      const struct graph *g, const struct placement *p)
 {
@@ -191,6 +240,7 @@ void image_add_thread(struct image_builder *b, const struct ir_func *f,
 	if (loom_builder_add_thread(b->writer, f->name, &sig, config, config_size))
 		abort();
 	free(config);
+	add_memrefs(b, b->num, f);
 	add_thread_sources(b, b->num, f, p);
 	if (b->num == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 8;
@@ -254,6 +304,48 @@ static void print_signature(FILE *out, const struct loom_image_view *v,
 	if (t->domain == LOOM_DOMAIN_DYNAMIC_WORK)
 		fprintf(out, " child_capacity %u", t->child_capacity);
 	fprintf(out, "\n");
+}
+
+static void print_layout_entry(FILE *out, const struct loom_layout_entry *e)
+{
+	switch (e->source) {
+	case LOOM_LAYOUT_STATIC:
+		fprintf(out, "%lld", (long long)e->value);
+		break;
+	case LOOM_LAYOUT_OPERAND:
+		fprintf(out, "operand %u", e->operand);
+		break;
+	case LOOM_LAYOUT_NOT_PASSED:
+		fprintf(out, "not passed");
+		break;
+	default:
+		fprintf(out, "row-major");
+	}
+}
+
+/* Thread @i's .loom.memrefs records: each memref argument's layout. */
+static void print_memrefs(FILE *out, const struct loom_image_view *v,
+			  unsigned i, const struct loom_image_thread *t)
+{
+	struct loom_image_memref m;
+
+	for (unsigned a = 0; a < t->num_args; a++) {
+		if (!loom_view_memref(v, i, a, &m))
+			continue;
+		fprintf(out, "  memref argument %u: rank %u, sizes [", a, m.rank);
+		for (unsigned k = 0; k < m.rank; k++) {
+			fprintf(out, "%s", k ? ", " : "");
+			print_layout_entry(out, &m.sizes[k]);
+		}
+		fprintf(out, "], strides [");
+		for (unsigned k = 0; k < m.rank; k++) {
+			fprintf(out, "%s", k ? ", " : "");
+			print_layout_entry(out, &m.strides[k]);
+		}
+		fprintf(out, "], offset ");
+		print_layout_entry(out, &m.offset);
+		fprintf(out, "\n");
+	}
 }
 
 /* Packets of the template (the reader checked them), then its holes. */
@@ -358,6 +450,7 @@ int image_disasm(FILE *out, const char *name, const void *data, size_t size)
 		struct loom_image_thread t = loom_view_thread(&v, i);
 
 		print_signature(out, &v, &t);
+		print_memrefs(out, &v, i, &t);
 		if (print_config(out, v.sec[LOOM_SEC_CONFIGS] + t.config_offset,
 				 t.config_size)) {
 			fprintf(stderr, "loomc: error: %s: invalid program image: thread %u: bad configuration\n",

@@ -9,6 +9,10 @@
  * and at each yield (through temporaries: a yield may swap them).
  * scf.if becomes FOR loops that run once or not at all (the host program
  * has no jumps); each branch's yield copies into the result registers.
+ * func.call is inlined: the callee's body is compiled in place, its
+ * arguments bound to the operands' registers and aliased to the operands
+ * (origin()), so that an allocation's sizes and a view's layout reach
+ * it; a callee inlined twice reuses its values' registers.
  * Arithmetic uses the PE operations' semantics (enum loom_op), so the host
  * and the fabric agree on every value.
  */
@@ -36,7 +40,30 @@ struct hc {
 	struct loom_loc loc;	/* the operation being compiled */
 	struct host_view *views;	/* the views compiled so far */
 	int num_views, cap_views;
+	struct alias *aliases;		/* inlined callees' arguments */
+	int num_aliases, cap_aliases;
 };
+
+/* An inlined callee's argument and the caller's operand it stands for. */
+struct alias {
+	const struct ir_value *arg, *operand;
+};
+
+/*
+ * The value @m stands for: itself, or for an inlined callee's argument the
+ * caller's operand (through every level of inlining); the newest binding
+ * first, as a callee inlined twice binds its arguments twice.
+ */
+static const struct ir_value *origin(const struct hc *c,
+				     const struct ir_value *m)
+{
+	for (int i = c->num_aliases - 1; i >= 0; i--)
+		if (c->aliases[i].arg == m) {
+			m = c->aliases[i].operand;
+			i = c->num_aliases;
+		}
+	return m;
+}
 
 static void *grow(void *p, int *cap, int need, size_t elem)
 {
@@ -276,6 +303,7 @@ static uint32_t size_reg(struct hc *c, const struct ir_op *op,
 {
 	const struct ir_type *t = m->type;
 
+	m = origin(c, m);
 	if (t->dims[k] != IR_DYNAMIC)
 		return konst(c, new_reg(c), t->dims[k]);
 	if (!m->def || m->def->code != IR_OP_MEMREF_ALLOC) {
@@ -321,10 +349,12 @@ struct host_view {
 	uint32_t strides[IR_MEMREF_MAX_RANK];
 };
 
+/* The newest view of @m: a callee inlined twice makes its views again. */
 static const struct host_view *find_view(const struct hc *c,
 					 const struct ir_value *m)
 {
-	for (int i = 0; i < c->num_views; i++)
+	m = origin(c, m);
+	for (int i = c->num_views - 1; i >= 0; i--)
 		if (c->views[i].m == m)
 			return &c->views[i];
 	return NULL;
@@ -351,7 +381,7 @@ static uint32_t view_entry_reg(struct hc *c, const struct ir_op *op,
 static uint32_t dim_reg(struct hc *c, const struct ir_op *op,
 			const struct ir_value *m, int k)
 {
-	const struct ir_op *def = m->def;
+	const struct ir_op *def = origin(c, m)->def;
 	uint32_t r;
 	int j;
 
@@ -427,7 +457,7 @@ static void reshape_layout(struct hc *c, struct ir_op *op, uint32_t *strides)
  */
 static void view_op(struct hc *c, struct ir_op *op)
 {
-	const struct ir_value *src = op->operands[0].value;
+	const struct ir_value *src = origin(c, op->operands[0].value);
 	const struct host_view *sv = find_view(c, src);
 	uint32_t strides[IR_MEMREF_MAX_RANK], offset;
 	struct host_view *v;
@@ -707,6 +737,38 @@ static void one(struct hc *c, struct ir_op *op, enum loom_host_op code)
 		.b = op->num_operands > 1 ? reg(c, op->operands[1].value) : 0 });
 }
 
+static void host_op(struct hc *c, struct ir_op *op);
+
+/*
+ * func.call, inlined: the callee's arguments take the operands' registers
+ * and stand for the operands (origin()), then its body but its closing
+ * return.  The verifier found the callee, a host function of this unit
+ * that does not recurse (op->target), else reported why.
+ */
+static void call(struct hc *c, struct ir_op *op)
+{
+	struct ir_func *f = op->target;
+	struct loom_loc at = op->loc;
+
+	if (!f) {
+		c->errors++;
+		return;
+	}
+	for (int i = 0; i < op->num_args; i++) {
+		const struct ir_value *arg = &f->body.args[i];
+
+		bind(c, arg, reg(c, op->operands[i].value));
+		c->aliases = grow(c->aliases, &c->cap_aliases,
+				  c->num_aliases + 1, sizeof(*c->aliases));
+		c->aliases[c->num_aliases++] = (struct alias){
+			arg, op->operands[i].value };
+	}
+	for (struct ir_op *o = f->body.first; o && !c->errors; o = o->next)
+		if (o->code != IR_OP_RETURN)
+			host_op(c, o);
+	c->loc = at;
+}
+
 static void host_op(struct hc *c, struct ir_op *op)
 {
 	c->loc = op->loc;
@@ -744,6 +806,7 @@ static void host_op(struct hc *c, struct ir_op *op)
 	case SYN_FOR: return loop(c, op);
 	case SYN_IF: return if_op(c, op);
 	case SYN_LAUNCH: return launch(c, op);
+	case SYN_CALL: return call(c, op);
 	case SYN_WAIT: return one(c, op, LOOM_HOST_WAIT);
 	case SYN_PRINT: return one(c, op, LOOM_HOST_PRINT);
 	case SYN_CHECK: return one(c, op, LOOM_HOST_CHECK);
@@ -781,6 +844,7 @@ unsigned host_compile(struct diag *d, struct ir_func *f,
 	region(&c, &f->body);
 	free(c.map);
 	free(c.views);
+	free(c.aliases);
 	if (c.errors) {
 		h->num_insns = hf.first;	/* drop what was emitted */
 		h->num_list = first_list;

@@ -880,6 +880,7 @@ static void print_op_body(FILE *out, const struct ir_op *op, int indent)
 		print_if(out, op, indent);
 		break;
 	case SYN_LAUNCH:
+	case SYN_CALL:
 		print_launch(out, op);
 		break;
 	case SYN_SPAWN:

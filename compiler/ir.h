@@ -271,6 +271,7 @@ enum ir_syntax {
 	SYN_SPAWN,		/* dataflow.work.spawn %p : T */
 	SYN_THREAD_YIELD,	/* dataflow.thread.yield [%f : none] */
 	SYN_RETURN,		/* return */
+	SYN_CALL,		/* func.call @f(%a) : (T) -> () */
 	SYN_PRINT,		/* loom.print %v : T */
 	SYN_CHECK,		/* loom.check %a, %b : T */
 };
@@ -386,6 +387,7 @@ enum ir_alu {
 	X(WORK_SPAWN, "dataflow.work.spawn", SYN_SPAWN, ALU_NONE, 0)	\
 	X(THREAD_YIELD, "dataflow.thread.yield", SYN_THREAD_YIELD, ALU_NONE, IR_TERMINATOR) \
 	X(RETURN, "return", SYN_RETURN, ALU_NONE, IR_HOST_ONLY | IR_TERMINATOR) \
+	X(FUNC_CALL, "func.call", SYN_CALL, ALU_NONE, IR_HOST_ONLY)	\
 	X(LOOM_PRINT, "loom.print", SYN_PRINT, ALU_NONE, IR_HOST_ONLY)	\
 	X(LOOM_CHECK, "loom.check", SYN_CHECK, ALU_NONE, IR_HOST_ONLY)
 
@@ -686,6 +688,7 @@ struct ir_op {
 	unsigned atomic_kind;
 	const char *callee;
 	struct loom_loc callee_loc;
+	struct ir_func *target;
 	int num_args;
 	int num_waits;
 	int num_extents;
@@ -763,6 +766,9 @@ static inline const struct ir_value *ir_view_root(const struct ir_value *m)
  *	the inputs, the '?' sizes of rank-N memref inputs and the '?'
  *	offsets and strides of strided ones, in order (input by input,
  *	ir_size_operands()); launch operand num_inputs + j is the j-th
+ * @called: host functions: a func.call of the unit names it (set by the
+ *	verifier first): its parameters come from its call sites, where it
+ *	is inlined, and it is not compiled on its own when it has any
  * @num_ctrl: then the ctrl(...) arguments (exactly one when valid)
  * @num_ivs: then the iv(...) coordinates; their count is the rank K
  * @has_ctrl: a ctrl(...) clause is present
@@ -786,6 +792,7 @@ struct ir_func {
 	int work_item_arg;
 	int num_inputs;
 	int num_size_operands;
+	bool called;
 	int num_ctrl;
 	int num_ivs;
 	bool has_ctrl;

@@ -1833,6 +1833,42 @@ static void launch(struct parser *p, struct ir_op *op)
 		op->results[i].type = ((const struct ir_type **)results.data)[i];
 }
 
+/*
+ * call = SYMBOL paren_operands attr_dict? ":" "(" type_list? ")" "->"
+ *        result_types (func.call; the verifier judges the callee)
+ */
+static void call_op(struct parser *p, struct ir_op *op)
+{
+	const struct token *callee = expect_kind(p, TK_SYMBOL, "a function ('@name')");
+	struct vec args = { 0 }, types = { 0 }, results = { 0 };
+	const struct token *sig;
+
+	op->callee = name_of(p, callee);
+	op->callee_loc = callee->loc;
+	paren_operands(p, &args);
+	set_operands(p, op, &args);
+	op->num_args = args.num;
+	opt_attr_dict(p, op);
+	expect(p, ":");
+	sig = expect(p, "(");
+	if (!consume(p, ")")) {
+		type_list(p, &types);
+		expect(p, ")");
+	}
+	if (types.num != args.num)
+		fail_at(p, sig->loc, "call passes %d operand%s but its signature lists %d type%s",
+			args.num, args.num == 1 ? "" : "s", types.num,
+			types.num == 1 ? "" : "s");
+	if (types.num)
+		memcpy(op->operand_types, types.data,
+		       (size_t)types.num * sizeof(void *));
+	expect(p, "->");
+	result_types(p, &results);
+	set_results(p, op, results.num, NULL);
+	for (int i = 0; i < results.num; i++)
+		op->results[i].type = ((const struct ir_type **)results.data)[i];
+}
+
 /* typed_operands = operand_list(n) attr_dict? ":" type (spawn, print, check) */
 static void typed_operands(struct parser *p, struct ir_op *op, int n)
 {
@@ -1871,6 +1907,7 @@ static void op_body(struct parser *p, struct ir_op *op)
 	case SYN_FOR:			for_op(p, op); break;
 	case SYN_IF:			if_op(p, op); break;
 	case SYN_LAUNCH:		launch(p, op); break;
+	case SYN_CALL:			call_op(p, op); break;
 	case SYN_WAIT:			wait_op(p, op); break;
 	case SYN_SPAWN:
 	case SYN_PRINT:			typed_operands(p, op, 1); break;

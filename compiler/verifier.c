@@ -894,13 +894,16 @@ static void check_tokens(struct verifier *v, struct ir_op *op,
 
 static bool dim_known(const struct ir_func *f, const struct ir_value *m,
 		      int k);
+static bool is_memref_input(const struct ir_func *f, const struct ir_value *m);
 
 /*
- * A launch passes the size operands of memref @m (ir_size_operands()):
- * its '?' sizes must be known to the host function (dim_known()), and a
- * strided one must be a view, whose offset and strides it computed.
+ * A launch (or a call: @what) passes the size operands of memref @m
+ * (ir_size_operands()): its '?' sizes must be known to the host function
+ * (dim_known()), and a strided one must be a view, whose offset and
+ * strides it computed, or a parameter its own call sites pass.
  */
-static void check_launch_layout(struct verifier *v, struct ir_use *u)
+static void check_launch_layout(struct verifier *v, struct ir_use *u,
+				const char *what)
 {
 	const struct ir_value *m = u->value;
 	const struct ir_type *t = m->type;
@@ -909,14 +912,14 @@ static void check_launch_layout(struct verifier *v, struct ir_use *u)
 	for (int k = 0; t->rank >= 2 && k < t->rank; k++)
 		if (!dim_known(v->func, m, k)) {
 			diag_error(v->d, u->loc,
-				   "launch operand '%%%s' (%s) has dynamic sizes, which a launch passes from its memref.alloc or view operation: it must be one of this function",
-				   m->name, tstr(t, a));
+				   "%s operand '%%%s' (%s) has dynamic sizes, which a %s passes from its memref.alloc or view operation: it must be one of this function",
+				   what, m->name, tstr(t, a), what);
 			return;
 		}
-	if (t->strided && !(m->def && m->def->view))
+	if (t->strided && !(m->def && m->def->view) && !is_memref_input(v->func, m))
 		diag_error(v->d, u->loc,
-			   "launch operand '%%%s' (%s) has a strided layout, which a launch passes from the view operation that made it: it must be one of this function",
-			   m->name, tstr(t, a));
+			   "%s operand '%%%s' (%s) has a strided layout, which a %s passes from the view operation that made it: it must be one of this function",
+			   what, m->name, tstr(t, a), what);
 }
 
 /* Launch operand types equal the callee's inputs. */
@@ -932,7 +935,7 @@ static void check_launch_args(struct verifier *v, struct ir_op *op,
 		if (ir_type_equal(op->operand_types[i], in->type)) {
 			if (ir_size_operands(in->type) &&
 			    ir_type_equal(m->type, in->type))
-				check_launch_layout(v, &op->operands[i]);
+				check_launch_layout(v, &op->operands[i], "launch");
 			continue;
 		}
 		diag_error(v->d, op->operands[i].loc,
@@ -1041,6 +1044,171 @@ static void check_launch(struct verifier *v, struct ir_op *op)
 		check_dense_launch(v, op, t);
 	else if (t->dom_kind == LOOM_DOMAIN_DYNAMIC_WORK)
 		check_dynamic_launch(v, op, t);
+}
+
+/* ----------------------------------------------------------- calls --- */
+
+/* Marks each host function a func.call in @r (nested too) names. */
+static void mark_calls_in(struct verifier *v, const struct ir_region *r)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		struct ir_func *f;
+
+		if (op->code == IR_OP_FUNC_CALL &&
+		    (f = ir_module_find(v->m, op->callee)) && !f->is_thread)
+			f->called = true;
+		if (op->body)
+			mark_calls_in(v, op->body);
+		if (op->else_body)
+			mark_calls_in(v, op->else_body);
+	}
+}
+
+/*
+ * Before any body is checked: which host functions are called, whose
+ * parameters' sizes and layouts then come from their call sites.
+ */
+static void mark_called(struct verifier *v)
+{
+	for (struct ir_func *f = v->m->funcs; f; f = f->next)
+		f->called = false;
+	for (struct ir_func *f = v->m->funcs; f; f = f->next)
+		mark_calls_in(v, &f->body);
+}
+
+/*
+ * func.call: a host function of this unit, as many operands as it has
+ * arguments, each of its argument's type, and no results (host functions
+ * return nothing).  Sets @op->target, which host.c inlines.
+ */
+static void check_call(struct verifier *v, struct ir_op *op)
+{
+	struct ir_func *f = ir_module_find(v->m, op->callee);
+	char a[IR_TYPE_STR_MAX], b[IR_TYPE_STR_MAX];
+	bool ok = true;
+
+	op->target = NULL;
+	if (!f) {
+		struct diag_suggest sg;
+		char buf[160];
+
+		diag_suggest_init(&sg, op->callee, strlen(op->callee));
+		for (struct ir_func *g = v->m->funcs; g; g = g->next)
+			if (!g->is_thread)
+				diag_suggest_add(&sg, g->name);
+		diag_error(v->d, op->callee_loc, "call of unknown function @%s%s",
+			   op->callee, diag_suggest_str(&sg, "@", buf, sizeof(buf)));
+		return;
+	}
+	if (f->is_thread) {
+		diag_error(v->d, op->callee_loc,
+			   "@%s is a dataflow.thread: start it with 'dataflow.thread.launch', not 'func.call'",
+			   f->name);
+		note_thread(v, f);
+		return;
+	}
+	if (op->num_results) {
+		diag_error(v->d, op->loc,
+			   "call of @%s has %d result%s, but host functions return nothing",
+			   f->name, op->num_results, plural(op->num_results));
+		ok = false;
+	}
+	if (op->num_args != f->num_inputs) {
+		diag_error(v->d, op->loc, "call of @%s passes %d operand%s; it takes %d",
+			   f->name, op->num_args, plural(op->num_args), f->num_inputs);
+		note_thread(v, f);
+		return;
+	}
+	for (int i = 0; i < op->num_args; i++) {
+		const struct ir_value *arg = &f->body.args[i];
+
+		if (ir_type_equal(op->operand_types[i], arg->type)) {
+			if (ir_size_operands(arg->type) &&
+			    ir_type_equal(op->operands[i].value->type, arg->type))
+				check_launch_layout(v, &op->operands[i], "call");
+			continue;
+		}
+		diag_error(v->d, op->operands[i].loc,
+			   "operand #%d of the call has type %s but argument '%%%s' of @%s has type %s",
+			   i, tstr(op->operand_types[i], a), arg->name, f->name,
+			   tstr(arg->type, b));
+		note_thread(v, f);
+		ok = false;
+	}
+	if (ok)
+		op->target = f;
+}
+
+/* Does a call in @r (or in its nested regions) lead to @to?  @seen: visited. */
+static bool calls_reach(const struct ir_region *r, const struct ir_func *to,
+			const struct ir_func **seen, int *num_seen, int max);
+
+static bool func_reaches(const struct ir_func *f, const struct ir_func *to,
+			 const struct ir_func **seen, int *num_seen, int max)
+{
+	if (f == to)
+		return true;
+	for (int i = 0; i < *num_seen; i++)
+		if (seen[i] == f)
+			return false;
+	if (*num_seen == max)
+		return false;
+	seen[(*num_seen)++] = f;
+	return calls_reach(&f->body, to, seen, num_seen, max);
+}
+
+static bool calls_reach(const struct ir_region *r, const struct ir_func *to,
+			const struct ir_func **seen, int *num_seen, int max)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next) {
+		if (op->code == IR_OP_FUNC_CALL && op->target &&
+		    func_reaches(op->target, to, seen, num_seen, max))
+			return true;
+		if ((op->body && calls_reach(op->body, to, seen, num_seen, max)) ||
+		    (op->else_body && calls_reach(op->else_body, to, seen, num_seen, max)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Each call of @f's body (nested regions too) whose callee leads back to
+ * @f: loomc inlines calls, so none may recurse.
+ */
+static void check_recursion_in(struct verifier *v, struct ir_func *f,
+			       const struct ir_region *r, int funcs)
+{
+	const struct ir_func **seen = calloc(funcs ? funcs : 1, sizeof(*seen));
+
+	if (!seen)
+		abort();
+	for (struct ir_op *op = r->first; op; op = op->next) {
+		int num_seen = 0;
+
+		if (op->code == IR_OP_FUNC_CALL && op->target &&
+		    func_reaches(op->target, f, seen, &num_seen, funcs)) {
+			diag_error(v->d, op->callee_loc,
+				   "call of @%s from @%s recurses: loomc inlines every call, so calls cannot recurse",
+				   op->target->name, f->name);
+			op->target = NULL;	/* host.c must not follow it */
+		}
+		if (op->body)
+			check_recursion_in(v, f, op->body, funcs);
+		if (op->else_body)
+			check_recursion_in(v, f, op->else_body, funcs);
+	}
+	free(seen);
+}
+
+static void check_recursion(struct verifier *v)
+{
+	int funcs = 0;
+
+	for (struct ir_func *f = v->m->funcs; f; f = f->next)
+		funcs++;
+	for (struct ir_func *f = v->m->funcs; f; f = f->next)
+		if (!f->is_thread)
+			check_recursion_in(v, f, &f->body, funcs);
 }
 
 /* ------------------------------------------------- other operations --- */
@@ -1222,9 +1390,13 @@ static void check_access(struct verifier *v, struct ir_op *op)
  * rank is 2 or more (a size operand); a rank-1 memref<?xT> crosses a
  * launch as its base address alone.
  */
+/*
+ * An input of a thread, or a parameter of a host function a func.call
+ * calls: the launch or the call site passes its sizes and layout.
+ */
 static bool is_memref_input(const struct ir_func *f, const struct ir_value *m)
 {
-	return f->is_thread && !m->def && m->region == &f->body &&
+	return (f->is_thread || f->called) && !m->def && m->region == &f->body &&
 	       m->index < f->num_inputs;
 }
 
@@ -1768,6 +1940,9 @@ static void check_semantics(struct verifier *v, struct ir_op *op)
 	case IR_OP_THREAD_LAUNCH:
 		check_launch(v, op);
 		break;
+	case IR_OP_FUNC_CALL:
+		check_call(v, op);
+		break;
 	case IR_OP_THREAD_WAIT:
 		check_tokens(v, op, op->operands, op->num_operands, true);
 		break;
@@ -2126,16 +2301,30 @@ static void warn_unused(struct verifier *v, const struct ir_region *r)
 	}
 }
 
+/* Does an operation of @r (nested regions too) func.call @f? */
+static bool region_calls(const struct ir_region *r, const struct ir_func *f)
+{
+	for (const struct ir_op *op = r->first; op; op = op->next)
+		if ((op->code == IR_OP_FUNC_CALL && op->target == f) ||
+		    (op->body && region_calls(op->body, f)) ||
+		    (op->else_body && region_calls(op->else_body, f)))
+			return true;
+	return false;
+}
+
 /*
- * Host functions have no caller that passes arguments: loom_host_run()
- * (and loom-run) call them with none, and no operation calls them.
+ * Host functions that no func.call calls have no caller that passes
+ * arguments: loom_host_run() (and loom-run) call them with none.
  */
 static void warn_host_params(struct verifier *v, const struct ir_func *f)
 {
 	if (f->is_thread || !f->num_inputs)
 		return;
+	for (const struct ir_func *g = v->m->funcs; g; g = g->next)
+		if (!g->is_thread && region_calls(&g->body, f))
+			return;
 	diag_warning(v->d, f->body.args[0].loc,
-		     "host function @%s has %d parameter%s, but nothing can pass %s: loom_host_run() and loom-run call host functions with none",
+		     "host function @%s has %d parameter%s, but nothing can pass %s: loom_host_run() and loom-run call host functions with none, and no func.call calls it",
 		     f->name, f->num_inputs, plural(f->num_inputs),
 		     f->num_inputs == 1 ? "it" : "them");
 }
@@ -2158,11 +2347,13 @@ unsigned verify_module(struct diag *d, struct ir_module *m)
 
 	memset(v.bucket, 0xff, sizeof(v.bucket));
 	check_symbols(&v);
+	mark_called(&v);
 	for (struct ir_func *f = m->funcs; f; f = f->next)
 		if (f->is_thread)
 			check_thread_signature(&v, f);
 	for (struct ir_func *f = m->funcs; f; f = f->next)
 		check_body(&v, f);
+	check_recursion(&v);
 	free(v.names);
 	return d->errors - before;
 }

@@ -54,6 +54,16 @@ extern "C" {
 
 /* @type is an enum loom_arg_type. */
 bool loom_arg_type_valid(unsigned type);
+/* @type is a LOOM_ARG_MEMREF_* type; its element size, else 0. */
+unsigned loom_arg_memref_elem_size(unsigned type);
+/*
+ * @m is a well-formed record (uapi .loom.memrefs) of argument @m->arg of
+ * thread @t: a memref argument, its rank, each entry's source, operand
+ * (an index argument of @t, not its work-item argument) and value, the
+ * reserved fields and the entries beyond the rank zero.
+ */
+bool loom_memref_record_ok(const struct loom_image_thread *t,
+			   const struct loom_image_memref *m);
 /*
  * @config (@size bytes) is a struct loom_fabric_config for a @width x
  * @height fabric whose size matches its header.
@@ -137,6 +147,16 @@ int loom_builder_set_source_file(struct loom_image_builder *b,
 int loom_builder_add_source(struct loom_image_builder *b,
 			    const struct loom_srcmap_entry *e,
 			    const char *name);
+/*
+ * The record of a memref argument (uapi .loom.memrefs): @m->thread must be
+ * a thread added already and @m well formed for it
+ * (loom_memref_record_ok()), else -EINVAL; a second record of one
+ * argument is -EEXIST.  Written, in (thread, arg) order, when any is
+ * added; an image with a record must have one for every memref argument
+ * of every thread, which the reader checks.
+ */
+int loom_builder_add_memref(struct loom_image_builder *b,
+			    const struct loom_image_memref *m);
 /* Forgets the source map: the image is written without one (--strip). */
 void loom_builder_drop_sources(struct loom_image_builder *b);
 /* The image bytes in a malloc()ed buffer the caller free()s. */
@@ -181,7 +201,7 @@ void loom_template_fill(void *cmd, const struct loom_image_thread *t,
 enum loom_image_sec {
 	LOOM_SEC_INFO, LOOM_SEC_THREADS, LOOM_SEC_CONFIGS, LOOM_SEC_TEMPLATES,
 	LOOM_SEC_PATCHES, LOOM_SEC_STRTAB, LOOM_SEC_HOST, LOOM_SEC_SRCMAP,
-	LOOM_SEC_COUNT
+	LOOM_SEC_MEMREFS, LOOM_SEC_COUNT
 };
 
 /* Section names, in enum loom_image_sec order (the order written). */
@@ -192,8 +212,8 @@ extern const char *const loom_image_sec_names[LOOM_SEC_COUNT];
  * @data: the file, or NULL for a view made of sections held elsewhere
  * @size: its size
  * @info: .loom.info
- * @sec: each section's bytes (.loom.host, .loom.srcmap: NULL when the
- *	image has none)
+ * @sec: each section's bytes (.loom.host, .loom.srcmap, .loom.memrefs:
+ *	NULL when the image has none)
  * @len: and its size
  * @host: .loom.host's header, once loom_view_check_host() accepted it
  */
@@ -228,6 +248,12 @@ struct loom_image_thread loom_view_thread(const struct loom_image_view *v,
 struct loom_image_patch loom_view_patch(const struct loom_image_view *v,
 					unsigned i);
 const char *loom_view_name(const struct loom_image_view *v, uint32_t offset);
+/*
+ * The .loom.memrefs record of argument @arg of thread @thread into *@m;
+ * false when the image has no such section or @arg is no memref.
+ */
+bool loom_view_memref(const struct loom_image_view *v, unsigned thread,
+		      unsigned arg, struct loom_image_memref *m);
 /* The thread called @name, or -1. */
 int loom_view_find_thread(const struct loom_image_view *v, const char *name);
 struct loom_host_func loom_view_host_func(const struct loom_image_view *v,

@@ -24,11 +24,12 @@ const char *const loom_image_sec_names[LOOM_SEC_COUNT] = {
 	LOOM_IMAGE_SECTION_CONFIGS, LOOM_IMAGE_SECTION_TEMPLATES,
 	LOOM_IMAGE_SECTION_PATCHES, LOOM_IMAGE_SECTION_STRTAB,
 	LOOM_IMAGE_SECTION_HOST, LOOM_IMAGE_SECTION_SRCMAP,
+	LOOM_IMAGE_SECTION_MEMREFS,
 };
 
 static bool optional_sec(int s)
 {
-	return s == LOOM_SEC_HOST || s == LOOM_SEC_SRCMAP;
+	return s == LOOM_SEC_HOST || s == LOOM_SEC_SRCMAP || s == LOOM_SEC_MEMREFS;
 }
 
 /* Writes why the image is bad into @why; returns LOOM_FORMAT_BAD_IMAGE. */
@@ -161,6 +162,63 @@ static int check_info(struct loom_image_view *v, char *why, size_t whylen)
 bool loom_arg_type_valid(unsigned t)
 {
 	return t >= LOOM_ARG_I32 && t <= LOOM_ARG_MEMREF_F32;
+}
+
+unsigned loom_arg_memref_elem_size(unsigned t)
+{
+	switch (t) {
+	case LOOM_ARG_MEMREF_I32: case LOOM_ARG_MEMREF_F32:
+		return 4;
+	case LOOM_ARG_MEMREF_I64:
+		return 8;
+	}
+	return 0;
+}
+
+/*
+ * One layout entry: a source @kind may have, its operand an index argument
+ * of @t (not the work item), its value a static one's only.
+ */
+static bool layout_entry_ok(const struct loom_image_thread *t,
+			    const struct loom_layout_entry *e, bool size,
+			    bool stride)
+{
+	switch (e->source) {
+	case LOOM_LAYOUT_STATIC:
+		return !e->operand && (!size || e->value >= 0);
+	case LOOM_LAYOUT_OPERAND:
+		return !e->value && e->operand < t->num_args &&
+		       t->arg_types[e->operand] == LOOM_ARG_INDEX &&
+		       (t->domain != LOOM_DOMAIN_DYNAMIC_WORK ||
+			e->operand != t->work_item_arg);
+	case LOOM_LAYOUT_NOT_PASSED:
+		return size && !e->operand && !e->value;
+	case LOOM_LAYOUT_ROW_MAJOR:
+		return stride && !e->operand && !e->value;
+	}
+	return false;
+}
+
+bool loom_memref_record_ok(const struct loom_image_thread *t,
+			   const struct loom_image_memref *m)
+{
+	static const struct loom_layout_entry none;
+
+	if (m->arg >= t->num_args || !loom_arg_memref_elem_size(t->arg_types[m->arg]) ||
+	    m->rank < 1 || m->rank > LOOM_MEMREF_MAX_RANK || m->reserved0 ||
+	    m->reserved || !layout_entry_ok(t, &m->offset, false, false))
+		return false;
+	for (unsigned k = 0; k < LOOM_MEMREF_MAX_RANK; k++) {
+		if (k >= m->rank) {
+			if (memcmp(&m->sizes[k], &none, sizeof(none)) ||
+			    memcmp(&m->strides[k], &none, sizeof(none)))
+				return false;
+		} else if (!layout_entry_ok(t, &m->sizes[k], true, false) ||
+			   !layout_entry_ok(t, &m->strides[k], false, true)) {
+			return false;
+		}
+	}
+	return true;
 }
 
 bool loom_config_fits(const void *config, uint64_t size, unsigned width,
@@ -401,6 +459,85 @@ static int check_srcmap(const struct loom_image_view *v, char *why,
 	return 0;
 }
 
+/* ----------------------------------------------------- .loom.memrefs --- */
+
+static struct loom_image_memref memref_at(const struct loom_image_view *v,
+					  uint32_t i)
+{
+	struct loom_image_memref m;
+
+	memcpy(&m, v->sec[LOOM_SEC_MEMREFS] + sizeof(struct loom_memref_header) +
+	       (uint64_t)i * sizeof(m), sizeof(m));
+	return m;
+}
+
+static uint32_t memref_count(const struct loom_image_view *v)
+{
+	return (v->len[LOOM_SEC_MEMREFS] - sizeof(struct loom_memref_header)) /
+	       sizeof(struct loom_image_memref);
+}
+
+/*
+ * The header and size, each record well formed and in strictly ascending
+ * (thread, arg) order, and as many records as the threads have memref
+ * arguments: with the order, one for each.
+ */
+static int check_memrefs(const struct loom_image_view *v, char *why,
+			 size_t whylen)
+{
+	const uint64_t len = v->len[LOOM_SEC_MEMREFS];
+	struct loom_memref_header h;
+	uint64_t prev = 0, memref_args = 0;
+
+	if (!v->sec[LOOM_SEC_MEMREFS])
+		return 0;
+	if (len < sizeof(h))
+		FAIL(".loom.memrefs is too short");
+	memcpy(&h, v->sec[LOOM_SEC_MEMREFS], sizeof(h));
+	if (h.magic != LOOM_MEMREFS_MAGIC || h.version != LOOM_MEMREFS_VERSION ||
+	    h.reserved ||
+	    len != sizeof(h) + (uint64_t)h.num_memrefs * sizeof(struct loom_image_memref))
+		FAIL(".loom.memrefs: bad header or size");
+	for (uint32_t i = 0; i < h.num_memrefs; i++) {
+		struct loom_image_memref m = memref_at(v, i);
+		uint64_t key = (uint64_t)m.thread << 8 | m.arg;
+		struct loom_image_thread t;
+
+		if (m.thread >= v->info.num_threads)
+			FAIL(".loom.memrefs: record %u names no thread", i);
+		t = loom_view_thread(v, m.thread);
+		if (!loom_memref_record_ok(&t, &m))
+			FAIL(".loom.memrefs: record %u (thread %u, argument %u) is bad",
+			     i, m.thread, m.arg);
+		if (i && key <= prev)
+			FAIL(".loom.memrefs: record %u is out of order or twice", i);
+		prev = key;
+	}
+	for (uint32_t i = 0; i < v->info.num_threads; i++) {
+		struct loom_image_thread t = loom_view_thread(v, i);
+
+		for (unsigned a = 0; a < t.num_args; a++)
+			memref_args += loom_arg_memref_elem_size(t.arg_types[a]) != 0;
+	}
+	if (memref_args != h.num_memrefs)
+		FAIL(".loom.memrefs: %u records for %llu memref arguments",
+		     h.num_memrefs, (unsigned long long)memref_args);
+	return 0;
+}
+
+bool loom_view_memref(const struct loom_image_view *v, unsigned thread,
+		      unsigned arg, struct loom_image_memref *m)
+{
+	if (!v->sec[LOOM_SEC_MEMREFS])
+		return false;
+	for (uint32_t i = 0, n = memref_count(v); i < n; i++) {
+		*m = memref_at(v, i);
+		if (m->thread == thread && m->arg == arg)
+			return true;
+	}
+	return false;
+}
+
 int loom_view_source(const struct loom_image_view *v,
 		     const struct loom_srcmap_entry *key,
 		     struct loom_view_loc *loc)
@@ -455,6 +592,8 @@ int loom_view_open(struct loom_image_view *v, const void *data, size_t size,
 		ret = check_thread(v, i, why, whylen);
 	if (!ret)
 		ret = check_srcmap(v, why, whylen);
+	if (!ret)
+		ret = check_memrefs(v, why, whylen);
 	return ret;
 }
 

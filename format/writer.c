@@ -5,10 +5,10 @@
  * Sections grow as threads are added; loom_builder_finish() lays out the
  * ELF file: the header, each section 8-byte aligned in enum loom_image_sec
  * order (.loom.host only when there is a host program, .loom.srcmap only
- * with a source map), the section-name table right after them, then the
+ * with a source map, .loom.memrefs only with a memref record), the section-name table right after them, then the
  * section headers, 8-byte aligned.  loomc's images have had exactly this
- * layout since the format began, and an image without a source map stays
- * byte for byte what it was before there were source maps.
+ * layout since the format began, and an image without a source map or
+ * memref records stays byte for byte what it was before there were any.
  */
 #include <elf.h>
 #include <errno.h>
@@ -88,6 +88,7 @@ struct loom_image_builder {
 	struct buf src_entries, src_strings;
 	uint32_t *src_slots;
 	size_t src_slots_cap, src_slots_used;
+	struct buf memrefs;		/* struct loom_image_memref, as added */
 };
 
 int loom_builder_new(unsigned fabric_width, unsigned fabric_height,
@@ -135,6 +136,7 @@ void loom_builder_free(struct loom_image_builder *b)
 		free(b->sec[s].p);
 	host_clear(b);
 	loom_builder_drop_sources(b);
+	free(b->memrefs.p);
 	free(b);
 }
 
@@ -315,6 +317,61 @@ int loom_builder_add_dynamic(struct loom_image_builder *b, const char *name,
 	t.work_item_arg = work_item_arg;
 	t.child_capacity = child_capacity;
 	return loom_builder_add_thread(b, name, &t, config, config_size);
+}
+
+/* ------------------------------------------------------------ memrefs --- */
+
+static struct loom_image_memref memref_added(const struct loom_image_builder *b,
+					     size_t i)
+{
+	struct loom_image_memref m;
+
+	memcpy(&m, b->memrefs.p + i * sizeof(m), sizeof(m));
+	return m;
+}
+
+int loom_builder_add_memref(struct loom_image_builder *b,
+			    const struct loom_image_memref *m)
+{
+	size_t n = b ? b->memrefs.len / sizeof(*m) : 0;
+	struct loom_image_thread t;
+
+	if (!b || !m || m->thread >= b->num_threads)
+		return -EINVAL;
+	memcpy(&t, b->sec[LOOM_SEC_THREADS].p + m->thread * sizeof(t), sizeof(t));
+	if (!loom_memref_record_ok(&t, m))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		struct loom_image_memref o = memref_added(b, i);
+
+		if (o.thread == m->thread && o.arg == m->arg)
+			return -EEXIST;
+	}
+	return buf_add(&b->memrefs, m, sizeof(*m)) < 0 ? -ENOMEM : 0;
+}
+
+static int by_thread_arg(const void *pa, const void *pb)
+{
+	const struct loom_image_memref *a = pa, *b = pb;
+
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return (a->arg > b->arg) - (a->arg < b->arg);
+}
+
+/* .loom.memrefs: the header, the records by (thread, arg). */
+static int memrefs_section(const struct loom_image_builder *b, struct buf *out)
+{
+	size_t n = b->memrefs.len / sizeof(struct loom_image_memref);
+	struct loom_memref_header h = { .magic = LOOM_MEMREFS_MAGIC,
+					.version = LOOM_MEMREFS_VERSION,
+					.num_memrefs = n };
+	int64_t at = buf_add(out, &h, sizeof(h));
+
+	if (at < 0 || buf_add(out, b->memrefs.p, b->memrefs.len) < 0)
+		return -ENOMEM;
+	qsort(out->p + sizeof(h), n, sizeof(struct loom_image_memref), by_thread_arg);
+	return 0;
 }
 
 /* ------------------------------------------------------- host program --- */
@@ -671,10 +728,12 @@ int loom_builder_finish(struct loom_image_builder *b, void **bytes,
 	sec[LOOM_SEC_STRTAB] = (struct buf){ 0 };
 	sec[LOOM_SEC_HOST] = (struct buf){ 0 };
 	sec[LOOM_SEC_SRCMAP] = (struct buf){ 0 };
+	sec[LOOM_SEC_MEMREFS] = (struct buf){ 0 };
 	for (int s = 0; s < LOOM_SEC_COUNT; s++)
 		present[s] = true;
 	present[LOOM_SEC_HOST] = b->num_host_funcs > 0;
 	present[LOOM_SEC_SRCMAP] = b->has_sources;
+	present[LOOM_SEC_MEMREFS] = b->memrefs.len > 0;
 	if (buf_add(&sec[LOOM_SEC_STRTAB], b->sec[LOOM_SEC_STRTAB].p,
 		    b->sec[LOOM_SEC_STRTAB].len) < 0)
 		ret = -ENOMEM;
@@ -682,11 +741,14 @@ int loom_builder_finish(struct loom_image_builder *b, void **bytes,
 		ret = host_section(b, &sec[LOOM_SEC_HOST], &sec[LOOM_SEC_STRTAB]);
 	if (!ret && present[LOOM_SEC_SRCMAP])
 		ret = srcmap_section(b, &sec[LOOM_SEC_SRCMAP]);
+	if (!ret && present[LOOM_SEC_MEMREFS])
+		ret = memrefs_section(b, &sec[LOOM_SEC_MEMREFS]);
 	if (!ret)
 		ret = elf_file(sec, present, &out);
 	free(sec[LOOM_SEC_STRTAB].p);
 	free(sec[LOOM_SEC_HOST].p);
 	free(sec[LOOM_SEC_SRCMAP].p);
+	free(sec[LOOM_SEC_MEMREFS].p);
 	if (ret) {
 		free(out.p);
 		return ret;

@@ -10,16 +10,102 @@
  * (BO_INFO tells where).  The BOs that are one memory form a share group,
  * at most one per device, each on its device's shared list: what turns a
  * capture VA of one device into the VA of the same byte on another.
+ *
+ * Every BO is also in its device's VA-ordered table, so that a launch can
+ * find the BO a memref operand's view starts in and check that the view
+ * ends inside it (launch.c).  Its lock, bo_lock, is taken after the
+ * device's lock, never before: a plan's configuration is allocated under
+ * the latter.
  */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
 #include "drm/loom_drm.h"
 #include "device_internal.h"
+
+/* The first entry of @dev->bos whose VA is at or above @va; under bo_lock. */
+static size_t bo_slot_locked(const struct loom_device *dev, uint64_t va)
+{
+	size_t lo = 0, hi = dev->num_bos;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dev->bos[mid]->va < va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct loom_bo *loom_bo_holding_locked(const struct loom_device *dev,
+				       uint64_t va)
+{
+	size_t k = bo_slot_locked(dev, va);
+	struct loom_bo *b;
+
+	if (k < dev->num_bos && dev->bos[k]->va == va)
+		return dev->bos[k];
+	if (!k)
+		return NULL;
+	b = dev->bos[k - 1];
+	return va - b->va < b->size ? b : NULL;
+}
+
+/* Enters @bo in its device's table; under dev->bo_lock. */
+static int bo_register_locked(struct loom_bo *bo)
+{
+	struct loom_device *dev = bo->dev;
+	size_t k;
+
+	if (dev->num_bos == dev->cap_bos) {
+		size_t cap = dev->cap_bos ? 2 * dev->cap_bos : 16;
+		struct loom_bo **p = realloc(dev->bos, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		dev->bos = p;
+		dev->cap_bos = cap;
+	}
+	k = bo_slot_locked(dev, bo->va);
+	memmove(&dev->bos[k + 1], &dev->bos[k], (dev->num_bos - k) * sizeof(*dev->bos));
+	dev->bos[k] = bo;
+	dev->num_bos++;
+	return 0;
+}
+
+static int bo_register(struct loom_bo *bo)
+{
+	int ret;
+
+	pthread_mutex_lock(&bo->dev->bo_lock);
+	ret = bo_register_locked(bo);
+	pthread_mutex_unlock(&bo->dev->bo_lock);
+	return ret;
+}
+
+static void bo_unregister(struct loom_bo *bo)
+{
+	struct loom_device *dev = bo->dev;
+	size_t k;
+
+	pthread_mutex_lock(&dev->bo_lock);
+	k = bo_slot_locked(dev, bo->va);
+	while (k < dev->num_bos && dev->bos[k] != bo && dev->bos[k]->va == bo->va)
+		k++;
+	if (k < dev->num_bos && dev->bos[k] == bo) {
+		memmove(&dev->bos[k], &dev->bos[k + 1],
+			(dev->num_bos - k - 1) * sizeof(*dev->bos));
+		dev->num_bos--;
+	}
+	pthread_mutex_unlock(&dev->bo_lock);
+}
 
 int loom_bo_alloc(struct loom_device *dev, uint64_t size, uint32_t flags,
 		  struct loom_bo **out)
@@ -43,6 +129,12 @@ int loom_bo_alloc(struct loom_device *dev, uint64_t size, uint32_t flags,
 	}
 	*bo = (struct loom_bo){ .dev = dev, .handle = c.handle, .va = c.va,
 				.size = size, .map = map };
+	ret = bo_register(bo);
+	if (ret) {
+		dev->be->bo_destroy(dev, bo->handle, bo->map, bo->size);
+		free(bo);
+		return ret;
+	}
 	*out = bo;
 	return 0;
 }
@@ -132,6 +224,11 @@ int loom_bo_share(struct loom_bo *bo, struct loom_device *other,
 	 */
 	pthread_mutex_lock(&other->lock);
 	ret = share_find_locked(other, group) ? -EEXIST : share_import(bo, other, s);
+	if (!ret) {
+		ret = bo_register(s);
+		if (ret)
+			other->be->bo_destroy(other, s->handle, s->map, s->size);
+	}
 	if (!ret)
 		share_link_locked(s, group);
 	pthread_mutex_unlock(&other->lock);
@@ -198,6 +295,7 @@ void loom_bo_free(struct loom_bo *bo)
 		return;
 	if (bo->share_group)
 		share_unlink(bo);
+	bo_unregister(bo);
 	bo->dev->be->bo_destroy(bo->dev, bo->handle, bo->map, bo->size);
 	free(bo);
 }

@@ -97,6 +97,7 @@ static int device_init(struct loom_device *dev)
 	for (unsigned q = 0; q < dev->info.num_cores; q++)
 		pthread_mutex_init(&dev->arenas[q].lock, NULL);
 	pthread_mutex_init(&dev->lock, NULL);
+	pthread_mutex_init(&dev->bo_lock, NULL);
 	return 0;
 }
 
@@ -250,7 +251,9 @@ void loom_device_close(struct loom_device *dev)
 		free(p);
 	}
 	pthread_mutex_destroy(&dev->lock);
+	pthread_mutex_destroy(&dev->bo_lock);
 	dev->be->close(dev);
+	free(dev->bos);
 	free(dev);
 }
 

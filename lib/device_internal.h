@@ -120,7 +120,22 @@ struct loom_device {
 	unsigned idle_count;
 	struct loom_arena *arenas;	/* one per hardware queue */
 	struct loom_bo *shared;		/* BOs of share groups, under lock */
+	/*
+	 * Every BO of the device (its own and those shared into it), by VA,
+	 * under bo_lock: what a launch finds a memref operand's BO in (bo.c).
+	 * A lock of its own: a plan's configuration BO is made under @lock.
+	 */
+	pthread_mutex_t bo_lock;
+	struct loom_bo **bos;
+	size_t num_bos, cap_bos;
 };
+
+/*
+ * The BO of @dev whose VA range holds @va, or NULL; under dev->bo_lock
+ * (bo.c).
+ */
+struct loom_bo *loom_bo_holding_locked(const struct loom_device *dev,
+				       uint64_t va);
 
 struct loom_bo {
 	struct loom_device *dev;
@@ -153,6 +168,13 @@ struct loom_image {
 	uint64_t host_size;
 	unsigned char *srcmap;		/* .loom.srcmap in @bytes; NULL if none */
 	uint64_t srcmap_size;
+	/*
+	 * .loom.memrefs' records, copied aligned (NULL if none); thread i's
+	 * are [memref_first[i], memref_first[i + 1]) (num_threads + 1 of them)
+	 */
+	struct loom_image_memref *memrefs;
+	uint32_t num_memrefs;
+	uint32_t *memref_first;
 	void *bytes;			/* owns every pointer above but threads/patches */
 	uint64_t digest;		/* FNV-1a of the loaded bytes (loom_image_digest) */
 	struct loom_image_site *sites;	/* registered launch sites (point.c) */

@@ -53,6 +53,8 @@ static const struct {
 	{ LOOM_E_SITE_MISMATCH, "the launch site is not one of the launch's image and thread" },
 	{ LOOM_E_CAPTURE_NOT_SHARED, "a memref capture is not in a BO shared with every device of the run" },
 	{ LOOM_E_CAPTURE_MISMATCH, "the devices' captures are not one capture list" },
+	{ LOOM_E_BAD_VIEW, "a memref operand's view has a negative size or an extent beyond 64 bits" },
+	{ LOOM_E_VIEW_OUTSIDE, "a memref operand's view lies outside its buffer object" },
 	/* the dynamic-work core */
 	{ LOOM_WORK_INVALID_ARGUMENT, "invalid argument" },
 	{ LOOM_WORK_OUT_OF_MEMORY, "out of memory" },

@@ -20,6 +20,33 @@
 /* ------------------------------------------------------------ loader --- */
 
 /*
+ * .loom.memrefs' records copied out aligned, and where each thread's begin:
+ * the reader checked they are in (thread, arg) order.
+ */
+static int map_memrefs(struct loom_image *img, const struct loom_image_view *v)
+{
+	const size_t hdr = sizeof(struct loom_memref_header);
+	uint32_t n, k = 0;
+
+	if (!v->sec[LOOM_SEC_MEMREFS])
+		return 0;
+	n = (v->len[LOOM_SEC_MEMREFS] - hdr) / sizeof(*img->memrefs);
+	img->memrefs = malloc(n * sizeof(*img->memrefs) + 1);
+	img->memref_first = malloc((img->info.num_threads + 1) *
+				   sizeof(*img->memref_first));
+	if (!img->memrefs || !img->memref_first)
+		return -ENOMEM;
+	memcpy(img->memrefs, v->sec[LOOM_SEC_MEMREFS] + hdr, n * sizeof(*img->memrefs));
+	img->num_memrefs = n;
+	for (uint32_t t = 0; t <= img->info.num_threads; t++) {
+		while (k < n && img->memrefs[k].thread < t)
+			k++;
+		img->memref_first[t] = k;
+	}
+	return 0;
+}
+
+/*
  * Points @img at the sections of its own copy of the file, validated as
  * @v by format/reader.c; threads and patches are copied out aligned.
  */
@@ -55,7 +82,7 @@ static int map_sections(struct loom_image *img, const struct loom_image_view *v)
 		img->srcmap_size = v->len[LOOM_SEC_SRCMAP];
 	}
 #undef AT
-	return 0;
+	return map_memrefs(img, v);
 }
 
 /*
@@ -176,6 +203,8 @@ void loom_image_free(struct loom_image *img)
 	free(img->threads);
 	free(img->patches);
 	free(img->host);
+	free(img->memrefs);
+	free(img->memref_first);
 	free(img->bytes);
 	for (size_t i = 0; i < img->n_sites; i++)
 		free(img->sites[i].name);

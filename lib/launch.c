@@ -65,6 +65,99 @@ static int check_signature(const struct loom_image_thread *t,
 	return check_args(t, l->args, l->n_args);
 }
 
+/* ------------------------------------------------------------- views --- */
+
+/* One entry of a memref's layout, from the image or the launch's operands. */
+static int64_t layout_value(const struct loom_layout_entry *e,
+			    const struct loom_arg *args)
+{
+	return e->source == LOOM_LAYOUT_OPERAND ? (int64_t)args[e->operand].value :
+						  e->value;
+}
+
+/*
+ * The lowest and highest element, from the base, that view @m of a launch
+ * with @args can address, into *@lo and *@hi.  Returns 0, 1 for a view
+ * that addresses nothing (a size of 0) or that the launch does not bound
+ * (a size no operand carries), or LOOM_E_BAD_VIEW for a negative size or
+ * an extent beyond 64 bits.
+ */
+static int view_span(const struct loom_image_memref *m,
+		     const struct loom_arg *args, int64_t *lo, int64_t *hi)
+{
+	int64_t size[LOOM_MEMREF_MAX_RANK], empty = 0;
+
+	for (unsigned k = 0; k < m->rank; k++) {
+		if (m->sizes[k].source == LOOM_LAYOUT_NOT_PASSED)
+			return 1;
+		size[k] = layout_value(&m->sizes[k], args);
+		if (size[k] < 0)
+			return LOOM_E_BAD_VIEW;
+		empty |= size[k] == 0;
+	}
+	if (empty)
+		return 1;
+	*lo = *hi = layout_value(&m->offset, args);
+	for (int k = m->rank - 1; k >= 0; k--) {
+		int64_t stride = 1, span;
+
+		if (m->strides[k].source != LOOM_LAYOUT_ROW_MAJOR)
+			stride = layout_value(&m->strides[k], args);
+		else
+			for (unsigned j = k + 1; j < m->rank; j++)
+				if (__builtin_mul_overflow(stride, size[j], &stride))
+					return LOOM_E_BAD_VIEW;
+		if (__builtin_mul_overflow(size[k] - 1, stride, &span) ||
+		    __builtin_add_overflow(span < 0 ? *lo : *hi, span,
+					   span < 0 ? lo : hi))
+			return LOOM_E_BAD_VIEW;
+	}
+	return 0;
+}
+
+/*
+ * Every memref operand whose view the image describes (.loom.memrefs) and
+ * the launch bounds: every element it can address lies in the one BO of
+ * @dev its lowest one starts in.
+ */
+static int check_views(struct loom_device *dev, const struct loom_image *img,
+		       const struct loom_image_thread *t,
+		       const struct loom_arg *args)
+{
+	unsigned index = t - img->threads;
+
+	if (!img->memrefs)
+		return 0;
+	for (uint32_t i = img->memref_first[index]; i < img->memref_first[index + 1]; i++) {
+		const struct loom_image_memref *m = &img->memrefs[i];
+		int64_t es = loom_arg_memref_elem_size(t->arg_types[m->arg]);
+		int64_t lo, hi, first, end;
+		uint64_t base = args[m->arg].value, from, to;
+		struct loom_bo *bo;
+		int ret = view_span(m, args, &lo, &hi);
+
+		if (ret < 0)
+			return ret;
+		if (ret)
+			continue;
+		/* bytes [first, end) from the base, then as VAs */
+		if (__builtin_mul_overflow(lo, es, &first) ||
+		    __builtin_add_overflow(hi, 1, &end) ||
+		    __builtin_mul_overflow(end, es, &end))
+			return LOOM_E_BAD_VIEW;
+		if (__builtin_add_overflow(base, (uint64_t)first, &from) != (first < 0) ||
+		    __builtin_add_overflow(base, (uint64_t)end, &to) != (end < 0))
+			return LOOM_E_VIEW_OUTSIDE;
+		pthread_mutex_lock(&dev->bo_lock);
+		bo = loom_bo_holding_locked(dev, from);
+		ret = !bo || to - bo->va > bo->size ? LOOM_E_VIEW_OUTSIDE : 0;
+		pthread_mutex_unlock(&dev->bo_lock);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Slots per PE the thread's configuration needs (the loader checked it). */
 static unsigned config_slots(const struct loom_image *img,
 			     const struct loom_image_thread *t)
@@ -231,6 +324,8 @@ static int check(struct loom_device *dev, const struct loom_image *img,
 	if (l->site && !loom_launch_site_of(img, c->t - img->threads, l->site))
 		return LOOM_E_SITE_MISMATCH;
 	ret = check_signature(c->t, l);
+	if (!ret)
+		ret = check_views(dev, img, c->t, l->args);
 	if (ret)
 		return ret;
 	plan = plan_find(dev, img, c->t);

@@ -16,6 +16,9 @@
  *                    Documentation/compiler.rst), optional
  *   .loom.strtab     NUL-terminated names, referenced by offset
  *   .loom.srcmap     the source map (debug information, below), optional
+ *   .loom.memrefs    each memref argument's rank and layout (below),
+ *                    optional: an image without it (or from before it)
+ *                    loads, its views unchecked
  *   .shstrtab        section names
  *
  * Offsets and sizes inside the structs are relative to the start of the
@@ -42,6 +45,7 @@
 #define LOOM_IMAGE_SECTION_HOST		".loom.host"
 #define LOOM_IMAGE_SECTION_STRTAB	".loom.strtab"
 #define LOOM_IMAGE_SECTION_SRCMAP	".loom.srcmap"
+#define LOOM_IMAGE_SECTION_MEMREFS	".loom.memrefs"
 
 /**
  * struct loom_image_info - the image as a whole
@@ -310,6 +314,98 @@ struct loom_srcmap_entry {
 	__u32 line;
 	__u32 col;
 	__u32 name;
+};
+
+/* ------------------------------------------------------------------------
+ * Memref arguments (.loom.memrefs): what a launch's operands describe.  A
+ * memref argument crosses a launch as its base VA (LOOM_ARG_MEMREF_*) and
+ * the LOOM_ARG_INDEX operands loomc adds after a thread's inputs for the
+ * '?' entries of its type (Documentation/compiler.rst, "Dynamic memref
+ * sizes"); a record says, for one such argument, its rank and where each
+ * size, stride and its offset comes from, so that a loader can check,
+ * before anything is submitted, that every element the view can address
+ * lies inside the buffer object its base VA lies in.  Optional, and of its
+ * own version: loaders that predate it skip it.
+ *
+ * Layout: struct loom_memref_header, then num_memrefs struct
+ * loom_image_memref in ascending (thread, arg) order, exactly one for each
+ * argument of a LOOM_ARG_MEMREF_* type of every thread.
+ */
+#define LOOM_MEMREFS_MAGIC	0x524d4c4cU	/* "LLMR" */
+#define LOOM_MEMREFS_VERSION	1
+
+/**
+ * struct loom_memref_header - .loom.memrefs' header (16 bytes)
+ * @magic: LOOM_MEMREFS_MAGIC
+ * @version: LOOM_MEMREFS_VERSION
+ * @num_memrefs: records after the header
+ * @reserved: must be zero
+ */
+struct loom_memref_header {
+	__u32 magic;
+	__u32 version;
+	__u32 num_memrefs;
+	__u32 reserved;
+};
+
+/**
+ * enum loom_layout_source - where one entry of a memref's layout comes from
+ * @LOOM_LAYOUT_STATIC: the record's @value: a constant of the type
+ * @LOOM_LAYOUT_OPERAND: launch operand @operand, a LOOM_ARG_INDEX one
+ *	after the thread's inputs (its value, signed)
+ * @LOOM_LAYOUT_NOT_PASSED: a '?' size no operand carries (a rank-1
+ *	memref<?xT>: its base VA alone crosses); the view cannot be bounded
+ * @LOOM_LAYOUT_ROW_MAJOR: a stride only: the product of the sizes after it
+ *	(the identity layout's, which a '?' size after it leaves unknown
+ *	until the launch)
+ */
+enum loom_layout_source {
+	LOOM_LAYOUT_STATIC = 1,
+	LOOM_LAYOUT_OPERAND = 2,
+	LOOM_LAYOUT_NOT_PASSED = 3,
+	LOOM_LAYOUT_ROW_MAJOR = 4,
+};
+
+/**
+ * struct loom_layout_entry - one size, stride or offset (16 bytes)
+ * @source: enum loom_layout_source; 0 in the entries beyond the rank
+ * @operand: LOOM_LAYOUT_OPERAND: the launch operand; else zero
+ * @value: LOOM_LAYOUT_STATIC: the value, in elements (a size at least 0);
+ *	else zero
+ */
+struct loom_layout_entry {
+	__u32 source;
+	__u32 operand;
+	__s64 value;
+};
+
+/* Highest rank a record describes: the device's coordinate limit. */
+#define LOOM_MEMREF_MAX_RANK	4
+
+/**
+ * struct loom_image_memref - one memref argument of one thread (160 bytes)
+ * @thread: index in .loom.threads
+ * @arg: the argument (a LOOM_ARG_MEMREF_* one); its element type and so its
+ *	element size is the argument's type
+ * @rank: 1..LOOM_MEMREF_MAX_RANK
+ * @reserved: must be zero
+ * @offset: the first element's offset from the base VA, in elements
+ * @sizes: each size, rank of them
+ * @strides: each size's stride, in elements (row-major for a memref
+ *	without a layout: the product of the sizes after it)
+ *
+ * Element [i0, ..., ik] of the view is the element at base VA + (offset +
+ * sum of i_j * strides[j]) * element size.
+ */
+struct loom_image_memref {
+	__u32 thread;
+	__u8 arg;
+	__u8 rank;
+	__u16 reserved0;
+	__u64 reserved;
+	struct loom_layout_entry offset;
+	struct loom_layout_entry sizes[LOOM_MEMREF_MAX_RANK];
+	struct loom_layout_entry strides[LOOM_MEMREF_MAX_RANK];
 };
 
 #endif /* LOOM_IMAGE_H */

@@ -102,7 +102,7 @@ TEST(elf_layout)
 	CHECK_EQ(32, sizeof(struct loom_host_header));
 	CHECK_EQ(16, sizeof(struct loom_host_func));
 	CHECK_EQ(24, sizeof(struct loom_host_insn));
-	CHECK_EQ(10, eh.e_shnum);	/* null, eight .loom.*, .shstrtab */
+	CHECK_EQ(11, eh.e_shnum);	/* null, nine .loom.*, .shstrtab */
 	REQUIRE(b.v.sec[LOOM_SEC_HOST]);
 	CHECK_EQ(1, b.v.host.num_funcs);
 	CHECK(!strcmp("main", loom_view_name(&b.v, loom_view_host_func(&b.v, 0).name)));
@@ -348,6 +348,66 @@ TEST(disassembler)
 	CHECK(strstr(text, "DISPATCH_ITEMS"));
 	CHECK(strstr(text, "patch 0040  extent 1"));
 	CHECK(strstr(text, "LOAD"));
+	free(text);
+	free(b.data);
+}
+
+/*
+ * Each memref input's record (.loom.memrefs): its sizes, strides and
+ * offset, constant or the launch operand the ABI passes them in, as the
+ * reader gives them back and the listing prints them.
+ */
+TEST(memref_records)
+{
+	static const char vsrc[] =
+		"dataflow.thread @v " DENSE "(%a: memref<?x?xi64>, %n: index, "
+		"%t: memref<4x4xf32, strided<[?, 1], offset: ?>>, %o: memref<?xf32>) "
+		"ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %x = memref.load %t[%i, %i] : memref<4x4xf32, strided<[?, 1], offset: ?>>\n"
+		"  memref.store %x, %o[%i] : memref<?xf32>\n"
+		"  %y = memref.load %a[%i, %n] : memref<?x?xi64>\n"
+		"  memref.store %y, %a[%n, %i] : memref<?x?xi64>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n";
+	struct loom_image_memref m;
+	struct built b;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	REQUIRE(build(&b, vsrc) == 0);
+	REQUIRE(b.v.sec[LOOM_SEC_MEMREFS]);
+	/* operands: a, n, t, o, a's sizes 0 and 1, t's offset and stride 0 */
+	REQUIRE(loom_view_memref(&b.v, 0, 0, &m));
+	CHECK_EQ(2, m.rank);
+	CHECK_EQ(LOOM_LAYOUT_OPERAND, m.sizes[0].source);
+	CHECK_EQ(4, m.sizes[0].operand);
+	CHECK_EQ(5, m.sizes[1].operand);
+	CHECK_EQ(LOOM_LAYOUT_ROW_MAJOR, m.strides[0].source);
+	CHECK_EQ(LOOM_LAYOUT_STATIC, m.strides[1].source);
+	CHECK_EQ(1, m.strides[1].value);
+	CHECK_EQ(LOOM_LAYOUT_STATIC, m.offset.source);
+	CHECK_EQ(0, m.offset.value);
+	CHECK(!loom_view_memref(&b.v, 0, 1, &m));
+	REQUIRE(loom_view_memref(&b.v, 0, 2, &m));
+	CHECK_EQ(LOOM_LAYOUT_STATIC, m.sizes[0].source);
+	CHECK_EQ(4, m.sizes[1].value);
+	CHECK_EQ(LOOM_LAYOUT_OPERAND, m.offset.source);
+	CHECK_EQ(6, m.offset.operand);
+	CHECK_EQ(LOOM_LAYOUT_OPERAND, m.strides[0].source);
+	CHECK_EQ(7, m.strides[0].operand);
+	CHECK_EQ(1, m.strides[1].value);
+	REQUIRE(loom_view_memref(&b.v, 0, 3, &m));
+	CHECK_EQ(1, m.rank);
+	CHECK_EQ(LOOM_LAYOUT_NOT_PASSED, m.sizes[0].source);
+	CHECK_EQ(1, m.strides[0].value);
+	out = open_memstream(&text, &len);
+	REQUIRE(out);
+	CHECK_EQ(0, image_disasm(out, "test.lcb", b.data, b.size));
+	fclose(out);
+	CHECK(strstr(text, "memref argument 0: rank 2, sizes [operand 4, operand 5], strides [row-major, 1], offset 0\n"));
+	CHECK(strstr(text, "memref argument 2: rank 2, sizes [4, 4], strides [operand 7, 1], offset operand 6\n"));
+	CHECK(strstr(text, "memref argument 3: rank 1, sizes [not passed], strides [1], offset 0\n"));
 	free(text);
 	free(b.data);
 }
@@ -648,10 +708,12 @@ TEST(strip_and_determinism)
 	CHECK(full.size == again.size && !memcmp(full.data, again.data, full.size));
 	CHECK(!stripped.v.sec[LOOM_SEC_SRCMAP]);
 	memcpy(&eh, stripped.data, sizeof(eh));
-	CHECK_EQ(9, eh.e_shnum);
+	CHECK_EQ(10, eh.e_shnum);
 	CHECK_EQ(-ENOENT, lookup(&stripped.v, LOOM_SRCMAP_THREAD, 0, 0, 0, 0, &loc));
 	CHECK(stripped.size < full.size);
-	for (int s = 0; s < LOOM_SEC_SRCMAP; s++) {
+	for (int s = 0; s < LOOM_SEC_COUNT; s++) {
+		if (s == LOOM_SEC_SRCMAP)
+			continue;
 		CHECK_EQ(full.v.len[s], stripped.v.len[s]);
 		CHECK(!memcmp(full.v.sec[s], stripped.v.sec[s], full.v.len[s]));
 	}
@@ -700,6 +762,7 @@ int main(void)
 	RUN(items_thread_and_template);
 	RUN(corrupt_images_are_rejected);
 	RUN(disassembler);
+	RUN(memref_records);
 	RUN(disassembler_f32);
 	RUN(host_f32_alu_types_are_checked);
 	RUN(duplicate_thread_names);

@@ -674,11 +674,41 @@ static const char *const programs[] = {
 	"  loom.check %b, %q : f32\n"
 	"  return\n"
 	"}\n",
+	"func.func @g(%a: i64, %m: memref<?xi64>) {\n"
+	"  return\n"
+	"}\n"
+	"func.func @calls(%a: i64, %m: memref<?xi64>) {\n"
+	"  func.call @g(%a, %m) {k} : (i64, memref<?xi64>) -> ()\n"
+	"  %r = func.call @h(%a) : (i64) -> i64\n"
+	"  %s, %t = func.call @h2() : () -> (i64, i32)\n"
+	"  return\n"
+	"}\n",
 	"dataflow.thread @k domain(#dataflow.thread_domain<dense, odd = #x.y<1 2>>)() iv(%i: i64) "
 	"ctrl(%c: none, %d: index) attributes {tile = 1} {\n"
 	"  %x = arith.constant 5 : !dataflow.channel<!dataflow.channel<i32>>\n"
 	"}\n",
 };
+
+/* func.call prints as MLIR spells it: callee, operands, signature. */
+TEST(call_prints_as_written)
+{
+	static const char text[] =
+		"func.func @f(%a: i64) {\n"
+		"  func.call @g(%a, %a) {k} : (i64, i64) -> ()\n"
+		"  %r = func.call @h() : () -> i64\n"
+		"  return\n"
+		"}\n";
+	struct front f;
+	char *out;
+
+	REQUIRE(front_parse(&f, text));
+	out = print(f.m);
+	REQUIRE(out);
+	CHECK(strstr(out, "  func.call @g(%a, %a) {k} : (i64, i64) -> ()\n"));
+	CHECK(strstr(out, "  %r = func.call @h() : () -> i64\n"));
+	free(out);
+	front_close(&f);
+}
 
 TEST(print_round_trip)
 {
@@ -953,6 +983,7 @@ int main(void)
 	RUN(attributes);
 	RUN(print_round_trip);
 	RUN(atomic_rmw);
+	RUN(call_prints_as_written);
 	RUN(syntax_errors_are_located);
 	RUN(unsupported_types_are_reported_and_kept);
 	RUN(every_prefix_fails_cleanly);

@@ -807,7 +807,7 @@ static const char *const corpus_programs[] = {
 	"rank0_and_empty.loom", "tree_bfs.loom", "tree_i32.loom",
 	"work_item_types.loom", "uts_node.loom", "units_and_limits.loom",
 	"float_ops.loom", "scf_if.loom", "in_place_loops.loom",
-	"loop_state.loom",
+	"loop_state.loom", "host_calls.loom", "view_launch.loom",
 };
 
 /* Compiles each for a @w x @h fabric; every loom.check in @main must hold. */

@@ -572,6 +572,7 @@ static void fake_device(struct loom_device *dev)
 	dev->info = (struct loom_device_info){ .num_cores = 2, .fabric_width = W,
 		.fabric_height = H, .max_rank = 4, .features = 1, .pe_slots = 1 };
 	pthread_mutex_init(&dev->lock, NULL);
+	pthread_mutex_init(&dev->bo_lock, NULL);
 }
 
 /*
@@ -661,6 +662,292 @@ TEST(launch_checks_before_submission)
 	CHECK(dev.configs == NULL);
 	loom_image_free(img);
 	free(bytes);
+}
+
+/* ------------------------------------------------------------ views --- */
+
+static struct loom_layout_entry op(unsigned operand)
+{
+	return (struct loom_layout_entry){ LOOM_LAYOUT_OPERAND, operand, 0 };
+}
+
+static struct loom_layout_entry fixed(int64_t value)
+{
+	return (struct loom_layout_entry){ LOOM_LAYOUT_STATIC, 0, value };
+}
+
+/*
+ * Threads whose memref views the image describes (.loom.memrefs):
+ *   @v   memref<?x?xi64, strided<[?, ?], offset: ?>>: operands base, size
+ *        0, size 1, offset, stride 0, stride 1
+ *   @rm  memref<?x?xi64>: base, size 0, size 1 (row-major strides)
+ *   @st  memref<4x8xf32> and a rank-1 memref<?xi32> (its size not passed)
+ * With @records false, the same threads without the section (an image
+ * from before it).
+ */
+static void *view_image(bool records, size_t *size)
+{
+	static const enum loom_arg_type v_types[6] = {
+		LOOM_ARG_MEMREF_I64, LOOM_ARG_INDEX, LOOM_ARG_INDEX,
+		LOOM_ARG_INDEX, LOOM_ARG_INDEX, LOOM_ARG_INDEX,
+	};
+	static const enum loom_arg_type st_types[2] = {
+		LOOM_ARG_MEMREF_F32, LOOM_ARG_MEMREF_I32,
+	};
+	struct loom_image_memref v = {
+		.thread = 0, .arg = 0, .rank = 2, .offset = op(3),
+		.sizes = { op(1), op(2) }, .strides = { op(4), op(5) },
+	};
+	struct loom_image_memref rm = {
+		.thread = 1, .arg = 0, .rank = 2, .offset = fixed(0),
+		.sizes = { op(1), op(2) },
+		.strides = { { LOOM_LAYOUT_ROW_MAJOR, 0, 0 }, fixed(1) },
+	};
+	struct loom_image_memref st = {
+		.thread = 2, .arg = 0, .rank = 2, .offset = fixed(0),
+		.sizes = { fixed(4), fixed(8) }, .strides = { fixed(8), fixed(1) },
+	};
+	struct loom_image_memref r1 = {
+		.thread = 2, .arg = 1, .rank = 1, .offset = fixed(0),
+		.sizes = { { LOOM_LAYOUT_NOT_PASSED, 0, 0 } },
+		.strides = { fixed(1) },
+	};
+	struct loom_image_builder *b;
+	void *bytes = NULL;
+
+	if (loom_builder_new(W, H, &b))
+		return NULL;
+	if (loom_builder_add_dense(b, "v", 1, v_types, 6, cfg_vadd, vadd_size) ||
+	    loom_builder_add_dense(b, "rm", 1, v_types, 3, cfg_vadd, vadd_size) ||
+	    loom_builder_add_dense(b, "st", 1, st_types, 2, cfg_vadd, vadd_size) ||
+	    /* added out of order: the section is written in (thread, arg) order */
+	    (records && (loom_builder_add_memref(b, &r1) ||
+			 loom_builder_add_memref(b, &st) ||
+			 loom_builder_add_memref(b, &rm) ||
+			 loom_builder_add_memref(b, &v))) ||
+	    loom_builder_finish(b, &bytes, size))
+		bytes = NULL;
+	loom_builder_free(b);
+	return bytes;
+}
+
+/* One launch of @v: base VA, sizes, offset, strides. */
+static int launch_v(struct loom_device *dev, const struct loom_image *img,
+		    uint64_t base, int64_t s0, int64_t s1, int64_t offset,
+		    int64_t t0, int64_t t1)
+{
+	struct loom_arg a[6] = {
+		{ LOOM_ARG_MEMREF_I64, base }, { LOOM_ARG_INDEX, s0 },
+		{ LOOM_ARG_INDEX, s1 }, { LOOM_ARG_INDEX, offset },
+		{ LOOM_ARG_INDEX, t0 }, { LOOM_ARG_INDEX, t1 },
+	};
+	struct loom_token *tok = NULL;
+	int64_t n = 1;
+
+	return loom_launch_dense(dev, img, "v", a, 6, &n, 1, NULL, 0, 0, &tok);
+}
+
+/*
+ * A fake device's two adjacent BOs of 32 i64 each, at 0x10000 and
+ * 0x10100: entered in its table as loom_bo_alloc() would.
+ */
+static struct loom_bo view_bos[2];
+static struct loom_bo *view_table[2] = { &view_bos[0], &view_bos[1] };
+
+static void view_device(struct loom_device *dev)
+{
+	fake_device(dev);
+	view_bos[0] = (struct loom_bo){ .dev = dev, .va = 0x10000, .size = 256 };
+	view_bos[1] = (struct loom_bo){ .dev = dev, .va = 0x10100, .size = 256 };
+	dev->bos = view_table;
+	dev->num_bos = dev->cap_bos = 2;
+}
+
+/*
+ * Every element a view can address lies in the BO it starts in, or the
+ * launch is a typed error and nothing is submitted (-EBADF: the checks
+ * passed and the launch reached the fake device's fd).
+ */
+TEST(views_are_checked_against_their_bo)
+{
+	const uint64_t bo = 0x10000, next = 0x10100;
+	struct loom_device dev;
+	struct loom_image *img;
+	size_t size;
+	void *bytes = view_image(true, &size);
+
+	REQUIRE(bytes);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	view_device(&dev);
+	/* 4x8 row-major fills the BO exactly: its last byte is the BO's */
+	CHECK_EQ(-EBADF, launch_v(&dev, img, bo, 4, 8, 0, 8, 1));
+	/* one element further is the next BO's first: outside */
+	CHECK_EQ(LOOM_E_VIEW_OUTSIDE, launch_v(&dev, img, bo, 4, 8, 1, 8, 1));
+	CHECK_EQ(LOOM_E_VIEW_OUTSIDE, launch_v(&dev, img, bo, 4, 9, 0, 8, 1));
+	CHECK_EQ(LOOM_E_VIEW_OUTSIDE, launch_v(&dev, img, bo + 8, 4, 8, 0, 8, 1));
+	/* a view of the second BO, by its own base or the first's */
+	CHECK_EQ(-EBADF, launch_v(&dev, img, next, 4, 8, 0, 8, 1));
+	CHECK_EQ(-EBADF, launch_v(&dev, img, bo, 2, 2, 32, 8, 1));
+	CHECK_EQ(LOOM_E_VIEW_OUTSIDE, launch_v(&dev, img, bo, 2, 2, 31, 8, 1));
+	/* a column, a tile, a transposed (stride 1, 8) view inside */
+	CHECK_EQ(-EBADF, launch_v(&dev, img, bo, 4, 1, 7, 8, 1));
+	CHECK_EQ(-EBADF, launch_v(&dev, img, bo, 2, 2, 27, 2, 1));
+	CHECK_EQ(-EBADF, launch_v(&dev, img, bo, 8, 4, 0, 1, 8));
+	/* negative strides: the lowest element counts (31 - 3*8 - 7 = 0) */
+	CHECK_EQ(-EBADF, launch_v(&dev, img, bo, 4, 8, 31, -8, -1));
+	CHECK_EQ(LOOM_E_VIEW_OUTSIDE, launch_v(&dev, img, bo, 4, 8, 30, -8, -1));
+	CHECK_EQ(LOOM_E_VIEW_OUTSIDE, launch_v(&dev, img, bo, 1, 1, -1, 8, 1));
+	/* nothing mapped there, or a base VA past the address space */
+	CHECK_EQ(LOOM_E_VIEW_OUTSIDE, launch_v(&dev, img, 0x1000, 1, 1, 0, 1, 1));
+	CHECK_EQ(LOOM_E_VIEW_OUTSIDE, launch_v(&dev, img, UINT64_MAX - 7, 1, 2, 0, 1, 1));
+	CHECK_EQ(LOOM_E_VIEW_OUTSIDE, launch_v(&dev, img, bo, 2, 1, 0, INT64_C(1) << 40, 1));
+	/* a negative size, an extent beyond 64 bits */
+	CHECK_EQ(LOOM_E_BAD_VIEW, launch_v(&dev, img, bo, -1, 8, 0, 8, 1));
+	CHECK_EQ(LOOM_E_BAD_VIEW, launch_v(&dev, img, bo, 3, 1, 0, INT64_C(1) << 62, 1));
+	CHECK_EQ(LOOM_E_BAD_VIEW, launch_v(&dev, img, bo, 2, 1, 0, INT64_MAX, 1));
+	CHECK_EQ(LOOM_E_BAD_VIEW, launch_v(&dev, img, bo, 2, 1, 0, INT64_C(1) << 60, 1));
+	CHECK_EQ(LOOM_E_BAD_VIEW, launch_v(&dev, img, bo, 2, 2, INT64_MAX, 1, 1));
+	/* an empty view addresses nothing, whatever its base */
+	CHECK_EQ(-EBADF, launch_v(&dev, img, 0, 0, 8, 0, 8, 1));
+	CHECK_EQ(-EBADF, launch_v(&dev, img, 0x1000, 4, 0, -5, 8, 1));
+	CHECK(dev.configs == NULL);
+	loom_image_free(img);
+	free(bytes);
+}
+
+/* Row-major strides from the launch's sizes; static sizes; a rank-1 ?. */
+TEST(views_of_every_layout_source)
+{
+	struct loom_arg rm[3] = { { LOOM_ARG_MEMREF_I64, 0x10000 },
+				  { LOOM_ARG_INDEX, 4 }, { LOOM_ARG_INDEX, 8 } };
+	struct loom_arg st[2] = { { LOOM_ARG_MEMREF_F32, 0x10080 },
+				  { LOOM_ARG_MEMREF_I32, 0x0 } };
+	struct loom_token *tok = NULL;
+	struct loom_device dev;
+	struct loom_image *img;
+	int64_t n = 1;
+	size_t size;
+	void *bytes = view_image(true, &size);
+
+	REQUIRE(bytes);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	view_device(&dev);
+	CHECK_EQ(-EBADF, loom_launch_dense(&dev, img, "rm", rm, 3, &n, 1, NULL, 0, 0, &tok));
+	rm[2].value = 9;	/* stride 0 is now 9: 36 elements */
+	CHECK_EQ(LOOM_E_VIEW_OUTSIDE, loom_launch_dense(&dev, img, "rm", rm, 3, &n, 1, NULL, 0, 0, &tok));
+	rm[1].value = (uint64_t)1 << 62;	/* 2^62 * 9 elements */
+	CHECK_EQ(LOOM_E_BAD_VIEW, loom_launch_dense(&dev, img, "rm", rm, 3, &n, 1, NULL, 0, 0, &tok));
+	/* 4x8 f32 (128 bytes) ends at the BO's end; the rank-1 is unbounded */
+	CHECK_EQ(-EBADF, loom_launch_dense(&dev, img, "st", st, 2, &n, 1, NULL, 0, 0, &tok));
+	st[0].value += 4;
+	CHECK_EQ(LOOM_E_VIEW_OUTSIDE, loom_launch_dense(&dev, img, "st", st, 2, &n, 1, NULL, 0, 0, &tok));
+	loom_image_free(img);
+	free(bytes);
+	/* an image without .loom.memrefs loads, and its views are not checked */
+	bytes = view_image(false, &size);
+	REQUIRE(bytes);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	CHECK_EQ(-EBADF, launch_v(&dev, img, 0x1000, -1, 8, 0, 8, 1));
+	loom_image_free(img);
+	free(bytes);
+}
+
+/* The record a corruption changes: record @i's field at @off. */
+static long memref_field(const unsigned char *img, unsigned i, size_t off)
+{
+	return section(img, LOOM_IMAGE_SECTION_MEMREFS, NULL) +
+	       sizeof(struct loom_memref_header) +
+	       i * sizeof(struct loom_image_memref) + off;
+}
+
+#define MR(i, f) memref_field(img, i, offsetof(struct loom_image_memref, f))
+
+TEST(malformed_memref_records_rejected)
+{
+	size_t size, len;
+	unsigned char *good = view_image(true, &size), *img = malloc(size);
+	struct loom_image_memref m;
+	struct loom_image_view v;
+	long at;
+	int32_t x;
+
+	REQUIRE(good && img);
+	CHECK_EQ(0, load(good, size));
+	REQUIRE_EQ(0, loom_view_open(&v, good, size, NULL, 0));
+	/* in (thread, arg) order whatever the order added */
+	REQUIRE(loom_view_memref(&v, 2, 1, &m));
+	CHECK_EQ(LOOM_LAYOUT_NOT_PASSED, m.sizes[0].source);
+	CHECK(!loom_view_memref(&v, 0, 1, &m));
+	at = section(good, LOOM_IMAGE_SECTION_MEMREFS, &len);
+	REQUIRE(at > 0);
+	CHECK_EQ(16 + 4 * 160, len);
+	memcpy(&x, good + memref_field(good, 3, offsetof(struct loom_image_memref, thread)), 4);
+	CHECK_EQ(2, x);
+#define CORRUPT(what, stmt) do {					\
+		memcpy(img, good, size);				\
+		stmt;							\
+		if (load(img, size) != LOOM_E_BAD_IMAGE)		\
+			CHECK_FAIL_("%s: accepted", what);		\
+	} while (0)
+	CORRUPT("magic", img[at] ^= 1);
+	CORRUPT("version", img[at + 4] = 2);
+	CORRUPT("count", img[at + 8] = 3);
+	CORRUPT("reserved", img[at + 12] = 1);
+	CORRUPT("thread", img[MR(0, thread)] = 3);
+	CORRUPT("order", img[MR(0, thread)] = 1);
+	CORRUPT("twice", img[MR(3, arg)] = 0);
+	CORRUPT("argument not a memref", img[MR(0, arg)] = 1);
+	CORRUPT("argument past num_args", img[MR(3, arg)] = 2);
+	CORRUPT("rank 0", img[MR(0, rank)] = 0);
+	CORRUPT("rank 5", img[MR(0, rank)] = 5);
+	CORRUPT("record reserved", img[MR(1, reserved) + 7] = 1);
+	CORRUPT("source", img[MR(0, sizes[0].source)] = 9);
+	CORRUPT("operand past num_args", img[MR(0, sizes[0].operand)] = 6);
+	CORRUPT("operand not an index", img[MR(0, sizes[0].operand)] = 0);
+	CORRUPT("operand with a value", img[MR(0, sizes[0].value)] = 1);
+	CORRUPT("negative static size", img[MR(2, sizes[1].value) + 7] = 0x80);
+	CORRUPT("offset not passed", img[MR(2, offset.source)] = LOOM_LAYOUT_NOT_PASSED);
+	CORRUPT("size row-major", img[MR(2, sizes[0].source)] = LOOM_LAYOUT_ROW_MAJOR);
+	CORRUPT("stride not passed", img[MR(2, strides[0].source)] = LOOM_LAYOUT_NOT_PASSED);
+	CORRUPT("entry past the rank", img[MR(3, sizes[1].source)] = LOOM_LAYOUT_STATIC);
+#undef CORRUPT
+	free(img);
+	free(good);
+}
+
+/* The builder takes only records it could write. */
+TEST(builder_memref_rejections)
+{
+	struct loom_image_builder *b;
+	static const enum loom_arg_type types[2] = { LOOM_ARG_MEMREF_I32, LOOM_ARG_I64 };
+	struct loom_image_memref m = { .thread = 0, .arg = 0, .rank = 1,
+				       .offset = { LOOM_LAYOUT_STATIC, 0, 0 },
+				       .sizes = { { LOOM_LAYOUT_STATIC, 0, 4 } },
+				       .strides = { { LOOM_LAYOUT_STATIC, 0, 1 } } };
+	void *bytes;
+	size_t size;
+
+	REQUIRE_EQ(0, loom_builder_new(W, H, &b));
+	CHECK_EQ(-EINVAL, loom_builder_add_memref(b, &m));	/* no thread yet */
+	REQUIRE_EQ(0, loom_builder_add_dense(b, "t", 1, types, 2, cfg_vadd, vadd_size));
+	CHECK_EQ(-EINVAL, loom_builder_add_memref(NULL, &m));
+	CHECK_EQ(-EINVAL, loom_builder_add_memref(b, NULL));
+	m.arg = 1;
+	CHECK_EQ(-EINVAL, loom_builder_add_memref(b, &m));	/* an i64 */
+	m.arg = 0;
+	m.sizes[0].operand = 1;
+	CHECK_EQ(-EINVAL, loom_builder_add_memref(b, &m));	/* static with an operand */
+	m.sizes[0] = (struct loom_layout_entry){ LOOM_LAYOUT_OPERAND, 1, 0 };
+	CHECK_EQ(-EINVAL, loom_builder_add_memref(b, &m));	/* operand 1 is no index */
+	m.sizes[0] = (struct loom_layout_entry){ LOOM_LAYOUT_STATIC, 0, 4 };
+	CHECK_EQ(0, loom_builder_add_memref(b, &m));
+	CHECK_EQ(-EEXIST, loom_builder_add_memref(b, &m));
+	/* a thread whose memref has no record: the reader refuses the image */
+	REQUIRE_EQ(0, loom_builder_add_dense(b, "u", 1, types, 2, cfg_vadd, vadd_size));
+	REQUIRE_EQ(0, loom_builder_finish(b, &bytes, &size));
+	CHECK_EQ(LOOM_E_BAD_IMAGE, load(bytes, size));
+	free(bytes);
+	loom_builder_free(b);
 }
 
 /*
@@ -1095,7 +1382,7 @@ TEST(error_strings)
 		LOOM_E_BAD_IMAGE, LOOM_E_FABRIC_MISMATCH, LOOM_E_NO_DEVICE,
 		LOOM_E_RANK_LIMIT, LOOM_E_NOT_SUPPORTED, LOOM_E_FOREIGN_TOKEN,
 		LOOM_E_JOB_EXPIRED, LOOM_E_BAD_CONFIG, LOOM_E_DUPLICATE_THREAD,
-		LOOM_E_NO_DYNAMIC_WORK,
+		LOOM_E_NO_DYNAMIC_WORK, LOOM_E_BAD_VIEW, LOOM_E_VIEW_OUTSIDE,
 	};
 	size_t n = sizeof(errs) / sizeof(errs[0]);
 
@@ -1293,6 +1580,10 @@ int main(void)
 	RUN(launch_checks_before_submission);
 	RUN(atomics_need_the_atomic_capability);
 	RUN(launch_site_checked_before_submission);
+	RUN(views_are_checked_against_their_bo);
+	RUN(views_of_every_layout_source);
+	RUN(malformed_memref_records_rejected);
+	RUN(builder_memref_rejections);
 	RUN(dynamic_work_needs_the_items_capability);
 	RUN(captures_are_one_list_across_devices);
 	RUN(placement_partitions_the_domain);

@@ -560,7 +560,7 @@ TEST(strerror_names_every_error)
 {
 	static const int ranges[][2] = {
 		{ LOOM_WORK_OCCURRENCES_EXHAUSTED, LOOM_WORK_INVALID_ARGUMENT },
-		{ LOOM_E_CAPTURE_MISMATCH, LOOM_E_EXTENT_COUNT },
+		{ LOOM_E_VIEW_OUTSIDE, LOOM_E_EXTENT_COUNT },
 	};
 
 	CHECK_STR("success", loom_strerror(LOOM_OK));

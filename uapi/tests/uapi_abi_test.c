@@ -227,6 +227,19 @@ TEST(program_image)
 	CHECK_EQ(4, offsetof(struct loom_srcmap_entry, unit));
 	CHECK_EQ(20, offsetof(struct loom_srcmap_entry, name));
 	CHECK_EQ(5, LOOM_SRCMAP_HOST);
+	CHECK_EQ(0x524d4c4c, LOOM_MEMREFS_MAGIC);
+	CHECK_EQ(1, LOOM_MEMREFS_VERSION);
+	CHECK_EQ(16, sizeof(struct loom_memref_header));
+	CHECK_EQ(16, sizeof(struct loom_layout_entry));
+	CHECK_EQ(8, offsetof(struct loom_layout_entry, value));
+	CHECK_EQ(160, sizeof(struct loom_image_memref));
+	CHECK_EQ(4, offsetof(struct loom_image_memref, arg));
+	CHECK_EQ(5, offsetof(struct loom_image_memref, rank));
+	CHECK_EQ(16, offsetof(struct loom_image_memref, offset));
+	CHECK_EQ(32, offsetof(struct loom_image_memref, sizes));
+	CHECK_EQ(96, offsetof(struct loom_image_memref, strides));
+	CHECK_EQ(LOOM_MAX_RANK, LOOM_MEMREF_MAX_RANK);
+	CHECK_EQ(4, LOOM_LAYOUT_ROW_MAJOR);
 }
 
 /* The errno every device status gives a job, as uapi.rst's table says. */

@@ -102,6 +102,12 @@ enum loom_error {
 					   that are not one capture list:
 					   a scalar or type differs, or a
 					   memref is not the shared BO's */
+	LOOM_E_BAD_VIEW = -4125,	/* a memref operand's view has a
+					   negative size, or an extent beyond
+					   64 bits */
+	LOOM_E_VIEW_OUTSIDE = -4126,	/* a memref operand's view addresses
+					   memory outside the BO it starts in,
+					   or starts in none */
 };
 
 /*
