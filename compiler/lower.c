@@ -64,6 +64,8 @@ struct scope {
 	int num_skip;
 	bool in_loop;
 	int spawn;
+	const struct ir_op *loop;	/* the scf.for this is the body of */
+	int ctok;			/* its trip count token (in parent) */
 };
 
 struct view_layout;
@@ -1310,6 +1312,268 @@ static int address(struct lower *l, struct scope *s, struct ir_op *op,
 	return a;
 }
 
+static bool defined_in(const struct ir_value *v, const struct ir_region *r);
+
+/*
+ * How an index changes from one iteration of @loop to the next, per step
+ * of its induction variable: not at all, by a constant, or by a constant
+ * times a value from outside the loop.
+ */
+enum slope_kind { SLOPE_NONE, SLOPE_CONST, SLOPE_VALUE };
+
+struct slope {
+	enum slope_kind kind;
+	int64_t c;
+	const struct ir_value *v;
+};
+
+static bool slope_add(struct slope *to, struct slope x, int64_t scale)
+{
+	x.c = wrap_madd(0, x.c, scale);
+	if (x.kind == SLOPE_NONE || !x.c)
+		return true;
+	if (to->kind == SLOPE_NONE) {
+		*to = x;
+		return true;
+	}
+	if (to->kind != x.kind || to->v != x.v)
+		return false;
+	to->c = wrap_madd(to->c, x.c, 1);
+	if (!to->c)
+		to->kind = SLOPE_NONE;
+	return true;
+}
+
+/* The ALU operation of index arithmetic @d (ADD, SUB, MUL), or ALU_NONE. */
+static enum ir_alu index_alu(const struct ir_op *d)
+{
+	enum ir_alu alu = ir_opinfo[d->code].alu;
+
+	if ((ir_opinfo[d->code].syntax != SYN_BINARY &&
+	     ir_opinfo[d->code].syntax != SYN_INDEX_BINARY) ||
+	    (alu != ALU_ADD && alu != ALU_SUB && alu != ALU_MUL))
+		return ALU_NONE;
+	return alu;
+}
+
+/*
+ * @v's slope over @loop, when @v is index additions, subtractions and
+ * products of the induction variable, constants and values from outside
+ * the loop, with the induction variable's coefficient a constant or a
+ * constant times one outside value; false otherwise.
+ */
+static bool slope_of(const struct ir_op *loop, const struct ir_value *v,
+		     struct slope *out)
+{
+	const struct ir_op *d = v->def;
+	struct slope a = { SLOPE_NONE, 0, NULL }, b = a;
+	const struct ir_value *x, *y;
+	enum ir_alu alu;
+
+	*out = a;
+	if (v->is_const || (v != &loop->body->args[0] &&
+			    !defined_in(v, loop->body)))
+		return true;
+	if (v == &loop->body->args[0]) {
+		out->kind = SLOPE_CONST;
+		out->c = 1;
+		return true;
+	}
+	if (!d || v->type != &ir_index || d->code == IR_OP_AFFINE_APPLY)
+		return false;
+	alu = index_alu(d);
+	if (alu == ALU_NONE)
+		return false;
+	x = d->operands[0].value;
+	y = d->operands[1].value;
+	if (!slope_of(loop, x, &a) || !slope_of(loop, y, &b))
+		return false;
+	if (alu != ALU_MUL) {
+		*out = a;
+		return slope_add(out, b, alu == ALU_SUB ? -1 : 1);
+	}
+	if (b.kind != SLOPE_NONE) {	/* the varying factor first */
+		const struct ir_value *t = x;
+		struct slope ts = a;
+
+		x = y;
+		y = t;
+		a = b;
+		b = ts;
+	}
+	if (b.kind != SLOPE_NONE)
+		return false;
+	if (a.kind == SLOPE_NONE)
+		return true;
+	if (y->is_const)
+		return slope_add(out, a, y->const_val);
+	if (a.kind != SLOPE_CONST || defined_in(y, loop->body))
+		return false;
+	out->kind = SLOPE_VALUE;
+	out->c = a.c;
+	out->v = y;
+	return true;
+}
+
+/* A value built in the scope enclosing a loop: a constant or a node. */
+struct outer {
+	bool is_const;
+	int64_t c;
+	int node;
+};
+
+static int outer_node(struct lower *l, struct scope *s, struct outer x,
+		      struct loom_loc loc)
+{
+	return x.is_const ? konst(l, s, LOOM_TYPE_I64, x.c, loc) : x.node;
+}
+
+/*
+ * @v of slope_of()'s form as it is in @loop's first iteration, built in
+ * the enclosing scope @ps: the induction variable is the lower bound.
+ */
+static struct outer first_value(struct lower *l, struct scope *ps,
+				const struct ir_op *loop,
+				const struct ir_value *v, struct loom_loc loc)
+{
+	const struct ir_value *lb = loop->operands[0].value;
+	struct outer r = { false, 0, G_NONE }, x, y;
+	enum ir_alu alu;
+	unsigned op;
+
+	if (v == &loop->body->args[0])
+		v = lb;
+	if (v->is_const) {
+		r.is_const = true;
+		r.c = v->const_val;
+		return r;
+	}
+	if (!defined_in(v, loop->body)) {
+		r.node = value(l, ps, v);
+		return r;
+	}
+	alu = index_alu(v->def);
+	x = first_value(l, ps, loop, v->def->operands[0].value, loc);
+	y = first_value(l, ps, loop, v->def->operands[1].value, loc);
+	if (x.is_const && y.is_const) {
+		r.is_const = true;
+		r.c = alu == ALU_MUL ? (int64_t)((uint64_t)x.c * (uint64_t)y.c) :
+		      wrap_madd(x.c, y.c, alu == ALU_SUB ? -1 : 1);
+		return r;
+	}
+	op = alu == ALU_MUL ? LOOM_OP_MUL : alu == ALU_SUB ? LOOM_OP_SUB :
+	     LOOM_OP_ADD;
+	if (alu == ALU_MUL && ((x.is_const && !x.c) || (y.is_const && !y.c))) {
+		r.is_const = true;
+		return r;
+	}
+	if (alu != ALU_SUB && x.is_const) {
+		struct outer t = x;
+
+		x = y;
+		y = t;
+	}
+	if (y.is_const && alu != ALU_MUL && !y.c)
+		return x;
+	if (y.is_const && alu == ALU_MUL && y.c == 1)
+		return x;
+	if (y.is_const)
+		r.node = pe_imm(l, op, LOOM_TYPE_I64, x.node, (uint64_t)y.c,
+				G_NONE, loc);
+	else
+		r.node = pe(l, op, LOOM_TYPE_I64, outer_node(l, ps, x, loc),
+			    y.node, G_NONE, loc);
+	return r;
+}
+
+/*
+ * The address of load @op in the body of a loop, when its index is
+ * linear in the induction variable (slope_of()): a STREAM in the scope
+ * enclosing the loop, from the first iteration's address by the slope's
+ * bytes, one a trip, so no INVARIANT, index arithmetic or shift runs in
+ * the loop; G_NONE otherwise (address() builds it in the body).
+ */
+static int stream_address(struct lower *l, struct scope *s, struct ir_op *op,
+			  const struct ir_value *m, const struct ir_use *uses)
+{
+	const struct ir_type *t = op->type;
+	const struct ir_op *loop = s->loop;
+	const struct ir_value *st;
+	unsigned shift = ir_type_size(t->elem) == 4 ? 2 : 3;
+	struct slope sl = { SLOPE_NONE, 0, NULL };
+	struct outer first = { true, 0, G_NONE };
+	struct scope *ps = s->parent;
+	int start, step;
+
+	if (!loop || (m->def && m->def->view) || t->strided ||
+	    ir_size_operand_of(t, t->rank) > ir_size_operand_of(t, 1))
+		return G_NONE;
+	st = loop->operands[2].value;
+	for (int k = 0; k < t->rank; k++) {
+		struct slope x;
+
+		if (!slope_of(loop, uses[k].value, &x) ||
+		    !slope_add(&sl, x, ir_memref_stride(t, k)))
+			return G_NONE;
+	}
+	if (sl.kind == SLOPE_NONE)
+		return G_NONE;
+	for (int k = 0; k < t->rank; k++) {
+		int64_t stride = ir_memref_stride(t, k);
+		struct outer x = first_value(l, ps, loop, uses[k].value,
+					     op->loc);
+
+		if (x.is_const) {
+			first.c = wrap_madd(first.c, x.c, stride);
+			continue;
+		}
+		if (stride != 1)
+			x.node = pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, x.node,
+					(uint64_t)stride, G_NONE, op->loc);
+		first.node = first.is_const ? x.node :
+			     pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, first.node,
+				x.node, G_NONE, op->loc);
+		first.is_const = false;
+	}
+	start = value(l, ps, m);
+	if (!first.is_const)
+		start = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, start,
+			   pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64, first.node,
+				  shift, G_NONE, op->loc),
+			   G_NONE, op->loc);
+	if (!first.is_const && first.c)
+		start = pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, start,
+			       (uint64_t)first.c << shift, G_NONE, op->loc);
+	else if (first.is_const && first.c)
+		start = pe_imm(l, LOOM_OP_ADD, LOOM_TYPE_I64, start,
+			       (uint64_t)first.c << shift, G_NONE, op->loc);
+	if (sl.kind == SLOPE_CONST && st->is_const)
+		return pe_imm(l, LOOM_OP_STREAM, LOOM_TYPE_I64, start,
+			      ((uint64_t)sl.c * (uint64_t)st->const_val) << shift,
+			      s->ctok, op->loc);
+	if (sl.kind == SLOPE_CONST) {
+		step = value(l, ps, st);
+		if (sl.c != 1)
+			step = pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, step,
+				      (uint64_t)sl.c, G_NONE, op->loc);
+	} else {
+		step = value(l, ps, sl.v);
+		if (sl.c != 1)
+			step = pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, step,
+				      (uint64_t)sl.c, G_NONE, op->loc);
+		if (!st->is_const)
+			step = pe(l, LOOM_OP_MUL, LOOM_TYPE_I64, step,
+				  value(l, ps, st), G_NONE, op->loc);
+		else if (st->const_val != 1)
+			step = pe_imm(l, LOOM_OP_MUL, LOOM_TYPE_I64, step,
+				      (uint64_t)st->const_val, G_NONE, op->loc);
+	}
+	step = pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64, step, shift, G_NONE,
+		      op->loc);
+	return pe(l, LOOM_OP_STREAM, LOOM_TYPE_I64, start, step, s->ctok,
+		  op->loc);
+}
+
 static void lower_load(struct lower *l, struct scope *s, struct ir_op *op)
 {
 	const struct ir_value *m = op->operands[0].value;
@@ -1318,8 +1582,10 @@ static void lower_load(struct lower *l, struct scope *s, struct ir_op *op)
 
 	if (k < 0)
 		return unsupported(l, op, "a memref that is not a thread argument");
-	a = after(l, address(l, s, op, m, &op->operands[1]), s->mem[k],
-		  op->loc);
+	a = stream_address(l, s, op, m, &op->operands[1]);
+	if (a == G_NONE)
+		a = address(l, s, op, m, &op->operands[1]);
+	a = after(l, a, s->mem[k], op->loc);
 	n = pe(l, LOOM_OP_LOAD, lower_dev_type(op->type->elem), a, G_NONE, G_NONE,
 	       op->loc);
 
@@ -1775,6 +2041,8 @@ static void lower_for(struct lower *l, struct scope *s, struct ir_op *op)
 		if (body.mem[k] == AFTER_STREAM)
 			body.mem[k] = stream;
 	body.trigger = stream;
+	body.loop = op;
+	body.ctok = ctok;
 	body.count = count;
 	body.count_val = cval;
 	body.in_loop = true;

@@ -1220,6 +1220,24 @@ static float rsa_cost(const struct pr *r, const struct rsa *a)
 	return r->wire + a->w * (float)r->pairs;
 }
 
+/* Whether @m came closer to a routing than @best (the fewer shared links). */
+static bool closer(const struct place_miss *m, const struct place_miss *best)
+{
+	return m->seen && (!best->seen || m->shared < best->shared ||
+			   (m->shared == best->shared && m->hops < best->hops));
+}
+
+/* Keeps in r->p->miss the closest of the routed annealings that failed. */
+static void note_miss(struct pr *r, int nt)
+{
+	struct place_miss m = { .seen = true, .hops = r->nlinks };
+
+	for (int l = 0; l < 4 * nt; l++)
+		m.shared += r->occ[l] > 1;
+	if (closer(&m, &r->p->miss))
+		r->p->miss = m;
+}
+
 /* Whether a search that runs beside this one made it pointless. */
 static bool cancelled(const struct pr *r)
 {
@@ -1609,6 +1627,8 @@ static bool routed_anneal(struct pr *r, int cap)
 	}
 	r->additive = false;
 	ok = r->pairs == 0;
+	if (!ok && !cancelled(r))
+		note_miss(r, a.nt);
 	if (ok) {
 		write_slots(r);
 		drop_unused_bindings(r);
@@ -2055,12 +2075,18 @@ static bool map_cap(const struct graph *g, const struct graph *c,
 		    int cap, bool least, char *why, size_t n)
 {
 	const struct graph *both[2];
+	struct place_miss miss = { .seen = false };
 
 	consts_first(g, c, both);
-	for (int k = 0; k < 2; k++)
-		if (both[k] && worth(both[k], width, height, cap, least) &&
-		    map_checked(both[k], width, height, p, cap, why, n, NULL, 0))
+	for (int k = 0; k < 2; k++) {
+		if (!both[k] || !worth(both[k], width, height, cap, least))
+			continue;
+		if (map_checked(both[k], width, height, p, cap, why, n, NULL, 0))
 			return true;
+		if (closer(&p->miss, &miss))
+			miss = p->miss;
+	}
+	p->miss = miss;
 	return false;
 }
 
@@ -2115,14 +2141,14 @@ static void *walk_worker(void *arg)
 /*
  * The walk up the group sizes: @g (when non-NULL), then @c, at each size
  * from first_cap() on; the first that maps goes into @p and its size is
- * returned (0: none, @why as the last refusal left it); *@tried: the first
- * size searched.  The searches are independent and deterministic, so
+ * returned (0: none, @why as the last refusal left it, @miss the closest
+ * the searches that failed came); *@tried: the first size searched.  The searches are independent and deterministic, so
  * they run on several threads, later sizes speculatively: the result is
  * the sequential walk's, whatever the threads' timing.
  */
 static int walk_caps(const struct graph *g, const struct graph *c,
 		     unsigned width, unsigned height, struct placement *p,
-		     int *tried, char *why, size_t n)
+		     int *tried, char *why, size_t n, struct place_miss *miss)
 {
 	struct cap_walk *w = calloc(1, sizeof(*w));
 	pthread_t tid[WALK_THREADS];
@@ -2171,6 +2197,8 @@ static int walk_caps(const struct graph *g, const struct graph *c,
 		} else if (i < atomic_load(&w->best) && t->why[0]) {
 			snprintf(why, n, "%s", t->why);
 		}
+		if (i < atomic_load(&w->best) && closer(&t->p->miss, miss))
+			*miss = t->p->miss;
 		free(t->p);
 	}
 	free(w);
@@ -2193,7 +2221,9 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 		    struct placement *p, char *why, size_t n)
 {
 	bool fit = fits(g, width, height);
+	bool spatial = fit && graph_count(g, G_PE) <= (int)(width * height);
 	int found = 0, tried = 0;
+	struct place_miss miss = { .seen = false };
 	struct placement *q = malloc(sizeof(*q)), *sp = NULL;
 	struct graph c, *cp = NULL;
 
@@ -2203,8 +2233,7 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 	 * Spatially first; a spatial mapping the engine runs slower than its
 	 * bound is kept only if no temporal one runs faster.
 	 */
-	if (fit && graph_count(g, G_PE) <= (int)(width * height) &&
-	    map_checked(g, width, height, q, 1, why, n, NULL, 0)) {
+	if (spatial && map_checked(g, width, height, q, 1, why, n, NULL, 0)) {
 		place_measure(g, q);
 		if (q->stats.measured <= MEASURED_SLACK * q->stats.ii_bound) {
 			*p = *q;
@@ -2215,19 +2244,25 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 		q = malloc(sizeof(*q));
 		if (!q)
 			abort();
+	} else if (spatial && closer(&q->miss, &miss)) {
+		miss = q->miss;
 	}
 	if (operands_to_consts(g, &c) && fits(&c, width, height))
 		cp = &c;
-	found = walk_caps(fit ? g : NULL, cp, width, height, p, &tried, why, n);
+	found = walk_caps(fit ? g : NULL, cp, width, height, p, &tried, why, n,
+			  &miss);
 	/*
 	 * Nothing from the first size worth trying up: smaller groups, which
 	 * cost no II either, spread over a large fabric where the greedy
 	 * packing of large ones leaves too few routes between them.
 	 */
-	for (int k = tried - 1; !found && !sp && k >= 2; k--)
+	for (int k = tried - 1; !found && !sp && k >= 2; k--) {
 		if (map_cap(fit ? g : NULL, cp, width, height, p, k, true, why,
 			    n))
 			found = k;
+		else if (closer(&p->miss, &miss))
+			miss = p->miss;
+	}
 	if (found)
 		place_measure(g, p);
 	/* below the first size tried only: the search is deterministic */
@@ -2246,6 +2281,8 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 		*p = *sp;
 		found = 1;
 	}
+	if (!found)
+		p->miss = miss;
 	free(sp);
 	free(q);
 	graph_free(&c);
@@ -2255,8 +2292,20 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 /* The diagnostic for @g, which map_any() could not map (@why: its reason). */
 static void map_failed(struct diag *d, struct loom_loc loc,
 		       const struct graph *g, unsigned width, unsigned height,
-		       const char *why)
+		       const char *why, const struct place_miss *miss)
 {
+	char closest[200] = "";
+
+	/*
+	 * How close the search came, and what it is up against: a routing
+	 * needs every value on links of its own, and the fabric has
+	 * 2 (W - 1) H + 2 W (H - 1) links between tiles
+	 */
+	if (miss->seen)
+		snprintf(closest, sizeof(closest),
+			 "; the closest placement left %d links shared, its routes taking %d link hops where the fabric has %u links between tiles",
+			 miss->shared, miss->hops,
+			 2 * ((width - 1) * height + (height - 1) * width));
 	if (why[0])
 		diag_error(d, loc,
 			   "refusing the mapping of @%s on a %ux%u fabric: it could deadlock: %s",
@@ -2265,10 +2314,10 @@ static void map_failed(struct diag *d, struct loom_loc loc,
 		does_not_fit(d, loc, g, width, height);
 	else
 		diag_error(d, loc,
-			   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d greedy placements and %d routed annealings",
+			   "cannot route the graph of @%s (%d operations, %d ports) on a %ux%u fabric after %d greedy placements and %d routed annealings%s",
 			   g->thread ? g->thread : "?", graph_count(g, G_PE),
 			   graph_count(g, G_PORT), width, height, PLACE_ATTEMPTS,
-			   RSA_STARTS);
+			   RSA_STARTS, closest);
 }
 
 /* ------------------------------------------------------------ embed --- */
@@ -2363,18 +2412,22 @@ unsigned place_graph(struct diag *d, struct loom_loc loc,
 		     struct placement *p)
 {
 	char why[160] = "";
+	struct place_miss miss;
 
-	if (map_any(g, width, height, p, why, sizeof(why)) ||
-	    (fits(g, width, height) && map_smaller(g, width, height, p))) {
-		place_measure(g, p);
-		return 0;
-	}
-	map_failed(d, loc, g, width, height, why);
+	if (map_any(g, width, height, p, why, sizeof(why)))
+		goto mapped;
+	miss = p->miss;
+	if (fits(g, width, height) && map_smaller(g, width, height, p))
+		goto mapped;
+	map_failed(d, loc, g, width, height, why, &miss);
 	memset(p, 0, sizeof(*p));
 	p->width = width;
 	p->height = height;
 	p->slots = 1;
 	return 1;
+mapped:
+	place_measure(g, p);
+	return 0;
 }
 
 size_t place_config_size(const struct placement *p)

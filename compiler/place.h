@@ -83,6 +83,17 @@ struct place_src {
 };
 
 /**
+ * struct place_miss - how far a routing that failed was from one
+ * @seen: whether routed annealing ran to the end (else the rest is 0)
+ * @shared: links left carrying two values or more
+ * @hops: link hops its routes took, a shared link counted once per value
+ */
+struct place_miss {
+	bool seen;
+	int shared, hops;
+};
+
+/**
  * struct placement - a routed configuration
  * @width: fabric width
  * @height: fabric height
@@ -95,6 +106,7 @@ struct place_src {
  *	(whatever @slots is), a MOV's the value it buffers
  * @port_src: the argument, coordinate or ctrl each port binding feeds
  * @stats: its quality
+ * @miss: when no placement routed, the closest routed annealing came
  */
 struct placement {
 	unsigned width, height, slots;
@@ -104,6 +116,7 @@ struct placement {
 	struct place_src slot_src[PLACE_MAX_TILES * LOOM_PE_SLOTS];
 	struct place_src port_src[LOOM_MAX_PORTS];
 	struct place_stats stats;
+	struct place_miss miss;
 };
 
 /*

@@ -238,6 +238,31 @@ TEST(cannot_route)
 	placed_close(&x);
 }
 
+/*
+ * The refusal says how close the search came and what it is up against:
+ * the links the closest placement left shared, the link hops its routes
+ * took, and the links between tiles a 2x2 fabric has (8).
+ */
+TEST(cannot_route_says_how_close)
+{
+	const char *msg, *at;
+	struct placed x;
+	int shared = -1, hops = -1;
+
+	REQUIRE(place_text(&x, stencil5_src, 2, 2) == 0);
+	REQUIRE(x.errors == 1);
+	msg = front_diag(&x.f, 0)->msg;
+	at = strstr(msg, "; the closest placement left ");
+	CHECK(at != NULL);
+	if (at)
+		CHECK_EQ(2, sscanf(at, "; the closest placement left %d links shared, its routes taking %d link hops",
+				   &shared, &hops));
+	CHECK(shared >= 1);
+	CHECK(hops > shared);
+	CHECK(strstr(msg, "link hops where the fabric has 8 links between tiles") != NULL);
+	placed_close(&x);
+}
+
 TEST(long_chain_routes_on_8x8)
 {
 	struct placed x;
@@ -475,6 +500,7 @@ int main(void)
 	RUN(sizes_from_1x1_to_16x16);
 	RUN(does_not_fit);
 	RUN(cannot_route);
+	RUN(cannot_route_says_how_close);
 	RUN(long_chain_routes_on_8x8);
 	RUN(three_times_the_pes_on_temporal_pes);
 	RUN(temporal_listing);
