@@ -1503,23 +1503,53 @@ static int stream_address(struct lower *l, struct scope *s, struct ir_op *op,
 	struct slope sl = { SLOPE_NONE, 0, NULL };
 	struct outer first = { true, 0, G_NONE };
 	struct scope *ps = s->parent;
+	const struct view_layout *vl = NULL;
+	int64_t strides[IR_MEMREF_MAX_RANK];
 	int start, step;
 
-	if (!loop || (m->def && m->def->view) || t->strided ||
-	    ir_size_operand_of(t, t->rank) > ir_size_operand_of(t, 1))
+	if (!loop)
 		return G_NONE;
+	if (m->def && m->def->view) {
+		/*
+		 * A view made outside the loop with constant strides: its
+		 * offset is loop-invariant, so its address is as linear in
+		 * the induction variable as an argument's (issue 31: a view
+		 * costs nothing a hand-linearised index does not).
+		 */
+		vl = find_view(l, m);
+		if (!vl || !layout_available(l, ps, m))
+			return G_NONE;
+		for (int k = 0; k < t->rank; k++) {
+			if (vl->stride[k])
+				return G_NONE;
+			strides[k] = vl->stride_c[k];
+		}
+	} else if (t->strided ||
+		   ir_size_operand_of(t, t->rank) > ir_size_operand_of(t, 1)) {
+		return G_NONE;
+	} else {
+		for (int k = 0; k < t->rank; k++)
+			strides[k] = ir_memref_stride(t, k);
+	}
 	st = loop->operands[2].value;
 	for (int k = 0; k < t->rank; k++) {
 		struct slope x;
 
 		if (!slope_of(loop, uses[k].value, &x) ||
-		    !slope_add(&sl, x, ir_memref_stride(t, k)))
+		    !slope_add(&sl, x, strides[k]))
 			return G_NONE;
 	}
 	if (sl.kind == SLOPE_NONE)
 		return G_NONE;
+	if (vl) {
+		first.c = vl->offset_c;
+		if (vl->offset) {
+			first.is_const = false;
+			first.node = value(l, ps, vl->offset);
+		}
+	}
 	for (int k = 0; k < t->rank; k++) {
-		int64_t stride = ir_memref_stride(t, k);
+		int64_t stride = strides[k];
 		struct outer x = first_value(l, ps, loop, uses[k].value,
 					     op->loc);
 
@@ -1535,7 +1565,7 @@ static int stream_address(struct lower *l, struct scope *s, struct ir_op *op,
 				x.node, G_NONE, op->loc);
 		first.is_const = false;
 	}
-	start = value(l, ps, m);
+	start = value(l, ps, vl ? ir_view_root(m) : m);
 	if (!first.is_const)
 		start = pe(l, LOOM_OP_ADD, LOOM_TYPE_I64, start,
 			   pe_imm(l, LOOM_OP_SHL, LOOM_TYPE_I64, first.node,

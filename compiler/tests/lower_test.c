@@ -222,6 +222,47 @@ TEST(loop_load_address_is_a_stream)
 	lowered_close(&l);
 }
 
+/*
+ * The same for a view made outside the loop with constant strides: its
+ * load's address is a STREAM from the view's first address (root + the
+ * view's offset + the first iteration's indices), 8 bytes a trip; no
+ * INVARIANT or index arithmetic runs in the loop for it.
+ */
+TEST(loop_view_load_address_is_a_stream)
+{
+	struct lowered l;
+	const struct g_node *n;
+
+	REQUIRE(lower_text(&l,
+		"dataflow.thread @rows " DENSE "(%a: memref<8x8xi64>, %out: memref<4xi64>, %r: index) ctrl(%ctl: none) iv(%i: index) {\n"
+		"  %c0 = arith.constant 0 : index\n"
+		"  %c1 = arith.constant 1 : index\n"
+		"  %c8 = arith.constant 8 : index\n"
+		"  %zero = arith.constant 0 : i64\n"
+		"  %p = memref.subview %a[%r, 0][4, 8][1, 1] : memref<8x8xi64> to memref<4x8xi64, strided<[8, 1], offset: ?>>\n"
+		"  %sum = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (i64) {\n"
+		"    %x = memref.load %p[%i, %k] : memref<4x8xi64, strided<[8, 1], offset: ?>>\n"
+		"    %s = arith.addi %acc, %x : i64\n"
+		"    scf.yield %s : i64\n"
+		"  }\n"
+		"  memref.store %sum, %out[%i] : memref<4xi64>\n"
+		"  dataflow.thread.yield %ctl : none\n"
+		"}\n") == 0);
+	CHECK_EQ(0, l.errors);
+	CHECK_EQ(0, count_op(&l.g, LOOM_OP_INVARIANT));
+	n = find_op(&l.g, LOOM_OP_LOAD);
+	REQUIRE(n);
+	n = &l.g.nodes[n->in[0]];
+	CHECK_EQ(LOOM_OP_STREAM, n->op);
+	CHECK(n->imm_b);
+	CHECK_EQ(8, n->imm);
+	/* the first address: a + ((r * 8 + i * 8) << 3) */
+	CHECK_EQ(LOOM_OP_ADD, l.g.nodes[n->in[0]].op);
+	CHECK(all_consumed(&l.g));
+	CHECK(topological(&l.g));
+	lowered_close(&l);
+}
+
 TEST(scf_for_stream_invariant_reduce)
 {
 	struct lowered l;
@@ -911,6 +952,7 @@ int main(void)
 	RUN(dead_code_and_unused_arguments_cost_nothing);
 	RUN(scf_for_stream_invariant_reduce);
 	RUN(loop_load_address_is_a_stream);
+	RUN(loop_view_load_address_is_a_stream);
 	RUN(sibling_loops_have_their_own_invariants);
 	RUN(unsupported_is_diagnosed);
 	RUN(dynamic_work_ports_spawns_capacity);

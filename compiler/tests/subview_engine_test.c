@@ -234,12 +234,12 @@ static const char panel_linear_src[] =
 	"}\n";
 
 /*
- * In a loop, the part of a view's address the loop does not change (its
- * offset, i * stride) is computed once per instance and carried in: the
- * same II and the same sums as by hand.  The hand-written loop's load
- * takes its address from a STREAM built before the loop (lower.c,
- * stream_address()), which a view's does not yet: 4 operations more (17
- * against 13; one more before the address STREAM).
+ * In a loop, a view made outside it with constant strides is as linear in
+ * the induction variable as the hand-linearised index: both loads take
+ * their address from a STREAM built before the loop (lower.c,
+ * stream_address()), the same II and the same sums; the view's first
+ * address costs one operation more (r * 8 + i * 8 against (r + i) * 8:
+ * 14 against 13; 17 before views had the STREAM).
  */
 TEST(view_address_in_a_loop_is_hoisted)
 {
@@ -255,7 +255,7 @@ TEST(view_address_in_a_loop_is_hoisted)
 	printf("#   panel rows: %d operations, II %.2f; linearised: %d, II %.2f\n",
 	       opsv, iiv, opsl, iil);
 	CHECK(opsv > 0 && opsl > 0);
-	CHECK(opsv <= opsl + 4);
+	CHECK(opsv <= opsl + 1);
 	CHECK(iiv <= iil);
 	REQUIRE(er_open(&e, panel_src, 8, 8) == 0);
 	for (int i = 0; i < 64; i++)
