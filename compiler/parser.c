@@ -1796,32 +1796,24 @@ static void launch_operands(struct parser *p, struct ir_op *op,
 }
 
 /*
- * launch = SYMBOL paren_operands launch_clause* attr_dict?
- *          ":" "(" type_list? ")" "->" result_types
+ * ":" "(" type_list? ")" "->" result_types: the signature a launch or a
+ * call (@what) ends with, one type per operand (@nargs), then the results.
  */
-static void launch(struct parser *p, struct ir_op *op)
+static void call_signature(struct parser *p, struct ir_op *op,
+			   const char *what, int nargs)
 {
-	const struct token *callee = expect_kind(p, TK_SYMBOL, "a thread ('@name')");
-	struct vec args = { 0 }, waits = { 0 }, extents = { 0 }, types = { 0 },
-		   results = { 0 };
+	struct vec types = { 0 }, results = { 0 };
 	const struct token *sig;
 
-	op->callee = name_of(p, callee);
-	op->callee_loc = callee->loc;
-	paren_operands(p, &args);
-	while (at(p, "wait") || at(p, "grid"))
-		launch_clause(p, op, &waits, &extents);
-	launch_operands(p, op, &args, &waits, &extents);
-	opt_attr_dict(p, op);
 	expect(p, ":");
 	sig = expect(p, "(");
 	if (!consume(p, ")")) {
 		type_list(p, &types);
 		expect(p, ")");
 	}
-	if (types.num != args.num)
-		fail_at(p, sig->loc, "launch passes %d operand%s but its signature lists %d type%s",
-			args.num, args.num == 1 ? "" : "s", types.num,
+	if (types.num != nargs)
+		fail_at(p, sig->loc, "%s passes %d operand%s but its signature lists %d type%s",
+			what, nargs, nargs == 1 ? "" : "s", types.num,
 			types.num == 1 ? "" : "s");
 	if (types.num)
 		memcpy(op->operand_types, types.data,
@@ -1834,14 +1826,32 @@ static void launch(struct parser *p, struct ir_op *op)
 }
 
 /*
+ * launch = SYMBOL paren_operands launch_clause* attr_dict?
+ *          ":" "(" type_list? ")" "->" result_types
+ */
+static void launch(struct parser *p, struct ir_op *op)
+{
+	const struct token *callee = expect_kind(p, TK_SYMBOL, "a thread ('@name')");
+	struct vec args = { 0 }, waits = { 0 }, extents = { 0 };
+
+	op->callee = name_of(p, callee);
+	op->callee_loc = callee->loc;
+	paren_operands(p, &args);
+	while (at(p, "wait") || at(p, "grid"))
+		launch_clause(p, op, &waits, &extents);
+	launch_operands(p, op, &args, &waits, &extents);
+	opt_attr_dict(p, op);
+	call_signature(p, op, "launch", args.num);
+}
+
+/*
  * call = SYMBOL paren_operands attr_dict? ":" "(" type_list? ")" "->"
  *        result_types (func.call; the verifier judges the callee)
  */
 static void call_op(struct parser *p, struct ir_op *op)
 {
 	const struct token *callee = expect_kind(p, TK_SYMBOL, "a function ('@name')");
-	struct vec args = { 0 }, types = { 0 }, results = { 0 };
-	const struct token *sig;
+	struct vec args = { 0 };
 
 	op->callee = name_of(p, callee);
 	op->callee_loc = callee->loc;
@@ -1849,24 +1859,7 @@ static void call_op(struct parser *p, struct ir_op *op)
 	set_operands(p, op, &args);
 	op->num_args = args.num;
 	opt_attr_dict(p, op);
-	expect(p, ":");
-	sig = expect(p, "(");
-	if (!consume(p, ")")) {
-		type_list(p, &types);
-		expect(p, ")");
-	}
-	if (types.num != args.num)
-		fail_at(p, sig->loc, "call passes %d operand%s but its signature lists %d type%s",
-			args.num, args.num == 1 ? "" : "s", types.num,
-			types.num == 1 ? "" : "s");
-	if (types.num)
-		memcpy(op->operand_types, types.data,
-		       (size_t)types.num * sizeof(void *));
-	expect(p, "->");
-	result_types(p, &results);
-	set_results(p, op, results.num, NULL);
-	for (int i = 0; i < results.num; i++)
-		op->results[i].type = ((const struct ir_type **)results.data)[i];
+	call_signature(p, op, "call", args.num);
 }
 
 /* typed_operands = operand_list(n) attr_dict? ":" type (spawn, print, check) */
