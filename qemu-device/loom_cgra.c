@@ -214,7 +214,7 @@ static int loom_bus_cmpxchg(void *opaque, uint64_t addr, size_t len,
     hwaddr xlat, mapped = len;
     MemoryRegion *mr;
     void *p;
-    bool swapped;
+    int swapped;
 
     attrs.memory = 1;
     RCU_READ_LOCK_GUARD();
@@ -224,20 +224,7 @@ static int loom_bus_cmpxchg(void *opaque, uint64_t addr, size_t len,
         return -1;
     }
     p = (uint8_t *)memory_region_get_ram_ptr(mr) + xlat;
-    if (len == 4) {
-        uint32_t e = (uint32_t)*expected;
-
-        swapped = __atomic_compare_exchange_n((uint32_t *)p, &e,
-                                              (uint32_t)desired, false,
-                                              __ATOMIC_SEQ_CST,
-                                              __ATOMIC_SEQ_CST);
-        *expected = e;
-    } else {
-        swapped = __atomic_compare_exchange_n((uint64_t *)p, expected,
-                                              desired, false,
-                                              __ATOMIC_SEQ_CST,
-                                              __ATOMIC_SEQ_CST);
-    }
+    swapped = loom_host_cmpxchg(p, len, expected, desired);
     if (swapped) {
         memory_region_set_dirty(mr, xlat, len);   /* migration, like a write */
     }

@@ -272,18 +272,8 @@ static int bus_cmpxchg(void *opaque, uint64_t addr, size_t len,
 		       uint64_t *expected, uint64_t desired)
 {
 	(void)opaque;
-	if (len == 4) {
-		uint32_t e = (uint32_t)*expected;
-		bool swapped = __atomic_compare_exchange_n(
-			(uint32_t *)(uintptr_t)addr, &e, (uint32_t)desired,
-			false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-
-		*expected = e;
-		return swapped;
-	}
-	return __atomic_compare_exchange_n((uint64_t *)(uintptr_t)addr,
-					   expected, desired, false,
-					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return loom_host_cmpxchg((void *)(uintptr_t)addr, len, expected,
+				 desired);
 }
 
 /* ------------------------------------------------------- address space --- */

@@ -51,6 +51,29 @@ struct loom_bus {
 		       uint64_t *expected, uint64_t desired);
 };
 
+/*
+ * The host's compare-and-swap of the @len (4 or 8) bytes at @p, aligned to
+ * @len, as struct loom_bus.cmpxchg describes it: what a bus whose memory
+ * the host addresses does once it has found the bytes.
+ */
+static inline int loom_host_cmpxchg(void *p, size_t len, uint64_t *expected,
+				    uint64_t desired)
+{
+	uint32_t e = (uint32_t)*expected;
+	bool swapped;
+
+	if (len != 4)
+		return __atomic_compare_exchange_n((uint64_t *)p, expected,
+						   desired, false,
+						   __ATOMIC_SEQ_CST,
+						   __ATOMIC_SEQ_CST);
+	swapped = __atomic_compare_exchange_n((uint32_t *)p, &e,
+					      (uint32_t)desired, false,
+					      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	*expected = e;
+	return swapped;
+}
+
 /* ---------------------------------------------------------------- mmu.c --- */
 
 /**

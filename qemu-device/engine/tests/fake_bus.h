@@ -56,27 +56,12 @@ static inline int fake_bus_cmpxchg(void *opaque, uint64_t addr, size_t len,
 {
 	struct fake_bus *fb = opaque;
 	void *p = fb->mem + (addr - FAKE_BUS_BASE);
-	bool swapped;
 
 	__atomic_fetch_add(&fb->cmpxchgs, 1, __ATOMIC_RELAXED);
 	if (fb->fail_all || addr < FAKE_BUS_BASE || addr - FAKE_BUS_BASE > fb->size ||
 	    len > fb->size - (addr - FAKE_BUS_BASE) || (addr & (len - 1)))
 		return -1;
-	if (len == 4) {
-		uint32_t e = (uint32_t)*expected;
-
-		swapped = __atomic_compare_exchange_n((uint32_t *)p, &e,
-						      (uint32_t)desired, false,
-						      __ATOMIC_SEQ_CST,
-						      __ATOMIC_SEQ_CST);
-		*expected = e;
-	} else {
-		swapped = __atomic_compare_exchange_n((uint64_t *)p, expected,
-						      desired, false,
-						      __ATOMIC_SEQ_CST,
-						      __ATOMIC_SEQ_CST);
-	}
-	return swapped;
+	return loom_host_cmpxchg(p, len, expected, desired);
 }
 
 /* A zeroed page; returns its bus address (aborts when out of memory). */
