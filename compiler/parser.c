@@ -1067,8 +1067,11 @@ static void load(struct parser *p, struct ir_op *op)
 	set_results(p, op, 1, op->type->elem);
 }
 
-/* store = VALUE "," VALUE subscript attr_dict? ":" memref_type */
-static void store(struct parser *p, struct ir_op *op)
+/*
+ * VALUE "," VALUE subscript attr_dict?: a value, the memref and its
+ * indices, as a store and an atomic_rmw take them.
+ */
+static void value_into_memref(struct parser *p, struct ir_op *op)
 {
 	struct vec v = { 0 };
 
@@ -1078,6 +1081,12 @@ static void store(struct parser *p, struct ir_op *op)
 	subscript(p, &v);
 	set_operands(p, op, &v);
 	opt_attr_dict(p, op);
+}
+
+/* store = VALUE "," VALUE subscript attr_dict? ":" memref_type */
+static void store(struct parser *p, struct ir_op *op)
+{
+	value_into_memref(p, op);
 	op->type = memref_colon_type(p);
 	all_types(op, &ir_index);
 	op->operand_types[0] = op->type->elem;
@@ -1105,15 +1114,9 @@ static unsigned atomic_kind(struct parser *p)
 static void atomic_rmw(struct parser *p, struct ir_op *op)
 {
 	const struct ir_type *value_type, *result_type;
-	struct vec v = { 0 };
 
 	op->atomic_kind = atomic_kind(p);
-	operand(p, &v);
-	expect(p, ",");
-	operand(p, &v);
-	subscript(p, &v);
-	set_operands(p, op, &v);
-	opt_attr_dict(p, op);
+	value_into_memref(p, op);
 	expect(p, ":");
 	expect(p, "(");
 	value_type = type(p);
