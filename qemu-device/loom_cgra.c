@@ -439,8 +439,8 @@ static void loom_core_run_one(LoomCore *c)
  * wakeup were 37 of an empty job's 79 us round trip).  It yields the CPU
  * between looks, so the main loop and the vCPU still get one: the VM
  * selftests took no more host CPU with 100 us than with 0 (the default
- * is 100; 0 sleeps at once).  c->lock
- * held on entry and exit, dropped while it polls.
+ * is 100; 0 sleeps at once).  c->lock held on entry and exit, dropped
+ * while it polls.
  */
 static void loom_core_poll(LoomCore *c)
 {
