@@ -49,7 +49,7 @@
 #define LOOM_VERSION(major, minor)	(((major) << LOOM_VERSION_MAJOR_SHIFT) | (minor))
 #define LOOM_VERSION_MAJOR(v)		((v) >> LOOM_VERSION_MAJOR_SHIFT)
 #define LOOM_VERSION_MINOR(v)		((v) & LOOM_VERSION_MINOR_MASK)
-#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 7)
+#define LOOM_VERSION_CURRENT		LOOM_VERSION(0, 8)
 
 /*
  * LOOM_REG_CAPS (RO): capability bits; a set bit promises the feature.
@@ -68,6 +68,7 @@
 #define LOOM_CAP_RUN_WORK	(1U << 9)	/* LOOM_PKT_RUN_WORK (0.5) */
 #define LOOM_CAP_DENSE_BLOCK	(1U << 10)	/* DISPATCH_DENSE of a block (0.6) */
 #define LOOM_CAP_ATOMIC		(1U << 11)	/* LOOM_OP_ATOMIC (0.7) */
+#define LOOM_CAP_LINK_CHANNELS	(1U << 12)	/* LOOM_CONFIG_VERSION_CHANNELS (0.8) */
 
 /*
  * LOOM_REG_SCRATCH (RW): holds the last value written; reset clears it.
@@ -734,6 +735,17 @@ struct loom_pkt_write {
  * LOOM_SRC_PE is slot k's output and LOOM_SRC_SLOT(j) slot j's output of
  * the same tile (which reaches another slot's input without a link).
  *
+ * Link channels (ABI 0.8, LOOM_CAP_LINK_CHANNELS, configurations of
+ * LOOM_CONFIG_VERSION_CHANNELS): as LOOM_CONFIG_VERSION_SLOTS, except that
+ * a link between two tiles may be set in several slots of its tile: slot
+ * k's entry sets the link's channel k, a buffer of LOOM_LINK_DEPTH tokens
+ * of its own that the neighbour reads as LOOM_SRC_CHAN(dir, k).  The link
+ * itself moves at most one token a cycle: the switch sources that feed a
+ * link of two channels or more take turns in a fixed order, rotated by one
+ * each cycle, and a source whose token would enter a link that carried a
+ * token this cycle waits (uapi doc "Link channels").  LOOM_SRC_N..W read
+ * channel 0.  A link on the fabric's edge (a port) has channel 0 only.
+ *
  * Links on the fabric's edge connect to ports (struct loom_port_binding):
  * input ports feed one token per instance or item into the edge tile;
  * the completion port counts tokens leaving the fabric.  A configuration
@@ -758,10 +770,19 @@ enum loom_route_src {
 	LOOM_SRC_W = 4,
 	LOOM_SRC_PE = 5,	/* this tile's PE output (this slot's) */
 	LOOM_SRC_SLOT0 = 6,	/* slot 0's output (LOOM_CONFIG_VERSION_SLOTS) */
+	LOOM_SRC_CHAN0 = 14,	/* channel 0 of the incoming link from the north */
 };
 
 /* The output of slot @k of this tile, k < the configuration's slots. */
 #define LOOM_SRC_SLOT(k)	(LOOM_SRC_SLOT0 + (k))
+
+/*
+ * Channel @k of the incoming link from direction @dir (enum loom_dir), k <
+ * the configuration's slots (LOOM_CONFIG_VERSION_CHANNELS only): what the
+ * neighbour's slot k sets on its link towards this tile.
+ */
+#define LOOM_SRC_CHAN(dir, k)	(LOOM_SRC_CHAN0 + (dir) * LOOM_PE_SLOTS + (k))
+#define LOOM_SRC_CHAN_LAST	LOOM_SRC_CHAN(LOOM_DIR_W, LOOM_PE_SLOTS - 1)
 
 /* Indices of struct loom_tile_config.route[]. */
 enum loom_route_out {
@@ -1001,18 +1022,20 @@ struct loom_port_binding {
 #define LOOM_CONFIG_MAGIC	0x47464c4cU	/* "LLFG" */
 #define LOOM_CONFIG_VERSION	1	/* one instruction per PE */
 #define LOOM_CONFIG_VERSION_SLOTS 2	/* @slots per PE (ABI 0.4) */
+#define LOOM_CONFIG_VERSION_CHANNELS 3	/* @slots, links of channels (0.8) */
 #define LOOM_MAX_PORTS		64
 
 /**
  * struct loom_fabric_config - a fabric configuration image
  * @magic: LOOM_CONFIG_MAGIC
- * @version: LOOM_CONFIG_VERSION or LOOM_CONFIG_VERSION_SLOTS
+ * @version: LOOM_CONFIG_VERSION, LOOM_CONFIG_VERSION_SLOTS or
+ *	LOOM_CONFIG_VERSION_CHANNELS
  * @width: tiles per row; must equal the core's fabric width
  * @height: rows; must equal the core's fabric height
  * @num_ports: port bindings after the tiles, at most LOOM_MAX_PORTS
  * @slots: LOOM_CONFIG_VERSION: must be zero (one slot per PE);
- *	LOOM_CONFIG_VERSION_SLOTS: instruction slots per PE, 1 to the core's
- *	LOOM_FABRIC_SLOTS (else LOOM_CONFIG_BAD_DIMENSIONS)
+ *	LOOM_CONFIG_VERSION_SLOTS and _CHANNELS: instruction slots per PE, 1
+ *	to the core's LOOM_FABRIC_SLOTS (else LOOM_CONFIG_BAD_DIMENSIONS)
  * @reserved: must be zero
  *
  * Followed by width * height * LOOM_CONFIG_SLOTS(version, slots) struct
@@ -1037,7 +1060,8 @@ struct loom_fabric_config {
 
 /* Slots per PE of a configuration whose header has @version and @slots. */
 #define LOOM_CONFIG_SLOTS(version, slots) \
-	((version) == LOOM_CONFIG_VERSION_SLOTS ? (slots) : 1U)
+	((version) == LOOM_CONFIG_VERSION_SLOTS || \
+	 (version) == LOOM_CONFIG_VERSION_CHANNELS ? (slots) : 1U)
 
 #define LOOM_CONFIG_SIZE(tiles, ports) \
 	(sizeof(struct loom_fabric_config) + \
