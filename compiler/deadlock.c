@@ -10,7 +10,9 @@
  *  1. Routes: every consumed input is fed, nothing feeds an input its
  *     operation does not consume, every link written is read (or leaves
  *     through the completion port), every slot output and input port is
- *     read, and a link is set in one slot only.  Otherwise tokens pile up
+ *     read, and a link is set in one slot only (with link channels: a
+ *     link between tiles may be set in several, channel k in slot k, each
+ *     channel its own buffer).  Otherwise tokens pile up
  *     where no one takes them.
  *  2. The values form an acyclic graph.
  *  3. Rates: a port gives one token per instance (context 0).  STREAM and
@@ -39,8 +41,9 @@
  * earlier still, which has happened: those buffers are empty, the tokens
  * can move and the PE's output has room.  So some event can always
  * happen until all have; a temporal PE fires one of its ready slots each
- * cycle and memory ports are granted to some ready PE, so the engine
- * cannot stop either.
+ * cycle, memory ports are granted to some ready PE, and a link of
+ * channels moves a token of one of the ready sources that share it, which
+ * take turns (uapi "Link channels"), so the engine cannot stop either.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -164,13 +167,49 @@ static int link_slot(const struct dl *d, int t, unsigned dir)
 }
 
 /*
+ * The incoming link route source @src reads, as its direction in *@from
+ * and channel in *@ch; false if @src is no link (or a channel the
+ * configuration does not have).  LOOM_SRC_N..W are channel 0.
+ */
+static bool link_src(const struct dl *d, unsigned src, unsigned *from,
+		     unsigned *ch)
+{
+	unsigned c = src - LOOM_SRC_CHAN0;
+
+	if (src >= LOOM_SRC_N && src <= LOOM_SRC_W) {
+		*from = src - LOOM_SRC_N;
+		*ch = 0;
+		return true;
+	}
+	if (!d->p->channels || src < LOOM_SRC_CHAN0 ||
+	    src > LOOM_SRC_CHAN_LAST || c % LOOM_PE_SLOTS >= d->p->slots)
+		return false;
+	*from = c / LOOM_PE_SLOTS;
+	*ch = c % LOOM_PE_SLOTS;
+	return true;
+}
+
+/*
+ * The slot of tile @t that sets channel @ch of its link @dir: slot @ch
+ * with link channels, else the one slot that sets it; -1 if none (-2: two
+ * slots set a link of one channel).
+ */
+static int feeding_slot(const struct dl *d, int t, unsigned dir, unsigned ch)
+{
+	if (!d->p->channels)
+		return link_slot(d, t, dir);
+	return cfg(d, t * d->p->slots + ch)->route[dir] == LOOM_SRC_NONE ?
+	       -1 : (int)ch;
+}
+
+/*
  * The value route source @src of slot @k of tile @t carries, following
  * links back; marks what it reads.  NO_VALUE with d->why set if none.
  */
 static int trace(struct dl *d, int t, unsigned k, unsigned src)
 {
-	for (int hops = 0; hops <= d->ntiles * 4; hops++) {
-		unsigned from;
+	for (int hops = 0; hops <= d->ntiles * 4 * LOOM_PE_SLOTS; hops++) {
+		unsigned from, ch;
 		int u, j;
 
 		if (src == LOOM_SRC_PE)
@@ -178,15 +217,20 @@ static int trace(struct dl *d, int t, unsigned k, unsigned src)
 		if (src >= LOOM_SRC_SLOT0 && d->p->slots > 1 &&
 		    src < LOOM_SRC_SLOT(d->p->slots))
 			return t * d->p->slots + (src - LOOM_SRC_SLOT0);
-		if (src < LOOM_SRC_N || src > LOOM_SRC_W) {
+		if (!link_src(d, src, &from, &ch)) {
 			fail(d, "tile (%d,%d) slot %u reads source %u, which does not exist",
 			     t % d->p->width, t / d->p->width, k, src);
 			return NO_VALUE;
 		}
-		from = src - LOOM_SRC_N;
 		u = neighbour(d, t, from);
 		if (u < 0) {
 			j = edge_port(d, t, from);
+			if (ch) {
+				fail(d, "tile (%d,%d) reads channel %u of the edge %c, where a port has channel 0 only",
+				     t % d->p->width, t / d->p->width, ch,
+				     "NESW"[from]);
+				return NO_VALUE;
+			}
 			if (j < 0 || d->p->ports[j].kind == LOOM_PORT_COMPLETION) {
 				fail(d, "tile (%d,%d) reads the edge %c, where no input port is bound",
 				     t % d->p->width, t / d->p->width, "NESW"[from]);
@@ -194,7 +238,7 @@ static int trace(struct dl *d, int t, unsigned k, unsigned src)
 			}
 			return d->nslots + j;
 		}
-		j = link_slot(d, u, (from + 2) % 4);
+		j = feeding_slot(d, u, (from + 2) % 4, ch);
 		if (j < 0) {
 			fail(d, "tile (%d,%d) reads its %c link, which tile (%d,%d) %s",
 			     t % d->p->width, t / d->p->width, "NESW"[from],
@@ -210,29 +254,64 @@ static int trace(struct dl *d, int t, unsigned k, unsigned src)
 	return NO_VALUE;
 }
 
+/* The flag of link @dir of tile @t, channel @ch, in check_routes(). */
+#define LINK_READ(t, dir, ch)	(((t) * 4 + (dir)) * LOOM_PE_SLOTS + (ch))
+
 /* Marks the value or link a route entry reads. */
 static void mark_read(struct dl *d, bool *link_read, int t, unsigned k,
 		      unsigned src)
 {
+	unsigned from, ch;
+
 	if (src == LOOM_SRC_PE)
 		d->read[t * d->p->slots + k] = true;
 	else if (src >= LOOM_SRC_SLOT0 && src < LOOM_SRC_SLOT(d->p->slots))
 		d->read[t * d->p->slots + (src - LOOM_SRC_SLOT0)] = true;
-	else if (src >= LOOM_SRC_N && src <= LOOM_SRC_W) {
-		unsigned from = src - LOOM_SRC_N;
+	else if (link_src(d, src, &from, &ch)) {
 		int u = neighbour(d, t, from), j;
 
 		if (u >= 0)
-			link_read[u * 4 + (from + 2) % 4] = true;
-		else if ((j = edge_port(d, t, from)) >= 0)
+			link_read[LINK_READ(u, (from + 2) % 4, ch)] = true;
+		else if (!ch && (j = edge_port(d, t, from)) >= 0)
 			d->read[d->nslots + j] = true;
 	}
+}
+
+/*
+ * Whether what tile @t writes on its link @dir is taken: read by the
+ * neighbour (each channel that is set), or by the completion port.
+ */
+static int check_link_written(struct dl *d, const bool *link_read, int t,
+			      unsigned dir)
+{
+	int j = link_slot(d, t, dir), port;
+	bool edge = neighbour(d, t, dir) < 0;
+
+	if (j == -2 && (!d->p->channels || edge))
+		return fail(d, "tile (%d,%d): link %c is set in two slots",
+			    t % d->p->width, t / d->p->width, "NESW"[dir]);
+	port = edge ? edge_port(d, t, dir) : -1;
+	if (j == -1 || (port >= 0 &&
+			d->p->ports[port].kind == LOOM_PORT_COMPLETION))
+		return 0;
+	for (unsigned k = 0; k < d->p->slots; k++) {
+		unsigned ch = d->p->channels ? k : 0;
+
+		if (cfg(d, t * d->p->slots + k)->route[dir] == LOOM_SRC_NONE ||
+		    (!edge && link_read[LINK_READ(t, dir, ch)]))
+			continue;
+		return fail(d, "tile (%d,%d): link %c%s is written and never read",
+			    t % d->p->width, t / d->p->width, "NESW"[dir],
+			    d->p->channels ? " (a channel)" : "");
+	}
+	return 0;
 }
 
 /* 1: routes: inputs fed and consumed, links and values read. */
 static int check_routes(struct dl *d)
 {
-	bool *link_read = calloc(d->ntiles * 4 + 1, sizeof(bool));
+	bool *link_read = calloc(d->ntiles * 4 * LOOM_PE_SLOTS + 1,
+				 sizeof(bool));
 	int rc = 0;
 
 	if (!link_read)
@@ -268,19 +347,8 @@ static int check_routes(struct dl *d)
 				  AT(d, s), loom_op_name(tc->op));
 	}
 	for (int t = 0; t < d->ntiles && !rc; t++)
-		for (unsigned dir = 0; dir < 4 && !rc; dir++) {
-			int j = link_slot(d, t, dir), port;
-
-			if (j == -2)
-				rc = fail(d, "tile (%d,%d): link %c is set in two slots",
-					  t % d->p->width, t / d->p->width, "NESW"[dir]);
-			if (j < 0 || link_read[t * 4 + dir])
-				continue;
-			port = neighbour(d, t, dir) < 0 ? edge_port(d, t, dir) : -1;
-			if (port < 0 || d->p->ports[port].kind != LOOM_PORT_COMPLETION)
-				rc = fail(d, "tile (%d,%d): link %c is written and never read",
-					  t % d->p->width, t / d->p->width, "NESW"[dir]);
-		}
+		for (unsigned dir = 0; dir < 4 && !rc; dir++)
+			rc = check_link_written(d, link_read, t, dir);
 	for (unsigned i = 0; i < d->p->num_ports && !rc; i++)
 		if (d->p->ports[i].kind != LOOM_PORT_COMPLETION &&
 		    !d->read[d->nslots + i])

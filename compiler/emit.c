@@ -91,27 +91,38 @@ static const struct place_src *route_source(const struct placement *p,
 					    unsigned src, unsigned hops)
 {
 	static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
-	unsigned dir, opposite;
+	unsigned dir, opposite, ch = 0, from;
 	int x = t % p->width, y = t / p->width;
 
-	if (src == LOOM_SRC_NONE || hops > 4 * p->width * p->height)
+	if (src == LOOM_SRC_NONE || src > LOOM_SRC_CHAN_LAST ||
+	    hops > 4 * LOOM_PE_SLOTS * p->width * p->height)
 		return NULL;
 	if (src == LOOM_SRC_PE)
 		return &p->slot_src[t * LOOM_PE_SLOTS + k];
-	if (src >= LOOM_SRC_SLOT0)
-		return src - LOOM_SRC_SLOT0 < LOOM_PE_SLOTS ?
-		       &p->slot_src[t * LOOM_PE_SLOTS + src - LOOM_SRC_SLOT0] : NULL;
-	dir = src - LOOM_SRC_N;
+	if (src >= LOOM_SRC_SLOT0 && src < LOOM_SRC_CHAN0)
+		return &p->slot_src[t * LOOM_PE_SLOTS + src - LOOM_SRC_SLOT0];
+	if (src >= LOOM_SRC_CHAN0) {
+		dir = (src - LOOM_SRC_CHAN0) / LOOM_PE_SLOTS;
+		ch = (src - LOOM_SRC_CHAN0) % LOOM_PE_SLOTS;
+	} else {
+		dir = src - LOOM_SRC_N;
+	}
 	x += dx[dir];
 	y += dy[dir];
 	if (x < 0 || y < 0 || x >= (int)p->width || y >= (int)p->height)
 		return port_at(p, dir, t % p->width, t / p->width);
 	t = y * p->width + x;
 	opposite = (dir + 2) % 4;
-	/* a link output is set in one slot of its tile only */
+	/* with channels, channel k is set in slot k */
+	if (p->channels) {
+		if (ch >= p->slots)
+			return NULL;
+		from = tile_slot(p, t, ch)->route[LOOM_OUT_N + opposite];
+		return route_source(p, t, ch, from, hops + 1);
+	}
+	/* else a link output is set in one slot of its tile only */
 	for (unsigned j = 0; j < p->slots; j++) {
-		unsigned from = tile_slot(p, t, j)->route[LOOM_OUT_N + opposite];
-
+		from = tile_slot(p, t, j)->route[LOOM_OUT_N + opposite];
 		if (from != LOOM_SRC_NONE)
 			return route_source(p, t, j, from, hops + 1);
 	}

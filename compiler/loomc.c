@@ -3,7 +3,8 @@
  * loomc: the loom offline compiler driver.
  *
  *   loomc [--verify-only|--check] [-o out] [--emit=graph|asm|image] [--fabric WxH]
- *         [--strip] [--stats] [-Werror] [--help] [--version] file.loom
+ *         [--no-link-channels] [--strip] [--stats] [-Werror] [--help]
+ *         [--version] file.loom
  *   loomc --disasm file.lcb
  *
  * --verify-only lexes, parses and verifies every "// -----" unit of the
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "compile.h"
+#include "place.h"
 #include "loom_version.h"
 #include "verifier.h"
 
@@ -59,7 +61,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: loomc [--verify-only|--check] [-o out] [--emit=graph|asm|image] [--fabric WxH]\n"
-		"             [--strip] [--stats] [-Werror] [--help] [--version] file.loom\n"
+		"             [--no-link-channels] [--strip] [--stats] [-Werror] [--help]\n"
+		"             [--version] file.loom\n"
 		"       loomc --disasm file.lcb\n"
 		"\n"
 		"  --verify-only     parse and verify every '// -----' unit, print diagnostics\n"
@@ -69,6 +72,8 @@ static void usage(FILE *out)
 		"                    '-o -' writes the image to standard output too\n"
 		"  --emit=KIND       image (default), graph (Graphviz DOT) or asm (listing)\n"
 		"  --fabric WxH      target fabric size (default 4x4)\n"
+		"  --no-link-channels  one value a link, for a device without link channels\n"
+		"                    (LOOM_CAP_LINK_CHANNELS, device ABI 0.8)\n"
 		"  --strip           leave the source map (.loom.srcmap: the line of each PE\n"
 		"                    operation and host instruction) out of the image\n"
 		"  --stats           print each thread's mapping statistics\n"
@@ -164,6 +169,10 @@ static int parse_option(int argc, char **argv, int *i, struct options *o)
 	}
 	if (strcmp(a, "-Werror") == 0) {
 		o->werror = true;
+		return -1;
+	}
+	if (strcmp(a, "--no-link-channels") == 0) {
+		place_set_link_channels(false);
 		return -1;
 	}
 	if (strcmp(a, "--strip") == 0) {

@@ -63,6 +63,9 @@ struct pr {
 	int *hops;			/* node * 3 + input: route length */
 	int *arrive;			/* node * 3 + input: arrival cycle */
 	int *occ;			/* link (tile * 4 + dir): values on it */
+	int chans;			/* values a link carries: its channels */
+	signed char *chan;		/* node * tiles + tile: the channel of
+					   the link it arrives by */
 	float *hist;			/* link: its overuse in earlier rounds */
 	signed char *reached;		/* node * tiles + tile: how its value
 					   gets there (ROUTE_*, or the
@@ -72,7 +75,8 @@ struct pr {
 	int bind_node[LOOM_MAX_PORTS];	/* port binding: its port node */
 	int nb[4 * PLACE_MAX_TILES];	/* tile * 4 + direction: neighbour */
 	int x[PLACE_MAX_TILES], y[PLACE_MAX_TILES];	/* each tile's */
-	long pairs;			/* pairs of values sharing a link */
+	long pairs;			/* pairs of values sharing a link
+					   beyond its channels */
 	int nlinks;			/* links the routes use */
 	float wire;			/* their cost, 1 + history each */
 	bool additive;			/* link_cost(): 1 + history + pres x
@@ -89,12 +93,6 @@ struct pr {
 static struct loom_tile_config *slot_cfg(struct placement *p, int t, int k)
 {
 	return &p->tiles[t * p->slots + k];
-}
-
-/* Link routes of a tile live in its slot 0. */
-static uint8_t *links(struct pr *r, int t)
-{
-	return slot_cfg(r->p, t, 0)->route;
 }
 
 static unsigned rnd(struct pr *r)
@@ -347,6 +345,7 @@ static void place_all(struct pr *r)
 #define ROUTE_PRES_FIRST	0.5f
 #define ROUTE_PRES_GROWTH	1.3f
 #define ROUTE_HIST_STEP		1.0f
+#define LINK_SHARE_COST		0.25f
 
 /* r->reached[] of a tile a value does not reach; ROUTE_SOURCE: its origin */
 #define ROUTE_UNREACHED		(-1)
@@ -419,6 +418,9 @@ static uint8_t source_at(struct pr *r, int s, int t)
 	}
 	if (how == ROUTE_SOURCE)
 		return LOOM_SRC_N + r->p->ports[binding_at(r, s, t)].side;
+	if (r->p->channels)
+		return LOOM_SRC_CHAN((how + 2) % 4,
+				     r->chan[s * (int)(r->w * r->h) + t]);
 	return arrives_as(how);
 }
 
@@ -491,12 +493,44 @@ static int heap_pop(struct heap *h, float *key)
 	return top;
 }
 
-/* What a value pays for link @l (tile * 4 + direction) in this round. */
+/*
+ * The values already on a link of @occ that one more is one too many
+ * with: a link of r->chans channels carries that many for free.
+ */
+static int excess(const struct pr *r, int occ)
+{
+	return occ >= r->chans ? occ - r->chans + 1 : 0;
+}
+
+/* A value takes link @l. */
+static void occupy(struct pr *r, int l)
+{
+	r->pairs += excess(r, r->occ[l]++);
+	r->nlinks++;
+	r->wire += 1.0f + r->hist[l];
+}
+
+/* A value leaves link @l. */
+static void vacate(struct pr *r, int l)
+{
+	r->pairs -= excess(r, --r->occ[l]);
+	r->nlinks--;
+	r->wire -= 1.0f + r->hist[l];
+}
+
+/*
+ * What a value pays for link @l (tile * 4 + direction) in this round.  A
+ * free channel costs a little for each value on the link already: the
+ * link moves one token a cycle for all of them.
+ */
 static float link_cost(struct pr *r, int l, float pres)
 {
+	float over = (float)excess(r, r->occ[l]);
+	float share = r->chans > 1 ? LINK_SHARE_COST * (float)r->occ[l] : 0.0f;
+
 	if (r->additive)
-		return 1.0f + r->hist[l] + pres * (float)r->occ[l];
-	return (1.0f + r->hist[l]) * (1.0f + pres * (float)r->occ[l]);
+		return 1.0f + r->hist[l] + pres * over + share;
+	return (1.0f + r->hist[l]) * (1.0f + pres * over) + share;
 }
 
 /*
@@ -549,9 +583,7 @@ static void reach_tile(struct pr *r, int s, int dst, float pres)
 		int l = path[len], t = l / 4, dir = l % 4;
 		int u = neighbour(r, t, dir);
 
-		r->pairs += r->occ[l]++;
-		r->nlinks++;
-		r->wire += 1.0f + r->hist[l];
+		occupy(r, l);
 		reached[u] = dir;
 		depth[u] = depth[t] + 1;
 	}
@@ -571,11 +603,7 @@ static void unroute_value(struct pr *r, int s)
 
 	for (int t = 0; t < nt; t++) {
 		if (reached[t] >= 0 && reached[t] < 4) {
-			int l = link_into(r, t, reached[t]);
-
-			r->pairs -= --r->occ[l];
-			r->nlinks--;
-			r->wire -= 1.0f + r->hist[l];
+			vacate(r, link_into(r, t, reached[t]));
 		}
 		reached[t] = ROUTE_UNREACHED;
 	}
@@ -603,12 +631,34 @@ static void clear_routes(struct pr *r)
 		memset(r->p->tiles[t].route, 0, sizeof(r->p->tiles[t].route));
 }
 
-/* Writes the routed trees into the switches and PE inputs. */
+/*
+ * Gives each value on a link a channel of its own (channel 0 without
+ * channels): r->chan[] of the tile it arrives at.
+ */
+static void assign_channels(struct pr *r)
+{
+	int nt = r->w * r->h, used[4 * PLACE_MAX_TILES] = { 0 };
+
+	for (int s = 0; s < r->g->num; s++) {
+		const signed char *reached = &r->reached[s * nt];
+
+		for (int u = 0; fanout(r, s) && u < nt; u++)
+			if (reached[u] >= 0 && reached[u] < 4)
+				r->chan[s * nt + u] = r->p->channels ?
+					used[link_into(r, u, reached[u])]++ : 0;
+	}
+}
+
+/*
+ * Writes the routed trees into the switches and PE inputs: a link's
+ * channel k in slot k of its tile.
+ */
 static void write_routes(struct pr *r)
 {
 	int nt = r->w * r->h;
 
 	clear_routes(r);
+	assign_channels(r);
 	for (int s = 0; s < r->g->num; s++) {
 		const signed char *reached = &r->reached[s * nt];
 
@@ -620,7 +670,8 @@ static void write_routes(struct pr *r)
 			if (reached[u] < 0 || reached[u] >= 4)
 				continue;
 			t = neighbour(r, u, (reached[u] + 2) % 4);
-			links(r, t)[reached[u]] = source_at(r, s, t);
+			slot_cfg(r->p, t, r->chan[s * nt + u])->route[reached[u]] =
+				source_at(r, s, t);
 		}
 		for (int u = r->use_at[s]; u < r->use_at[s + 1]; u++) {
 			int i = r->uses[u] / 3, k = r->uses[u] % 3;
@@ -653,7 +704,7 @@ static bool route_all(struct pr *r)
 			if (fanout(r, s))
 				route_value(r, s, pres);
 		for (int l = 0; l < 4 * nt; l++)
-			if (r->occ[l] > 1) {
+			if (r->occ[l] > r->chans) {
 				overused++;
 				r->hist[l] += ROUTE_HIST_STEP;
 			}
@@ -734,6 +785,31 @@ static int mem_bound(const struct graph *g, bool in_loop)
 	return ii;
 }
 
+/*
+ * A link moves one token a cycle: the values that share it in channels
+ * (per iteration, in a loop) bound the cycles per instance too.
+ */
+static void link_bound(struct pr *r, const bool *per_iter)
+{
+	int nt = r->w * r->h, load[4 * PLACE_MAX_TILES] = { 0 };
+
+	for (int s = 0; r->p->channels && s < r->g->num; s++) {
+		const signed char *reached = &r->reached[s * nt];
+
+		if (!fanout(r, s) || (r->g->loops && !per_iter[s]))
+			continue;
+		for (int u = 0; u < nt; u++) {
+			int l;
+
+			if (reached[u] < 0 || reached[u] >= 4)
+				continue;
+			l = link_into(r, u, reached[u]);
+			if (++load[l] > r->p->stats.cycles_per_instance)
+				r->p->stats.cycles_per_instance = load[l];
+		}
+	}
+}
+
 static void stats(struct pr *r)
 {
 	struct place_stats *st = &r->p->stats;
@@ -747,9 +823,9 @@ static void stats(struct pr *r)
 	st->pes = graph_count(r->g, G_PE);
 	st->ports = r->p->num_ports;
 	st->hops = 0;
-	for (unsigned t = 0; t < r->w * r->h; t++)
+	for (unsigned t = 0; t < r->w * r->h * r->p->slots; t++)
 		for (unsigned d = 0; d < 4; d++)
-			st->hops += links(r, t)[d] != LOOM_SRC_NONE;
+			st->hops += r->p->tiles[t].route[d] != LOOM_SRC_NONE;
 	for (int i = 0; i < r->g->num; i++) {
 		const struct g_node *n = &r->g->nodes[i];
 		int lat = n->op == LOOM_OP_LOAD || n->op == LOOM_OP_ATOMIC ?
@@ -792,6 +868,7 @@ static void stats(struct pr *r)
 		if (used > st->cycles_per_instance)
 			st->cycles_per_instance = used;
 	}
+	link_bound(r, per_iter);
 	st->loops = r->g->loops;
 	free(cyc);
 	free(hop);
@@ -1230,10 +1307,11 @@ static bool closer(const struct place_miss *m, const struct place_miss *best)
 /* Keeps in r->p->miss the closest of the routed annealings that failed. */
 static void note_miss(struct pr *r, int nt)
 {
-	struct place_miss m = { .seen = true, .hops = r->nlinks };
+	struct place_miss m = { .seen = true, .hops = r->nlinks,
+				.chans = r->chans };
 
 	for (int l = 0; l < 4 * nt; l++)
-		m.shared += r->occ[l] > 1;
+		m.shared += r->occ[l] > r->chans;
 	if (closer(&m, &r->p->miss))
 		r->p->miss = m;
 }
@@ -1429,13 +1507,8 @@ static void rsa_restore(struct pr *r, struct rsa *a, const int *list, int n)
 		memcpy(&r->depth[list[k] * nt], &a->save_depth[k * nt],
 		       nt * sizeof(int));
 		for (int t = 0; t < nt; t++)
-			if (reached[t] >= 0 && reached[t] < 4) {
-				int l = link_into(r, t, reached[t]);
-
-				r->pairs += r->occ[l]++;
-				r->nlinks++;
-				r->wire += 1.0f + r->hist[l];
-			}
+			if (reached[t] >= 0 && reached[t] < 4)
+				occupy(r, link_into(r, t, reached[t]));
 	}
 }
 
@@ -1620,7 +1693,7 @@ static bool routed_anneal(struct pr *r, int cap)
 		/* the links left shared cost more from now on */
 		r->wire = 0.0f;
 		for (int l = 0; l < 4 * a.nt; l++) {
-			if (r->occ[l] > 1)
+			if (r->occ[l] > r->chans)
 				r->hist[l] += RSA_HIST_STEP;
 			r->wire += (float)r->occ[l] * (1.0f + r->hist[l]);
 		}
@@ -1836,15 +1909,18 @@ static void shrink_slots(struct placement *p)
 /*
  * Maps @g into @p with groups of @cap operations at most (1: spatially):
  * the greedy placement with every grouping rule in turn, then routed
- * annealing.  A search of walk_caps(), task @task, gives up once @stop
- * names an earlier one that mapped.
+ * annealing.  With @channels (and @cap > 1) a link carries up to @cap
+ * values, one a channel: a group of @cap fires one operation a cycle, so
+ * its values need no more.  A search of walk_caps(), task @task, gives up
+ * once @stop names an earlier one that mapped.
  */
 static bool map_graph(const struct graph *g, unsigned width, unsigned height,
-		      struct placement *p, int cap, const atomic_int *stop,
-		      int task)
+		      struct placement *p, int cap, bool channels,
+		      const atomic_int *stop, int task)
 {
 	struct pr r = { .g = g, .p = p, .w = width, .h = height,
-			.stop = stop, .task = task };
+			.stop = stop, .task = task,
+			.chans = channels && cap > 1 ? cap : 1 };
 	int nt = width * height;
 	bool ok = false;
 
@@ -1852,11 +1928,13 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 	p->width = width;
 	p->height = height;
 	p->slots = 1;
+	p->channels = r.chans > 1;
 	r.where = calloc(g->num + 1, sizeof(int));
 	r.occ = calloc(4 * PLACE_MAX_TILES, sizeof(int));
 	r.hist = calloc(4 * PLACE_MAX_TILES, sizeof(float));
 	r.reached = calloc((size_t)g->num * nt + 1, 1);
 	r.depth = calloc((size_t)g->num * nt + 1, sizeof(int));
+	r.chan = calloc((size_t)g->num * nt + 1, 1);
 	r.group = calloc(g->num + 1, sizeof(int));
 	r.slot = calloc(g->num + 1, sizeof(int));
 	r.links_in = calloc(g->num + 1, sizeof(int));
@@ -1865,7 +1943,7 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 	r.arrive = calloc(3 * g->num + 3, sizeof(int));
 	r.use_at = calloc(g->num + 1, sizeof(int));
 	r.uses = calloc(3 * g->num + 3, sizeof(int));
-	if (!r.where || !r.occ || !r.hist || !r.reached || !r.depth ||
+	if (!r.where || !r.occ || !r.hist || !r.reached || !r.depth || !r.chan ||
 	    !r.group || !r.slot || !r.links_in || !r.links_out || !r.hops ||
 	    !r.arrive || !r.use_at || !r.uses)
 		abort();
@@ -1902,6 +1980,7 @@ static bool map_graph(const struct graph *g, unsigned width, unsigned height,
 	free(r.hist);
 	free(r.reached);
 	free(r.depth);
+	free(r.chan);
 	free(r.group);
 	free(r.slot);
 	free(r.links_in);
@@ -2031,9 +2110,10 @@ static bool operands_to_consts(const struct graph *g, struct graph *out)
  */
 static bool map_checked(const struct graph *g, unsigned width,
 			unsigned height, struct placement *p, int cap,
-			char *why, size_t n, const atomic_int *stop, int task)
+			bool channels, char *why, size_t n,
+			const atomic_int *stop, int task)
 {
-	if (!map_graph(g, width, height, p, cap, stop, task))
+	if (!map_graph(g, width, height, p, cap, channels, stop, task))
 		return false;
 	return deadlock_check(p, why, n) == 0;
 }
@@ -2072,7 +2152,7 @@ static void consts_first(const struct graph *g, const struct graph *c,
  */
 static bool map_cap(const struct graph *g, const struct graph *c,
 		    unsigned width, unsigned height, struct placement *p,
-		    int cap, bool least, char *why, size_t n)
+		    int cap, bool least, bool channels, char *why, size_t n)
 {
 	const struct graph *both[2];
 	struct place_miss miss = { .seen = false };
@@ -2081,7 +2161,8 @@ static bool map_cap(const struct graph *g, const struct graph *c,
 	for (int k = 0; k < 2; k++) {
 		if (!both[k] || !worth(both[k], width, height, cap, least))
 			continue;
-		if (map_checked(both[k], width, height, p, cap, why, n, NULL, 0))
+		if (map_checked(both[k], width, height, p, cap, channels, why,
+				n, NULL, 0))
 			return true;
 		if (closer(&p->miss, &miss))
 			miss = p->miss;
@@ -2099,6 +2180,13 @@ void place_set_threads(unsigned n)
 	walk_threads = n;
 }
 
+static bool link_channels = true;
+
+void place_set_link_channels(bool on)
+{
+	link_channels = on;
+}
+
 /* One search of walk_caps(): @g with groups of @cap. */
 struct cap_task {
 	const struct graph *g;
@@ -2110,6 +2198,7 @@ struct cap_task {
 
 struct cap_walk {
 	unsigned width, height;
+	bool channels;
 	struct cap_task task[2 * LOOM_PE_SLOTS];
 	int n;
 	atomic_int next;
@@ -2130,7 +2219,7 @@ static void *walk_worker(void *arg)
 		if (!t->p)
 			abort();
 		t->ok = map_checked(t->g, w->width, w->height, t->p, t->cap,
-				    t->why, sizeof(t->why), &w->best, i);
+				    w->channels, t->why, sizeof(t->why), &w->best, i);
 		b = atomic_load(&w->best);
 		while (t->ok && i < b &&
 		       !atomic_compare_exchange_weak(&w->best, &b, i))
@@ -2147,8 +2236,9 @@ static void *walk_worker(void *arg)
  * the sequential walk's, whatever the threads' timing.
  */
 static int walk_caps(const struct graph *g, const struct graph *c,
-		     unsigned width, unsigned height, struct placement *p,
-		     int *tried, char *why, size_t n, struct place_miss *miss)
+		     unsigned width, unsigned height, bool channels,
+		     struct placement *p, int *tried, char *why, size_t n,
+		     struct place_miss *miss)
 {
 	struct cap_walk *w = calloc(1, sizeof(*w));
 	pthread_t tid[WALK_THREADS];
@@ -2163,6 +2253,7 @@ static int walk_caps(const struct graph *g, const struct graph *c,
 		abort();
 	w->width = width;
 	w->height = height;
+	w->channels = channels;
 	*tried = 0;
 	for (int cap = 2; cap <= LOOM_PE_SLOTS; cap++) {
 		const struct graph *both[2];
@@ -2206,10 +2297,38 @@ static int walk_caps(const struct graph *g, const struct graph *c,
 }
 
 /*
+ * The walk up the group sizes for @g (NULL when it does not fit) and its
+ * copy @c with CONSTs; when nothing from the first size worth trying up
+ * maps and @smaller, smaller groups, which cost no II either, spread over
+ * a large fabric where the greedy packing of large ones leaves too few
+ * routes between them.  Returns the size found (0: none); *@tried as
+ * walk_caps() leaves it.
+ */
+static int search_caps(const struct graph *g, const struct graph *c,
+		       unsigned width, unsigned height, bool channels,
+		       bool smaller, struct placement *p, int *tried,
+		       char *why, size_t n, struct place_miss *miss)
+{
+	int found = walk_caps(g, c, width, height, channels, p, tried, why, n,
+			      miss);
+
+	for (int k = *tried - 1; !found && smaller && k >= 2; k--) {
+		if (map_cap(g, c, width, height, p, k, true, channels, why, n))
+			found = k;
+		else if (closer(&p->miss, miss))
+			*miss = p->miss;
+	}
+	return found;
+}
+
+/*
  * Maps @g: spatially if it can, else on temporal PEs, groups growing from
  * first_cap(); at each group size @g itself, then the copy of it whose
  * operands are CONSTs (which needs fewer ports and routes, and has more
- * operations).  When the engine runs the mapping found slower than its
+ * operations).  When no group size routes with a value a link, the search
+ * runs again with links of channels (LOOM_CONFIG_VERSION_CHANNELS), which
+ * only a device with LOOM_CAP_LINK_CHANNELS runs: so a graph that maps
+ * without them keeps the configuration every device runs.  When the engine runs the mapping found slower than its
  * bound (measure.c), smaller groups are tried too, while they route, down
  * to the fewest the tiles allow, and the fastest mapping is kept: a group
  * that fills a PE's every cycle slips, and fewer operations a tile leave
@@ -2223,6 +2342,7 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 	bool fit = fits(g, width, height);
 	bool spatial = fit && graph_count(g, G_PE) <= (int)(width * height);
 	int found = 0, tried = 0;
+	bool channels = false;
 	struct place_miss miss = { .seen = false };
 	struct placement *q = malloc(sizeof(*q)), *sp = NULL;
 	struct graph c, *cp = NULL;
@@ -2233,7 +2353,8 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 	 * Spatially first; a spatial mapping the engine runs slower than its
 	 * bound is kept only if no temporal one runs faster.
 	 */
-	if (spatial && map_checked(g, width, height, q, 1, why, n, NULL, 0)) {
+	if (spatial &&
+	    map_checked(g, width, height, q, 1, false, why, n, NULL, 0)) {
 		place_measure(g, q);
 		if (q->stats.measured <= MEASURED_SLACK * q->stats.ii_bound) {
 			*p = *q;
@@ -2249,27 +2370,20 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 	}
 	if (operands_to_consts(g, &c) && fits(&c, width, height))
 		cp = &c;
-	found = walk_caps(fit ? g : NULL, cp, width, height, p, &tried, why, n,
-			  &miss);
-	/*
-	 * Nothing from the first size worth trying up: smaller groups, which
-	 * cost no II either, spread over a large fabric where the greedy
-	 * packing of large ones leaves too few routes between them.
-	 */
-	for (int k = tried - 1; !found && !sp && k >= 2; k--) {
-		if (map_cap(fit ? g : NULL, cp, width, height, p, k, true, why,
-			    n))
-			found = k;
-		else if (closer(&p->miss, &miss))
-			miss = p->miss;
+	found = search_caps(fit ? g : NULL, cp, width, height, false, !sp, p,
+			    &tried, why, n, &miss);
+	if (!found && !sp && link_channels) {
+		channels = true;
+		found = search_caps(fit ? g : NULL, cp, width, height, true,
+				    true, p, &tried, why, n, &miss);
 	}
 	if (found)
 		place_measure(g, p);
 	/* below the first size tried only: the search is deterministic */
 	for (int k = found - 1; found && found == tried && k >= 2 &&
 	     p->stats.measured > MEASURED_SLACK * p->stats.ii_bound; k--) {
-		if (!map_cap(fit ? g : NULL, cp, width, height, q, k, true, why,
-			     n))
+		if (!map_cap(fit ? g : NULL, cp, width, height, q, k, true,
+			     channels, why, n))
 			break;
 		place_measure(g, q);
 		if (q->stats.measured > 0 && q->stats.measured < p->stats.measured)
@@ -2301,7 +2415,13 @@ static void map_failed(struct diag *d, struct loom_loc loc,
 	 * needs every value on links of its own, and the fabric has
 	 * 2 (W - 1) H + 2 W (H - 1) links between tiles
 	 */
-	if (miss->seen)
+	if (miss->seen && miss->chans > 1)
+		snprintf(closest, sizeof(closest),
+			 "; the closest placement left %d links carrying more than %d values, its routes taking %d link hops where the fabric has %u links between tiles of %d channels",
+			 miss->shared, miss->chans, miss->hops,
+			 2 * ((width - 1) * height + (height - 1) * width),
+			 miss->chans);
+	else if (miss->seen)
 		snprintf(closest, sizeof(closest),
 			 "; the closest placement left %d links shared, its routes taking %d link hops where the fabric has %u links between tiles",
 			 miss->shared, miss->hops,
@@ -2341,6 +2461,7 @@ static void embed(const struct placement *small, struct placement *big,
 	big->width = width;
 	big->height = height;
 	big->slots = k;
+	big->channels = small->channels;
 	for (unsigned y = 0; y < h; y++) {
 		memcpy(&big->tiles[y * width * k], &small->tiles[y * w * k],
 		       w * k * sizeof(small->tiles[0]));
@@ -2448,7 +2569,8 @@ void place_config_write(const struct placement *p, void *buf)
 
 	/* spatial configurations stay version 1: any device runs them */
 	if (p->slots > 1) {
-		hdr.version = LOOM_CONFIG_VERSION_SLOTS;
+		hdr.version = p->channels ? LOOM_CONFIG_VERSION_CHANNELS :
+			      LOOM_CONFIG_VERSION_SLOTS;
 		hdr.slots = p->slots;
 	}
 	char *b = buf;
@@ -2465,12 +2587,19 @@ static const char *const dir_name = "NESW";
 static const char *const src_names[] = { "-", "N", "E", "S", "W", "PE" };
 static const char *const out_names[] = { "N", "E", "S", "W", "A", "B", "C" };
 
+/* Route source @s: a link's channel k is "N.k" (links of channels). */
 static void print_src(FILE *out, unsigned s, unsigned slots)
 {
+	unsigned ch = s - LOOM_SRC_CHAN0;
+
 	if (s <= LOOM_SRC_PE)
 		fprintf(out, "%s", src_names[s]);
 	else if (s < LOOM_SRC_SLOT(slots))
 		fprintf(out, "S%u", s - LOOM_SRC_SLOT0);
+	else if (s >= LOOM_SRC_CHAN0 && s <= LOOM_SRC_CHAN_LAST &&
+		 ch % LOOM_PE_SLOTS < slots)
+		fprintf(out, "%c.%u", dir_name[ch / LOOM_PE_SLOTS],
+			ch % LOOM_PE_SLOTS);
 	else
 		fprintf(out, "?");
 }
@@ -2530,8 +2659,11 @@ int print_config(FILE *out, const void *cfg, size_t size)
 		return -1;
 	fprintf(out, "  fabric %ux%u, %u ports", hdr.width, hdr.height,
 		hdr.num_ports);
-	if (hdr.version == LOOM_CONFIG_VERSION_SLOTS)
+	if (hdr.version == LOOM_CONFIG_VERSION_SLOTS ||
+	    hdr.version == LOOM_CONFIG_VERSION_CHANNELS)
 		fprintf(out, ", %u slots per PE", slots);
+	if (hdr.version == LOOM_CONFIG_VERSION_CHANNELS)
+		fprintf(out, ", links of channels");
 	fprintf(out, "\n");
 	for (size_t i = 0; i < ntiles; i++) {
 		struct loom_tile_config tc;

@@ -87,10 +87,11 @@ struct place_src {
  * @seen: whether routed annealing ran to the end (else the rest is 0)
  * @shared: links left carrying two values or more
  * @hops: link hops its routes took, a shared link counted once per value
+ * @chans: the values a link could carry in that search (its channels)
  */
 struct place_miss {
 	bool seen;
-	int shared, hops;
+	int shared, hops, chans;
 };
 
 /**
@@ -105,11 +106,15 @@ struct place_miss {
  * @slot_src: the operation of slot k of tile t at t * LOOM_PE_SLOTS + k
  *	(whatever @slots is), a MOV's the value it buffers
  * @port_src: the argument, coordinate or ctrl each port binding feeds
+ * @channels: links between tiles carry several values, value k of a link
+ *	set in slot k of its tile (LOOM_CONFIG_VERSION_CHANNELS); else each
+ *	link carries one, set in one slot
  * @stats: its quality
  * @miss: when no placement routed, the closest routed annealing came
  */
 struct placement {
 	unsigned width, height, slots;
+	bool channels;
 	struct loom_tile_config tiles[PLACE_MAX_TILES * LOOM_PE_SLOTS];
 	struct loom_port_binding ports[LOOM_MAX_PORTS];
 	unsigned num_ports;
@@ -133,6 +138,14 @@ unsigned place_graph(struct diag *d, struct loom_loc loc,
  * result does not depend on it.
  */
 void place_set_threads(unsigned n);
+
+/*
+ * Whether a graph that routes with no link carrying two values may be
+ * routed with links of several channels (LOOM_CONFIG_VERSION_CHANNELS,
+ * which a device runs with LOOM_CAP_LINK_CHANNELS, ABI 0.8): true by
+ * default; false for older devices.
+ */
+void place_set_link_channels(bool on);
 
 /* Size of the configuration image of @p. */
 size_t place_config_size(const struct placement *p);

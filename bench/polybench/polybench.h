@@ -918,14 +918,14 @@ struct kernel {
 
 static const struct kernel kernels[] = {
 	{ "gemm", gemm, 0 },
-	{ "gemm_tiled", gemm_tiled, ON_4X4 },
+	{ "gemm_tiled", gemm_tiled, 0 },
 	{ "gemm_subview", gemm_subview, 0 },
 	{ "gemm_in_place", gemm_in_place, 0 },
 	{ "gesummv", gesummv, 0 },
 	{ "syrk", syrk, 0 },
 	{ "syrk_if", syrk_if, 0 },
 	{ "trmm", trmm, 0 },
-	{ "trmm_if", trmm_if, ON_4X4 },
+	{ "trmm_if", trmm_if, 0 },
 	{ "seidel_2d", seidel_2d, 0 },
 	{ "atax", atax, 0 },
 	{ "bicg", bicg, 0 },

@@ -224,6 +224,58 @@ TEST(routes_that_loop_are_refused)
 	CHECK_EQ(-1, check(&p, "loops through the links"));
 }
 
+/*
+ * Links of channels: tile 0 sends the loop's sum and its CONST 0 east on
+ * channels 0 and 1 of one link, tile 1 adds them.  Accepted (and it
+ * completes) with channels; the same link set in two slots without them,
+ * a channel nobody sets or reads, a channel of an edge link and a channel
+ * source in a configuration without channels are refused.
+ */
+static void channels_cfg(struct placement *p)
+{
+	loop_cfg(p, 4);
+	p->channels = true;
+	op(p, 4, LOOM_OP_NOP, 0, NONE, NONE, NONE);
+	slot(p, 0, 0)->route[LOOM_OUT_E] = S(3);
+	slot(p, 0, 1)->route[LOOM_OUT_E] = S(0);
+	slot(p, 1, 0)->op = LOOM_OP_ADD;
+	slot(p, 1, 0)->route[LOOM_OUT_PE_A] = LOOM_SRC_CHAN(LOOM_DIR_W, 0);
+	slot(p, 1, 0)->route[LOOM_OUT_PE_B] = LOOM_SRC_CHAN(LOOM_DIR_W, 1);
+	slot(p, 1, 1)->op = LOOM_OP_SINK;
+	slot(p, 1, 1)->route[LOOM_OUT_PE_A] = S(0);
+}
+
+TEST(link_channels_are_traced)
+{
+	struct placement p;
+
+	channels_cfg(&p);
+	CHECK_EQ(0, check(&p, NULL));
+	CHECK_EQ(LOOM_STATUS_OK, run(&p, 3));
+	/* a link of one channel set in two slots */
+	p.channels = false;
+	slot(&p, 1, 0)->route[LOOM_OUT_PE_A] = LOOM_SRC_W;
+	slot(&p, 1, 0)->route[LOOM_OUT_PE_B] = LOOM_SRC_W;
+	CHECK_EQ(-1, check(&p, "in two slots"));
+	/* a channel source without channels */
+	channels_cfg(&p);
+	p.channels = false;
+	slot(&p, 0, 1)->route[LOOM_OUT_E] = NONE;
+	CHECK_EQ(-1, check(&p, "does not exist"));
+	/* a channel nobody sets */
+	channels_cfg(&p);
+	slot(&p, 1, 0)->route[LOOM_OUT_PE_B] = LOOM_SRC_CHAN(LOOM_DIR_W, 2);
+	CHECK_EQ(-1, check(&p, "does not feed"));
+	/* a channel nobody reads */
+	channels_cfg(&p);
+	slot(&p, 1, 0)->route[LOOM_OUT_PE_B] = LOOM_SRC_CHAN(LOOM_DIR_W, 0);
+	CHECK_EQ(-1, check(&p, "written and never read"));
+	/* channel 1 of the edge, where the ctrl port has channel 0 only */
+	channels_cfg(&p);
+	slot(&p, 0, 0)->route[LOOM_OUT_PE_A] = LOOM_SRC_CHAN(LOOM_DIR_W, 1);
+	CHECK_EQ(-1, check(&p, "channel 0 only"));
+}
+
 int main(void)
 {
 	RUN(loop_with_reduce_is_accepted_and_completes);
@@ -233,5 +285,6 @@ int main(void)
 	RUN(rates_that_differ_are_refused);
 	RUN(tokens_nobody_takes_are_refused);
 	RUN(routes_that_loop_are_refused);
+	RUN(link_channels_are_traced);
 	return checks_done();
 }

@@ -42,9 +42,10 @@ struct built {
 	struct loom_image_view v;
 };
 
-static int build_image(struct built *b, const char *text, bool strip)
+static int build_image_on(struct built *b, const char *text, bool strip,
+			  unsigned w, unsigned h)
 {
-	struct compile_options o = { .width = 4, .height = 4 };
+	struct compile_options o = { .width = w, .height = h };
 	struct image_builder img;
 	struct loom_source s;
 	struct diag d;
@@ -54,7 +55,7 @@ static int build_image(struct built *b, const char *text, bool strip)
 	if (loom_source_from_memory(&s, "t.loom", text, strlen(text)))
 		abort();
 	diag_init(&d, &s, NULL, false);
-	image_init(&img, 4, 4);
+	image_init(&img, w, h);
 	img.strip = strip;
 	errors = compile_source(&d, &o, &img);
 	if (!errors)
@@ -71,6 +72,11 @@ static int build_image(struct built *b, const char *text, bool strip)
 		return -1;
 	}
 	return 0;
+}
+
+static int build_image(struct built *b, const char *text, bool strip)
+{
+	return build_image_on(b, text, strip, 4, 4);
 }
 
 static int build(struct built *b, const char *text)
@@ -654,6 +660,61 @@ TEST(source_map_locates_slots_ports_routes)
 	free(b.data);
 }
 
+/* examples/dot.loom's thread, which routes on 2x2 only on link channels */
+static const char dot_src[] =
+	"dataflow.thread private @partial_dot domain(#dataflow.thread_domain<dense>)(%x: memref<?xf32>, %y: memref<?xf32>, %sums: memref<?xf32>, %maxes: memref<?xf32>, %chunk: index) ctrl(%ctl: none) iv(%p: index) {\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %zero = arith.constant 0.0 : f32\n"
+	"  %ninf = arith.constant 0xFF800000 : f32\n"
+	"  %lo = arith.muli %p, %chunk : index\n"
+	"  %hi = arith.addi %lo, %chunk : index\n"
+	"  %sum, %max = scf.for %j = %lo to %hi step %c1 iter_args(%acc = %zero, %m = %ninf) -> (f32, f32) {\n"
+	"    %a = memref.load %x[%j] : memref<?xf32>\n"
+	"    %b = memref.load %y[%j] : memref<?xf32>\n"
+	"    %ab = arith.mulf %a, %b : f32\n"
+	"    %next = arith.addf %acc, %ab : f32\n"
+	"    %mx = arith.maximumf %m, %ab : f32\n"
+	"    scf.yield %next, %mx : f32, f32\n"
+	"  }\n"
+	"  memref.store %sum, %sums[%p] : memref<?xf32>\n"
+	"  memref.store %max, %maxes[%p] : memref<?xf32>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+/*
+ * With link channels, a route that reads channel k of a link is traced
+ * back through slot k of the tile that sets it: every switch output that
+ * carries a value has its source line, those of channels included.
+ */
+TEST(source_map_follows_link_channels)
+{
+	struct built b;
+	struct loom_image_thread t;
+	struct loom_fabric_config c;
+	struct loom_view_loc loc;
+	unsigned slots, chans = 0;
+
+	REQUIRE(build_image_on(&b, dot_src, false, 2, 2) == 0);
+	t = loom_view_thread(&b.v, 0);
+	memcpy(&c, b.v.sec[LOOM_SEC_CONFIGS] + t.config_offset, sizeof(c));
+	CHECK_EQ(LOOM_CONFIG_VERSION_CHANNELS, c.version);
+	slots = LOOM_CONFIG_SLOTS(c.version, c.slots);
+	for (unsigned tile = 0; tile < 4; tile++)
+		for (unsigned k = 0; k < slots; k++) {
+			const struct loom_tile_config *tc = slot_of(&b.v, &t, &c, tile, k);
+
+			for (unsigned o = 0; o < LOOM_ROUTE_OUTS; o++) {
+				if (tc->route[o] == LOOM_SRC_NONE)
+					continue;
+				chans += tc->route[o] >= LOOM_SRC_CHAN0;
+				CHECK_EQ(0, lookup(&b.v, LOOM_SRCMAP_ROUTE, 0, tile, k, o, &loc));
+				CHECK(loc.line >= 1 && loc.line <= 18);
+			}
+		}
+	CHECK(chans > 0);
+	free(b.data);
+}
+
 /* A loop's instructions and the check in its body: each its own line. */
 TEST(source_map_host_lines)
 {
@@ -769,6 +830,7 @@ int main(void)
 	RUN(no_host_section_without_host_functions);
 	RUN(interpreter_over_a_backend);
 	RUN(source_map_locates_slots_ports_routes);
+	RUN(source_map_follows_link_channels);
 	RUN(source_map_host_lines);
 	RUN(strip_and_determinism);
 	RUN(corrupt_source_maps_are_rejected);

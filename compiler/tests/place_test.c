@@ -227,14 +227,25 @@ static const char stencil5_src[] =
 	"  dataflow.thread.yield %ctl : none\n"
 	"}\n";
 
+/*
+ * A 5-point stencil on 2x2: 31 operations fit its 32 slots, but with one
+ * value a link (--no-link-channels) they do not route; links of channels
+ * carry them.
+ */
 TEST(cannot_route)
 {
 	struct placed x;
 
+	place_set_link_channels(false);
 	REQUIRE(place_text(&x, stencil5_src, 2, 2) == 0);
+	place_set_link_channels(true);
 	CHECK_EQ(1, x.errors);
 	CHECK(front_diag_is(&x.f, 0, DIAG_ERROR, 1, 25,
 			    "cannot route the graph of @jacobi_2d (31 operations, 5 ports) on a 2x2 fabric"));
+	placed_close(&x);
+	REQUIRE(place_text(&x, stencil5_src, 2, 2) == 0);
+	CHECK_EQ(0, x.errors);
+	CHECK(x.p.channels);
 	placed_close(&x);
 }
 
@@ -249,7 +260,9 @@ TEST(cannot_route_says_how_close)
 	struct placed x;
 	int shared = -1, hops = -1;
 
+	place_set_link_channels(false);
 	REQUIRE(place_text(&x, stencil5_src, 2, 2) == 0);
+	place_set_link_channels(true);
 	REQUIRE(x.errors == 1);
 	msg = front_diag(&x.f, 0)->msg;
 	at = strstr(msg, "; the closest placement left ");
@@ -493,6 +506,94 @@ TEST(ports_bound_at_several_edge_positions)
 	free(text);
 }
 
+/* examples/dot.loom's thread: 22 operations, too many values for 2x2 */
+static const char dot_src[] =
+	"dataflow.thread private @partial_dot " DENSE "(%x: memref<?xf32>, %y: memref<?xf32>, %sums: memref<?xf32>, %maxes: memref<?xf32>, %chunk: index) ctrl(%ctl: none) iv(%p: index) {\n"
+	"  %c1 = arith.constant 1 : index\n"
+	"  %zero = arith.constant 0.0 : f32\n"
+	"  %ninf = arith.constant 0xFF800000 : f32\n"
+	"  %lo = arith.muli %p, %chunk : index\n"
+	"  %hi = arith.addi %lo, %chunk : index\n"
+	"  %sum, %max = scf.for %j = %lo to %hi step %c1 iter_args(%acc = %zero, %m = %ninf) -> (f32, f32) {\n"
+	"    %a = memref.load %x[%j] : memref<?xf32>\n"
+	"    %b = memref.load %y[%j] : memref<?xf32>\n"
+	"    %ab = arith.mulf %a, %b : f32\n"
+	"    %next = arith.addf %acc, %ab : f32\n"
+	"    %mx = arith.maximumf %m, %ab : f32\n"
+	"    scf.yield %next, %mx : f32, f32\n"
+	"  }\n"
+	"  memref.store %sum, %sums[%p] : memref<?xf32>\n"
+	"  memref.store %max, %maxes[%p] : memref<?xf32>\n"
+	"  dataflow.thread.yield %ctl : none\n"
+	"}\n";
+
+/* Values that link @dir of tile @t carries: the slots that set it. */
+static int link_values(const struct placement *p, unsigned t, unsigned dir)
+{
+	int n = 0;
+
+	for (unsigned k = 0; k < p->slots; k++)
+		n += p->tiles[t * p->slots + k].route[dir] != LOOM_SRC_NONE;
+	return n;
+}
+
+/*
+ * dot on 2x2 (8 links between tiles) routes only when links carry several
+ * values, one a channel (LOOM_CONFIG_VERSION_CHANNELS): it maps, the proof
+ * accepts it, the engine loads and runs it, the listing names channels and
+ * no link carries more values than the II the statistics schedule.  What
+ * routes without channels keeps a version 2 image.
+ */
+TEST(links_of_channels_only_when_needed)
+{
+	struct placed x;
+	char why[160], *text = NULL;
+	size_t len = 0, n;
+	FILE *out = open_memstream(&text, &len);
+	struct loom_fabric_config hdr;
+	void *cfg;
+	int most = 0;
+
+	REQUIRE(out);
+	REQUIRE(place_text(&x, dot_src, 2, 2) == 0);
+	REQUIRE(x.errors == 0);
+	CHECK(x.p.channels);
+	CHECK_EQ(0, deadlock_check(&x.p, why, sizeof(why)));
+	CHECK_EQ(LOOM_CONFIG_OK, engine_accepts(&x.p));
+	CHECK_EQ(LOOM_STATUS_OK, x.p.stats.measured_status);
+	for (unsigned t = 0; t < 4; t++)
+		for (unsigned d = 0; d < 4; d++)
+			if (link_values(&x.p, t, d) > most)
+				most = link_values(&x.p, t, d);
+	CHECK(most >= 2);
+	CHECK(most <= x.p.stats.cycles_per_instance);
+	n = place_config_size(&x.p);
+	cfg = malloc(n);
+	REQUIRE(cfg);
+	place_config_write(&x.p, cfg);
+	memcpy(&hdr, cfg, sizeof(hdr));
+	CHECK_EQ(LOOM_CONFIG_VERSION_CHANNELS, hdr.version);
+	CHECK_EQ(0, print_config(out, cfg, n));
+	fclose(out);
+	CHECK(strstr(text, ", links of channels"));
+	CHECK(strstr(text, "<-N.") || strstr(text, "<-E.") ||
+	      strstr(text, "<-S.") || strstr(text, "<-W."));
+	free(text);
+	free(cfg);
+	placed_close(&x);
+	/* 3x3 routes it with a value a link */
+	REQUIRE(place_text(&x, dot_src, 3, 3) == 0);
+	REQUIRE(x.errors == 0);
+	CHECK(!x.p.channels);
+	cfg = malloc(place_config_size(&x.p));
+	REQUIRE(cfg);
+	place_config_write(&x.p, cfg);
+	memcpy(&hdr, cfg, sizeof(hdr));
+	CHECK_EQ(LOOM_CONFIG_VERSION_SLOTS, hdr.version);
+	free(cfg);
+	placed_close(&x);
+}
+
 int main(void)
 {
 	RUN(vector_add_4x4);
@@ -509,5 +610,6 @@ int main(void)
 	RUN(listing);
 	RUN(threads_do_not_change_the_mapping);
 	RUN(ports_bound_at_several_edge_positions);
+	RUN(links_of_channels_only_when_needed);
 	return checks_done();
 }
