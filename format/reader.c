@@ -229,12 +229,14 @@ bool loom_config_fits(const void *config, uint64_t size, unsigned width,
 	if (size < sizeof(c))
 		return false;
 	memcpy(&c, config, sizeof(c));
-	if (c.version == LOOM_CONFIG_VERSION_SLOTS &&
+	if ((c.version == LOOM_CONFIG_VERSION_SLOTS ||
+	     c.version == LOOM_CONFIG_VERSION_CHANNELS) &&
 	    (c.slots < 1 || c.slots > LOOM_PE_SLOTS))
 		return false;
 	return c.magic == LOOM_CONFIG_MAGIC &&
 	       (c.version == LOOM_CONFIG_VERSION ||
-		c.version == LOOM_CONFIG_VERSION_SLOTS) &&
+		c.version == LOOM_CONFIG_VERSION_SLOTS ||
+		c.version == LOOM_CONFIG_VERSION_CHANNELS) &&
 	       c.width == width && c.height == height &&
 	       c.num_ports <= LOOM_MAX_PORTS &&
 	       size == LOOM_CONFIG_SIZE((uint64_t)width * height *
