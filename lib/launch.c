@@ -158,13 +158,22 @@ static int check_views(struct loom_device *dev, const struct loom_image *img,
 	return 0;
 }
 
-/* Slots per PE the thread's configuration needs (the loader checked it). */
-static unsigned config_slots(const struct loom_image *img,
-			     const struct loom_image_thread *t)
+/* The header of the thread's configuration (the loader checked it). */
+static struct loom_fabric_config config_header(const struct loom_image *img,
+					       const struct loom_image_thread *t)
 {
 	struct loom_fabric_config c;
 
 	memcpy(&c, img->configs + t->config_offset, sizeof(c));
+	return c;
+}
+
+/* Slots per PE the thread's configuration needs. */
+static unsigned config_slots(const struct loom_image *img,
+			     const struct loom_image_thread *t)
+{
+	struct loom_fabric_config c = config_header(img, t);
+
 	return LOOM_CONFIG_SLOTS(c.version, c.slots);
 }
 
@@ -206,6 +215,10 @@ static int check_device(const struct loom_device *dev,
 		return LOOM_E_NOT_SUPPORTED;
 	/* memref.atomic_rmw: a device older than 0.7 would refuse the config */
 	if (!(dev->info.hw_caps & LOOM_CAP_ATOMIC) && config_uses_atomics(img, t))
+		return LOOM_E_NOT_SUPPORTED;
+	/* link channels: a device older than 0.8 would refuse the version */
+	if (!(dev->info.hw_caps & LOOM_CAP_LINK_CHANNELS) &&
+	    config_header(img, t).version == LOOM_CONFIG_VERSION_CHANNELS)
 		return LOOM_E_NOT_SUPPORTED;
 	/* a device capability, not a driver feature: its own reason */
 	if (t->domain == LOOM_DOMAIN_DYNAMIC_WORK &&

@@ -562,7 +562,7 @@ static uint32_t loom_caps(void)
     return LOOM_CAP_SCRATCH | LOOM_CAP_QUEUES | LOOM_CAP_MMU | LOOM_CAP_MSIX |
            LOOM_CAP_ITEMS | LOOM_CAP_FAULT_INJECT | LOOM_CAP_STATE_DUMP |
            LOOM_CAP_TLB | LOOM_CAP_PE_SLOTS | LOOM_CAP_RUN_WORK |
-           LOOM_CAP_DENSE_BLOCK | LOOM_CAP_ATOMIC;
+           LOOM_CAP_DENSE_BLOCK | LOOM_CAP_ATOMIC | LOOM_CAP_LINK_CHANNELS;
 }
 
 static uint64_t loom_core_read(LoomCore *c, hwaddr reg, bool *ok)

@@ -123,6 +123,7 @@ DEVICE_TEST(hw_caps_match_register)
 	EXPECT_NE(0, caps & LOOM_CAP_RUN_WORK);	/* ABI 0.5 */
 	EXPECT_NE(0, caps & LOOM_CAP_DENSE_BLOCK);	/* ABI 0.6 */
 	EXPECT_NE(0, caps & LOOM_CAP_ATOMIC);	/* ABI 0.7 */
+	EXPECT_NE(0, caps & LOOM_CAP_LINK_CHANNELS);	/* ABI 0.8 */
 }
 
 DEVICE_TEST(geometry_matches_registers)

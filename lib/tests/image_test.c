@@ -1206,6 +1206,62 @@ TEST(launch_needs_the_slots)
 }
 
 /*
+ * A configuration of link channels (LOOM_CONFIG_VERSION_CHANNELS, device
+ * ABI 0.8) goes into images like a slotted one, and its thread needs
+ * LOOM_CAP_LINK_CHANNELS: an older device would refuse the version, so
+ * nothing is submitted.
+ */
+TEST(link_channels_need_the_capability)
+{
+	static unsigned char cfg[LOOM_CONFIG_SIZE(W * H * 2, 0)];
+	struct loom_fabric_config c = { .magic = LOOM_CONFIG_MAGIC,
+		.version = LOOM_CONFIG_VERSION_CHANNELS, .width = W, .height = H,
+		.slots = 2 };
+	struct loom_arg args[3] = { { LOOM_ARG_MEMREF_I64, 0x1000 },
+				    { LOOM_ARG_MEMREF_I64, 0x2000 },
+				    { LOOM_ARG_MEMREF_I64, 0x3000 } };
+	int64_t ext[1] = { 4 };
+	struct loom_image_builder *b;
+	struct loom_token *tok = NULL;
+	struct loom_device dev;
+	struct loom_image *img;
+	void *bytes = NULL;
+	size_t size;
+
+	memcpy(cfg, &c, sizeof(c));
+	CHECK(loom_config_fits(cfg, sizeof(cfg), W, H));
+	CHECK(!loom_config_fits(cfg, LOOM_CONFIG_SIZE(W * H, 0), W, H));
+	c.slots = 0;
+	memcpy(cfg, &c, sizeof(c));
+	CHECK(!loom_config_fits(cfg, LOOM_CONFIG_SIZE(0, 0), W, H));
+	c.slots = 2;
+	c.version = LOOM_CONFIG_VERSION_CHANNELS + 1;
+	memcpy(cfg, &c, sizeof(c));
+	CHECK(!loom_config_fits(cfg, sizeof(cfg), W, H));
+	c.version = LOOM_CONFIG_VERSION_CHANNELS;
+	memcpy(cfg, &c, sizeof(c));
+	REQUIRE_EQ(0, loom_builder_new(W, H, &b));
+	REQUIRE_EQ(0, loom_builder_add_dense(b, "chan", 1, vadd_types, 3, cfg, sizeof(cfg)));
+	REQUIRE_EQ(0, loom_builder_add_dense(b, "vadd", 1, vadd_types, 3, cfg_vadd,
+					     vadd_size));
+	REQUIRE_EQ(0, loom_builder_finish(b, &bytes, &size));
+	loom_builder_free(b);
+	REQUIRE_EQ(0, loom_image_load(bytes, size, &img));
+	fake_device(&dev);
+	dev.info.pe_slots = 2;
+	dev.info.hw_caps = LOOM_CAP_ATOMIC | LOOM_CAP_PE_SLOTS;
+	CHECK_EQ(LOOM_E_NOT_SUPPORTED, loom_launch_dense(&dev, img, "chan", args, 3, ext, 1, NULL, 0, 0, &tok));
+	/* a thread of an older version is not concerned: the fake fd fails it */
+	CHECK_EQ(-EBADF, loom_launch_dense(&dev, img, "vadd", args, 3, ext, 1, NULL, 0, 0, &tok));
+	dev.info.hw_caps |= LOOM_CAP_LINK_CHANNELS;
+	CHECK_EQ(-EBADF, loom_launch_dense(&dev, img, "chan", args, 3, ext, 1, NULL, 0, 0, &tok));
+	CHECK(tok == NULL);
+	loom_image_free(img);
+	pthread_mutex_destroy(&dev.lock);
+	free(bytes);
+}
+
+/*
  * B_thread: on every device-set shape, every point of the domain is placed
  * in exactly one part, the parts' blocks tile [0, e0) in part order (device
  * by device, core by core) and differ by at most one row, and asking twice
@@ -1579,6 +1635,7 @@ int main(void)
 	RUN(empty_image);
 	RUN(launch_checks_before_submission);
 	RUN(atomics_need_the_atomic_capability);
+	RUN(link_channels_need_the_capability);
 	RUN(launch_site_checked_before_submission);
 	RUN(views_are_checked_against_their_bo);
 	RUN(views_of_every_layout_source);

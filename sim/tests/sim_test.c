@@ -90,6 +90,8 @@ TEST(vector_add_runs_and_counts_device_cycles)
 	CHECK_EQ(-1, loom_device_fd(v.dev));
 	CHECK_EQ(0, strcmp(loom_device_info(v.dev)->path, "sim"));
 	CHECK_EQ(2, loom_device_info(v.dev)->num_cores);
+	/* what the QEMU device has: link channels (ABI 0.8) */
+	CHECK(loom_device_info(v.dev)->hw_caps & LOOM_CAP_LINK_CHANNELS);
 	CHECK_EQ(0, vadd_launch(&v, loom_bo_va(v.c), &t));
 	CHECK_EQ(0, loom_token_wait(t, -1));
 	CHECK(vadd_right(&v));

@@ -502,8 +502,10 @@ loom_launch_dense_of(const char *thread, const struct loom_arg *args,
  * LOOM_E_ARG_TYPE, LOOM_E_BAD_VIEW and LOOM_E_VIEW_OUTSIDE (a memref
  * operand's view, as the image describes it, leaves its BO:
  * Documentation/runtime.rst "Memref views"), LOOM_E_FABRIC_MISMATCH,
- * LOOM_E_RANK_LIMIT, LOOM_E_NOT_SUPPORTED (no SUBMIT feature, or a thread
- * using memref.atomic_rmw on a device without LOOM_CAP_ATOMIC), then -EINVAL
+ * LOOM_E_RANK_LIMIT, LOOM_E_NOT_SUPPORTED (no SUBMIT feature, a thread
+ * using memref.atomic_rmw on a device without LOOM_CAP_ATOMIC, or one whose
+ * configuration has link channels, LOOM_CONFIG_VERSION_CHANNELS, on a
+ * device without LOOM_CAP_LINK_CHANNELS), then -EINVAL
  * (queue, too many deps) and LOOM_E_FOREIGN_TOKEN; then its occurrence
  * is minted (LOOM_WORK_OCCURRENCES_EXHAUSTED).  Rank 0 is one instance;
  * a zero extent is an empty domain, still a dispatch with an occurrence:
@@ -551,7 +553,7 @@ loom_launch_items_of(const char *thread, const struct loom_arg *args,
  * before anything is submitted, in this order: LOOM_E_NO_THREAD,
  * LOOM_E_DOMAIN_KIND, LOOM_E_ARG_COUNT, LOOM_E_ARG_TYPE, LOOM_E_BAD_VIEW,
  * LOOM_E_VIEW_OUTSIDE, LOOM_E_FABRIC_MISMATCH, LOOM_E_NOT_SUPPORTED (no
- * SUBMIT feature),
+ * SUBMIT feature, or link channels without LOOM_CAP_LINK_CHANNELS),
  * LOOM_E_NO_DYNAMIC_WORK (no LOOM_CAP_ITEMS: the device cannot run
  * dynamic work), -EINVAL (queue, deps, @count 0, a VA not 8-byte
  * aligned), LOOM_E_FOREIGN_TOKEN, then LOOM_WORK_OCCURRENCES_EXHAUSTED

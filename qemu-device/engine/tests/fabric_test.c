@@ -3,7 +3,8 @@
  * fabric_test: the cycle-level fabric model against hand-built graphs:
  * configuration checks, routing latency, forks, backpressure, dense and
  * item dispatches, memory ports, LOAD latency, sequences and reductions,
- * deadlock, stop, state dumps, and two reusable graphs (configs.h).
+ * deadlock, stop, state dumps, temporal PEs, link channels and their
+ * bandwidth, and two reusable graphs (configs.h).
  */
 #include "check.h"
 #include "configs.h"
@@ -153,7 +154,8 @@ static enum loom_config_error mutated(struct loom_fabric *f,
 	static void mut_##name(struct fb *b) { body; }
 
 MUTATION(none, (void)b)
-MUTATION(version, b->hdr.version = 3)
+MUTATION(version, b->hdr.version = 4)
+MUTATION(version3_slots0, b->hdr.version = LOOM_CONFIG_VERSION_CHANNELS)
 MUTATION(version2_slots0, b->hdr.version = LOOM_CONFIG_VERSION_SLOTS)
 MUTATION(version1_slots1, b->hdr.slots = 1)
 MUTATION(version0, b->hdr.version = 0)
@@ -226,6 +228,7 @@ TEST(configure_errors)
 	} cases[] = {
 		{ mut_none, LOOM_CONFIG_OK },
 		{ mut_version, LOOM_CONFIG_BAD_VERSION },
+		{ mut_version3_slots0, LOOM_CONFIG_BAD_DIMENSIONS },
 		{ mut_version2_slots0, LOOM_CONFIG_BAD_DIMENSIONS },
 		{ mut_version1_slots1, LOOM_CONFIG_RESERVED },
 		{ mut_version0, LOOM_CONFIG_BAD_VERSION },
@@ -1929,6 +1932,423 @@ TEST(slot_configure_errors)
 	loom_fabric_destroy(f);
 }
 
+/* ------------------------------------------------- link channels --- */
+
+#define CHAN(dir, k)	LOOM_SRC_CHAN(LOOM_DIR_##dir, k)
+
+/*
+ * A 2x1 fabric of four slots per PE computes mem[base + 8 i] = i + c: the
+ * coordinate i (W port) and the operand c (N port of (0,0)) cross the one
+ * link (0,0) -> (1,0) as its channels 0 and 1.  (1,0): slot 0 SHL i, 3;
+ * slot 1 ADD base (N port); slot 2 ADD i, c; slot 3 STORE, done token E.
+ * Channel 0 is read both as LOOM_SRC_W and as CHAN(W, 0).
+ */
+static void build_two_channels(struct fb *b)
+{
+	fb_init(b, 2, 1);
+	fb_slots(b, 4);
+	b->hdr.version = LOOM_CONFIG_VERSION_CHANNELS;
+	fb_port(b, LOOM_DIR_W, 0, LOOM_PORT_COORD, 0);
+	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_OPERAND, 1);
+	fb_port(b, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 0);
+	fb_port(b, LOOM_DIR_E, 0, LOOM_PORT_COMPLETION, 0);
+	fb_slot_route(b, 0, 0, 0, LOOM_OUT_E, LOOM_SRC_W);
+	fb_slot_route(b, 0, 0, 1, LOOM_OUT_E, LOOM_SRC_N);
+	fb_slot_pe(b, 1, 0, 0, LOOM_OP_SHL, I64, IMM_B, 3);
+	fb_slot_route(b, 1, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_slot_pe(b, 1, 0, 1, LOOM_OP_ADD, I64, 0, 0);
+	fb_slot_route(b, 1, 0, 1, LOOM_OUT_PE_A, LOOM_SRC_SLOT(0));
+	fb_slot_route(b, 1, 0, 1, LOOM_OUT_PE_B, LOOM_SRC_N);
+	fb_slot_pe(b, 1, 0, 2, LOOM_OP_ADD, I64, 0, 0);
+	fb_slot_route(b, 1, 0, 2, LOOM_OUT_PE_A, CHAN(W, 0));
+	fb_slot_route(b, 1, 0, 2, LOOM_OUT_PE_B, CHAN(W, 1));
+	fb_slot_pe(b, 1, 0, 3, LOOM_OP_STORE, I64, 0, 0);
+	fb_slot_route(b, 1, 0, 3, LOOM_OUT_PE_A, LOOM_SRC_SLOT(1));
+	fb_slot_route(b, 1, 0, 3, LOOM_OUT_PE_B, LOOM_SRC_SLOT(2));
+	fb_slot_route(b, 1, 0, 3, LOOM_OUT_E, LOOM_SRC_PE);
+}
+
+TEST(channels_configure_errors)
+{
+	struct loom_fabric *f = fabric(2, 1, 1, 1);
+
+	build_two_channels(&fbuf);
+	/* an interior link set in two slots: channels 0 and 1 */
+	CHECK_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	/* the same image as LOOM_CONFIG_VERSION_SLOTS: no CHAN sources */
+	fbuf.hdr.version = LOOM_CONFIG_VERSION_SLOTS;
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	CHECK(!loom_fabric_configured(f));
+	/* ... nor, without them, a link set in two slots */
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_PE_B, LOOM_SRC_W);
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	fb_slot_route(&fbuf, 0, 0, 1, LOOM_OUT_E, LOOM_SRC_NONE);
+	CHECK_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	/* a CHAN source alone in a version 2 image */
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_PE_A, CHAN(W, 0));
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+
+	build_two_channels(&fbuf);
+	/* channel k needs k < slots */
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_PE_B, CHAN(W, 4));
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_PE_B, CHAN(W, 3));
+	CHECK_EQ(LOOM_CONFIG_OK, configure(f, &fbuf)); /* nobody sets it */
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_PE_B, LOOM_SRC_CHAN_LAST);
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_PE_B, LOOM_SRC_CHAN_LAST + 1);
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	/* between the slots and the channels */
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_PE_B, LOOM_SRC_SLOT(4));
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_PE_B, LOOM_SRC_CHAN0 - 1);
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_PE_B, CHAN(W, 1));
+	CHECK_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+
+	/* an edge link (a port) has channel 0 only */
+	fb_slot_route(&fbuf, 0, 0, 0, LOOM_OUT_E, CHAN(W, 1));
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	fb_slot_route(&fbuf, 0, 0, 0, LOOM_OUT_E, CHAN(W, 0));
+	CHECK_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	/* ... and is set in one slot, any one */
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_E, LOOM_SRC_PE);
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_E, LOOM_SRC_NONE);
+	fb_slot_route(&fbuf, 1, 0, 3, LOOM_OUT_E, LOOM_SRC_NONE);
+	fb_slot_route(&fbuf, 1, 0, 2, LOOM_OUT_E, LOOM_SRC_SLOT(3));
+	CHECK_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	/* an unbound edge is no more writable in slot 1 than in slot 0 */
+	fb_slot_route(&fbuf, 1, 0, 1, LOOM_OUT_S, LOOM_SRC_PE);
+	CHECK_EQ(LOOM_CONFIG_BAD_ROUTE, configure(f, &fbuf));
+	loom_fabric_destroy(f);
+}
+
+TEST(channels_carry_two_values_over_one_link)
+{
+	struct loom_fabric *f = fabric(2, 1, 1, 1);
+	struct fake_mem *m = new_mem();
+	uint64_t ops[2] = { MEM_VA, 1000 };
+	int64_t n = 24, i;
+	struct loom_hw_counters c;
+
+	build_two_channels(&fbuf);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, ops, 2, 1, &n, &c));
+	for (i = 0; i < n; i++) {
+		CHECK_EQ(1000 + i, fake_get64(m, MEM_VA + 8 * i));
+		CHECK_EQ(1, fake_writes(m, MEM_VA + 8 * i));
+	}
+	CHECK_EQ(8 * n, fake_bytes_written(m));
+	CHECK_EQ(4 * n, c.firings);
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+/*
+ * Two streams of one token per instance, from the W and N ports of (0,0)
+ * of a 2x2 fabric, to completion ports.  @shared: both cross the link
+ * (0,0) -> (1,0), as channels 0 and 1, then leave E and S of (1,0) (the
+ * latter through (1,1)); otherwise the N stream goes S through (0,1).
+ * @sink: (1,0) reads neither channel (the tokens pile up).
+ */
+static void build_two_streams(struct fb *b, bool shared, bool sink)
+{
+	fb_init(b, 2, 2);
+	fb_slots(b, 2);
+	b->hdr.version = LOOM_CONFIG_VERSION_CHANNELS;
+	fb_port(b, LOOM_DIR_W, 0, LOOM_PORT_CTRL, 0);
+	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_CTRL, 0);
+	fb_port(b, LOOM_DIR_E, 0, LOOM_PORT_COMPLETION, 0);
+	fb_port(b, LOOM_DIR_S, 1, LOOM_PORT_COMPLETION, 0);
+	fb_port(b, LOOM_DIR_S, 0, LOOM_PORT_COMPLETION, 0);
+	fb_slot_route(b, 0, 0, 0, LOOM_OUT_E, LOOM_SRC_W);
+	if (shared) {
+		fb_slot_route(b, 0, 0, 1, LOOM_OUT_E, LOOM_SRC_N);
+		if (!sink) {
+			fb_slot_route(b, 1, 0, 0, LOOM_OUT_E, CHAN(W, 0));
+			fb_slot_route(b, 1, 0, 1, LOOM_OUT_S, CHAN(W, 1));
+		}
+		fb_slot_route(b, 1, 1, 0, LOOM_OUT_S, CHAN(N, 1));
+	} else {
+		fb_slot_route(b, 0, 0, 1, LOOM_OUT_S, LOOM_SRC_N);
+		fb_slot_route(b, 1, 0, 0, LOOM_OUT_E, LOOM_SRC_W);
+		fb_slot_route(b, 0, 1, 0, LOOM_OUT_S, CHAN(N, 1));
+	}
+}
+
+static uint64_t two_streams_cycles(bool shared, int64_t n)
+{
+	struct loom_fabric *f = fabric(2, 2, 1, 1);
+	struct fake_mem *m = new_mem();
+	struct loom_hw_counters c;
+
+	build_two_streams(&fbuf, shared, false);
+	CHECK_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, NULL, 0, 1, &n, &c));
+	CHECK_EQ(n, c.instances);
+	free_mem(m);
+	loom_fabric_destroy(f);
+	return c.cycles;
+}
+
+/* A link moves one token a cycle, whatever its channels. */
+TEST(channels_share_the_link_bandwidth)
+{
+	int64_t n = 50;
+	uint64_t shared = two_streams_cycles(true, n);
+	uint64_t apart = two_streams_cycles(false, n);
+
+	/* 2n tokens over one link */
+	CHECK(shared >= (uint64_t)(2 * n));
+	CHECK(shared <= (uint64_t)(2 * n + 8));
+	/* n tokens over each of two links: one instance a cycle */
+	CHECK(apart >= (uint64_t)n);
+	CHECK(apart <= (uint64_t)(n + 8));
+}
+
+/* A link's count in the dump is the sum over its channels. */
+TEST(channels_dump_sums_a_link)
+{
+	struct loom_fabric *f = fabric(2, 2, 1, 1);
+	struct fake_mem *m = new_mem();
+	struct loom_hw_counters c;
+	int64_t n = 10;
+	struct dump d;
+
+	build_two_streams(&fbuf, true, true);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_DEADLOCK, run_dense(f, m, NULL, 0, 1, &n, &c));
+	take_dump(f, &d);
+	CHECK_EQ(2 * LOOM_LINK_DEPTH, tile(&d, 0, 0)->links[LOOM_DIR_E]);
+	CHECK_EQ(0, tile(&d, 0, 0)->links[LOOM_DIR_S]);
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+/*
+ * A fork over two shared links: on (0,0) of a 2x2 fabric, source A (the
+ * item's payload, a VA, from W) feeds channel 0 of the E link L1 and of
+ * the S link L2; source B (operand x from N) feeds channel 1 of L1 and
+ * slot 2's CONST, whose output C feeds channel 2 of L2.  (1,0) stores x
+ * at the VA; (0,1) adds 0x1000 to the VA and sends it on with K, as the
+ * channels 0 and 1 of its E link, to (1,1), which stores K there.  Each
+ * PE fires once per item, each link takes one token a cycle: an item's
+ * two crossings of each link need 2 cycles.
+ */
+#define FORK_K		0x4b4b
+
+static void build_channel_fork(struct fb *b)
+{
+	fb_init(b, 2, 2);
+	fb_slots(b, 3);
+	b->hdr.version = LOOM_CONFIG_VERSION_CHANNELS;
+	fb_port(b, LOOM_DIR_W, 0, LOOM_PORT_PAYLOAD, 0);
+	fb_port(b, LOOM_DIR_N, 0, LOOM_PORT_OPERAND, 0);
+	fb_port(b, LOOM_DIR_E, 0, LOOM_PORT_COMPLETION, 0);
+	fb_port(b, LOOM_DIR_E, 1, LOOM_PORT_COMPLETION, 0);
+	fb_slot_route(b, 0, 0, 0, LOOM_OUT_E, LOOM_SRC_W);
+	fb_slot_route(b, 0, 0, 0, LOOM_OUT_S, LOOM_SRC_W);
+	fb_slot_route(b, 0, 0, 1, LOOM_OUT_E, LOOM_SRC_N);
+	fb_slot_pe(b, 0, 0, 2, LOOM_OP_CONST, I64, 0, FORK_K);
+	fb_slot_route(b, 0, 0, 2, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_slot_route(b, 0, 0, 2, LOOM_OUT_S, LOOM_SRC_PE);
+
+	fb_slot_pe(b, 1, 0, 0, LOOM_OP_STORE, I64, 0, 0);
+	fb_slot_route(b, 1, 0, 0, LOOM_OUT_PE_A, CHAN(W, 0));
+	fb_slot_route(b, 1, 0, 0, LOOM_OUT_PE_B, CHAN(W, 1));
+	fb_slot_route(b, 1, 0, 0, LOOM_OUT_E, LOOM_SRC_PE);
+
+	fb_slot_pe(b, 0, 1, 0, LOOM_OP_ADD, I64, IMM_B, 0x1000);
+	fb_slot_route(b, 0, 1, 0, LOOM_OUT_PE_A, CHAN(N, 0));
+	fb_slot_route(b, 0, 1, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_slot_route(b, 0, 1, 1, LOOM_OUT_E, CHAN(N, 2));
+
+	fb_slot_pe(b, 1, 1, 0, LOOM_OP_STORE, I64, 0, 0);
+	fb_slot_route(b, 1, 1, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_slot_route(b, 1, 1, 0, LOOM_OUT_PE_B, CHAN(W, 1));
+	fb_slot_route(b, 1, 1, 0, LOOM_OUT_E, LOOM_SRC_PE);
+}
+
+TEST(channels_fork_over_shared_links)
+{
+	struct loom_fabric *f = fabric(2, 2, 2, 1);
+	struct fake_mem *m = new_mem();
+	uint64_t x = 0x5151, payloads[64];
+	struct loom_dispatch d = {
+		.operands = &x, .num_operands = 1,
+		.items = true, .count = 64,
+	};
+	struct loom_fabric_env env = fake_env(m);
+	struct loom_hw_counters c = { 0 };
+	unsigned i;
+
+	for (i = 0; i < d.count; i++)
+		payloads[i] = MEM_VA + 8 * i;
+	m->payloads = payloads;
+	m->npayloads = d.count;
+	build_channel_fork(&fbuf);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, loom_fabric_run(f, &d, &env, &c));
+	for (i = 0; i < d.count; i++) {
+		CHECK_EQ(x, fake_get64(m, payloads[i]));
+		CHECK_EQ(1, fake_writes(m, payloads[i]));
+		CHECK_EQ(FORK_K, fake_get64(m, payloads[i] + 0x1000));
+		CHECK_EQ(1, fake_writes(m, payloads[i] + 0x1000));
+	}
+	CHECK_EQ(2 * 8 * d.count, fake_bytes_written(m));
+	CHECK_EQ(d.count, c.items);
+	/* two tokens per item over each link, and the turns keep it near */
+	CHECK(c.cycles >= 2 * d.count);
+	CHECK(c.cycles <= 2 * d.count + 16);
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+/*
+ * A hog and a late comer on one link: on a 3x1 fabric, (0,0) repeats the
+ * W operand 200 times into (1,0), which passes it on as channel 0 of its
+ * E link to the completion port E of (2,0); (1,0)'s slot 1 repeats the N
+ * operand (a VA) 5 times as channel 1 of the same link, which (2,0)
+ * stores to.  The hog is ready every cycle and comes first in the source
+ * order; the turns rotate, so the late comer's tokens get through within
+ * a few cycles rather than after the hog's 200.
+ */
+TEST(channels_turns_are_fair)
+{
+	struct loom_fabric *f = fabric(3, 1, 1, 1);
+	struct fake_mem *m = new_mem();
+	uint64_t ops[2] = { 7, MEM_VA };
+	struct loom_hw_counters c;
+	unsigned i;
+
+	fb_init(&fbuf, 3, 1);
+	fb_slots(&fbuf, 2);
+	fbuf.hdr.version = LOOM_CONFIG_VERSION_CHANNELS;
+	fb_port(&fbuf, LOOM_DIR_W, 0, LOOM_PORT_OPERAND, 0);
+	fb_port(&fbuf, LOOM_DIR_N, 1, LOOM_PORT_OPERAND, 1);
+	fb_port(&fbuf, LOOM_DIR_E, 0, LOOM_PORT_COMPLETION, 0);
+	fb_port(&fbuf, LOOM_DIR_S, 2, LOOM_PORT_COMPLETION, 0);
+	fb_pe(&fbuf, 0, 0, LOOM_OP_INVARIANT, I64, IMM_B, 200);
+	fb_route(&fbuf, 0, 0, LOOM_OUT_PE_A, LOOM_SRC_W);
+	fb_route(&fbuf, 0, 0, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_slot_route(&fbuf, 1, 0, 0, LOOM_OUT_E, LOOM_SRC_W);
+	fb_slot_pe(&fbuf, 1, 0, 1, LOOM_OP_INVARIANT, I64, IMM_B, 5);
+	fb_slot_route(&fbuf, 1, 0, 1, LOOM_OUT_PE_A, LOOM_SRC_N);
+	fb_slot_route(&fbuf, 1, 0, 1, LOOM_OUT_E, LOOM_SRC_PE);
+	fb_slot_route(&fbuf, 2, 0, 0, LOOM_OUT_E, LOOM_SRC_W);
+	fb_slot_pe(&fbuf, 2, 0, 1, LOOM_OP_STORE, I64, IMM_B, 0x99);
+	fb_slot_route(&fbuf, 2, 0, 1, LOOM_OUT_PE_A, CHAN(W, 1));
+	fb_slot_route(&fbuf, 2, 0, 1, LOOM_OUT_S, LOOM_SRC_PE);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, ops, 2, 0, NULL, &c));
+	CHECK(c.cycles >= 205);
+	CHECK_EQ(0x99, fake_get64(m, MEM_VA));
+	REQUIRE_EQ(5, m->nlog);
+	for (i = 0; i < m->nlog; i++)
+		CHECK(m->log[i].progress < 30);
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+/*
+ * The snake of multi_hop_latency with 4 slots, its links set in slots 3,
+ * 2 and 1: version 2 reads them as LOOM_SRC_*, version 3 as the channels
+ * of those numbers.  Every link has one channel: the same cycles.
+ */
+static void build_snake_channels(struct fb *b, bool channels)
+{
+	build_snake_slots(b, 4);
+	fb_slot_route(b, 0, 1, 0, LOOM_OUT_S, LOOM_SRC_NONE);
+	fb_slot_route(b, 0, 1, 3, LOOM_OUT_S, LOOM_SRC_N);
+	fb_slot_route(b, 1, 2, 0, LOOM_OUT_N, LOOM_SRC_NONE);
+	fb_slot_route(b, 1, 2, 2, LOOM_OUT_N, LOOM_SRC_W);
+	fb_slot_route(b, 2, 1, 0, LOOM_OUT_W, LOOM_SRC_NONE);
+	fb_slot_route(b, 2, 1, 1, LOOM_OUT_W, LOOM_SRC_SLOT(0));
+	if (!channels)
+		return;
+	b->hdr.version = LOOM_CONFIG_VERSION_CHANNELS;
+	fb_route(b, 0, 2, LOOM_OUT_E, CHAN(N, 3));
+	fb_route(b, 1, 1, LOOM_OUT_E, CHAN(S, 2));
+	fb_route(b, 1, 1, LOOM_OUT_N, CHAN(E, 1));
+}
+
+TEST(channels_one_per_link_run_as_version2)
+{
+	struct loom_fabric *f = fabric4();
+	struct fake_mem *m = new_mem();
+	uint64_t va = MEM_VA + 64;
+	int64_t n = 7;
+	struct loom_hw_counters c2, c3;
+	struct dump d2, d3;
+
+	build_snake_channels(&fbuf, false);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, &va, 1, 1, &n, &c2));
+	m->nlog = 0;
+	m->stop_after = 3;
+	CHECK_EQ(LOOM_STATUS_STOPPED, run_dense(f, m, &va, 1, 1, &n, &c2));
+	take_dump(f, &d2);
+	m->stop_after = 0;
+	m->stop = 0;
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, &va, 1, 1, &n, &c2));
+
+	build_snake_channels(&fbuf, true);
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	m->nlog = 0;
+	m->stop_after = 3;
+	CHECK_EQ(LOOM_STATUS_STOPPED, run_dense(f, m, &va, 1, 1, &n, &c3));
+	take_dump(f, &d3);
+	m->stop_after = 0;
+	m->stop = 0;
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, &va, 1, 1, &n, &c3));
+	CHECK_EQ(c2.cycles, c3.cycles);
+	CHECK_EQ(n, c3.firings);
+	CHECK_EQ(0x1234, fake_get64(m, va));
+	CHECK_EQ(3 * n + 2 * 3, fake_writes(m, va));
+	CHECK(!memcmp(d2.t, d3.t, 16 * sizeof(d2.t[0])));
+	/* the version-2 image read with channels wired apart: nothing arrives */
+	build_snake_channels(&fbuf, false);
+	fbuf.hdr.version = LOOM_CONFIG_VERSION_CHANNELS;
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_DEADLOCK, run_dense(f, m, &va, 1, 1, &n, &c3));
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
+/*
+ * The largest layout: 16x16 tiles of LOOM_PE_SLOTS slots, and the last
+ * tile's W link in every slot, each channel read by a SINK of (14,15).
+ * ASan watches the buffers at the end of the pool.
+ */
+TEST(channels_largest_layout)
+{
+	const unsigned d = LOOM_FABRIC_MAX_DIM;
+	struct loom_fabric *f = fabric(d, d, 1, 1);
+	struct fake_mem *m = new_mem();
+	struct loom_hw_counters c;
+	int64_t n = 9;
+	unsigned k;
+
+	REQUIRE(f);
+	fb_init(&fbuf, d, d);
+	fb_slots(&fbuf, LOOM_PE_SLOTS);
+	fbuf.hdr.version = LOOM_CONFIG_VERSION_CHANNELS;
+	fb_port(&fbuf, LOOM_DIR_E, d - 1, LOOM_PORT_CTRL, 0);
+	for (k = 0; k < LOOM_PE_SLOTS; k++) {
+		fb_slot_route(&fbuf, d - 1, d - 1, k, LOOM_OUT_W, LOOM_SRC_E);
+		fb_slot_pe(&fbuf, d - 2, d - 1, k, LOOM_OP_SINK, I64, 0, 0);
+		fb_slot_route(&fbuf, d - 2, d - 1, k, LOOM_OUT_PE_A,
+			      LOOM_SRC_CHAN(LOOM_DIR_E, k));
+	}
+	REQUIRE_EQ(LOOM_CONFIG_OK, configure(f, &fbuf));
+	CHECK_EQ(LOOM_STATUS_OK, run_dense(f, m, NULL, 0, 1, &n, &c));
+	CHECK_EQ(LOOM_PE_SLOTS * n, c.firings);
+	free_mem(m);
+	loom_fabric_destroy(f);
+}
+
 /*
  * A CONST with LOOM_TILE_IMM_OPERAND yields the dispatch's operand imm:
  * (0,0) CONST operand 2, triggered by the coordinate from W, feeds the
@@ -2071,6 +2491,14 @@ int main(void)
 	RUN(one_slot_runs_as_spatial);
 	RUN(reconfigure_between_slot_layouts);
 	RUN(slot_configure_errors);
+	RUN(channels_configure_errors);
+	RUN(channels_carry_two_values_over_one_link);
+	RUN(channels_share_the_link_bandwidth);
+	RUN(channels_dump_sums_a_link);
+	RUN(channels_fork_over_shared_links);
+	RUN(channels_turns_are_fair);
+	RUN(channels_one_per_link_run_as_version2);
+	RUN(channels_largest_layout);
 	RUN(const_reads_an_operand);
 	RUN(largest_geometry_every_port);
 	RUN(every_geometry_every_port);
