@@ -138,6 +138,9 @@ KERNEL_TEST(gemm_subview, "gemm_subview")
 KERNEL_TEST(jacobi_2d_views, "jacobi_2d_views")
 KERNEL_TEST(gemm_in_place, "gemm_in_place")
 KERNEL_TEST(syrk_if, "syrk_if")
+/* these two route on 4x4 only with link channels (device ABI 0.8) */
+KERNEL_TEST(gemm_tiled, "gemm_tiled")
+KERNEL_TEST(trmm_if, "trmm_if")
 
 /*
  * Every kernel the table says maps on 4x4 has a test above and an image in
@@ -149,7 +152,8 @@ TEST(every_kernel_that_maps_has_run)
 		"gemm", "gesummv", "syrk", "trmm", "seidel_2d", "atax", "bicg",
 		"mvt", "jacobi_1d", "jacobi_2d", "trisolv", "2mm", "3mm",
 		"syr2k", "symm", "fdtd_2d", "heat_3d", "floyd_warshall", "gemm_subview",
-		"jacobi_2d_views", "gemm_in_place", "syrk_if",
+		"jacobi_2d_views", "gemm_in_place", "syrk_if", "gemm_tiled",
+		"trmm_if",
 	};
 	char path[256];
 
