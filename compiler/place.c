@@ -2191,6 +2191,7 @@ void place_set_link_channels(bool on)
 struct cap_task {
 	const struct graph *g;
 	int cap;
+	bool channels;
 	bool ok;
 	char why[160];
 	struct placement *p;
@@ -2198,8 +2199,7 @@ struct cap_task {
 
 struct cap_walk {
 	unsigned width, height;
-	bool channels;
-	struct cap_task task[2 * LOOM_PE_SLOTS];
+	struct cap_task task[4 * LOOM_PE_SLOTS];
 	int n;
 	atomic_int next;
 	atomic_int best;	/* the first task that mapped, @n if none */
@@ -2219,7 +2219,7 @@ static void *walk_worker(void *arg)
 		if (!t->p)
 			abort();
 		t->ok = map_checked(t->g, w->width, w->height, t->p, t->cap,
-				    w->channels, t->why, sizeof(t->why), &w->best, i);
+				    t->channels, t->why, sizeof(t->why), &w->best, i);
 		b = atomic_load(&w->best);
 		while (t->ok && i < b &&
 		       !atomic_compare_exchange_weak(&w->best, &b, i))
@@ -2228,12 +2228,14 @@ static void *walk_worker(void *arg)
 }
 
 /*
- * The walk up the group sizes: @g (when non-NULL), then @c, at each size
- * from first_cap() on; the first that maps goes into @p and its size is
+ * The walk up the group sizes: @g (when non-NULL), then @c, then with
+ * @channels both again with links of channels, at each size from
+ * first_cap() on; the first that maps goes into @p and its size is
  * returned (0: none, @why as the last refusal left it, @miss the closest
- * the searches that failed came); *@tried: the first size searched.  The searches are independent and deterministic, so
- * they run on several threads, later sizes speculatively: the result is
- * the sequential walk's, whatever the threads' timing.
+ * the searches that failed came); *@tried: the first size searched.  The
+ * searches are independent and deterministic, so they run on several
+ * threads, later ones speculatively: the result is the sequential walk's,
+ * whatever the threads' timing.
  */
 static int walk_caps(const struct graph *g, const struct graph *c,
 		     unsigned width, unsigned height, bool channels,
@@ -2253,17 +2255,17 @@ static int walk_caps(const struct graph *g, const struct graph *c,
 		abort();
 	w->width = width;
 	w->height = height;
-	w->channels = channels;
 	*tried = 0;
 	for (int cap = 2; cap <= LOOM_PE_SLOTS; cap++) {
 		const struct graph *both[2];
 
 		consts_first(g, c, both);
-
-		for (int k = 0; k < 2; k++) {
-			if (!both[k] || !worth(both[k], width, height, cap, false))
+		for (int k = 0; k < 4; k++) {
+			if ((k >= 2 && !channels) || !both[k % 2] ||
+			    !worth(both[k % 2], width, height, cap, false))
 				continue;
-			w->task[w->n].g = both[k];
+			w->task[w->n].g = both[k % 2];
+			w->task[w->n].channels = k >= 2;
 			w->task[w->n++].cap = cap;
 			if (!*tried)
 				*tried = cap;
@@ -2298,7 +2300,8 @@ static int walk_caps(const struct graph *g, const struct graph *c,
 
 /*
  * The walk up the group sizes for @g (NULL when it does not fit) and its
- * copy @c with CONSTs; when nothing from the first size worth trying up
+ * copy @c with CONSTs (and with @channels, with links of channels after
+ * each size without); when nothing from the first size worth trying up
  * maps and @smaller, smaller groups, which cost no II either, spread over
  * a large fabric where the greedy packing of large ones leaves too few
  * routes between them.  Returns the size found (0: none); *@tried as
@@ -2313,10 +2316,13 @@ static int search_caps(const struct graph *g, const struct graph *c,
 			      miss);
 
 	for (int k = *tried - 1; !found && smaller && k >= 2; k--) {
-		if (map_cap(g, c, width, height, p, k, true, channels, why, n))
-			found = k;
-		else if (closer(&p->miss, miss))
-			*miss = p->miss;
+		for (int ch = 0; !found && ch <= channels; ch++) {
+			if (map_cap(g, c, width, height, p, k, true, ch, why,
+				    n))
+				found = k;
+			else if (closer(&p->miss, miss))
+				*miss = p->miss;
+		}
 	}
 	return found;
 }
@@ -2325,10 +2331,12 @@ static int search_caps(const struct graph *g, const struct graph *c,
  * Maps @g: spatially if it can, else on temporal PEs, groups growing from
  * first_cap(); at each group size @g itself, then the copy of it whose
  * operands are CONSTs (which needs fewer ports and routes, and has more
- * operations).  When no group size routes with a value a link, the search
- * runs again with links of channels (LOOM_CONFIG_VERSION_CHANNELS), which
- * only a device with LOOM_CAP_LINK_CHANNELS runs: so a graph that maps
- * without them keeps the configuration every device runs.  When the engine runs the mapping found slower than its
+ * operations), then both with links of channels
+ * (LOOM_CONFIG_VERSION_CHANNELS, which a device runs with
+ * LOOM_CAP_LINK_CHANNELS): a graph gets them only at a group size where it
+ * does not route with one value a link, and a group size where it routes
+ * with them beats a larger one where it routes without (a lower II; the
+ * search is shorter too).  When the engine runs the mapping found slower than its
  * bound (measure.c), smaller groups are tried too, while they route, down
  * to the fewest the tiles allow, and the fastest mapping is kept: a group
  * that fills a PE's every cycle slips, and fewer operations a tile leave
@@ -2370,13 +2378,9 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 	}
 	if (operands_to_consts(g, &c) && fits(&c, width, height))
 		cp = &c;
-	found = search_caps(fit ? g : NULL, cp, width, height, false, !sp, p,
-			    &tried, why, n, &miss);
-	if (!found && !sp && link_channels) {
-		channels = true;
-		found = search_caps(fit ? g : NULL, cp, width, height, true,
-				    true, p, &tried, why, n, &miss);
-	}
+	found = search_caps(fit ? g : NULL, cp, width, height, link_channels,
+			    !sp, p, &tried, why, n, &miss);
+	channels = found && p->channels;
 	if (found)
 		place_measure(g, p);
 	/* below the first size tried only: the search is deterministic */
