@@ -816,7 +816,7 @@ static void stats(struct pr *r)
 	int *cyc = calloc(r->g->num + 1, sizeof(int));
 	int *hop = calloc(r->g->num + 1, sizeof(int));
 	bool *per_iter = calloc(r->g->num + 1, sizeof(bool));
-	int ntiles = r->w * r->h;
+	int ntiles = r->w * r->h, firing = 0;
 
 	if (!cyc || !hop || !per_iter)
 		abort();
@@ -847,13 +847,20 @@ static void stats(struct pr *r)
 		if (hop[i] > st->longest_hops)
 			st->longest_hops = hop[i];
 	}
+	/*
+	 * The PEs must fire the operations of an iteration (of an instance,
+	 * without loops) one a cycle each: the ones that fire once per
+	 * instance in a loop graph wait in slots the PE skips meanwhile
+	 */
+	per_iteration(r->g, per_iter);
+	for (int i = 0; i < r->g->num; i++)
+		firing += r->g->nodes[i].kind == G_PE && per_iter[i];
 	st->ii_bound = mem_bound(r->g, true);
-	if ((st->pes + ntiles - 1) / ntiles > st->ii_bound)
-		st->ii_bound = (st->pes + ntiles - 1) / ntiles;
+	if ((firing + ntiles - 1) / ntiles > st->ii_bound)
+		st->ii_bound = (firing + ntiles - 1) / ntiles;
 	st->slots = r->p->slots;
 	st->cycles_per_instance = mem_bound(r->g, true);
 	/* a temporal PE fires one slot a cycle: its fullest, per iteration */
-	per_iteration(r->g, per_iter);
 	for (int t = 0; t < ntiles; t++) {
 		int used = 0;
 

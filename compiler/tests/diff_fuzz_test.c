@@ -930,7 +930,7 @@ struct stats {
 	unsigned threads, compiles, mapped, refused, unfit, unrouted,
 		 unsupported, undeadlockable, mismatches, deadlocks, other,
 		 no_reference, in_place_mapped, induction_mapped,
-		 dynamic_step_mapped;
+		 dynamic_step_mapped, channels_mapped;
 	double fab_secs[17][17];
 	unsigned fab_n[17][17];
 	double fab_max[17][17];
@@ -947,6 +947,18 @@ static bool dump;	/* --dump: print every thread */
 #define MEM_VA(k)	(ER_DATA_VA + (uint64_t)(k) * 0x8000)
 #define ITEMS_VA	(ER_DATA_VA + 0x60000)
 #define RESULTS_VA	(ER_DATA_VA + 0x70000)
+
+/* Whether the thread of @e's image has a configuration of link channels. */
+static bool uses_link_channels(const struct er *e)
+{
+	struct loom_image_thread t = loom_view_thread(&e->view, 0);
+	struct loom_fabric_config h;
+
+	if (t.config_size < sizeof(h))
+		return false;
+	memcpy(&h, e->view.sec[LOOM_SEC_CONFIGS] + t.config_offset, sizeof(h));
+	return h.version == LOOM_CONFIG_VERSION_CHANNELS;
+}
 
 static unsigned elem_size(enum vt t)
 {
@@ -1114,6 +1126,7 @@ static bool run_on(struct fcase *c, uint64_t seed, unsigned w, unsigned h)
 	st.in_place_mapped += c->in_place_loops > 0;
 	st.induction_mapped += c->inductions > 0;
 	st.dynamic_step_mapped += c->dynamic_steps > 0;
+	st.channels_mapped += uses_link_channels(&e);
 	for (int k = 0; k < c->nin; k++) {
 		va_args[k] = c->is_mem[k] ? MEM_VA(k) : c->args[k];
 		if (c->is_mem[k])
@@ -1280,9 +1293,10 @@ static void summary(double secs)
 	       st.undeadlockable, st.unsupported, st.mismatches, st.deadlocks,
 	       st.other, st.no_reference, secs);
 	if (st.threads)
-		printf("# threads of %lu lines on average, %lu at most; mapped with a loop updating its slots in place %u, with an induction iter_arg %u, with a dynamic step %u\n",
+		printf("# threads of %lu lines on average, %lu at most; mapped with a loop updating its slots in place %u, with an induction iter_arg %u, with a dynamic step %u, with link channels %u\n",
 		       st.lines / st.threads, st.max_lines, st.in_place_mapped,
-		       st.induction_mapped, st.dynamic_step_mapped);
+		       st.induction_mapped, st.dynamic_step_mapped,
+		       st.channels_mapped);
 }
 
 static void fabric_times(void)
