@@ -42,7 +42,8 @@
  *	PLACE_MEM_PORTS memory operations per cycle; a temporal PE fires one
  *	of its operations per cycle); per loop iteration when @loops
  * @ii_bound: the interval no mapping on this fabric beats: the memory
- *	bound, or the operations over the tiles when they must share PEs
+ *	bound, or the operations that fire per instance (per loop iteration
+ *	when @loops) over the tiles when they must share PEs
  * @slots: slots per PE of the configuration (1: spatial)
  * @movs: MOVs added (counted in @pes) so that the early inputs of an
  *	operation can hold the tokens that wait for its late ones
