@@ -1058,10 +1058,13 @@ struct loom_fabric_config {
 	/* struct loom_port_binding ports[num_ports]; */
 };
 
-/* Slots per PE of a configuration whose header has @version and @slots. */
+/*
+ * Slots per PE of a configuration whose header has @version and @slots:
+ * every version from LOOM_CONFIG_VERSION_SLOTS on has @slots (a reader
+ * refuses a version it does not know before it asks).
+ */
 #define LOOM_CONFIG_SLOTS(version, slots) \
-	((version) == LOOM_CONFIG_VERSION_SLOTS || \
-	 (version) == LOOM_CONFIG_VERSION_CHANNELS ? (slots) : 1U)
+	((version) >= LOOM_CONFIG_VERSION_SLOTS ? (slots) : 1U)
 
 #define LOOM_CONFIG_SIZE(tiles, ports) \
 	(sizeof(struct loom_fabric_config) + \
