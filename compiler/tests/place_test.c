@@ -506,27 +506,6 @@ TEST(ports_bound_at_several_edge_positions)
 	free(text);
 }
 
-/* examples/dot.loom's thread: 22 operations, too many values for 2x2 */
-static const char dot_src[] =
-	"dataflow.thread private @partial_dot " DENSE "(%x: memref<?xf32>, %y: memref<?xf32>, %sums: memref<?xf32>, %maxes: memref<?xf32>, %chunk: index) ctrl(%ctl: none) iv(%p: index) {\n"
-	"  %c1 = arith.constant 1 : index\n"
-	"  %zero = arith.constant 0.0 : f32\n"
-	"  %ninf = arith.constant 0xFF800000 : f32\n"
-	"  %lo = arith.muli %p, %chunk : index\n"
-	"  %hi = arith.addi %lo, %chunk : index\n"
-	"  %sum, %max = scf.for %j = %lo to %hi step %c1 iter_args(%acc = %zero, %m = %ninf) -> (f32, f32) {\n"
-	"    %a = memref.load %x[%j] : memref<?xf32>\n"
-	"    %b = memref.load %y[%j] : memref<?xf32>\n"
-	"    %ab = arith.mulf %a, %b : f32\n"
-	"    %next = arith.addf %acc, %ab : f32\n"
-	"    %mx = arith.maximumf %m, %ab : f32\n"
-	"    scf.yield %next, %mx : f32, f32\n"
-	"  }\n"
-	"  memref.store %sum, %sums[%p] : memref<?xf32>\n"
-	"  memref.store %max, %maxes[%p] : memref<?xf32>\n"
-	"  dataflow.thread.yield %ctl : none\n"
-	"}\n";
-
 /* Values that link @dir of tile @t carries: the slots that set it. */
 static int link_values(const struct placement *p, unsigned t, unsigned dir)
 {
@@ -538,11 +517,12 @@ static int link_values(const struct placement *p, unsigned t, unsigned dir)
 }
 
 /*
- * dot on 2x2 (8 links between tiles) routes only when links carry several
- * values, one a channel (LOOM_CONFIG_VERSION_CHANNELS): it maps, the proof
- * accepts it, the engine loads and runs it, the listing names channels and
- * no link carries more values than the II the statistics schedule.  What
- * routes without channels keeps a version 2 image.
+ * examples/dot.loom's thread on 2x2 (8 links between tiles) routes only
+ * when links carry several values, one a channel
+ * (LOOM_CONFIG_VERSION_CHANNELS): it maps, the proof accepts it, the
+ * engine loads and runs it, the listing names channels and no link
+ * carries more values than the II the statistics schedule.  What routes
+ * without channels keeps a version 2 image.
  */
 TEST(links_of_channels_only_when_needed)
 {
@@ -551,10 +531,13 @@ TEST(links_of_channels_only_when_needed)
 	size_t len = 0, n;
 	FILE *out = open_memstream(&text, &len);
 	struct loom_fabric_config hdr;
+	/* its first function is the thread: 22 operations */
+	char *dot_src = er_read_file("examples/dot.loom");
 	void *cfg;
 	int most = 0;
 
 	REQUIRE(out);
+	REQUIRE(dot_src);
 	REQUIRE(place_text(&x, dot_src, 2, 2) == 0);
 	REQUIRE(x.errors == 0);
 	CHECK(x.p.channels);
@@ -592,6 +575,7 @@ TEST(links_of_channels_only_when_needed)
 	CHECK_EQ(LOOM_CONFIG_VERSION_SLOTS, hdr.version);
 	free(cfg);
 	placed_close(&x);
+	free(dot_src);
 }
 
 int main(void)
