@@ -1629,8 +1629,10 @@ static void lower_load(struct lower *l, struct scope *s, struct ir_op *op)
 }
 
 /*
- * Is node @anc an input of @n, directly or not?  Nodes come after their
- * inputs, so a walk down from @n, each node once, stops below @anc.
+ * Is node @anc an input of @n, directly or not, one that @n's value cannot
+ * come before?  Nodes come after their inputs, so a walk down from @n,
+ * each node once, stops below @anc.  A REDUCE's folded values (C) do not
+ * count: a loop of no iteration gives its init without taking one.
  */
 static bool depends(const struct graph *g, int n, int anc)
 {
@@ -1651,7 +1653,8 @@ static bool depends(const struct graph *g, int n, int anc)
 		for (int k = 0; k < 3; k++) {
 			int in = m->in[k];
 
-			if (!(graph_inputs(m) & (1U << k)) || in < anc || seen[in])
+			if (!(graph_inputs(m) & (1U << k)) || in < anc || seen[in] ||
+			    (m->kind == G_PE && m->op == LOOM_OP_REDUCE && k == 2))
 				continue;
 			found |= in == anc;
 			seen[in] = true;
