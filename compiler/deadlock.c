@@ -174,18 +174,16 @@ static int link_slot(const struct dl *d, int t, unsigned dir)
 static bool link_src(const struct dl *d, unsigned src, unsigned *from,
 		     unsigned *ch)
 {
-	unsigned c = src - LOOM_SRC_CHAN0;
-
 	if (src >= LOOM_SRC_N && src <= LOOM_SRC_W) {
 		*from = src - LOOM_SRC_N;
 		*ch = 0;
 		return true;
 	}
-	if (!d->p->channels || src < LOOM_SRC_CHAN0 ||
-	    src > LOOM_SRC_CHAN_LAST || c % LOOM_PE_SLOTS >= d->p->slots)
+	if (!d->p->channels || !LOOM_SRC_IS_CHAN(src) ||
+	    LOOM_SRC_CHAN_INDEX(src) >= d->p->slots)
 		return false;
-	*from = c / LOOM_PE_SLOTS;
-	*ch = c % LOOM_PE_SLOTS;
+	*from = LOOM_SRC_CHAN_DIR(src);
+	*ch = LOOM_SRC_CHAN_INDEX(src);
 	return true;
 }
 

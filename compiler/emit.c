@@ -101,9 +101,9 @@ static const struct place_src *route_source(const struct placement *p,
 		return &p->slot_src[t * LOOM_PE_SLOTS + k];
 	if (src >= LOOM_SRC_SLOT0 && src < LOOM_SRC_CHAN0)
 		return &p->slot_src[t * LOOM_PE_SLOTS + src - LOOM_SRC_SLOT0];
-	if (src >= LOOM_SRC_CHAN0) {
-		dir = (src - LOOM_SRC_CHAN0) / LOOM_PE_SLOTS;
-		ch = (src - LOOM_SRC_CHAN0) % LOOM_PE_SLOTS;
+	if (LOOM_SRC_IS_CHAN(src)) {
+		dir = LOOM_SRC_CHAN_DIR(src);
+		ch = LOOM_SRC_CHAN_INDEX(src);
 	} else {
 		dir = src - LOOM_SRC_N;
 	}

@@ -2357,7 +2357,6 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 	bool fit = fits(g, width, height);
 	bool spatial = fit && graph_count(g, G_PE) <= (int)(width * height);
 	int found = 0, tried = 0;
-	bool channels = false;
 	struct place_miss miss = { .seen = false };
 	struct placement *q = malloc(sizeof(*q)), *sp = NULL;
 	struct graph c, *cp = NULL;
@@ -2387,14 +2386,13 @@ static bool map_any(const struct graph *g, unsigned width, unsigned height,
 		cp = &c;
 	found = search_caps(fit ? g : NULL, cp, width, height, link_channels,
 			    !sp, p, &tried, why, n, &miss);
-	channels = found && p->channels;
 	if (found)
 		place_measure(g, p);
 	/* below the first size tried only: the search is deterministic */
 	for (int k = found - 1; found && found == tried && k >= 2 &&
 	     p->stats.measured > MEASURED_SLACK * p->stats.ii_bound; k--) {
 		if (!map_cap(fit ? g : NULL, cp, width, height, q, k, true,
-			     channels, why, n))
+			     p->channels, why, n))
 			break;
 		place_measure(g, q);
 		if (q->stats.measured > 0 && q->stats.measured < p->stats.measured)
@@ -2601,16 +2599,13 @@ static const char *const out_names[] = { "N", "E", "S", "W", "A", "B", "C" };
 /* Route source @s: a link's channel k is "N.k" (links of channels). */
 static void print_src(FILE *out, unsigned s, unsigned slots)
 {
-	unsigned ch = s - LOOM_SRC_CHAN0;
-
 	if (s <= LOOM_SRC_PE)
 		fprintf(out, "%s", src_names[s]);
 	else if (s < LOOM_SRC_SLOT(slots))
 		fprintf(out, "S%u", s - LOOM_SRC_SLOT0);
-	else if (s >= LOOM_SRC_CHAN0 && s <= LOOM_SRC_CHAN_LAST &&
-		 ch % LOOM_PE_SLOTS < slots)
-		fprintf(out, "%c.%u", dir_name[ch / LOOM_PE_SLOTS],
-			ch % LOOM_PE_SLOTS);
+	else if (LOOM_SRC_IS_CHAN(s) && LOOM_SRC_CHAN_INDEX(s) < slots)
+		fprintf(out, "%c.%u", dir_name[LOOM_SRC_CHAN_DIR(s)],
+			LOOM_SRC_CHAN_INDEX(s));
 	else
 		fprintf(out, "?");
 }

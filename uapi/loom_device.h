@@ -784,6 +784,12 @@ enum loom_route_src {
 #define LOOM_SRC_CHAN(dir, k)	(LOOM_SRC_CHAN0 + (dir) * LOOM_PE_SLOTS + (k))
 #define LOOM_SRC_CHAN_LAST	LOOM_SRC_CHAN(LOOM_DIR_W, LOOM_PE_SLOTS - 1)
 
+/* Whether route source @s is a LOOM_SRC_CHAN(); then its dir and k. */
+#define LOOM_SRC_IS_CHAN(s) \
+	((unsigned int)(s) - LOOM_SRC_CHAN0 < 4U * LOOM_PE_SLOTS)
+#define LOOM_SRC_CHAN_DIR(s)	(((s) - LOOM_SRC_CHAN0) / LOOM_PE_SLOTS)
+#define LOOM_SRC_CHAN_INDEX(s)	(((s) - LOOM_SRC_CHAN0) % LOOM_PE_SLOTS)
+
 /* Indices of struct loom_tile_config.route[]. */
 enum loom_route_out {
 	LOOM_OUT_N = 0,		/* outgoing link to the north */

@@ -706,7 +706,7 @@ TEST(source_map_follows_link_channels)
 			for (unsigned o = 0; o < LOOM_ROUTE_OUTS; o++) {
 				if (tc->route[o] == LOOM_SRC_NONE)
 					continue;
-				chans += tc->route[o] >= LOOM_SRC_CHAN0;
+				chans += LOOM_SRC_IS_CHAN(tc->route[o]);
 				CHECK_EQ(0, lookup(&b.v, LOOM_SRCMAP_ROUTE, 0, tile, k, o, &loc));
 				CHECK(loc.line >= 1 && loc.line <= 18);
 			}

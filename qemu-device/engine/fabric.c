@@ -505,10 +505,10 @@ static bool link_src(unsigned s, unsigned *dir, unsigned *k)
 		*k = 0;
 		return true;
 	}
-	if (s < LOOM_SRC_CHAN0 || s > LOOM_SRC_CHAN_LAST)
+	if (!LOOM_SRC_IS_CHAN(s))
 		return false;
-	*dir = (s - LOOM_SRC_CHAN0) / LOOM_PE_SLOTS;
-	*k = (s - LOOM_SRC_CHAN0) % LOOM_PE_SLOTS;
+	*dir = LOOM_SRC_CHAN_DIR(s);
+	*k = LOOM_SRC_CHAN_INDEX(s);
 	return true;
 }
 
@@ -521,7 +521,7 @@ static bool src_ok(const struct cfg *c, unsigned s)
 		return s <= LOOM_SRC_PE;
 	if (s < LOOM_SRC_SLOT(c->slots))
 		return true;
-	return is_channels(c) && s >= LOOM_SRC_CHAN0 && link_src(s, &dir, &k) &&
+	return is_channels(c) && LOOM_SRC_IS_CHAN(s) && link_src(s, &dir, &k) &&
 	       k < c->slots;
 }
 
