@@ -14,6 +14,13 @@
  *   cores   independent compute cores, each with its own fabric, hardware
  *           queue, MSI-X vector and execution thread (1..8, default 2)
  *   fabric  every core's fabric size, WxH tiles (each 1..16, default 4x4)
+ *   poll-us how long a core thread watches for work after a job before it
+ *           sleeps (default 100; 0: it sleeps at once)
+ *   inline-steps
+ *           a doorbell that finds its core idle runs the new job on the
+ *           ringing vCPU's thread for up to this many steps (packets and
+ *           fabric cycles) before the core thread takes it over (default
+ *           256; 0: the core thread runs every job)
  *
  * Trace events (trace-events, -trace 'loom_*'): doorbells, each job's start
  * and completion, MMU faults, interrupts, resets, and every guest error,
@@ -29,6 +36,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "qemu/rcu.h"
+#include "qemu/coroutine.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
 #ifdef LOOM_QEMU_PCI_DEVICE_H
@@ -98,6 +106,15 @@ typedef struct LoomCore {
     uint32_t wakes;
     bool quit;
     bool busy;
+    /*
+     * A job a doorbell began on its vCPU's thread (loom_core_run_inline())
+     * runs in co, a coroutine; on_vcpu while it runs there (the BQL held),
+     * handoff once it ran out of steps and waits for the core thread to
+     * enter co again and finish it.
+     */
+    Coroutine *co;
+    bool on_vcpu;
+    bool handoff;
     uint32_t generation;    /* bumped by reset: a running job's result is void */
     uint64_t q_base;
     uint32_t q_size;
@@ -127,6 +144,7 @@ struct LoomCgraState {
     uint32_t num_cores;
     char *fabric_prop;
     uint32_t poll_us;       /* property poll-us: see loom_core_poll() */
+    uint32_t inline_steps;  /* property inline-steps: loom_core_run_inline() */
     unsigned fabric_width;
     unsigned fabric_height;
     uint32_t scratch;
@@ -231,9 +249,11 @@ static int loom_bus_cmpxchg(void *opaque, uint64_t addr, size_t len,
     return swapped;
 }
 
+static void loom_core_bh(void *opaque);
+
 /*
- * From the core thread, without the BQL: raise the core's vector once more
- * and @errors as device errors, from the main loop.
+ * Raise the core's vector once more and @errors as device errors: at once
+ * from a job on a vCPU's thread (the BQL held), else from the main loop.
  */
 static void loom_core_notify(LoomCore *c, uint32_t errors, bool vector)
 {
@@ -243,7 +263,11 @@ static void loom_core_notify(LoomCore *c, uint32_t errors, bool vector)
     if (vector) {
         __atomic_fetch_add(&c->irqs_pending, 1, __ATOMIC_RELAXED);
     }
-    qemu_bh_schedule(c->bh);
+    if (c->on_vcpu) {
+        loom_core_bh(c);
+    } else {
+        qemu_bh_schedule(c->bh);
+    }
 }
 
 /* c->bh, in the main loop with the BQL held: errors first, then vectors. */
@@ -277,7 +301,7 @@ static void loom_core_wake(LoomCore *c)
 static bool loom_core_has_work(LoomCore *c)
 {
     return (c->ctrl & LOOM_CTRL_ENABLE) && !(c->ctrl & LOOM_CTRL_STOP) &&
-           c->q_head != c->q_tail;
+           !c->busy && c->q_head != c->q_tail;
 }
 
 /*
@@ -353,12 +377,18 @@ static bool loom_core_complete(LoomCore *c, uint32_t generation,
     return true;
 }
 
-/* The core is no longer busy; c->lock held. */
+/*
+ * The core is no longer busy; c->lock held.  A job that ends on a vCPU's
+ * thread wakes nobody: the core thread has nothing to do, and nobody else
+ * can be waiting (reset waits under the BQL, which that thread holds).
+ */
 static void loom_core_idle(LoomCore *c)
 {
     c->busy = false;
     c->status &= ~LOOM_CORE_BUSY;
-    loom_core_wake(c);
+    if (!c->on_vcpu) {
+        loom_core_wake(c);
+    }
 }
 
 /* Runs the job at head; called and returns with c->lock held. */
@@ -455,13 +485,91 @@ static void loom_core_poll(LoomCore *c)
     qemu_mutex_lock(&c->lock);
 }
 
+/* ---- small jobs on the vCPU's thread ----------------------------------- */
+
+/*
+ * Issue 36: an empty job's round trip crossed three thread handoffs in
+ * the device (the doorbell's vCPU to the core thread, the core thread to
+ * the main loop's bottom half, the main loop to the halted vCPU), 38 of
+ * its 53 us from the doorbell to the handler.  A doorbell that finds its
+ * core idle therefore runs the new job itself, on the vCPU's thread with
+ * the BQL held, and raises the vector at once.  A job is not known to be
+ * small before it runs, so it runs in a coroutine with a budget of steps
+ * (struct loom_core.budget): when the budget runs out, loom_core_pause()
+ * yields, the MMIO write returns, and the core thread enters the
+ * coroutine again and finishes the job, without a budget, as if it had
+ * run it from the start.
+ */
+static void loom_core_pause(struct loom_core *engine)
+{
+    qemu_coroutine_yield();
+}
+
+/*
+ * The job at head, from the thread that holds c->lock on entry: the
+ * doorbell's.  Whichever thread finishes it holds c->lock on return.
+ */
+static void coroutine_fn loom_core_inline_entry(void *opaque)
+{
+    LoomCore *c = opaque;
+
+    loom_core_run_one(c);
+    c->co = NULL;
+}
+
+static bool loom_core_may_run_inline(LoomCore *c)
+{
+    return c->dev->inline_steps && !c->co &&
+           c->inject == LOOM_INJECT_NONE && loom_core_has_work(c);
+}
+
+/* From a doorbell, BQL and c->lock held; both held on return. */
+static void loom_core_run_inline(LoomCore *c)
+{
+    c->engine.budget = c->dev->inline_steps;
+    c->on_vcpu = true;
+    c->co = qemu_coroutine_create(loom_core_inline_entry, c);
+    qemu_coroutine_enter(c->co);
+    if (c->co) {
+        /* out of steps: c->lock was let go for the job, the core's now */
+        qemu_mutex_lock(&c->lock);
+        c->on_vcpu = false;
+        c->engine.budget = 0;
+        c->handoff = true;
+        trace_loom_job_handoff(c->index);
+        loom_core_wake(c);
+        return;
+    }
+    c->on_vcpu = false;
+    if (loom_core_has_work(c)) {
+        loom_core_wake(c);
+    }
+}
+
+/* The core thread finishes a job a doorbell began; c->lock held. */
+static void loom_core_resume(LoomCore *c)
+{
+    c->handoff = false;
+    qemu_mutex_unlock(&c->lock);
+    qemu_coroutine_enter(c->co);    /* the job's end takes c->lock */
+}
+
 static void *loom_core_thread(void *opaque)
 {
     LoomCore *c = opaque;
     bool ran = false;
 
     qemu_mutex_lock(&c->lock);
-    while (!c->quit) {
+    for (;;) {
+        /* a job begun is finished, even when quitting: it is stopped */
+        if (c->handoff) {
+            loom_core_resume(c);
+            ran = true;
+            continue;
+        }
+        if (c->quit) {
+            break;
+        }
         if (!loom_core_has_work(c)) {
             if (ran && c->dev->poll_us) {
                 ran = false;
@@ -700,7 +808,11 @@ static bool loom_core_write(LoomCore *c, hwaddr reg, uint32_t val)
         }
         trace_loom_doorbell(c->index, val);
         c->q_tail = val;
-        loom_core_wake(c);
+        if (loom_core_may_run_inline(c)) {
+            loom_core_run_inline(c);
+        } else {
+            loom_core_wake(c);
+        }
         break;
     case LOOM_CORE_CTRL:
         errors = loom_core_set_ctrl(c, val);
@@ -883,6 +995,7 @@ static bool loom_core_init(LoomCgraState *s, unsigned i, Error **errp)
     };
     c->engine.index = i;
     c->engine.bus = &c->bus;
+    c->engine.pause = loom_core_pause;
     c->engine.mmu.invalidations = &s->mmu_invalidations;
     c->engine.fabric = loom_fabric_create(&params);
     if (!c->engine.fabric) {
@@ -1014,6 +1127,7 @@ static Property loom_cgra_props[] = {
     DEFINE_PROP_UINT32("cores", LoomCgraState, num_cores, 2),
     DEFINE_PROP_STRING("fabric", LoomCgraState, fabric_prop),
     DEFINE_PROP_UINT32("poll-us", LoomCgraState, poll_us, 100),
+    DEFINE_PROP_UINT32("inline-steps", LoomCgraState, inline_steps, 256),
 #ifndef LOOM_QEMU_PROPS_COUNTED
     DEFINE_PROP_END_OF_LIST(),
 #endif

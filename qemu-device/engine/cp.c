@@ -265,6 +265,20 @@ static int fabric_spawn(void *opaque, uint64_t payload, uint32_t item)
 	return LOOM_STATUS_OK;
 }
 
+/* One step of the job's budget (struct loom_core.budget). */
+static void spend(struct loom_core *core)
+{
+	if (core->budget && !--core->budget)
+		core->pause(core);
+}
+
+static void fabric_pause(void *opaque)
+{
+	struct cp_job *j = opaque;
+
+	j->core->pause(j->core);
+}
+
 static int run_fabric(struct cp_job *j, const struct loom_dispatch *d)
 {
 	const struct loom_fabric_env env = {
@@ -276,6 +290,8 @@ static int run_fabric(struct cp_job *j, const struct loom_dispatch *d)
 		.payload = fabric_payload,
 		.stop = &j->core->stop,
 		.progress = &j->core->progress,
+		.budget = &j->core->budget,
+		.pause = fabric_pause,
 	};
 
 	if (!loom_fabric_configured(j->core->fabric))
@@ -586,6 +602,7 @@ static int run_packets(struct cp_job *j)
 
 		if (__atomic_load_n(&j->core->stop, __ATOMIC_RELAXED))
 			return job_fail(j, LOOM_STATUS_STOPPED, 0);
+		spend(j->core);
 		progress(j);
 		j->done->packet_opcode = LOOM_PKT_OPCODE(header);
 		j->dwords = LOOM_PKT_DWORDS(header);

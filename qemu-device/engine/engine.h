@@ -214,6 +214,10 @@ struct loom_fabric_params {
  *	the dispatch ends with LOOM_STATUS_STOPPED
  * @progress: when non-NULL, incremented (relaxed atomic) for every cycle in
  *	which a token moved or a PE fired
+ * @budget: when non-NULL and *@budget is non-zero, decremented every
+ *	cycle; in the cycle it reaches zero @pause(@opaque) is called, and the
+ *	dispatch goes on when it returns (the caller may move the job to
+ *	another thread meanwhile: see struct loom_core.budget)
  */
 struct loom_fabric_env {
 	void *opaque;
@@ -225,6 +229,8 @@ struct loom_fabric_env {
 	int (*payload)(void *opaque, uint32_t item, uint64_t *payload);
 	const int *stop;
 	uint64_t *progress;
+	uint64_t *budget;
+	void (*pause)(void *opaque);
 };
 
 /**
@@ -327,6 +333,13 @@ uint64_t loom_fabric_slot_firings(const struct loom_fabric *f, unsigned tile,
  *	SKIP_COMPLETION and BOGUS_HEAD concern the queue: the caller's.
  * @stop: set (relaxed) to stop the running job
  * @progress: LOOM_CORE_PROGRESS
+ * @budget: 0, or the steps (packets begun, fabric cycles) the running job
+ *	may take before it calls @pause; the job's owner sets it and it is
+ *	not shared.  The device runs a job on the thread that rang its
+ *	doorbell while the job stays within a budget, and hands it to the
+ *	core's own thread when it calls @pause (qemu-device/loom_cgra.c)
+ * @pause: called with the core, from the running job, when @budget runs
+ *	out; may be NULL when @budget stays 0
  * @operands: values from the last SET_OPERANDS of the running job
  * @num_operands: how many
  */
@@ -338,6 +351,8 @@ struct loom_core {
 	int inject;
 	int stop;
 	uint64_t progress;
+	uint64_t budget;
+	void (*pause)(struct loom_core *core);
 	uint64_t operands[LOOM_MAX_OPERANDS];
 	unsigned num_operands;
 };

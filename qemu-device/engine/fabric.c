@@ -1669,6 +1669,8 @@ int loom_fabric_run(struct loom_fabric *f, const struct loom_dispatch *d,
 			st = LOOM_STATUS_STOPPED;
 			break;
 		}
+		if (env->budget && *env->budget && !--*env->budget)
+			env->pause(env->opaque);
 		st = run_cycle(f, &r);
 		if (st)
 			break;

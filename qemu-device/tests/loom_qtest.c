@@ -23,6 +23,10 @@
  * page is the device's own BAR is refused as a DMA error (atomics reach
  * RAM only).
  *
+ * A doorbell that finds its core idle runs the job itself, within a budget
+ * of steps (inline-steps), and hands a longer one to the core thread,
+ * which finishes it; a reset then still returns.
+ *
  * It also checks the device's trace events (-trace 'loom_*', the log
  * backend writing to a file): a job's doorbell, start, MMU fault,
  * completion and interrupt appear, in that order, and a guest error too.
@@ -565,6 +569,67 @@ static void test_polling_core_runs_what_it_is_rung_for(void)
 }
 
 /*
+ * inline-steps: a doorbell that finds its core idle runs the job on the
+ * ringing thread (here qtest's, as a vCPU's in a VM) until it has taken
+ * that many steps, then hands it to the core thread.  With a budget larger
+ * than the job, the counting job (200000 instances, tens of milliseconds
+ * on the core thread) is complete when the Q_TAIL write returns.
+ */
+static void test_job_within_its_budget_runs_in_the_doorbell(void)
+{
+	const int64_t n = 200000;
+
+	device_opts = ",inline-steps=100000000";
+	CHECK(device_up());
+	atomic_page_tables();
+	atomic_config();
+	mem_write_u64(ATOMIC_DATA, 0);
+	atomic_job(0, ATOMIC_DATA, n, 0, n);
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_HEAD)) == 1);
+	CHECK(reg_read(core_reg(LOOM_CORE_COMPLETED)) == 100);
+	CHECK(record_field(0, offsetof(struct loom_hw_completion, status),
+			   false) == LOOM_STATUS_OK);
+	CHECK(cmd("readq 0x%" PRIx64, ATOMIC_DATA) == (uint64_t)n * (n + 1) / 2);
+	qemu_stop();
+	device_opts = "";
+}
+
+/*
+ * With the default budget the same job runs out of steps in its doorbell
+ * and the core thread finishes it: the write returns first, the result
+ * is whole.  A reset while the core thread has it returns, and the next
+ * job, an empty one, runs within its doorbell.
+ */
+static void test_long_job_is_handed_to_the_core_thread(void)
+{
+	const int64_t n = 200000;
+	struct loom_hw_job job = { .seqno = 31, .completion = RECORD };
+
+	CHECK(device_up());
+	atomic_page_tables();
+	atomic_config();
+	mem_write_u64(ATOMIC_DATA, 0);
+	atomic_job(0, ATOMIC_DATA, n, 0, n);
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_HEAD)) == 0);
+	for (int i = 0; i < 30 && !(reg_read(core_reg(LOOM_CORE_Q_HEAD)) & 1); i++)
+		wait_for(core_reg(LOOM_CORE_Q_HEAD), 1);
+	CHECK(reg_read(core_reg(LOOM_CORE_COMPLETED)) == 100);
+	CHECK(cmd("readq 0x%" PRIx64, ATOMIC_DATA) == (uint64_t)n * (n + 1) / 2);
+
+	/* a longer one from a fresh ring, reset while the core thread runs it */
+	reg_write(core_reg(LOOM_CORE_RESET), LOOM_RESET_MAGIC);
+	atomic_job(0, ATOMIC_DATA, 100 * n, 0, 100 * n);
+	CHECK(reg_read(core_reg(LOOM_CORE_STATUS)) & LOOM_CORE_BUSY);
+	reg_write(core_reg(LOOM_CORE_RESET), LOOM_RESET_MAGIC);
+	CHECK(!(reg_read(core_reg(LOOM_CORE_STATUS)) & LOOM_CORE_BUSY));
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_HEAD)) == 0);
+	submit(RING, &job);
+	CHECK(reg_read(core_reg(LOOM_CORE_Q_HEAD)) == 1);
+	CHECK(reg_read(core_reg(LOOM_CORE_COMPLETED)) == 31);
+	qemu_stop();
+}
+
+/*
  * Where @event (with @args in its text, if not NULL) is in the trace at
  * or after line @from: its line number, or -1.
  */
@@ -665,6 +730,8 @@ int main(int argc, char **argv)
 	RUN(polling_core_runs_what_it_is_rung_for);
 	RUN(atomic_counter_on_two_cores);
 	RUN(atomic_faults);
+	RUN(job_within_its_budget_runs_in_the_doorbell);
+	RUN(long_job_is_handed_to_the_core_thread);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

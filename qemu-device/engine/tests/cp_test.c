@@ -223,6 +223,48 @@ TEST(same_job_same_results_and_counters)
 	teardown();
 }
 
+/*
+ * A budget (struct loom_core.budget) calls pause once, in the step it runs
+ * out, and changes nothing the job does: the device hands the job to
+ * another thread there (loom_cgra.c).  Steps are packets and cycles.
+ */
+static unsigned pauses;
+static uint64_t budget_at_pause;
+
+static void count_pause(struct loom_core *c)
+{
+	pauses++;
+	budget_at_pause = c->budget;
+}
+
+TEST(budget_pauses_once_and_changes_nothing)
+{
+	const uint64_t budgets[] = { 1, 2, 3, 50, 1000000 };
+	struct loom_hw_completion plain, budgeted;
+
+	setup();
+	core.pause = count_pause;
+	plain = vector_add(100, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+	REQUIRE_EQ(LOOM_STATUS_OK, plain.status);
+	CHECK_EQ(0, pauses);
+	for (unsigned i = 0; i < 5; i++) {
+		pauses = 0;
+		budget_at_pause = 1;
+		core.budget = budgets[i];
+		budgeted = vector_add(100, DATA_VA, DATA_VA, DATA_VA + 0x20000);
+		CHECK(memcmp(&plain, &budgeted, sizeof(plain)) == 0);
+		/* 4 packets and the cycles: only the last budget outlasts them */
+		CHECK_EQ(i < 4 ? 1 : 0, pauses);
+		if (i < 4)
+			CHECK_EQ(0, budget_at_pause);
+		else	/* every packet and every cycle was counted */
+			CHECK(core.budget <= budgets[i] - 4 - plain.counters.cycles);
+		core.budget = 0;
+	}
+	core.pause = NULL;
+	teardown();
+}
+
 /* ---- tree traversal over items ------------------------------------------------ */
 
 #define TREE_NODES	40
@@ -1200,6 +1242,7 @@ int main(void)
 	RUN(vector_add_empty_domain);
 	RUN(vector_add_in_blocks);
 	RUN(same_job_same_results_and_counters);
+	RUN(budget_pauses_once_and_changes_nothing);
 	RUN(tree_spawner_bfs_matches_c);
 	RUN(tree_marker_spawns_and_marks_every_item);
 	RUN(child_overflow_names_the_item);
