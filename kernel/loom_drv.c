@@ -46,7 +46,7 @@
  * 0.7 - one project version (0.7.0); tracepoints; the fdinfo drm-cycles
  *       and drm-total-cycles pair; AER and function-level resets;
  *       timeline syncobjs (uapi 8); PRIME between loom devices and
- *       BO_INFO (uapi 9)
+ *       BO_INFO (uapi 9); JOB_INFO waits for the job (uapi 10)
  */
 #ifndef LOOM_PROJECT_VERSION
 #error "LOOM_PROJECT_VERSION: build loom.ko through Kbuild, which reads VERSION"
@@ -57,7 +57,7 @@
 			 DRM_LOOM_FEATURE_FDINFO | DRM_LOOM_FEATURE_SUBMIT_NONBLOCK | \
 			 LOOM_FEATURE_NODE | LOOM_FEATURE_URING_CANCEL | \
 			 DRM_LOOM_FEATURE_URING_JOB_ID | DRM_LOOM_FEATURE_TIMELINE | \
-			 DRM_LOOM_FEATURE_PRIME)
+			 DRM_LOOM_FEATURE_PRIME | DRM_LOOM_FEATURE_JOB_INFO_WAIT)
 
 unsigned int loom_max_pinned_mb = 1024;
 module_param_named(max_pinned_mb, loom_max_pinned_mb, uint, 0644);
@@ -263,6 +263,7 @@ static int loom_open(struct drm_device *drm, struct drm_file *file)
 	kref_init(&lf->refcount);
 	lf->ldev = ldev;
 	spin_lock_init(&lf->records_lock);
+	init_waitqueue_head(&lf->records_wq);
 	init_waitqueue_head(&lf->inflight_wq);
 	init_waitqueue_head(&lf->direct_wq);
 	lf->client_id = loom_new_client_id(ldev, file);
@@ -398,11 +399,11 @@ static int fn##_entered(struct drm_device *drm, void *data,		\
 }
 
 /*
- * Except those that sleep until a job ends (BO_WAIT) or behind a worker
- * (JOB_INFO) and touch no hardware: removal waits for every caller inside
- * drm_dev_enter() to leave before it ends the jobs, so they sleep outside.
- * They fail with ENODEV once the device is unplugged too, also when the
- * removal ended their sleep.
+ * Except those that sleep until a job ends (BO_WAIT, JOB_INFO's wait) or
+ * behind a worker (JOB_INFO's dump) and touch no hardware: removal waits
+ * for every caller inside drm_dev_enter() to leave before it ends the
+ * jobs, so they sleep outside.  They fail with ENODEV once the device is
+ * unplugged too, also when the removal ended their sleep.
  */
 #define LOOM_IOCTL_PRESENT(fn)						\
 static int fn##_present(struct drm_device *drm, void *data,		\
@@ -624,7 +625,9 @@ err_wq:
 /*
  * Removal is starting: SUBMITs waiting for room in a file's in-flight budget
  * (inside drm_dev_enter(), which drm_dev_unplug() waits out) give up with
- * ENODEV rather than wait for jobs only the removal will end.
+ * ENODEV rather than wait for jobs only the removal will end.  JOB_INFO's
+ * waits (outside) give up too: a job held back by a fence nobody signals
+ * would keep them asleep after the device is gone.
  */
 static void loom_files_wake_unplug(struct loom_device *ldev)
 {
@@ -632,8 +635,10 @@ static void loom_files_wake_unplug(struct loom_device *ldev)
 
 	WRITE_ONCE(ldev->unplugging, true);
 	mutex_lock(&ldev->file_list_lock);
-	list_for_each_entry(lf, &ldev->file_list, link)
+	list_for_each_entry(lf, &ldev->file_list, link) {
 		wake_up_all(&lf->inflight_wq);
+		wake_up_all(&lf->records_wq);
+	}
 	mutex_unlock(&ldev->file_list_lock);
 }
 

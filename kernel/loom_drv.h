@@ -319,6 +319,8 @@ struct loom_job_record {
  * @next_job_id: last job id handed out
  * @records_lock: protects @records; taken from the IRQ handler
  * @records: outcomes of the last LOOM_JOB_RECORDS jobs
+ * @records_wq: woken when a record becomes DRM_LOOM_JOB_DONE, and at
+ *	removal (JOB_INFO's waits)
  * @busy_ns: per core, nanoseconds its jobs ran (fdinfo)
  * @cycles: per core, fabric cycles its jobs' completion records count
  *	(fdinfo)
@@ -344,6 +346,7 @@ struct loom_file {
 	atomic64_t next_job_id;
 	spinlock_t records_lock;	/* @records; taken in hard IRQ */
 	struct loom_job_record records[LOOM_JOB_RECORDS];
+	wait_queue_head_t records_wq;
 	atomic64_t busy_ns[LOOM_MAX_CORES];
 	atomic64_t cycles[LOOM_MAX_CORES];
 	atomic64_t bo_bytes;

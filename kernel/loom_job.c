@@ -43,6 +43,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
+#include <drm/drm_utils.h>
 
 #include "loom_compat.h"
 #include "loom_drv.h"
@@ -108,14 +109,16 @@ static void loom_record_start(struct loom_file *lf, u64 job_id)
 }
 
 /*
- * Records an outcome unless one was recorded already.  @dump_core is the
- * core whose dump_work will deliver the job's dump, or -1.
+ * Records an outcome unless one was recorded already, and wakes JOB_INFO's
+ * waiters (also from hard IRQ).  @dump_core is the core whose dump_work
+ * will deliver the job's dump, or -1.
  */
 static void loom_record_done(struct loom_file *lf, u64 job_id, int error,
 			     const struct loom_hw_completion *hw, int dump_core)
 {
 	struct loom_job_record *rec = loom_record(lf, job_id);
 	unsigned long flags;
+	bool done = false;
 
 	spin_lock_irqsave(&lf->records_lock, flags);
 	if (rec->job_id == job_id && rec->state == DRM_LOOM_JOB_PENDING) {
@@ -124,8 +127,12 @@ static void loom_record_done(struct loom_file *lf, u64 job_id, int error,
 		if (hw)
 			rec->hw = *hw;
 		rec->dump_core = dump_core;
+		done = true;
 	}
 	spin_unlock_irqrestore(&lf->records_lock, flags);
+	/* Its barrier pairs with the waiter's, which then sees the state. */
+	if (done && wq_has_sleeper(&lf->records_wq))
+		wake_up_all(&lf->records_wq);
 }
 
 /* dump_work delivers a job's dump (NULL: there is none after all). */
@@ -1042,6 +1049,42 @@ static void loom_job_info_flush_dump(struct loom_file *lf, u64 job_id)
 		flush_work(&lf->ldev->cores[core].dump_work);
 }
 
+/*
+ * JOB_INFO_WAIT's condition: the job is done, or its record is gone (a
+ * later job took the slot: ENOENT), or the device is going away.
+ */
+static bool loom_job_info_settled(struct loom_file *lf, u64 job_id)
+{
+	struct loom_job_record *rec = loom_record(lf, job_id);
+	unsigned long flags;
+	bool settled;
+
+	spin_lock_irqsave(&lf->records_lock, flags);
+	settled = rec->job_id != job_id || rec->state == DRM_LOOM_JOB_DONE;
+	spin_unlock_irqrestore(&lf->records_lock, flags);
+	return settled || READ_ONCE(lf->ldev->unplugging);
+}
+
+/*
+ * Sleeps until the job is settled or the absolute CLOCK_MONOTONIC
+ * @timeout_ns passes (0 or past: not at all).  Every job the file
+ * submitted ends exactly once and its end records it (loom_record_done(),
+ * the last in free_job()), so a waiter does not outlive its job; removal
+ * wakes the waiters of one held back by a fence nobody will signal.  The
+ * deadline is absolute, so a restart after a signal waits no longer.
+ */
+static int loom_job_info_wait(struct loom_file *lf, u64 job_id, s64 timeout_ns)
+{
+	long ret;
+
+	ret = wait_event_interruptible_timeout(lf->records_wq,
+					       loom_job_info_settled(lf, job_id),
+					       drm_timeout_abs_to_jiffies(timeout_ns));
+	if (ret < 0)
+		return ret;
+	return READ_ONCE(lf->ldev->unplugging) ? -ENODEV : 0;
+}
+
 int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct loom_file *lf = file->driver_priv;
@@ -1053,8 +1096,14 @@ int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *fil
 	u32 dump_len = 0;
 	int ret = 0;
 
-	if (args->pad || !args->job_id)
+	if ((args->flags & ~DRM_LOOM_JOB_INFO_FLAGS) || !args->job_id ||
+	    (!(args->flags & DRM_LOOM_JOB_INFO_WAIT) && args->timeout_ns))
 		return -EINVAL;
+	if (args->flags & DRM_LOOM_JOB_INFO_WAIT) {
+		ret = loom_job_info_wait(lf, args->job_id, args->timeout_ns);
+		if (ret)
+			return ret;
+	}
 	loom_job_info_flush_dump(lf, args->job_id);
 	spin_lock_irqsave(&lf->records_lock, flags);
 	rec = loom_record(lf, args->job_id);
@@ -1074,9 +1123,13 @@ int loom_ioctl_job_info(struct drm_device *drm, void *data, struct drm_file *fil
 			dump = kmemdup(rec->dump, min(args->dump_size, rec->dump_len),
 				       GFP_ATOMIC);
 		dump_len = rec->dump_len;
+		/* Still pending: the deadline passed (or there was none). */
+		if ((args->flags & DRM_LOOM_JOB_INFO_WAIT) &&
+		    rec->state == DRM_LOOM_JOB_PENDING)
+			ret = -ETIME;
 	}
 	spin_unlock_irqrestore(&lf->records_lock, flags);
-	if (ret)
+	if (ret == -ENOENT)
 		return ret;
 	if (dump && copy_to_user(u64_to_user_ptr(args->dump), dump,
 				 min(args->dump_size, dump_len)))

@@ -200,11 +200,41 @@ static int settle(struct loom_token *t)
 	return 0;
 }
 
+/*
+ * Waits for the job on its record where the driver can
+ * (DRM_LOOM_FEATURE_JOB_INFO_WAIT): one JOB_INFO with
+ * DRM_LOOM_JOB_INFO_WAIT until @abs_ns both waits and answers with the
+ * job's error (a record that says DONE has its fence's error, see
+ * recorded_error()), where the fence's wait and then the record are two
+ * system calls.  False where it cannot say, and the fence's wait answers
+ * as it always did: no job id (a ring launch before its CQE, a collective
+ * token), an older driver, the record gone (ENOENT), or any failure --
+ * ETIME too, so that the fence alone judges a timeout (a job that never
+ * reached the device is recorded when it is freed, after its fence).
+ */
+static bool wait_recorded(struct loom_token *t, int64_t abs_ns)
+{
+	struct drm_loom_job_info info = {
+		.job_id = t->job_id,
+		.flags = DRM_LOOM_JOB_INFO_WAIT,
+		.timeout_ns = abs_ns,
+	};
+
+	if (!t->job_id || t->n_parts ||
+	    !(t->dev->info.features & DRM_LOOM_FEATURE_JOB_INFO_WAIT) ||
+	    t->dev->be->job_info(t->dev, &info) ||
+	    info.state != DRM_LOOM_JOB_DONE)
+		return false;
+	t->status = info.error < 0 ? info.error : 0;
+	t->status_known = true;
+	return true;
+}
+
 static int wait_until(struct loom_token *t, int64_t abs_ns)
 {
 	int ret;
 
-	if (t->status_known)
+	if (t->status_known || wait_recorded(t, abs_ns))
 		return t->status;
 	ret = t->dev->be->syncobj_wait(t->dev, &t->syncobj, 1, abs_ns,
 				       DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT);

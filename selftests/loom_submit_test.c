@@ -3,11 +3,13 @@
  * loom.ko's buffers and jobs: every ioctl's success path and bad-input
  * matrix, a vector add through mmap -> job -> mmap, 1000 dependent jobs by
  * ioctl and by io_uring, timeline syncobj points (order, waiting for a
- * point's submission), the job id in a CQE32 ring's CQEs, isolation
- * between files, and recovery from an injected hang, DMA error and MMU
- * fault.
+ * point's submission), JOB_INFO's waits (deadlines, signals, the struct's
+ * old size), the job id in a CQE32 ring's CQEs, isolation between files,
+ * and recovery from an injected hang, DMA error and MMU fault.
  */
 #include <liburing.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -599,6 +601,207 @@ TEST_F(job, timeline_wait_for_submit)
 	}
 	io_uring_queue_exit(&ring);
 	drmSyncobjDestroy(self->fd, tl);
+}
+
+/* ---- JOB_INFO's waits (uapi 10) ----------------------------------------- */
+
+/* JOB_INFO with DRM_LOOM_JOB_INFO_WAIT until @abs_ns; 0 or -errno. */
+static int job_info_wait(int fd, uint64_t job_id, int64_t abs_ns,
+			 struct drm_loom_job_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->job_id = job_id;
+	info->flags = DRM_LOOM_JOB_INFO_WAIT;
+	info->timeout_ns = abs_ns;
+	return ioctl(fd, DRM_IOCTL_LOOM_JOB_INFO, info) ? -errno : 0;
+}
+
+/*
+ * libloom's round trip: SUBMIT, then one JOB_INFO that sleeps until the job
+ * is done and answers with its outcome, the device's writes in place.  A
+ * job done already is answered at once, also past the deadline.
+ */
+TEST_F(job, job_info_waits_for_the_job)
+{
+	int64_t *a = self->data.map, *b = a + 1024, *c = a + 2048;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct drm_loom_job_info info;
+	struct drm_loom_submit s;
+
+	ASSERT_TRUE(test_get_param(self->fd, DRM_LOOM_PARAM_FEATURES) &
+		    DRM_LOOM_FEATURE_JOB_INFO_WAIT);
+	ASSERT_LE(10ULL, test_get_param(self->fd, DRM_LOOM_PARAM_UAPI_VERSION));
+	for (int i = 0; i < N; i++) {
+		a[i] = i;
+		b[i] = 2 * i;
+		c[i] = -1;
+	}
+	s = submit_args(self, 0, vadd_cmd(self, 0, N), refs, 2);
+	ASSERT_EQ(0, _test_submit(self->fd, &s));
+	ASSERT_EQ(0, job_info_wait(self->fd, s.job_id,
+				   abs_ms(10000LL * loom_timeout_factor()), &info));
+	EXPECT_EQ(DRM_LOOM_JOB_DONE, info.state);
+	EXPECT_EQ(0, info.error);
+	EXPECT_EQ(LOOM_STATUS_OK, info.hw_status);
+	EXPECT_EQ(N, info.counters.instances);
+	EXPECT_EQ(0, info.dump_size);
+	/* the inputs are left as they were */
+	EXPECT_EQ(DRM_LOOM_JOB_INFO_WAIT, info.flags);
+	for (int i = 0; i < N; i++) {
+		ASSERT_EQ(3 * i, c[i]) TH_LOG("c[%d]", i);
+	}
+
+	/* done already: answered without sleeping, whatever the deadline */
+	EXPECT_EQ(0, job_info_wait(self->fd, s.job_id, 0, &info));
+	EXPECT_EQ(DRM_LOOM_JOB_DONE, info.state);
+	EXPECT_EQ(N, info.counters.instances);
+	EXPECT_EQ(0, job_info_wait(self->fd, s.job_id, 1, &info));
+	EXPECT_EQ(DRM_LOOM_JOB_DONE, info.state);
+	EXPECT_EQ(0, job_info_wait(self->fd, s.job_id, INT64_MAX, &info));
+	EXPECT_EQ(DRM_LOOM_JOB_DONE, info.state);
+	/* a job the file does not have: at once, as without the flag */
+	EXPECT_EQ(-ENOENT, job_info_wait(self->fd, s.job_id + 1000, abs_ms(10000), &info));
+}
+
+static void job_info_on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A job held back by its in-fence (a long job's): a deadline of 0, or one
+ * that has passed, is answered at once and one 100 ms away after 100 ms,
+ * ETIME with the fields of a pending job; a signal ends the wait with
+ * EINTR, or under SA_RESTART the call goes on to its (absolute) deadline
+ * and sees the job done.
+ */
+TEST_F(job, job_info_wait_deadline_and_signal)
+{
+	int64_t *log = self->data.map;
+	int64_t factor = loom_timeout_factor(), t0, waited;
+	struct drm_loom_bo_ref refs[2] = {
+		{ self->data.handle, DRM_LOOM_BO_REF_READ | DRM_LOOM_BO_REF_WRITE },
+		{ self->cfg.handle, DRM_LOOM_BO_REF_READ },
+	};
+	struct loom_test_bo scratch = loom_bo(self->fd, 4096);
+	struct itimerval tick = { .it_value = { .tv_usec = 100 * 1000 } };
+	struct sigaction sa = { .sa_handler = job_info_on_alarm }, old;
+	struct drm_loom_job_info info;
+	struct drm_loom_submit l, a;
+	uint32_t gate;
+
+	ASSERT_NE(NULL, scratch.map);
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &gate));
+	memset(log, 0xff, 8 * 4);
+	log[0] = 0;
+	l = submit_args(self, 10, long_cmd(self, 10, scratch.va, 1 << 22), NULL, 0);
+	l.deadline_ns = LONG_JOB_DEADLINE_NS;
+	l.out_syncobj = gate;
+	a = submit_args(self, 0, counter_cmd(self, 0, 0), refs, 2);
+	a.in_syncobjs = (uintptr_t)&gate;
+	a.in_syncobj_count = 1;
+	ASSERT_EQ(0, _test_submit(self->fd, &l));
+	ASSERT_EQ(0, _test_submit(self->fd, &a));
+
+	/* no sleep: no deadline, or one that has passed */
+	EXPECT_EQ(-ETIME, job_info_wait(self->fd, a.job_id, 0, &info));
+	EXPECT_EQ(DRM_LOOM_JOB_PENDING, info.state);
+	EXPECT_EQ(0, info.error);
+	EXPECT_EQ(0, info.hw_status);
+	EXPECT_EQ(0, info.counters.cycles);
+	EXPECT_EQ(0, info.dump_size);
+	EXPECT_EQ(-ETIME, job_info_wait(self->fd, a.job_id, abs_ms(-1000), &info));
+	EXPECT_EQ(-ETIME, job_info_wait(self->fd, a.job_id, -1, &info));
+
+	/* 100 ms: slept for them (a jiffy's rounding aside), not much longer */
+	t0 = abs_ms(0);
+	EXPECT_EQ(-ETIME, job_info_wait(self->fd, a.job_id, t0 + 100000000, &info));
+	waited = abs_ms(0) - t0;
+	EXPECT_EQ(DRM_LOOM_JOB_PENDING, info.state);
+	EXPECT_LE(90000000, waited);
+	EXPECT_GT(5000000000LL * factor, waited);
+
+	/* a signal: EINTR without SA_RESTART */
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, &old));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &tick, NULL));
+	t0 = abs_ms(0);
+	EXPECT_EQ(-EINTR, job_info_wait(self->fd, a.job_id, abs_ms(30000), &info));
+	waited = abs_ms(0) - t0;
+	EXPECT_GT(5000000000LL * factor, waited);
+
+	/* with SA_RESTART the wait goes on, to the job's end */
+	sa.sa_flags = SA_RESTART;
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &tick, NULL));
+	EXPECT_EQ(0, job_info_wait(self->fd, a.job_id, abs_ms(60000 * factor), &info));
+	EXPECT_EQ(0, sigaction(SIGALRM, &old, NULL));
+	EXPECT_EQ(DRM_LOOM_JOB_DONE, info.state);
+	EXPECT_EQ(0, info.error);
+	EXPECT_EQ(1, log[0]);
+	EXPECT_EQ(0, log[1]);
+	/* the gate had signalled before the job it held back ran */
+	EXPECT_EQ(0, loom_syncobj_wait(self->fd, gate, 0));
+	drmSyncobjDestroy(self->fd, gate);
+}
+
+TEST_F(job, job_info_rejects_bad_flags)
+{
+	uint64_t id = run_vadd(self, _metadata, 0, 0).job_id;
+	struct drm_loom_job_info info;
+
+	ASSERT_NE(0, id);
+	info = (struct drm_loom_job_info){ .job_id = id, .flags = 1U << 1 };
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_LOOM_JOB_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+	info = (struct drm_loom_job_info){ .job_id = id, .flags = ~0U };
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_LOOM_JOB_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+	/* a deadline without the flag */
+	info = (struct drm_loom_job_info){ .job_id = id, .timeout_ns = 1 };
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_LOOM_JOB_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+	info = (struct drm_loom_job_info){ .flags = DRM_LOOM_JOB_INFO_WAIT };
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_LOOM_JOB_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+	info = (struct drm_loom_job_info){ .job_id = id };
+	EXPECT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_JOB_INFO, &info));
+	EXPECT_EQ(DRM_LOOM_JOB_DONE, info.state);
+}
+
+/*
+ * A binary built before uapi 10 passes the struct without timeout_ns (its
+ * ioctl number says 120 bytes): the DRM core reads those and gives the
+ * driver zero for the rest, and writes back no more than them.
+ */
+#define JOB_INFO_UAPI9_SIZE	offsetof(struct drm_loom_job_info, timeout_ns)
+#define DRM_IOCTL_LOOM_JOB_INFO_UAPI9 \
+	_IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE, \
+	     DRM_COMMAND_BASE + DRM_LOOM_JOB_INFO, JOB_INFO_UAPI9_SIZE)
+
+TEST_F(job, job_info_of_the_old_size_is_answered)
+{
+	uint64_t id = run_vadd(self, _metadata, 0, 0).job_id;
+	struct drm_loom_job_info info;
+
+	ASSERT_NE(0, id);
+	ASSERT_EQ(120, JOB_INFO_UAPI9_SIZE);
+	/* beyond the old size: bytes the kernel must neither read nor write */
+	memset(&info, 0xa5, sizeof(info));
+	memset(&info, 0, JOB_INFO_UAPI9_SIZE);
+	info.job_id = id;
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_JOB_INFO_UAPI9, &info));
+	EXPECT_EQ(DRM_LOOM_JOB_DONE, info.state);
+	EXPECT_EQ(0, info.error);
+	EXPECT_EQ(8, info.counters.instances);
+	EXPECT_EQ((int64_t)0xa5a5a5a5a5a5a5a5ULL, info.timeout_ns);
+	/* WAIT from such a caller: its deadline reads 0, no sleep */
+	info.flags = DRM_LOOM_JOB_INFO_WAIT;
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_LOOM_JOB_INFO_UAPI9, &info));
+	EXPECT_EQ(DRM_LOOM_JOB_DONE, info.state);
+	EXPECT_EQ((int64_t)0xa5a5a5a5a5a5a5a5ULL, info.timeout_ns);
 }
 
 /* A CQE32 ring's CQE carries the job id JOB_INFO knows (uapi 6). */

@@ -316,6 +316,19 @@ static int blocking_bo_wait(FIXTURE_DATA(removal) *self)
 	return ioctl(self->fd, DRM_IOCTL_LOOM_BO_WAIT, &w) ? -errno : 0;
 }
 
+/* JOB_INFO waiting without a deadline for the job @waited_job (uapi 10). */
+static uint64_t waited_job;
+
+static int blocking_job_info(FIXTURE_DATA(removal) *self)
+{
+	struct drm_loom_job_info info = {
+		.job_id = waited_job, .flags = DRM_LOOM_JOB_INFO_WAIT,
+		.timeout_ns = INT64_MAX,
+	};
+
+	return ioctl(self->fd, DRM_IOCTL_LOOM_JOB_INFO, &info) ? -errno : 0;
+}
+
 static int unbind(FIXTURE_DATA(removal) *self)
 {
 	return loom_write_file("/sys/bus/pci/drivers/loom/unbind", self->slot);
@@ -337,7 +350,8 @@ static bool reaped(pid_t pid, int *status, int ms)
  * budget behind it, and a BO_WAIT without timeout on it.  Removal used to
  * wait for both callers to leave the driver while they waited for the job,
  * which nothing stopped any more: the unbind hung until they were killed.
- * Now both return ENODEV and the unbind completes.
+ * Now both return ENODEV and the unbind completes.  So does a JOB_INFO
+ * waiting without a deadline for the hung job (uapi 10).
  */
 TEST_F_TIMEOUT(removal, unbind_with_a_blocked_submit_and_bo_wait, 180)
 {
@@ -346,11 +360,12 @@ TEST_F_TIMEOUT(removal, unbind_with_a_blocked_submit_and_bo_wait, 180)
 		.deadline_ns = 60000000000ULL,
 	};
 	int nodes = loom_count_nodes(), status, unbind_status = -1;
-	pid_t submitter, waiter, unbinder;
+	pid_t submitter, waiter, job_waiter, unbinder;
 	bool unbound;
 
 	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
 	ASSERT_EQ(0, _test_submit(self->fd, &s));
+	waited_job = s.job_id;
 	s.deadline_ns = 0;
 	s.flags = DRM_LOOM_SUBMIT_NONBLOCK;
 	for (int i = 1; i < DRM_LOOM_MAX_INFLIGHT_JOBS; i++) {
@@ -360,11 +375,14 @@ TEST_F_TIMEOUT(removal, unbind_with_a_blocked_submit_and_bo_wait, 180)
 
 	submitter = spawn(blocking_submit, self);
 	waiter = spawn(blocking_bo_wait, self);
+	job_waiter = spawn(blocking_job_info, self);
 	ASSERT_LT(0, submitter);
 	ASSERT_LT(0, waiter);
+	ASSERT_LT(0, job_waiter);
 	usleep(300000);
 	ASSERT_FALSE(reaped(submitter, &status, 0)) TH_LOG("SUBMIT did not wait: %d", status);
 	ASSERT_FALSE(reaped(waiter, &status, 0)) TH_LOG("BO_WAIT did not wait: %d", status);
+	ASSERT_FALSE(reaped(job_waiter, &status, 0)) TH_LOG("JOB_INFO did not wait: %d", status);
 
 	unbinder = fork();
 	ASSERT_LE(0, unbinder);
@@ -376,6 +394,7 @@ TEST_F_TIMEOUT(removal, unbind_with_a_blocked_submit_and_bo_wait, 180)
 		/* let the unbind finish, for the tests after this one */
 		kill(submitter, SIGKILL);
 		kill(waiter, SIGKILL);
+		kill(job_waiter, SIGKILL);
 		waitpid(unbinder, &unbind_status, 0);
 	}
 	EXPECT_TRUE(WIFEXITED(unbind_status) && WEXITSTATUS(unbind_status) == 0);
@@ -385,6 +404,9 @@ TEST_F_TIMEOUT(removal, unbind_with_a_blocked_submit_and_bo_wait, 180)
 	ASSERT_EQ(waiter, waitpid(waiter, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == ENODEV)
 		TH_LOG("BO_WAIT: status 0x%x", status);
+	ASSERT_EQ(job_waiter, waitpid(job_waiter, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == ENODEV)
+		TH_LOG("JOB_INFO: status 0x%x", status);
 
 	close(self->fd);
 	self->fd = -1;

@@ -237,6 +237,7 @@ struct sim_dev {
 	struct sim_core *cores;
 	uint64_t next_job_id;
 	struct sim_record records[SIM_RECORDS];
+	_Atomic uint64_t records_done;	/* records written DONE (JOB_INFO_WAIT) */
 	pthread_t watchdog;
 	pthread_cond_t watchdog_cond;
 };
@@ -716,6 +717,7 @@ static void job_complete(struct sim_core *c, struct sim_job *job,
 		}
 	}
 	pthread_mutex_unlock(&sd->lock);
+	atomic_fetch_add(&sd->records_done, 1);
 	fence_signal(job->done, error);
 	if (job->ring) {
 		pthread_mutex_lock(&fence_lock);
@@ -960,28 +962,70 @@ static int sim_submit(struct loom_device *dev, struct drm_loom_submit *s)
 	return submit_job(dev, s, NULL, 0);
 }
 
+/*
+ * DRM_LOOM_JOB_INFO_WAIT: until the job's record says DONE (or is gone)
+ * or @abs_ns passes.  job_complete() writes a record, counts it in
+ * records_done, then signals the job's fence, which broadcasts fence_cond
+ * under fence_lock.  A waiter reads the count before it looks at the
+ * record (under the device lock, which submit_job() holds while it takes
+ * fence_lock: never fence_lock first) and sleeps only if the count has
+ * not moved when it holds fence_lock: no wake-up is lost.
+ */
+static void job_info_wait(struct sim_dev *sd, uint64_t job_id, int64_t abs_ns)
+{
+	for (;;) {
+		struct sim_record *rec = &sd->records[job_id % SIM_RECORDS];
+		uint64_t seen = atomic_load(&sd->records_done);
+		bool settled, more = true;
+
+		pthread_mutex_lock(&sd->lock);
+		settled = rec->job_id != job_id ||
+			  rec->info.state == DRM_LOOM_JOB_DONE;
+		pthread_mutex_unlock(&sd->lock);
+		if (settled)
+			return;
+		pthread_mutex_lock(&fence_lock);
+		if (atomic_load(&sd->records_done) == seen)
+			more = wait_locked(abs_ns);
+		pthread_mutex_unlock(&fence_lock);
+		if (!more)
+			return;
+	}
+}
+
 static int sim_job_info(struct loom_device *dev, struct drm_loom_job_info *info)
 {
 	struct sim_dev *sd = sim_of(dev);
 	struct sim_record *rec;
 	uint32_t avail = info->dump_size;
+	uint32_t flags = info->flags;
 	int ret = 0;
 
-	if (info->pad || !info->job_id)		/* as loom.ko checks it */
+	/* as loom.ko checks them */
+	if ((flags & ~DRM_LOOM_JOB_INFO_FLAGS) || !info->job_id ||
+	    (!(flags & DRM_LOOM_JOB_INFO_WAIT) && info->timeout_ns))
 		return -EINVAL;
+	if (flags & DRM_LOOM_JOB_INFO_WAIT)
+		job_info_wait(sd, info->job_id, info->timeout_ns);
 	pthread_mutex_lock(&sd->lock);
 	rec = &sd->records[info->job_id % SIM_RECORDS];
 	if (rec->job_id != info->job_id) {
 		ret = -ENOENT;
 	} else {
 		uint64_t dump = info->dump;
+		int64_t timeout_ns = info->timeout_ns;
 
 		*info = rec->info;
 		info->dump = dump;
+		info->flags = flags;
+		info->timeout_ns = timeout_ns;
 		if (rec->dump && dump && avail)
 			memcpy((void *)(uintptr_t)dump, rec->dump,
 			       avail < rec->info.dump_size ? avail :
 			       rec->info.dump_size);
+		if ((flags & DRM_LOOM_JOB_INFO_WAIT) &&
+		    rec->info.state != DRM_LOOM_JOB_DONE)
+			ret = -ETIME;
 	}
 	pthread_mutex_unlock(&sd->lock);
 	return ret;
@@ -1210,7 +1254,8 @@ static void info_of(const struct loom_sim_config *c,
 		.features = DRM_LOOM_FEATURE_SUBMIT | DRM_LOOM_FEATURE_URING_CMD |
 			    DRM_LOOM_FEATURE_JOB_INFO |
 			    DRM_LOOM_FEATURE_URING_CANCEL |
-			    DRM_LOOM_FEATURE_URING_JOB_ID,
+			    DRM_LOOM_FEATURE_URING_JOB_ID |
+			    DRM_LOOM_FEATURE_JOB_INFO_WAIT,
 		.pe_slots = LOOM_PE_SLOTS,
 	};
 }

@@ -361,11 +361,21 @@ static void op_job_info(struct fz_thread *t)
 		.job_id = below(&t->r, 300),
 		.dump_size = chance(&t->r, 50) ? 0 : below(&t->r, 8192),
 		.dump = (uintptr_t)fuzz_ptr(&t->r, dump, sizeof(dump), 20),
-		.pad = chance(&t->r, 90) ? 0 : rnd(&t->r),
+		.flags = chance(&t->r, 90) ? 0 : rnd(&t->r),
 	};
 
 	if (chance(&t->r, 5))
 		a.job_id = rnd(&t->r);
+	/* a wait (uapi 10): up to 2 ms, none, or a deadline passed */
+	if (chance(&t->r, 10)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		a.flags = DRM_LOOM_JOB_INFO_WAIT;
+		a.timeout_ns = chance(&t->r, 80) ?
+			ts.tv_sec * 1000000000LL + ts.tv_nsec + (int64_t)below(&t->r, 2000000) :
+			-(int64_t)below(&t->r, 3);
+	}
 	fz_ioctl(t, DRM_IOCTL_LOOM_JOB_INFO, fuzz_ptr(&t->r, &a, sizeof(a), 10));
 }
 

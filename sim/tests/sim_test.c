@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sim_test: libloom on loom_sim_open()'s device, through libloom's public
- * API only, as an application would use it: the vector add of the engine
+ * API as an application would use it (one test asks the backend's JOB_INFO
+ * itself, which the API does not show): the vector add of the engine
  * tests (configs.h) launched by ioctl-style launches and by a ring, an
  * access outside every BO faulting as on the device (EFAULT, JOB_INFO's
  * device going on), a job past max_job_ms stopped (ETIMEDOUT), a device closed
  * with a job running, a launch spread over two simulated devices, an
- * atomic counter updated by every core at once, and what the simulated
- * device refuses.
+ * atomic counter updated by every core at once, what the simulated
+ * device refuses, and token waits on the job's record (JOB_INFO's wait).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "device_internal.h"	/* the backend, for JOB_INFO's own checks */
 #include "vadd_image.h"
 #include "loom/loom.h"
 #include "loom/sim.h"
@@ -322,6 +324,95 @@ TEST(a_config_out_of_range_is_refused)
 	CHECK(!loom_device_is_sim(NULL));
 }
 
+/*
+ * loom_token_wait() waits on the job's record (one JOB_INFO with
+ * DRM_LOOM_JOB_INFO_WAIT, which the simulated driver offers as loom.ko
+ * does): a deadline that passes is -ETIMEDOUT, at once for 0 and after it
+ * for 20 ms, and the job is not done for it.
+ */
+TEST(a_token_wait_on_the_record_times_out)
+{
+	struct loom_token *t = NULL;
+	uint64_t t0, waited;
+	struct vadd v;
+
+	/* 2^20 instances: seconds of engine time */
+	REQUIRE_EQ(0, vadd_open(&v, NULL, 1 << 20));
+	CHECK(loom_device_info(v.dev)->features & DRM_LOOM_FEATURE_JOB_INFO_WAIT);
+	CHECK_EQ(DRM_LOOM_UAPI_VERSION, loom_device_info(v.dev)->uapi_version);
+	CHECK_EQ(0, vadd_launch(&v, loom_bo_va(v.c), &t));
+	CHECK_EQ(-ETIMEDOUT, loom_token_wait(t, 0));
+	t0 = loom_now_ns();
+	CHECK_EQ(-ETIMEDOUT, loom_token_wait(t, 20 * 1000 * 1000));
+	waited = loom_now_ns() - t0;
+	CHECK(waited >= 20 * 1000 * 1000);
+	CHECK(waited < 2000ULL * 1000 * 1000);
+	CHECK_EQ(0, loom_token_done(t));
+	loom_token_free(t);
+	vadd_close(&v);
+}
+
+/*
+ * The simulated JOB_INFO checks and waits as loom.ko's (reached through
+ * the backend, which libloom's API does not show): the flag's bad input,
+ * ETIME with a pending job's fields, ENOENT, then the job's end in one
+ * call, and at once for a job done already.
+ */
+TEST(the_simulated_job_info_waits_as_loom_ko)
+{
+	struct drm_loom_job_info info;
+	struct loom_token *t = NULL;
+	uint64_t id, t0;
+	struct vadd v;
+
+	REQUIRE_EQ(0, vadd_open(&v, NULL, 1 << 18));
+	CHECK_EQ(0, vadd_launch(&v, loom_bo_va(v.c), &t));
+	id = loom_token_job_id(t);
+	REQUIRE(id != 0);
+	info = (struct drm_loom_job_info){ .job_id = id, .flags = 1U << 1 };
+	CHECK_EQ(-EINVAL, v.dev->be->job_info(v.dev, &info));
+	info = (struct drm_loom_job_info){ .job_id = id, .timeout_ns = 1 };
+	CHECK_EQ(-EINVAL, v.dev->be->job_info(v.dev, &info));
+	info = (struct drm_loom_job_info){ .flags = DRM_LOOM_JOB_INFO_WAIT };
+	CHECK_EQ(-EINVAL, v.dev->be->job_info(v.dev, &info));
+	info = (struct drm_loom_job_info){ .job_id = id + 1000,
+					   .flags = DRM_LOOM_JOB_INFO_WAIT,
+					   .timeout_ns = INT64_MAX };
+	CHECK_EQ(-ENOENT, v.dev->be->job_info(v.dev, &info));
+
+	info = (struct drm_loom_job_info){ .job_id = id,
+					   .flags = DRM_LOOM_JOB_INFO_WAIT };
+	CHECK_EQ(-ETIME, v.dev->be->job_info(v.dev, &info));
+	CHECK_EQ(DRM_LOOM_JOB_PENDING, info.state);
+	CHECK_EQ(0, info.error);
+	CHECK_EQ(0, info.counters.instances);
+	CHECK_EQ(DRM_LOOM_JOB_INFO_WAIT, info.flags);
+	t0 = loom_now_ns();
+	info = (struct drm_loom_job_info){ .job_id = id,
+					   .flags = DRM_LOOM_JOB_INFO_WAIT,
+					   .timeout_ns = t0 + 5 * 1000 * 1000 };
+	CHECK_EQ(-ETIME, v.dev->be->job_info(v.dev, &info));
+	CHECK(loom_now_ns() >= t0 + 5 * 1000 * 1000);
+	CHECK_EQ(DRM_LOOM_JOB_PENDING, info.state);
+
+	info = (struct drm_loom_job_info){ .job_id = id,
+					   .flags = DRM_LOOM_JOB_INFO_WAIT,
+					   .timeout_ns = INT64_MAX };
+	CHECK_EQ(0, v.dev->be->job_info(v.dev, &info));
+	CHECK_EQ(DRM_LOOM_JOB_DONE, info.state);
+	CHECK_EQ(0, info.error);
+	CHECK_EQ(LOOM_STATUS_OK, info.hw_status);
+	CHECK_EQ(1 << 18, info.counters.instances);
+	CHECK(vadd_right(&v));
+	info = (struct drm_loom_job_info){ .job_id = id,
+					   .flags = DRM_LOOM_JOB_INFO_WAIT };
+	CHECK_EQ(0, v.dev->be->job_info(v.dev, &info));
+	CHECK_EQ(DRM_LOOM_JOB_DONE, info.state);
+	CHECK_EQ(0, loom_token_wait(t, 0));
+	loom_token_free(t);
+	vadd_close(&v);
+}
+
 int main(void)
 {
 	RUN(vector_add_runs_and_counts_device_cycles);
@@ -333,5 +424,7 @@ int main(void)
 	RUN(a_launch_spreads_over_the_cores);
 	RUN(an_atomic_counter_is_right_on_1_2_4_cores);
 	RUN(a_config_out_of_range_is_refused);
+	RUN(a_token_wait_on_the_record_times_out);
+	RUN(the_simulated_job_info_waits_as_loom_ko);
 	return checks_done();
 }

@@ -32,7 +32,7 @@ extern "C" {
  * uapi version, answered by DRM_LOOM_PARAM_UAPI_VERSION.  It grows whenever
  * an ioctl or parameter is added; userspace compares it instead of probing.
  */
-#define DRM_LOOM_UAPI_VERSION	9
+#define DRM_LOOM_UAPI_VERSION	10
 
 #define DRM_LOOM_GET_PARAM	0x00
 #define DRM_LOOM_BO_CREATE	0x01
@@ -104,6 +104,11 @@ enum drm_loom_param {
  * BO's VA (uapi 9).
  */
 #define DRM_LOOM_FEATURE_PRIME		(1ULL << 10)
+/*
+ * JOB_INFO waits: DRM_LOOM_JOB_INFO_WAIT and drm_loom_job_info.timeout_ns
+ * (uapi 10).
+ */
+#define DRM_LOOM_FEATURE_JOB_INFO_WAIT	(1ULL << 11)
 
 /**
  * struct drm_loom_get_param - read one device or driver fact
@@ -299,6 +304,11 @@ struct drm_loom_submit {
 #define DRM_LOOM_JOB_PENDING	0	/* not done yet */
 #define DRM_LOOM_JOB_DONE	1	/* done; the fields below are valid */
 
+/* drm_loom_job_info.flags */
+/* Sleep until the job is done or @timeout_ns passes (uapi 10). */
+#define DRM_LOOM_JOB_INFO_WAIT	(1U << 0)
+#define DRM_LOOM_JOB_INFO_FLAGS	DRM_LOOM_JOB_INFO_WAIT
+
 /**
  * struct drm_loom_job_info - how one of this file's recent jobs ended: its
  *	status, counters and, when it failed, the fault record
@@ -319,8 +329,17 @@ struct drm_loom_submit {
  * @fault_va: out, the faulting device VA of an MMU fault
  * @packet_offset: out, the packet being executed when it ended
  * @packet_opcode: out, its opcode
- * @pad: must be zero
+ * @flags: in, DRM_LOOM_JOB_INFO_*; unknown bits fail with EINVAL (it was
+ *	@pad before uapi 10)
  * @counters: out
+ * @timeout_ns: in, with DRM_LOOM_JOB_INFO_WAIT: an absolute
+ *	CLOCK_MONOTONIC deadline, as DRM_IOCTL_SYNCOBJ_WAIT's timeout_nsec
+ *	(0 or one that has passed: do not sleep).  The call sleeps,
+ *	interruptibly, until the job is done, then answers as without the
+ *	flag; past the deadline with the job still pending it fails with
+ *	ETIME, the fields out as for a pending job (@state PENDING, the rest
+ *	zero).  Otherwise must be zero.  Appended in uapi 10: a caller built
+ *	with the shorter struct is given zero here by the DRM core
  */
 struct drm_loom_job_info {
 	__u64 job_id;
@@ -333,8 +352,9 @@ struct drm_loom_job_info {
 	__u32 packet_offset;
 	__u64 fault_va;
 	__u32 packet_opcode;
-	__u32 pad;
+	__u32 flags;
 	struct loom_hw_counters counters;
+	__s64 timeout_ns;
 };
 
 /*

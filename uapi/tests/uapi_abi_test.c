@@ -197,7 +197,7 @@ TEST(drm_interface)
 	CHECK_EQ(9, DRM_LOOM_PARAM_FEATURES);
 	CHECK_EQ(11, DRM_LOOM_PARAM_VA_END);
 	CHECK_EQ(12, DRM_LOOM_PARAM_PE_SLOTS);
-	CHECK_EQ(9, DRM_LOOM_UAPI_VERSION);
+	CHECK_EQ(10, DRM_LOOM_UAPI_VERSION);
 	CHECK(DRM_LOOM_UAPI_VERSION >= 3);
 	CHECK_EQ(24, sizeof(struct drm_loom_bo_create));
 	CHECK_EQ(16, sizeof(struct drm_loom_bo_mmap_offset));
@@ -216,9 +216,18 @@ TEST(drm_interface)
 	CHECK_EQ(24, sizeof(struct drm_loom_bo_info));
 	CHECK_EQ(8, offsetof(struct drm_loom_bo_info, va));
 	CHECK_EQ(1ULL << 10, DRM_LOOM_FEATURE_PRIME);
-	CHECK_EQ(120, sizeof(struct drm_loom_job_info));
+	CHECK_EQ(128, sizeof(struct drm_loom_job_info));
 	/* JOB_INFO's counters: the device's struct, where they always were */
 	CHECK_EQ(56, offsetof(struct drm_loom_job_info, counters));
+	/* uapi 10: JOB_INFO waits; flags was the pad, timeout_ns appended */
+	CHECK_EQ(52, offsetof(struct drm_loom_job_info, flags));
+	CHECK_EQ(120, offsetof(struct drm_loom_job_info, timeout_ns));
+	CHECK_EQ(1, DRM_LOOM_JOB_INFO_WAIT);
+	CHECK_EQ(DRM_LOOM_JOB_INFO_WAIT, DRM_LOOM_JOB_INFO_FLAGS);
+	CHECK_EQ(1ULL << 11, DRM_LOOM_FEATURE_JOB_INFO_WAIT);
+	/* the number the DRM core matches; the size changed with uapi 10 */
+	CHECK_EQ(0x05, DRM_LOOM_JOB_INFO);
+	CHECK_EQ(0xc0806445, DRM_IOCTL_LOOM_JOB_INFO);
 	CHECK_EQ(0xc0186441, DRM_IOCTL_LOOM_BO_CREATE);
 	CHECK_EQ(0xc0486444, DRM_IOCTL_LOOM_SUBMIT);
 	CHECK_EQ(0x4c01, DRM_LOOM_URING_CMD_SUBMIT);
