@@ -540,7 +540,9 @@ static void loom_core_run_inline(LoomCore *c)
         loom_core_wake(c);
         return;
     }
+    /* what is left of the budget must not pause the core thread's jobs */
     c->on_vcpu = false;
+    c->engine.budget = 0;
     if (loom_core_has_work(c)) {
         loom_core_wake(c);
     }

@@ -316,7 +316,10 @@ static int blocking_bo_wait(FIXTURE_DATA(removal) *self)
 	return ioctl(self->fd, DRM_IOCTL_LOOM_BO_WAIT, &w) ? -errno : 0;
 }
 
-/* JOB_INFO waiting without a deadline for the job @waited_job (uapi 10). */
+/*
+ * JOB_INFO waiting without a deadline for the job @waited_job (uapi 10),
+ * one of the last LOOM_JOB_RECORDS the file submitted, behind the hung one.
+ */
 static uint64_t waited_job;
 
 static int blocking_job_info(FIXTURE_DATA(removal) *self)
@@ -365,12 +368,13 @@ TEST_F_TIMEOUT(removal, unbind_with_a_blocked_submit_and_bo_wait, 180)
 
 	loom_poke_core(&self->node, 0, LOOM_CORE_FAULT_INJECT, LOOM_INJECT_HANG);
 	ASSERT_EQ(0, _test_submit(self->fd, &s));
-	waited_job = s.job_id;
 	s.deadline_ns = 0;
 	s.flags = DRM_LOOM_SUBMIT_NONBLOCK;
 	for (int i = 1; i < DRM_LOOM_MAX_INFLIGHT_JOBS; i++) {
 		ASSERT_EQ(0, _test_submit(self->fd, &s)) TH_LOG("job %d", i);
 	}
+	/* the newest: its record is kept (the hung one's is long gone) */
+	waited_job = s.job_id;
 	ASSERT_EQ(-EAGAIN, _test_submit(self->fd, &s));
 
 	submitter = spawn(blocking_submit, self);

@@ -630,6 +630,34 @@ static void test_long_job_is_handed_to_the_core_thread(void)
 }
 
 /*
+ * A job run within its doorbell leaves no budget behind: the next job the
+ * core thread runs (here one with an injection armed, which never runs in
+ * a doorbell) is not paused after the rest of it (it used to be, and QEMU
+ * aborted: a coroutine yield outside a coroutine).
+ */
+static void test_core_thread_job_after_a_doorbell_job(void)
+{
+	const int64_t n = 200000;
+	struct loom_hw_job job = { .seqno = 41, .completion = RECORD };
+
+	CHECK(device_up());
+	submit(RING, &job);
+	CHECK(reg_read(core_reg(LOOM_CORE_COMPLETED)) == 41);
+	reg_write(core_reg(LOOM_CORE_RESET), LOOM_RESET_MAGIC);
+	atomic_page_tables();
+	atomic_config();
+	mem_write_u64(ATOMIC_DATA, 0);
+	reg_write(core_reg(LOOM_CORE_FAULT_INJECT), LOOM_INJECT_SPURIOUS_IRQ);
+	atomic_job(0, ATOMIC_DATA, n, 0, n);
+	for (int i = 0; i < 30 && !hung && !(reg_read(core_reg(LOOM_CORE_Q_HEAD)) & 1); i++)
+		wait_for(core_reg(LOOM_CORE_Q_HEAD), 1);
+	CHECK(!hung);
+	CHECK(reg_read(core_reg(LOOM_CORE_COMPLETED)) == 100);
+	CHECK(cmd("readq 0x%" PRIx64, ATOMIC_DATA) == (uint64_t)n * (n + 1) / 2);
+	qemu_stop();
+}
+
+/*
  * Where @event (with @args in its text, if not NULL) is in the trace at
  * or after line @from: its line number, or -1.
  */
@@ -732,6 +760,7 @@ int main(int argc, char **argv)
 	RUN(atomic_faults);
 	RUN(job_within_its_budget_runs_in_the_doorbell);
 	RUN(long_job_is_handed_to_the_core_thread);
+	RUN(core_thread_job_after_a_doorbell_job);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
