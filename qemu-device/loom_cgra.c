@@ -517,33 +517,33 @@ static void coroutine_fn loom_core_inline_entry(void *opaque)
     c->co = NULL;
 }
 
+/* An idle core (not busy: no job begun, so no co either), no injection. */
 static bool loom_core_may_run_inline(LoomCore *c)
 {
-    return c->dev->inline_steps && !c->co &&
-           c->inject == LOOM_INJECT_NONE && loom_core_has_work(c);
+    return c->dev->inline_steps && c->inject == LOOM_INJECT_NONE &&
+           loom_core_has_work(c);
 }
 
 /* From a doorbell, BQL and c->lock held; both held on return. */
 static void loom_core_run_inline(LoomCore *c)
 {
+    bool paused;
+
     c->engine.budget = c->dev->inline_steps;
     c->on_vcpu = true;
     c->co = qemu_coroutine_create(loom_core_inline_entry, c);
     qemu_coroutine_enter(c->co);
-    if (c->co) {
+    paused = c->co != NULL;     /* the suspended job's, no one else's */
+    if (paused) {
         /* out of steps: c->lock was let go for the job, the core's now */
         qemu_mutex_lock(&c->lock);
-        c->on_vcpu = false;
-        c->engine.budget = 0;
-        c->handoff = true;
         trace_loom_job_handoff(c->index);
-        loom_core_wake(c);
-        return;
     }
-    /* what is left of the budget must not pause the core thread's jobs */
     c->on_vcpu = false;
+    /* what is left of the budget must not pause the core thread's jobs */
     c->engine.budget = 0;
-    if (loom_core_has_work(c)) {
+    c->handoff = paused;
+    if (paused || loom_core_has_work(c)) {
         loom_core_wake(c);
     }
 }
