@@ -149,16 +149,26 @@ static int fence_info(struct loom_token *t, int *status, uint64_t *done_ns)
  * job's id is not known yet (a ring launch before its CQE), when the
  * record is gone (the file ran LOOM_JOB_RECORDS jobs since), or when the
  * job never reached the device (the driver records those when it frees
- * them, after the fence).
+ * them, after the fence).  With DRM_LOOM_JOB_INFO_WAIT in @flags the
+ * driver first waits for the job until @abs_ns (0 without it).
  */
-static int recorded_error(struct loom_token *t)
+static int recorded_error(struct loom_token *t, uint32_t flags, int64_t abs_ns)
 {
-	struct drm_loom_job_info info = { .job_id = t->job_id };
+	struct drm_loom_job_info info = {
+		.job_id = t->job_id, .flags = flags, .timeout_ns = abs_ns,
+	};
 
 	if (!t->job_id || t->dev->be->job_info(t->dev, &info) ||
 	    info.state != DRM_LOOM_JOB_DONE)
 		return 1;
 	return info.error;
+}
+
+/* The token's result is @status (an error, or success if not negative). */
+static void known(struct loom_token *t, int status)
+{
+	t->status = status < 0 ? status : 0;
+	t->status_known = true;
 }
 
 /*
@@ -178,25 +188,24 @@ static int settle(struct loom_token *t)
 
 	if (t->n_parts) {
 		/* signalled: so is every part; the first failing one's error */
-		t->status = 0;
+		status = 0;
 		for (unsigned i = 0; i < t->n_parts; i++) {
 			ret = wait_until(t->parts[i], INT64_MAX);
 			if (ret == -ETIMEDOUT || ret == -EINVAL)
 				return ret;
-			if (!t->status)
-				t->status = ret;
+			if (!status)
+				status = ret;
 		}
-		t->status_known = true;
+		known(t, status);
 		return 0;
 	}
-	status = recorded_error(t);
+	status = recorded_error(t, 0, 0);
 	if (status > 0) {
 		ret = fence_info(t, &status, &done_ns);
 		if (ret)
 			return ret;
 	}
-	t->status = status < 0 ? status : 0;
-	t->status_known = true;
+	known(t, status);
 	return 0;
 }
 
@@ -214,19 +223,15 @@ static int settle(struct loom_token *t)
  */
 static bool wait_recorded(struct loom_token *t, int64_t abs_ns)
 {
-	struct drm_loom_job_info info = {
-		.job_id = t->job_id,
-		.flags = DRM_LOOM_JOB_INFO_WAIT,
-		.timeout_ns = abs_ns,
-	};
+	int status;
 
-	if (!t->job_id || t->n_parts ||
-	    !(t->dev->info.features & DRM_LOOM_FEATURE_JOB_INFO_WAIT) ||
-	    t->dev->be->job_info(t->dev, &info) ||
-	    info.state != DRM_LOOM_JOB_DONE)
+	if (t->n_parts ||
+	    !(t->dev->info.features & DRM_LOOM_FEATURE_JOB_INFO_WAIT))
 		return false;
-	t->status = info.error < 0 ? info.error : 0;
-	t->status_known = true;
+	status = recorded_error(t, DRM_LOOM_JOB_INFO_WAIT, abs_ns);
+	if (status > 0)
+		return false;
+	known(t, status);
 	return true;
 }
 
